@@ -1,0 +1,49 @@
+"""The one error hierarchy of sessiontree; the CLI turns these into one-line messages."""
+
+from __future__ import annotations
+
+
+class SessiontreeError(Exception):
+    """Base of every error sessiontree raises on purpose (bad input, missing files, ...)."""
+
+    exit_code = 1
+
+
+class SessionNotFound(SessiontreeError):
+    """A session file, id or prefix that does not resolve to a session."""
+
+
+class InvalidSession(SessiontreeError):
+    """A file that is not a session (no valid header, a directory, unreadable)."""
+
+
+class AmbiguousSession(SessiontreeError):
+    """An id prefix that matches more than one session."""
+
+
+class EntryNotFound(SessiontreeError):
+    """An entry id that is not in the session."""
+
+
+class PersistError(SessiontreeError):
+    """Writing a session to disk failed; kept and raised again by later operations."""
+
+
+class ArtifactError(SessiontreeError):
+    """An artifact:// or agent:// URL that cannot be resolved."""
+
+
+class ExportError(SessiontreeError):
+    """The session cannot be exported."""
+
+
+class ClipboardError(SessiontreeError):
+    """No way to reach the clipboard."""
+
+
+class ShareError(SessiontreeError):
+    """Publishing a session failed."""
+
+
+class ShareCancelled(ShareError):
+    """The user interrupted a share."""

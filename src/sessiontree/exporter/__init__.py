@@ -1,0 +1,1 @@
+"""The exporter stage of sessiontree."""

@@ -1,0 +1,1 @@
+"""The share stage of sessiontree."""

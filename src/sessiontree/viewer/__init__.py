@@ -1,0 +1,1 @@
+"""The viewer stage of sessiontree."""
