@@ -1,0 +1,34 @@
+"""The one Jinja environment of the exporter: autoescaped, compiled once, reused by every render."""
+
+from __future__ import annotations
+
+from functools import cache, lru_cache
+from pathlib import Path
+
+from jinja2 import Environment, FileSystemLoader, StrictUndefined, Template
+
+TEMPLATES_DIR = Path(__file__).resolve().parent.parent / "templates"
+
+
+@lru_cache(maxsize=1)
+def jinja_env() -> Environment:
+    """Return the shared environment (autoescape on; templates compiled once per process)."""
+    return Environment(
+        loader=FileSystemLoader(TEMPLATES_DIR),
+        autoescape=True,
+        auto_reload=False,
+        trim_blocks=True,
+        lstrip_blocks=True,
+        undefined=StrictUndefined,
+    )
+
+
+@cache
+def get_template(name: str) -> Template:
+    """Return a compiled template by name."""
+    return jinja_env().get_template(name)
+
+
+def read_asset(name: str) -> str:
+    """Read a file from ``templates/`` (viewer.css, viewer.js) as text."""
+    return (TEMPLATES_DIR / name).read_text(encoding="utf-8")
