@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import os
 import sys
 from collections.abc import Callable
 from pathlib import Path
@@ -11,10 +10,9 @@ from typing import Any, TypeVar
 import click
 
 from sessiontree.errors import SessiontreeError
+from sessiontree.store.paths import default_agent_dir
 
 F = TypeVar("F", bound=Callable[..., Any])
-
-DEFAULT_AGENT_DIR = Path("~/.xcsh/agent")
 
 
 class Context:
@@ -44,8 +42,7 @@ class SessiontreeGroup(click.Group):
 
 def resolve_agent_dir(value: str | None) -> Path:
     """The agent dir from the option, ``SESSIONTREE_AGENT_DIR``, or ``~/.xcsh/agent``."""
-    raw = value or os.environ.get("SESSIONTREE_AGENT_DIR") or str(DEFAULT_AGENT_DIR)
-    return Path(raw).expanduser()
+    return Path(value).expanduser() if value else default_agent_dir()
 
 
 @click.group(cls=SessiontreeGroup, context_settings={"help_option_names": ["-h", "--help"]})

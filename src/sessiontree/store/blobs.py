@@ -1,0 +1,148 @@
+"""The global content-addressed blob store and the image-block externalise/resolve helpers."""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import hashlib
+import logging
+import os
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from sessiontree.store.entries import BLOB_REF_PREFIX, Entry, content_blocks
+
+log = logging.getLogger(__name__)
+
+BLOB_EXTERNALIZE_THRESHOLD = 1024
+"""Base64 length from which an image block is moved to the blob store."""
+
+_HEX = frozenset("0123456789abcdef")
+
+
+@dataclass(frozen=True, slots=True)
+class BlobPut:
+    """Where a put landed: the hex digest, the file path and the ``blob:sha256:`` reference."""
+
+    hash: str
+    path: Path
+    ref: str
+
+
+def is_blob_ref(value: object) -> bool:
+    """Tell whether a value is a ``blob:sha256:<64 hex>`` reference."""
+    return (
+        isinstance(value, str)
+        and value.startswith(BLOB_REF_PREFIX)
+        and len(value) == len(BLOB_REF_PREFIX) + 64
+        and _HEX.issuperset(value[len(BLOB_REF_PREFIX) :])
+    )
+
+
+def blob_ref(digest: str) -> str:
+    """The reference string stored in entries for a digest."""
+    return BLOB_REF_PREFIX + digest
+
+
+class BlobStore:
+    """Blobs as files ``<dir>/<sha256 hex>`` of their raw bytes; writes are idempotent."""
+
+    def __init__(self, directory: Path) -> None:
+        self.directory = Path(directory)
+
+    def path_for(self, digest: str) -> Path:
+        """The file of a digest (validated, so a reference cannot name another path)."""
+        if len(digest) != 64 or not _HEX.issuperset(digest):
+            raise ValueError(f"not a sha256 hex digest: {digest!r}")
+        return self.directory / digest
+
+    def put(self, data: bytes) -> BlobPut:
+        """Store bytes under their SHA-256; an existing blob is left as it is."""
+        digest = hashlib.sha256(data).hexdigest()
+        path = self.path_for(digest)
+        if not path.exists():
+            self.directory.mkdir(parents=True, exist_ok=True)
+            fd, tmp = tempfile.mkstemp(dir=self.directory, prefix=f".{digest[:8]}.", suffix=".tmp")
+            try:
+                with os.fdopen(fd, "wb") as fh:
+                    fh.write(data)
+                    fh.flush()
+                    os.fsync(fh.fileno())
+                os.replace(tmp, path)
+            except BaseException:
+                Path(tmp).unlink(missing_ok=True)
+                raise
+        return BlobPut(digest, path, blob_ref(digest))
+
+    def get(self, digest: str) -> bytes | None:
+        """The bytes of a blob, or None when it is missing."""
+        try:
+            return self.path_for(digest).read_bytes()
+        except (FileNotFoundError, NotADirectoryError, ValueError):
+            return None
+
+    def has(self, digest: str) -> bool:
+        """Tell whether the blob exists."""
+        try:
+            return self.path_for(digest).is_file()
+        except ValueError:
+            return False
+
+
+def externalize_image_blocks(content: object, store: BlobStore) -> object:
+    """Return content with large inline image data replaced by blob references.
+
+    Only image blocks of a content list are touched, only when their data is not already a
+    reference and is at least ``BLOB_EXTERNALIZE_THRESHOLD`` base64 characters long.
+    """
+    if not isinstance(content, list):
+        return content
+    out: list[Any] = []
+    for block in content:
+        data = block.get("data") if isinstance(block, dict) and block.get("type") == "image" else None
+        if isinstance(data, str) and not is_blob_ref(data) and len(data) >= BLOB_EXTERNALIZE_THRESHOLD:
+            try:
+                raw = base64.b64decode(data, validate=True)
+            except (binascii.Error, ValueError):
+                out.append(block)  # not base64: leave it inline rather than lose it
+                continue
+            out.append({**block, "data": store.put(raw).ref})
+        else:
+            out.append(block)
+    return out
+
+
+def _resolve_blocks(blocks: list[dict[str, Any]], stores: list[BlobStore], missing: list[str]) -> None:
+    for block in blocks:
+        data = block.get("data")
+        if block.get("type") != "image" or not is_blob_ref(data):
+            continue
+        assert isinstance(data, str)
+        digest = data[len(BLOB_REF_PREFIX) :]
+        for store in stores:
+            raw = store.get(digest)
+            if raw is not None:
+                block["data"] = base64.b64encode(raw).decode("ascii")
+                break
+        else:
+            log.warning("blob %s not found; keeping the reference", data)
+            missing.append(data)
+
+
+def resolve_blob_refs_in_entries(entries: list[Entry], stores: list[BlobStore]) -> list[str]:
+    """Rehydrate image blob references of message / custom_message entries in place.
+
+    A missing blob is logged, its reference kept, and reported in the returned list.
+    """
+    missing: list[str] = []
+    for entry in entries:
+        kind = entry.get("type")
+        if kind == "message":
+            message = entry.get("message")
+            if isinstance(message, dict):
+                _resolve_blocks(content_blocks(message.get("content")), stores, missing)
+        elif kind == "custom_message":
+            _resolve_blocks(content_blocks(entry.get("content")), stores, missing)
+    return missing

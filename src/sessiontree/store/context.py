@@ -1,0 +1,169 @@
+"""buildSessionContext: what is sent to the model for a given leaf."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from datetime import datetime
+from enum import Enum
+from typing import Any, Final
+
+from sessiontree.store.entries import Entry, Message
+
+
+class _Unset(Enum):
+    UNSET = "unset"
+
+
+UNSET: Final = _Unset.UNSET
+"""``leaf_id`` not given: use the last entry (None means "no leaf": an empty context)."""
+
+
+@dataclass(slots=True)
+class SessionContext:
+    """The messages and runtime state a leaf resolves to."""
+
+    messages: list[Message] = field(default_factory=list)
+    thinking_level: str = "off"
+    models: dict[str, str] = field(default_factory=dict)
+    injected_ttsr_rules: list[str] = field(default_factory=list)
+    mode: str = "none"
+    mode_data: dict[str, Any] | None = None
+
+
+def iso_to_millis(timestamp: object) -> int | None:
+    """Milliseconds since the epoch of an ISO-8601 string (None when unparsable), as Date.getTime."""
+    if not isinstance(timestamp, str):
+        return None
+    try:
+        return int(datetime.fromisoformat(timestamp).timestamp() * 1000)
+    except ValueError:
+        return None
+
+
+def create_custom_message(entry: Entry) -> Message:
+    """The ``custom`` AgentMessage of a custom_message entry."""
+    return {
+        "role": "custom",
+        "customType": entry.get("customType"),
+        "content": entry.get("content"),
+        "display": entry.get("display"),
+        "details": entry.get("details"),
+        "timestamp": iso_to_millis(entry.get("timestamp")),
+    }
+
+
+def create_branch_summary_message(entry: Entry) -> Message:
+    """The ``branchSummary`` AgentMessage of a branch_summary entry."""
+    return {
+        "role": "branchSummary",
+        "summary": entry.get("summary"),
+        "fromId": entry.get("fromId"),
+        "timestamp": iso_to_millis(entry.get("timestamp")),
+    }
+
+
+def create_compaction_summary_message(entry: Entry) -> Message:
+    """The ``compactionSummary`` AgentMessage of a compaction entry."""
+    return {
+        "role": "compactionSummary",
+        "summary": entry.get("summary"),
+        "tokensBefore": entry.get("tokensBefore"),
+        "timestamp": iso_to_millis(entry.get("timestamp")),
+    }
+
+
+def _path_to(
+    entries: list[Entry], leaf_id: str | None | _Unset, by_id: dict[str, Entry] | None
+) -> list[Entry]:
+    if leaf_id is None or not entries:
+        return []
+    if by_id is None:
+        by_id = {e["id"]: e for e in entries if isinstance(e.get("id"), str)}
+    leaf = by_id.get(leaf_id) if isinstance(leaf_id, str) else None
+    if leaf is None:
+        leaf = entries[-1]
+    path: list[Entry] = []
+    seen: set[int] = set()
+    node: Entry | None = leaf
+    while node is not None and id(node) not in seen:  # a parent cycle ends the walk
+        seen.add(id(node))
+        path.append(node)
+        parent = node.get("parentId")
+        node = by_id.get(parent) if isinstance(parent, str) else None
+    path.reverse()
+    return path
+
+
+def _append_message(entry: Entry, out: list[Message]) -> None:
+    kind = entry.get("type")
+    if kind == "message":
+        message = entry.get("message")
+        if isinstance(message, dict):
+            out.append(message)
+    elif kind == "custom_message":
+        out.append(create_custom_message(entry))
+    elif kind == "branch_summary" and entry.get("summary"):
+        out.append(create_branch_summary_message(entry))
+
+
+def build_session_context(
+    entries: list[Entry],
+    leaf_id: str | None | _Unset = UNSET,
+    by_id: dict[str, Entry] | None = None,
+) -> SessionContext:
+    """Resolve the context of ``leaf_id`` as the reference's buildSessionContext does."""
+    path = _path_to(entries, leaf_id, by_id)
+    ctx = SessionContext()
+    if not path:
+        return ctx
+    compaction: Entry | None = None
+    explicit_default = False
+    rules: dict[str, None] = {}
+    for entry in path:
+        kind = entry.get("type")
+        if kind == "thinking_level_change":
+            level = entry.get("thinkingLevel")
+            ctx.thinking_level = level if isinstance(level, str) else "off"
+        elif kind == "model_change":
+            model = entry.get("model")
+            if isinstance(model, str) and model:
+                role = entry.get("role")
+                role = role if isinstance(role, str) else "default"
+                ctx.models[role] = model
+                explicit_default = explicit_default or role == "default"
+        elif kind == "message":
+            message = entry.get("message")
+            if isinstance(message, dict) and message.get("role") == "assistant" and not explicit_default:
+                provider, model = message.get("provider"), message.get("model")
+                if isinstance(provider, str) and isinstance(model, str):
+                    ctx.models["default"] = f"{provider}/{model}"
+        elif kind == "compaction":
+            compaction = entry
+        elif kind == "ttsr_injection":
+            injected = entry.get("injectedRules")
+            for rule in injected if isinstance(injected, list) else ():
+                if isinstance(rule, str):
+                    rules[rule] = None
+        elif kind == "mode_change":
+            mode = entry.get("mode")
+            ctx.mode = mode if isinstance(mode, str) else "none"
+            data = entry.get("data")
+            ctx.mode_data = data if isinstance(data, dict) else None
+    ctx.injected_ttsr_rules = list(rules)
+
+    messages = ctx.messages
+    if compaction is None:
+        for entry in path:
+            _append_message(entry, messages)
+        return ctx
+    messages.append(create_compaction_summary_message(compaction))
+    cut = next(i for i, e in enumerate(path) if e is compaction)
+    first_kept = compaction.get("firstKeptEntryId")
+    keeping = False
+    for entry in path[:cut]:
+        keeping = keeping or entry.get("id") == first_kept
+        if keeping:
+            _append_message(entry, messages)
+    for entry in path[cut + 1 :]:
+        _append_message(entry, messages)
+    return ctx

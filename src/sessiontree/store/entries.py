@@ -1,0 +1,152 @@
+"""The session model: header, the 11 entry types and the message roles, as typed JSON dicts.
+
+Entries stay the plain dicts read from the file, so unknown types, roles and fields are carried
+verbatim and a load/write round trip gives the same JSON values.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Literal, NotRequired, TypedDict
+
+CURRENT_VERSION = 3
+
+Entry = dict[str, Any]
+"""One non-header line of a session file (any entry type, known or not)."""
+
+Message = dict[str, Any]
+"""An AgentMessage: a dict with a ``role`` (user, assistant, toolResult, ...)."""
+
+ENTRY_TYPES: tuple[str, ...] = (
+    "message",
+    "thinking_level_change",
+    "model_change",
+    "compaction",
+    "branch_summary",
+    "custom",
+    "custom_message",
+    "label",
+    "ttsr_injection",
+    "session_init",
+    "mode_change",
+)
+
+MESSAGE_ROLES: tuple[str, ...] = (
+    "user",
+    "assistant",
+    "toolResult",
+    "bashExecution",
+    "pythonExecution",
+    "custom",
+    "branchSummary",
+    "compactionSummary",
+    "fileMention",
+    "developer",
+)
+
+BLOB_REF_PREFIX = "blob:sha256:"
+
+
+class SessionHeader(TypedDict):
+    type: Literal["session"]
+    id: str
+    version: NotRequired[int]
+    timestamp: NotRequired[str]
+    cwd: NotRequired[str]
+    title: NotRequired[str]
+    parentSession: NotRequired[str]
+
+
+class EntryBase(TypedDict):
+    type: str
+    id: str
+    parentId: str | None
+    timestamp: str
+
+
+class MessageEntry(EntryBase):
+    message: Message
+
+
+class ThinkingLevelChangeEntry(EntryBase):
+    thinkingLevel: str
+
+
+class ModelChangeEntry(EntryBase):
+    model: str
+    role: NotRequired[str]
+
+
+class CompactionEntry(EntryBase):
+    summary: str
+    firstKeptEntryId: str
+    tokensBefore: int
+    shortSummary: NotRequired[str]
+    details: NotRequired[Any]
+    preserveData: NotRequired[dict[str, Any]]
+    fromExtension: NotRequired[bool]
+
+
+class BranchSummaryEntry(EntryBase):
+    fromId: str
+    summary: str
+    details: NotRequired[Any]
+    fromExtension: NotRequired[bool]
+
+
+class CustomEntry(EntryBase):
+    customType: str
+    data: NotRequired[Any]
+
+
+class CustomMessageEntry(EntryBase):
+    customType: str
+    content: str | list[dict[str, Any]]
+    display: bool
+    details: NotRequired[Any]
+
+
+class LabelEntry(EntryBase):
+    targetId: str
+    label: NotRequired[str | None]
+
+
+class TtsrInjectionEntry(EntryBase):
+    injectedRules: list[str]
+
+
+class SessionInitEntry(EntryBase):
+    systemPrompt: str
+    task: NotRequired[str]
+    tools: NotRequired[list[Any]]
+    outputSchema: NotRequired[Any]
+
+
+class ModeChangeEntry(EntryBase):
+    mode: str
+    data: NotRequired[dict[str, Any]]
+
+
+def is_valid_header(obj: object) -> bool:
+    """Tell whether a parsed first line is a session header (type "session" and a string id)."""
+    return isinstance(obj, dict) and obj.get("type") == "session" and isinstance(obj.get("id"), str)
+
+
+def header_version(header: dict[str, Any]) -> int:
+    """The header's format version; a missing or malformed one means v1."""
+    version = header.get("version")
+    return version if isinstance(version, int) and not isinstance(version, bool) else 1
+
+
+def message_of(entry: Entry) -> Message | None:
+    """The message dict of a ``message`` entry, or None."""
+    if entry.get("type") != "message":
+        return None
+    message = entry.get("message")
+    return message if isinstance(message, dict) else None
+
+
+def content_blocks(value: object) -> list[dict[str, Any]]:
+    """The dict blocks of a content value (a string content has none)."""
+    if isinstance(value, list):
+        return [block for block in value if isinstance(block, dict)]
+    return []

@@ -1,0 +1,49 @@
+"""Lenient JSONL: every parsable line kept, every bad one reported with its line number."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from typing import Any
+
+_decode = json.JSONDecoder().decode
+
+
+@dataclass(frozen=True, slots=True)
+class BadLine:
+    """A line that could not be used: its 1-based number, why, and the start of its text."""
+
+    lineno: int
+    reason: str
+    text: str
+
+
+def decode_text(data: bytes) -> str:
+    """Decode file bytes as UTF-8 (BOM dropped); invalid bytes become U+FFFD instead of failing."""
+    if data.startswith(b"\xef\xbb\xbf"):
+        data = data[3:]
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError:
+        return data.decode("utf-8", errors="replace")
+
+
+def parse_jsonl_lenient(text: str) -> tuple[list[tuple[int, Any]], list[BadLine]]:
+    """Parse JSONL text into (line number, value) pairs and the lines that failed.
+
+    Blank lines and CRLF endings are fine; a half-written last line (no newline, bad JSON) is
+    reported like any other bad line, so a file being written by the agent still loads.
+    """
+    values: list[tuple[int, Any]] = []
+    bad: list[BadLine] = []
+    for lineno, line in enumerate(text.split("\n"), 1):
+        if not line or line.isspace():
+            continue
+        try:
+            values.append((lineno, _decode(line)))
+        except ValueError as exc:
+            reason = str(exc).split(":")[0]
+            bad.append(BadLine(lineno, reason, line[:120]))
+        except RecursionError:
+            bad.append(BadLine(lineno, "nesting too deep", line[:120]))
+    return values, bad

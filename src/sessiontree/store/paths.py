@@ -1,0 +1,80 @@
+"""The agent directory layout: sessions per cwd, blobs, terminal breadcrumbs, history database."""
+
+from __future__ import annotations
+
+import os
+import re
+from dataclasses import dataclass
+from pathlib import Path
+
+DEFAULT_AGENT_DIR = "~/.xcsh/agent"
+AGENT_DIR_ENV = "SESSIONTREE_AGENT_DIR"
+
+_CWD_SEPARATORS = re.compile(r"[/\\:]")
+
+
+def default_agent_dir() -> Path:
+    """``$SESSIONTREE_AGENT_DIR`` or ``~/.xcsh/agent``."""
+    return Path(os.environ.get(AGENT_DIR_ENV) or DEFAULT_AGENT_DIR).expanduser()
+
+
+def encode_cwd(cwd: str) -> str:
+    """The session folder name of a cwd: leading slash removed, ``/ \\ :`` turned into ``-``."""
+    return "--" + _CWD_SEPARATORS.sub("-", cwd.lstrip("/\\")) + "--"
+
+
+@dataclass(frozen=True, slots=True)
+class AgentPaths:
+    """Where an agent dir keeps each kind of file."""
+
+    root: Path
+
+    @classmethod
+    def default(cls) -> AgentPaths:
+        return cls(default_agent_dir())
+
+    @property
+    def sessions_dir(self) -> Path:
+        return self.root / "sessions"
+
+    @property
+    def blobs_dir(self) -> Path:
+        return self.root / "blobs"
+
+    @property
+    def terminal_sessions_dir(self) -> Path:
+        return self.root / "terminal-sessions"
+
+    @property
+    def history_db(self) -> Path:
+        return self.root / "history.db"
+
+    def session_dir_for(self, cwd: str) -> Path:
+        """The folder holding the sessions of one working directory."""
+        return self.sessions_dir / encode_cwd(cwd)
+
+
+def artifacts_dir_for(session_file: Path) -> Path:
+    """A session's artifact directory: its file path without ``.jsonl``."""
+    name = session_file.name
+    return session_file.with_name(name[: -len(".jsonl")] if name.endswith(".jsonl") else name + ".d")
+
+
+def blob_dirs_for(session_file: Path | None, agent_dir: Path | None = None) -> list[Path]:
+    """Blob stores to try for a session file, most specific first.
+
+    The agent's global store; the store of the agent dir the file lives in
+    (``<agent>/sessions/<cwd>/<file>``); and a ``blobs/`` folder beside the file (exported
+    bundles and test fixtures).
+    """
+    candidates: list[Path] = [(agent_dir or default_agent_dir()) / "blobs"]
+    if session_file is not None:
+        parent = session_file.resolve().parent
+        if parent.parent.name == "sessions":
+            candidates.append(parent.parent.parent / "blobs")
+        candidates.append(parent / "blobs")
+    unique: list[Path] = []
+    for path in candidates:
+        if path not in unique:
+            unique.append(path)
+    return unique
