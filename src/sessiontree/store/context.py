@@ -73,7 +73,7 @@ def create_compaction_summary_message(entry: Entry) -> Message:
 
 
 def _path_to(
-    entries: list[Entry], leaf_id: str | None | _Unset, by_id: dict[str, Entry] | None
+    entries: list[Entry], leaf_id: str | _Unset | None, by_id: dict[str, Entry] | None
 ) -> list[Entry]:
     if leaf_id is None or not entries:
         return []
@@ -108,7 +108,7 @@ def _append_message(entry: Entry, out: list[Message]) -> None:
 
 def build_session_context(
     entries: list[Entry],
-    leaf_id: str | None | _Unset = UNSET,
+    leaf_id: str | _Unset | None = UNSET,
     by_id: dict[str, Entry] | None = None,
 ) -> SessionContext:
     """Resolve the context of ``leaf_id`` as the reference's buildSessionContext does."""

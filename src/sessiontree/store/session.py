@@ -62,11 +62,11 @@ class Session:
         """Forget derived state after the entries changed."""
         self._tree = None
 
-    def context(self, leaf_id: str | None | _Unset = UNSET) -> SessionContext:
+    def context(self, leaf_id: str | _Unset | None = UNSET) -> SessionContext:
         """The model context of ``leaf_id`` (default: the session's leaf)."""
         leaf = self.leaf_id if leaf_id is UNSET else leaf_id
         return build_session_context(self.entries, leaf, self.tree.by_id)
 
-    def path_entries(self, leaf_id: str | None | _Unset = UNSET) -> list[Entry]:
+    def path_entries(self, leaf_id: str | _Unset | None = UNSET) -> list[Entry]:
         """Entries from the root to ``leaf_id`` (default: the session's leaf)."""
         return self.tree.path_to(self.leaf_id if leaf_id is UNSET else leaf_id)
