@@ -8,6 +8,7 @@ import sys
 from sessiontree.cli import artifacts as _artifacts  # noqa: F401
 from sessiontree.cli import dump as _dump  # noqa: F401
 from sessiontree.cli import export as _export  # noqa: F401
+from sessiontree.cli import sessions as _sessions  # noqa: F401
 from sessiontree.cli import share as _share  # noqa: F401
 from sessiontree.cli import store as _store  # noqa: F401
 from sessiontree.cli.base import cli
