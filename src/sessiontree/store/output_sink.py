@@ -1,0 +1,191 @@
+"""OutputSink: keep the tail of streamed tool output in memory and spill the whole of it to an artifact."""
+
+from __future__ import annotations
+
+import codecs
+import re
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from types import TracebackType
+from typing import BinaryIO
+
+DEFAULT_MAX_BYTES = 50 * 1024
+
+# ANSI escape sequences (CSI, OSC, two-byte ESC forms) go first so no "[31m" debris is left behind,
+# then every C0/C1 control character except newline and tab.
+_UNPRINTABLE = re.compile(
+    r"\x1b\[[0-?]*[ -/]*[@-~]"
+    r"|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)?"
+    r"|\x1b[@-Z\\-_]"
+    r"|[\x00-\x08\x0b-\x1f\x7f-\x9f]"
+)
+# Lone surrogates (from JSON or a str that never was UTF-8) cannot be written as UTF-8.
+_SURROGATE = re.compile(r"[\ud800-\udfff]")
+
+
+def sanitize_text(text: str) -> str:
+    """Drop ANSI escapes and control characters except ``\\n`` and ``\\t``; replace lone surrogates."""
+    text = _UNPRINTABLE.sub("", text)
+    return _SURROGATE.sub("\ufffd", text)
+
+
+def count_lines(text: str) -> int:
+    """Return the number of lines in ``text`` (a last line without a newline counts)."""
+    if not text:
+        return 0
+    return text.count("\n") + (0 if text.endswith("\n") else 1)
+
+
+@dataclass(frozen=True)
+class OutputSummary:
+    """What a tool returns after streaming: the tail shown, the totals, the artifact holding it all."""
+
+    output: str
+    truncated: bool
+    total_lines: int
+    total_bytes: int
+    output_lines: int
+    output_bytes: int
+    artifact_id: str | None = None
+
+    @property
+    def artifact_url(self) -> str | None:
+        """Return ``artifact://<id>`` when the full output was saved."""
+        return f"artifact://{self.artifact_id}" if self.artifact_id is not None else None
+
+
+class OutputSink:
+    """Collect streamed output: sanitise it, keep a bounded tail, spill everything past the threshold."""
+
+    def __init__(
+        self,
+        artifact_path: Path | None = None,
+        artifact_id: str | None = None,
+        *,
+        spill_threshold: int = DEFAULT_MAX_BYTES,
+        tail_bytes: int | None = None,
+        on_chunk: Callable[[str], None] | None = None,
+    ) -> None:
+        if spill_threshold <= 0:
+            raise ValueError("spill_threshold must be positive")
+        self.artifact_path = artifact_path
+        self.artifact_id = artifact_id
+        self.spill_threshold = spill_threshold
+        self.tail_bytes = min(tail_bytes or spill_threshold, spill_threshold)
+        self.on_chunk = on_chunk
+        self.file_error: str | None = None
+        self._tail = bytearray()
+        self._decoder = codecs.getincrementaldecoder("utf-8")(errors="replace")
+        self._file: BinaryIO | None = None
+        self._file_created = False
+        self._file_failed = artifact_path is None
+        self._truncated = False
+        self._total_bytes = 0
+        self._newlines = 0
+        self._ends_with_newline = True
+        self._closed = False
+
+    def __enter__(self) -> OutputSink:
+        return self
+
+    def __exit__(
+        self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
+    ) -> None:
+        self.close()
+
+    @property
+    def truncated(self) -> bool:
+        """Whether the output outgrew the in-memory window."""
+        return self._truncated
+
+    @property
+    def buffered_bytes(self) -> int:
+        """Return the size of the in-memory tail buffer."""
+        return len(self._tail)
+
+    def push(self, chunk: str | bytes) -> None:
+        """Add one chunk: bytes are decoded as UTF-8 (invalid bytes replaced, split characters joined)."""
+        if self._closed:
+            raise ValueError("OutputSink is closed")
+        text = self._decoder.decode(chunk) if isinstance(chunk, bytes | bytearray) else chunk
+        self._push_text(sanitize_text(text))
+
+    def _push_text(self, text: str) -> None:
+        if not text:
+            return
+        if self.on_chunk is not None:
+            self.on_chunk(text)
+        data = text.encode("utf-8")
+        self._total_bytes += len(data)
+        self._newlines += text.count("\n")
+        self._ends_with_newline = text.endswith("\n")
+        overflow = len(self._tail) + len(data) > self.spill_threshold
+        if overflow:
+            self._truncated = True
+        if overflow or self._file is not None:
+            sink = self._open_file()
+            if sink is not None:
+                sink.write(data)
+        self._tail += data
+        if self._truncated and len(self._tail) > self.tail_bytes:
+            self._cut_tail()
+
+    def _open_file(self) -> BinaryIO | None:
+        """Return the artifact writer, creating it (with the buffer so far) the first time."""
+        if self._file is not None or self._file_failed:
+            return self._file
+        assert self.artifact_path is not None
+        try:
+            self.artifact_path.parent.mkdir(parents=True, exist_ok=True)
+            # "x": an existing artifact of a resumed session is never overwritten.
+            fh: BinaryIO = self.artifact_path.open("xb", buffering=1 << 16)
+            fh.write(self._tail)
+        except OSError as exc:
+            # The spec's fallback: keep truncating the tail in memory, persist nothing.
+            self._file_failed = True
+            self.file_error = f"{type(exc).__name__}: {exc}"
+            return None
+        self._file = fh
+        self._file_created = True
+        return fh
+
+    def _cut_tail(self) -> None:
+        """Cut the buffer to the tail window, starting on a UTF-8 character boundary."""
+        start = len(self._tail) - self.tail_bytes
+        while start < len(self._tail) and (self._tail[start] & 0xC0) == 0x80:
+            start += 1
+        del self._tail[:start]
+
+    def _finish(self) -> None:
+        """Flush a dangling partial UTF-8 sequence and close the artifact file."""
+        if self._closed:
+            return
+        self._push_text(sanitize_text(self._decoder.decode(b"", final=True)))
+        self._closed = True
+        if self._file is not None:
+            try:
+                self._file.close()
+            except OSError as exc:
+                self.file_error = f"{type(exc).__name__}: {exc}"
+                self._file_created = False
+            self._file = None
+
+    def close(self) -> None:
+        """Finish the output and close the artifact file (idempotent)."""
+        self._finish()
+
+    def dump(self) -> OutputSummary:
+        """Finish the output and return its summary; ``artifact_id`` only if the file was really written."""
+        self._finish()
+        output = self._tail.decode("utf-8", errors="replace")
+        total_lines = self._newlines + (0 if self._ends_with_newline else 1)
+        return OutputSummary(
+            output=output,
+            truncated=self._truncated,
+            total_lines=total_lines,
+            total_bytes=self._total_bytes,
+            output_lines=count_lines(output),
+            output_bytes=len(self._tail),
+            artifact_id=self.artifact_id if self._file_created else None,
+        )
