@@ -47,3 +47,14 @@ def parse_jsonl_lenient(text: str) -> tuple[list[tuple[int, Any]], list[BadLine]
         except RecursionError:
             bad.append(BadLine(lineno, "nesting too deep", line[:120]))
     return values, bad
+
+
+def dumps_line(value: Any) -> str:
+    """One JSONL line as the reference writes it (compact, non-ASCII kept)."""
+    return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
+
+
+def session_to_jsonl(session: Any) -> str:
+    """The header and every entry of a session as JSONL text (one line each, newline-ended)."""
+    lines = [dumps_line(session.header), *(dumps_line(e) for e in session.entries)]
+    return "\n".join(lines) + "\n"

@@ -1,0 +1,135 @@
+"""A short account of a session file: what loading found, what it holds, what it cost."""
+
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+from sessiontree.store.entries import message_of
+from sessiontree.store.session import Session
+
+USAGE_KEYS = ("input", "output", "cacheRead", "cacheWrite")
+
+
+def _number(value: object) -> float:
+    return float(value) if isinstance(value, int | float) and not isinstance(value, bool) else 0.0
+
+
+@dataclass
+class SessionSummary:
+    """Facts about one session, for ``sessiontree inspect``."""
+
+    path: str | None
+    id: str | None
+    title: str | None
+    cwd: str | None
+    created: str | None
+    version_found: int
+    migrations: list[str]
+    entries: int
+    entry_types: dict[str, int]
+    message_roles: dict[str, int]
+    roots: int
+    branch_points: int
+    leaf_id: str | None
+    leaf_depth: int
+    labels: int
+    models: list[str]
+    tokens: dict[str, int] = field(default_factory=dict)
+    cost: float = 0.0
+    bad_lines: list[dict[str, Any]] = field(default_factory=list)
+    missing_blobs: list[str] = field(default_factory=list)
+
+    def to_json(self) -> dict[str, Any]:
+        """A JSON-ready dict."""
+        return asdict(self)
+
+
+def summarize_session(session: Session) -> SessionSummary:
+    """Count entries by type and role, tokens and cost, models, branches and load problems."""
+    types: Counter[str] = Counter()
+    roles: Counter[str] = Counter()
+    tokens = dict.fromkeys(USAGE_KEYS, 0.0)
+    cost = 0.0
+    models: dict[str, None] = {}
+    for entry in session.entries:
+        kind = entry.get("type")
+        types[kind if isinstance(kind, str) else "(no type)"] += 1
+        if kind == "model_change" and isinstance(entry.get("model"), str):
+            models[entry["model"]] = None
+        message = message_of(entry)
+        if message is None:
+            continue
+        role = message.get("role")
+        roles[role if isinstance(role, str) else "(no role)"] += 1
+        if role != "assistant":
+            continue
+        provider, model = message.get("provider"), message.get("model")
+        if isinstance(provider, str) and isinstance(model, str):
+            models[f"{provider}/{model}"] = None
+        usage = message.get("usage")
+        if isinstance(usage, dict):
+            for key in USAGE_KEYS:
+                tokens[key] += _number(usage.get(key))
+            usage_cost = usage.get("cost")
+            if isinstance(usage_cost, dict):
+                cost += _number(usage_cost.get("total"))
+    tree = session.tree
+    return SessionSummary(
+        path=str(session.path) if session.path else None,
+        id=session.id,
+        title=session.title,
+        cwd=session.cwd,
+        created=session.timestamp,
+        version_found=session.version_found,
+        migrations=list(session.migrations),
+        entries=len(session.entries),
+        entry_types=dict(types.most_common()),
+        message_roles=dict(roles.most_common()),
+        roots=len(tree.roots),
+        branch_points=len(tree.branch_points),
+        leaf_id=session.leaf_id,
+        leaf_depth=len(tree.path_ids(session.leaf_id)),
+        labels=len(tree.labels),
+        models=list(models),
+        tokens={key: int(value) for key, value in tokens.items()},
+        cost=round(cost, 6),
+        bad_lines=[{"line": b.lineno, "reason": b.reason} for b in session.bad_lines],
+        missing_blobs=list(session.missing_blobs),
+    )
+
+
+def format_summary(summary: SessionSummary) -> str:
+    """The human-readable form of a summary."""
+
+    def counts(values: dict[str, int]) -> str:
+        return ", ".join(f"{name} {count}" for name, count in values.items()) or "none"
+
+    migrated = ", ".join(summary.migrations) if summary.migrations else "none needed"
+    tokens = summary.tokens
+    lines = [
+        f"Session   {summary.id or '?'}" + (f"  {summary.title}" if summary.title else ""),
+        f"File      {summary.path}",
+        f"Cwd       {summary.cwd or '?'}",
+        f"Created   {summary.created or '?'}",
+        f"Version   v{summary.version_found} (migrations: {migrated})",
+        f"Entries   {summary.entries}: {counts(summary.entry_types)}",
+        f"Messages  {sum(summary.message_roles.values())}: {counts(summary.message_roles)}",
+        f"Tree      {summary.roots} root(s), {summary.branch_points} branch point(s), "
+        f"{summary.labels} label(s)",
+        f"Leaf      {summary.leaf_id or '-'} (depth {summary.leaf_depth})",
+        f"Models    {', '.join(summary.models) or 'none'}",
+        f"Tokens    input {tokens['input']:,}, output {tokens['output']:,}, "
+        f"cache read {tokens['cacheRead']:,}, cache write {tokens['cacheWrite']:,}",
+        f"Cost      ${summary.cost:.4f}",
+    ]
+    if summary.bad_lines:
+        shown = ", ".join(f"{b['line']} ({b['reason']})" for b in summary.bad_lines[:10])
+        more = f" and {len(summary.bad_lines) - 10} more" if len(summary.bad_lines) > 10 else ""
+        lines.append(f"Bad lines {len(summary.bad_lines)} skipped: {shown}{more}")
+    if summary.missing_blobs:
+        lines.append(
+            f"Missing   {len(summary.missing_blobs)} blob(s): {', '.join(summary.missing_blobs[:5])}"
+        )
+    return "\n".join(lines)

@@ -1,0 +1,87 @@
+from __future__ import annotations
+
+import asyncio
+import errno
+import os
+from pathlib import Path
+
+import pytest
+
+from sessiontree.store import FileSessionStorage, MemorySessionStorage, load_session
+from sessiontree.store.storage import FileWriter, SessionStorage, SessionStorageWriter
+
+
+@pytest.fixture(params=["file", "memory"])
+def storage(request: pytest.FixtureRequest) -> SessionStorage:
+    return FileSessionStorage() if request.param == "file" else MemorySessionStorage()
+
+
+def test_sync_operations(storage: SessionStorage, tmp_path: Path) -> None:
+    folder = tmp_path / "a" / "b"
+    storage.ensure_dir_sync(folder)
+    assert storage.exists_sync(folder)
+    path = folder / "s.jsonl"
+    storage.write_text_sync(path, "héllo\nworld\n")
+    assert storage.read_bytes_sync(path) == "héllo\nworld\n".encode()
+    assert storage.stat_sync(path).size == len("héllo\nworld\n".encode()) and storage.stat_sync(path).is_file
+    storage.write_text_sync(folder / "other.txt", "x")
+    assert storage.list_files_sync(folder) == [path]
+    assert storage.read_text_prefix_sync(path, 2) == "h"  # a cut multi-byte character is dropped
+    storage.rename_sync(path, folder / "t.jsonl")
+    assert not storage.exists_sync(path) and storage.exists_sync(folder / "t.jsonl")
+    storage.unlink_sync(folder / "t.jsonl")
+    storage.unlink_sync(folder / "t.jsonl")  # missing is fine
+    assert storage.list_files_sync(folder) == []
+    assert storage.list_files_sync(tmp_path / "nope") == []
+
+
+def test_async_operations(storage: SessionStorage, tmp_path: Path) -> None:
+    async def run() -> tuple[bool, str, str]:
+        storage.ensure_dir_sync(tmp_path)
+        path = tmp_path / "x.jsonl"
+        await storage.write_text(path, "abc\n")
+        writer = await storage.open_writer(path)
+        writer.write_line("def")
+        writer.flush()
+        writer.fsync()
+        writer.close()
+        text = await storage.read_text(path)
+        prefix = await storage.read_text_prefix(path, 3)
+        await storage.rename(path, tmp_path / "y.jsonl")
+        exists = await storage.exists(tmp_path / "y.jsonl")
+        await storage.unlink(tmp_path / "y.jsonl")
+        return exists, text, prefix
+
+    exists, text, prefix = asyncio.run(run())
+    assert exists and text == "abc\ndef\n" and prefix == "abc"
+    assert not storage.exists_sync(tmp_path / "y.jsonl")
+
+
+def test_loader_uses_the_storage(tmp_path: Path) -> None:
+    mem = MemorySessionStorage()
+    path = tmp_path / "mem.jsonl"
+    mem.write_text_sync(
+        path, '{"type":"session","id":"s","version":3}\n{"type":"custom","id":"a","parentId":null}\n'
+    )
+    session = load_session(path, storage=mem)
+    assert [e["id"] for e in session.entries] == ["a"]
+    assert not path.exists()
+
+
+def test_file_writer_keeps_first_error(tmp_path: Path) -> None:
+    writer = FileWriter(tmp_path / "w.jsonl")
+    assert isinstance(writer, SessionStorageWriter)
+    writer.write_line("one")
+    writer.fsync()
+    os.close(writer._fh.fileno())  # type: ignore[union-attr]  # make the next flush fail for real
+    with pytest.raises(OSError) as first:
+        writer.write_line("two" * 10_000)
+        writer.flush()
+    assert first.value.errno == errno.EBADF
+    assert writer.get_error() is first.value
+    with pytest.raises(OSError) as again:
+        writer.write_line("three")
+    assert again.value is first.value
+    with pytest.raises(OSError):
+        writer.close()
+    assert (tmp_path / "w.jsonl").read_text() == "one\n"
