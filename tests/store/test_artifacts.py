@@ -85,7 +85,7 @@ def test_bad_tool_type_is_refused(tmp_path: Path, tool_type: str) -> None:
 def test_id_helpers_read_names() -> None:
     names = ["0.bash.log", "12.python.log", "3.x.log", "a.bash.log", "4.md", "0-A.md", "1-B.2-C.md", "x.log"]
     assert artifact_ids(names) == [0, 3, 12]
-    assert agent_output_ids(names) == ["4", "0-A", "1-B.2-C"]
+    assert agent_output_ids(names) == ["0-A", "1-B.2-C", "4"]
 
 
 def test_agent_ids_are_index_dash_requested_id(tmp_path: Path) -> None:

@@ -48,7 +48,9 @@ def artifact_ids(names: list[str]) -> list[int]:
 
 def agent_output_ids(names: list[str]) -> list[str]:
     """Return the output ids (file names without ``.md``) of the agent output files."""
-    return [n[: -len(AGENT_OUTPUT_SUFFIX)] for n in names if n.endswith(AGENT_OUTPUT_SUFFIX) and len(n) > 3]
+    return sorted(
+        n[: -len(AGENT_OUTPUT_SUFFIX)] for n in names if n.endswith(AGENT_OUTPUT_SUFFIX) and len(n) > 3
+    )
 
 
 @dataclass(frozen=True)
