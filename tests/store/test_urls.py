@@ -63,7 +63,7 @@ def test_no_directory(tmp_path: Path, url: str) -> None:
     for directory in (None, tmp_path / "missing", tmp_path / "file.txt"):
         if directory is not None and directory.name == "file.txt":
             directory.write_text("not a dir")
-        with pytest.raises(ArtifactError, match="^No artifacts directory found$"):
+        with pytest.raises(ArtifactError, match=r"^No artifacts directory found$"):
             resolve_internal_url(url, directory)
 
 
@@ -149,7 +149,7 @@ def test_path_and_query_cannot_be_combined(art: Path) -> None:
 
 @pytest.mark.parametrize("url", ["agent://1-Json?x=1", "agent://1-Json?q=.a&q=.b", "agent://1-Json?q=.a&z=2"])
 def test_only_one_q_parameter(art: Path, url: str) -> None:
-    with pytest.raises(ArtifactError, match="Unsupported query|Invalid query string"):
+    with pytest.raises(ArtifactError, match=r"Unsupported query|Invalid query string"):
         resolve_internal_url(url, art)
 
 
@@ -249,7 +249,7 @@ def test_broken_link_and_directories_are_refused(art: Path) -> None:
     "url", ["http://x", "file:///etc/passwd", "artifact:0", "blob:sha256:abc", "", "agent://"]
 )
 def test_unsupported_or_empty_urls(url: str) -> None:
-    with pytest.raises(ArtifactError, match="Unsupported URL|Missing id"):
+    with pytest.raises(ArtifactError, match=r"Unsupported URL|Missing id"):
         parse_internal_url(url)
 
 
