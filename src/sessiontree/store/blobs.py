@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from sessiontree.store.entries import BLOB_REF_PREFIX, Entry, content_blocks
+from sessiontree.store.entries import BLOB_REF_PREFIX, Entry
 
 log = logging.getLogger(__name__)
 
@@ -114,10 +114,14 @@ def externalize_image_blocks(content: object, store: BlobStore) -> object:
     return out
 
 
-def _resolve_blocks(blocks: list[dict[str, Any]], stores: list[BlobStore], missing: list[str]) -> None:
+def _resolve_blocks(blocks: object, stores: list[BlobStore], missing: list[str]) -> None:
+    if type(blocks) is not list:
+        return
     for block in blocks:
+        if type(block) is not dict or block.get("type") != "image":
+            continue
         data = block.get("data")
-        if block.get("type") != "image" or not is_blob_ref(data):
+        if not is_blob_ref(data):
             continue
         assert isinstance(data, str)
         digest = data[len(BLOB_REF_PREFIX) :]
@@ -141,8 +145,8 @@ def resolve_blob_refs_in_entries(entries: list[Entry], stores: list[BlobStore]) 
         kind = entry.get("type")
         if kind == "message":
             message = entry.get("message")
-            if isinstance(message, dict):
-                _resolve_blocks(content_blocks(message.get("content")), stores, missing)
+            if type(message) is dict:
+                _resolve_blocks(message.get("content"), stores, missing)
         elif kind == "custom_message":
-            _resolve_blocks(content_blocks(entry.get("content")), stores, missing)
+            _resolve_blocks(entry.get("content"), stores, missing)
     return missing

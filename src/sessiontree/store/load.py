@@ -7,7 +7,7 @@ from pathlib import Path
 from sessiontree.errors import InvalidSession, SessionNotFound
 from sessiontree.store.blobs import BlobStore, resolve_blob_refs_in_entries
 from sessiontree.store.entries import Entry, header_version, is_valid_header
-from sessiontree.store.jsonl import BadLine, decode_text, parse_jsonl_lenient
+from sessiontree.store.jsonl import BadLine, decode_text, parse_jsonl_lenient, paused_gc
 from sessiontree.store.migrate import migrate_to_current
 from sessiontree.store.paths import blob_dirs_for
 from sessiontree.store.session import Session
@@ -80,8 +80,11 @@ def load_session(
     data = read_session_bytes(path, storage, strict=strict)
     if data is None:
         return Session(header={}, path=path, version_found=0)
-    session = parse_session_text(decode_text(data), path)
-    if not session.is_empty:
-        dirs = [blobs_dir] if blobs_dir is not None else blob_dirs_for(path, agent_dir)
-        session.missing_blobs = resolve_blob_refs_in_entries(session.entries, [BlobStore(d) for d in dirs])
+    with paused_gc():
+        session = parse_session_text(decode_text(data), path)
+        if not session.is_empty:
+            dirs = [blobs_dir] if blobs_dir is not None else blob_dirs_for(path, agent_dir)
+            session.missing_blobs = resolve_blob_refs_in_entries(
+                session.entries, [BlobStore(d) for d in dirs]
+            )
     return session

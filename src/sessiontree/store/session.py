@@ -8,7 +8,7 @@ from typing import Any
 
 from sessiontree.store.context import UNSET, SessionContext, _Unset, build_session_context
 from sessiontree.store.entries import CURRENT_VERSION, Entry
-from sessiontree.store.jsonl import BadLine
+from sessiontree.store.jsonl import BadLine, paused_gc
 from sessiontree.store.tree import SessionTree
 
 
@@ -55,7 +55,8 @@ class Session:
     def tree(self) -> SessionTree:
         """The entry tree, built on first use and cached until ``invalidate()``."""
         if self._tree is None:
-            self._tree = SessionTree(self.entries)
+            with paused_gc():
+                self._tree = SessionTree(self.entries)
         return self._tree
 
     def invalidate(self) -> None:

@@ -35,7 +35,7 @@ class SessionTree:
         self.by_id = by_id
         self.labels = labels
         self.last_id = last_id
-        self._order = sorted(by_id, key=position.__getitem__)
+        self._order = list(by_id)  # dicts keep first-insertion order: file order of first occurrence
         self._parent = self._effective_parents(position)
         children: dict[str | None, list[str]] = {}
         for entry_id in self._order:
