@@ -1,0 +1,264 @@
+"""HistoryStorage: the prompt history in ``<agent dir>/history.db`` (SQLite, FTS5, background inserts)."""
+
+from __future__ import annotations
+
+import atexit
+import queue
+import sqlite3
+import threading
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from types import TracebackType
+
+from sessiontree.errors import SessiontreeError
+
+HISTORY_DB = "history.db"
+DEFAULT_BUSY_TIMEOUT = 5.0
+# Inserts queued while the writer was busy go in one transaction, up to this many.
+_MAX_BATCH = 500
+
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS history (
+    id INTEGER PRIMARY KEY AUTOINCREMENT,
+    prompt TEXT NOT NULL,
+    created_at INTEGER NOT NULL DEFAULT (unixepoch()),
+    cwd TEXT
+);
+CREATE INDEX IF NOT EXISTS idx_history_created_at ON history(created_at DESC);
+CREATE INDEX IF NOT EXISTS idx_history_cwd ON history(cwd);
+CREATE VIRTUAL TABLE IF NOT EXISTS history_fts USING fts5(prompt, content='history', content_rowid='id');
+CREATE TRIGGER IF NOT EXISTS history_ai AFTER INSERT ON history BEGIN
+    INSERT INTO history_fts(rowid, prompt) VALUES (new.id, new.prompt);
+END;
+CREATE TRIGGER IF NOT EXISTS history_ad AFTER DELETE ON history BEGIN
+    INSERT INTO history_fts(history_fts, rowid, prompt) VALUES ('delete', old.id, old.prompt);
+END;
+CREATE TRIGGER IF NOT EXISTS history_au AFTER UPDATE ON history BEGIN
+    INSERT INTO history_fts(history_fts, rowid, prompt) VALUES ('delete', old.id, old.prompt);
+    INSERT INTO history_fts(rowid, prompt) VALUES (new.id, new.prompt);
+END;
+"""
+_SCHEMA_OBJECTS = {"history", "history_fts", "history_ai", "history_ad", "history_au"}
+_COLUMNS = "h.id, h.prompt, h.created_at, h.cwd"
+# What SQLite says when the text is not valid FTS5 query syntax (as opposed to a locked or broken DB).
+_FTS_SYNTAX_ERRORS = ("fts5:", "no such column", "unknown special query", "unterminated string")
+
+
+class HistoryError(SessiontreeError):
+    """The prompt history database cannot be opened, read or written."""
+
+
+@dataclass(frozen=True)
+class HistoryEntry:
+    """One remembered prompt."""
+
+    id: int
+    prompt: str
+    created_at: int
+    cwd: str | None
+
+
+def history_db_path(agent_dir: Path) -> Path:
+    """Return ``<agent dir>/history.db``."""
+    return agent_dir / HISTORY_DB
+
+
+def escape_like(text: str) -> str:
+    """Escape ``%``, ``_`` and the escape character itself for ``LIKE ... ESCAPE '\\'``."""
+    return text.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
+
+
+def _connect(path: Path, busy_timeout: float) -> sqlite3.Connection:
+    """Open ``path`` in autocommit mode with a busy timeout and WAL, so two processes can write."""
+    conn = sqlite3.connect(path, timeout=busy_timeout, isolation_level=None, check_same_thread=False)
+    try:
+        conn.execute("PRAGMA journal_mode=WAL")
+        conn.execute("PRAGMA synchronous=NORMAL")
+    except sqlite3.Error:
+        conn.close()
+        raise
+    return conn
+
+
+def _describe(path: Path, exc: sqlite3.Error) -> HistoryError:
+    """Turn an SQLite error into a one-line message that says what to do."""
+    text = str(exc)
+    if "locked" in text or "busy" in text:
+        return HistoryError(f"{path} is locked by another process; try again when it is done")
+    if "not a database" in text or "malformed" in text:
+        return HistoryError(f"{path} is not a usable SQLite database; move it away to start a new history")
+    return HistoryError(f"Cannot use {path}: {text}")
+
+
+class HistoryStorage:
+    """Prompt history: ``add`` returns at once (a writer thread inserts), ``search`` uses FTS5."""
+
+    def __init__(self, db_path: Path, *, busy_timeout: float = DEFAULT_BUSY_TIMEOUT) -> None:
+        self.db_path = db_path
+        self.busy_timeout = busy_timeout
+        try:
+            db_path.parent.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            raise HistoryError(f"Cannot create {db_path.parent}: {exc.strerror}") from None
+        try:
+            self._reader = _connect(db_path, busy_timeout)
+            self._ensure_schema(self._reader)
+            row = self._reader.execute("SELECT prompt FROM history ORDER BY id DESC LIMIT 1").fetchone()
+        except sqlite3.Error as exc:
+            raise _describe(db_path, exc) from None
+        # Consecutive duplicates are caught here, in the caller's thread, without touching the DB.
+        self._last_prompt: str | None = row[0] if row else None
+        self._read_lock = threading.Lock()
+        self._add_lock = threading.Lock()
+        self._queue: queue.Queue[tuple[str, int, str | None] | None] = queue.Queue()
+        self._writer: threading.Thread | None = None
+        self._error: HistoryError | None = None
+        self._closed = False
+        # Prompts still queued when the interpreter exits are written, not lost.
+        atexit.register(self.close)
+
+    @classmethod
+    def open(cls, agent_dir: Path, *, busy_timeout: float = DEFAULT_BUSY_TIMEOUT) -> HistoryStorage:
+        """Open the history of an agent dir."""
+        return cls(history_db_path(agent_dir), busy_timeout=busy_timeout)
+
+    def __enter__(self) -> HistoryStorage:
+        return self
+
+    def __exit__(
+        self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
+    ) -> None:
+        self.close()
+
+    @staticmethod
+    def _ensure_schema(conn: sqlite3.Connection) -> None:
+        """Create the tables, FTS index and triggers unless they are all there."""
+        names = {r[0] for r in conn.execute("SELECT name FROM sqlite_master")}
+        # Checked first so opening an existing DB never needs the write lock another process may hold.
+        if not _SCHEMA_OBJECTS.issubset(names):
+            conn.executescript(_SCHEMA)
+
+    # -- writing ---------------------------------------------------------------------------------
+
+    def add(self, prompt: str, cwd: str | None = None) -> bool:
+        """Queue ``prompt`` for insertion; return False for an empty prompt or a repeat of the last one."""
+        text = prompt.strip()
+        if not text:
+            return False
+        with self._add_lock:
+            if self._closed:
+                raise HistoryError("The history is closed; open it again to add prompts")
+            if text == self._last_prompt:
+                return False
+            self._last_prompt = text
+            if self._writer is None:
+                self._writer = threading.Thread(target=self._write_loop, name="history-writer", daemon=True)
+                self._writer.start()
+            self._queue.put((text, int(time.time()), cwd))
+        return True
+
+    def _write_loop(self) -> None:
+        """Insert queued prompts, batching whatever piled up, until the stop marker arrives."""
+        try:
+            conn = _connect(self.db_path, self.busy_timeout)
+        except sqlite3.Error as exc:
+            conn = None
+            self._error = _describe(self.db_path, exc)
+        while True:
+            item = self._queue.get()
+            batch = [item]
+            while item is not None and len(batch) < _MAX_BATCH:
+                try:
+                    item = self._queue.get_nowait()
+                except queue.Empty:
+                    break
+                batch.append(item)
+            rows = [b for b in batch if b is not None]
+            if rows and conn is not None and self._error is None:
+                self._insert(conn, rows)
+            for _ in batch:
+                self._queue.task_done()
+            if len(rows) < len(batch):
+                break
+        if conn is not None:
+            conn.close()
+
+    def _insert(self, conn: sqlite3.Connection, rows: list[tuple[str, int, str | None]]) -> None:
+        try:
+            conn.execute("BEGIN IMMEDIATE")
+            conn.executemany("INSERT INTO history (prompt, created_at, cwd) VALUES (?, ?, ?)", rows)
+            conn.execute("COMMIT")
+        except sqlite3.Error as exc:
+            if conn.in_transaction:
+                conn.execute("ROLLBACK")
+            self._error = _describe(self.db_path, exc)
+
+    def flush(self) -> None:
+        """Wait until every queued prompt is written; raise if a write failed."""
+        if self._writer is not None:
+            self._queue.join()
+        if self._error is not None:
+            error, self._error = self._error, None
+            raise error
+
+    def close(self) -> None:
+        """Write what is queued, stop the writer and close the database (idempotent)."""
+        with self._add_lock:
+            if self._closed:
+                return
+            self._closed = True
+        try:
+            self.flush()
+        finally:
+            atexit.unregister(self.close)
+            if self._writer is not None:
+                self._queue.put(None)
+                self._writer.join()
+            with self._read_lock:
+                self._reader.close()
+
+    # -- reading ---------------------------------------------------------------------------------
+
+    def _select(self, sql: str, params: tuple[object, ...]) -> list[HistoryEntry]:
+        with self._read_lock:
+            rows = self._reader.execute(sql, params).fetchall()
+        return [HistoryEntry(int(r[0]), str(r[1]), int(r[2]), r[3]) for r in rows]
+
+    def recent(self, limit: int = 20, cwd: str | None = None) -> list[HistoryEntry]:
+        """Return the newest prompts first (only those typed in ``cwd`` when given)."""
+        where = "WHERE h.cwd = ?" if cwd is not None else ""
+        params = (cwd, limit) if cwd is not None else (limit,)
+        try:
+            return self._select(
+                f"SELECT {_COLUMNS} FROM history h {where} ORDER BY h.id DESC LIMIT ?", params
+            )
+        except sqlite3.Error as exc:
+            raise _describe(self.db_path, exc) from None
+
+    def search(self, query: str, *, cwd: str | None = None, limit: int = 20) -> list[HistoryEntry]:
+        """Search with FTS5 syntax, newest first; text that is not valid FTS5 is matched as a substring."""
+        query = query.strip()
+        if not query:
+            return self.recent(limit, cwd)
+        scope = " AND h.cwd = ?" if cwd is not None else ""
+        extra: tuple[object, ...] = (cwd,) if cwd is not None else ()
+        fts_sql = (
+            f"SELECT {_COLUMNS} FROM history_fts JOIN history h ON h.id = history_fts.rowid "
+            f"WHERE history_fts MATCH ?{scope} ORDER BY h.id DESC LIMIT ?"
+        )
+        try:
+            return self._select(fts_sql, (query, *extra, limit))
+        except sqlite3.OperationalError as exc:
+            if not str(exc).startswith(_FTS_SYNTAX_ERRORS):
+                raise _describe(self.db_path, exc) from None
+        except sqlite3.Error as exc:
+            raise _describe(self.db_path, exc) from None
+        like_sql = (
+            f"SELECT {_COLUMNS} FROM history h WHERE h.prompt LIKE ? ESCAPE '\\'{scope} "
+            "ORDER BY h.id DESC LIMIT ?"
+        )
+        try:
+            return self._select(like_sql, (f"%{escape_like(query)}%", *extra, limit))
+        except sqlite3.Error as exc:
+            raise _describe(self.db_path, exc) from None
