@@ -5,12 +5,15 @@ from __future__ import annotations
 from functools import lru_cache
 
 from markupsafe import Markup, escape
+
 # Pygments ships no type information (types-Pygments is not a dependency).
 from pygments import highlight as _pygments_highlight  # type: ignore[import-untyped]
 from pygments.formatters.html import HtmlFormatter  # type: ignore[import-untyped]
 from pygments.lexer import Lexer  # type: ignore[import-untyped]
 from pygments.lexers import get_lexer_by_name, get_lexer_for_filename  # type: ignore[import-untyped]
 from pygments.util import ClassNotFound  # type: ignore[import-untyped]
+
+__all__ = ["HL_CLASS", "Lexer", "highlight_code", "lexer_by_name", "lexer_for_path", "theme_css"]
 
 HL_CLASS = "st-hl"
 LIGHT_STYLE = "default"

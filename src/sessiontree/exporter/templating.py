@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from functools import cache, lru_cache
 from pathlib import Path
+from typing import cast
 
 from jinja2 import Environment, FileSystemLoader, StrictUndefined, Template
+from markupsafe import Markup
 
 TEMPLATES_DIR = Path(__file__).resolve().parent.parent / "templates"
 
@@ -32,3 +35,13 @@ def get_template(name: str) -> Template:
 def read_asset(name: str) -> str:
     """Read a file from ``templates/`` (viewer.css, viewer.js) as text."""
     return (TEMPLATES_DIR / name).read_text(encoding="utf-8")
+
+
+class MacroSet:
+    """Typed access to the macros of one template: ``MacroSet("macros.html.j2").entry(...)``."""
+
+    def __init__(self, template_name: str) -> None:
+        self._template_name = template_name
+
+    def __getattr__(self, name: str) -> Callable[..., Markup]:
+        return cast("Callable[..., Markup]", getattr(get_template(self._template_name).module, name))

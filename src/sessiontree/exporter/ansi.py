@@ -1,0 +1,123 @@
+"""Turn ANSI SGR colour codes into escaped HTML spans with classes (never style attributes)."""
+
+from __future__ import annotations
+
+import re
+
+from markupsafe import Markup, escape
+
+# CSI sequences (colours, cursor moves), OSC sequences (titles, hyperlinks) and lone escapes.
+_ESCAPE_RE = re.compile(r"\x1b\[([0-9;:?]*)([@-~])|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)?|\x1b[@-_]?")
+
+_CUBE = (0, 95, 135, 175, 215, 255)
+
+
+def _nearest_256(r: int, g: int, b: int) -> int:
+    """Map a 24-bit colour to the nearest xterm-256 palette index (6x6x6 cube or grey ramp)."""
+
+    def level(v: int) -> int:
+        return min(range(6), key=lambda i: abs(_CUBE[i] - v))
+
+    ri, gi, bi = level(r), level(g), level(b)
+    cube = 16 + 36 * ri + 6 * gi + bi
+    cube_err = (_CUBE[ri] - r) ** 2 + (_CUBE[gi] - g) ** 2 + (_CUBE[bi] - b) ** 2
+    grey_i = max(0, min(23, round((r + g + b) / 3 - 8) // 10))
+    grey_v = 8 + 10 * grey_i
+    grey_err = (grey_v - r) ** 2 + (grey_v - g) ** 2 + (grey_v - b) ** 2
+    return 232 + grey_i if grey_err < cube_err else cube
+
+
+class _State:
+    __slots__ = ("bg", "bold", "fg")
+
+    def __init__(self) -> None:
+        self.fg: int | None = None
+        self.bg: int | None = None
+        self.bold = False
+
+    def classes(self) -> str:
+        out = []
+        if self.fg is not None:
+            out.append(f"ansi-fg-{self.fg}")
+        if self.bg is not None:
+            out.append(f"ansi-bg-{self.bg}")
+        if self.bold:
+            out.append("ansi-bold")
+        return " ".join(out)
+
+    def apply(self, params: str) -> None:
+        codes = [int(p) if p.isdigit() else 0 for p in params.replace(":", ";").split(";")] if params else [0]
+        i = 0
+        while i < len(codes):
+            c = codes[i]
+            if c == 0:
+                self.fg, self.bg, self.bold = None, None, False
+            elif c == 1:
+                self.bold = True
+            elif c == 22:
+                self.bold = False
+            elif 30 <= c <= 37:
+                self.fg = c - 30
+            elif 90 <= c <= 97:
+                self.fg = c - 90 + 8
+            elif c == 39:
+                self.fg = None
+            elif 40 <= c <= 47:
+                self.bg = c - 40
+            elif 100 <= c <= 107:
+                self.bg = c - 100 + 8
+            elif c == 49:
+                self.bg = None
+            elif c in (38, 48) and i + 1 < len(codes):
+                colour: int | None = None
+                if codes[i + 1] == 5 and i + 2 < len(codes):
+                    colour = codes[i + 2] if 0 <= codes[i + 2] <= 255 else None
+                    i += 2
+                elif codes[i + 1] == 2 and i + 4 < len(codes):
+                    r, g, b = (max(0, min(255, v)) for v in codes[i + 2 : i + 5])
+                    colour = _nearest_256(r, g, b)
+                    i += 4
+                if c == 38:
+                    self.fg = colour
+                else:
+                    self.bg = colour
+            i += 1
+
+
+def has_ansi(text: str) -> bool:
+    """Tell whether the text holds any escape sequence."""
+    return "\x1b" in text
+
+
+def strip_ansi(text: str) -> str:
+    """Remove every escape sequence (for previews and search text)."""
+    return _ESCAPE_RE.sub("", text) if "\x1b" in text else text
+
+
+def ansi_to_html(text: str) -> Markup:
+    """Return escaped HTML where SGR colours are ``<span class="ansi-...">``; other sequences dropped."""
+    if "\x1b" not in text:
+        return escape(text)
+    out: list[str] = []
+    state = _State()
+    open_span = False
+    pos = 0
+    for m in _ESCAPE_RE.finditer(text):
+        if m.start() > pos:
+            out.append(str(escape(text[pos : m.start()])))
+        pos = m.end()
+        if m.group(2) != "m":
+            continue
+        state.apply(m.group(1) or "")
+        if open_span:
+            out.append("</span>")
+            open_span = False
+        classes = state.classes()
+        if classes:
+            out.append(f'<span class="{classes}">')
+            open_span = True
+    if pos < len(text):
+        out.append(str(escape(text[pos:])))
+    if open_span:
+        out.append("</span>")
+    return Markup("".join(out))

@@ -1,0 +1,220 @@
+"""The exporter's public API: a session to an HTML string, a session file to an HTML file."""
+
+from __future__ import annotations
+
+import os
+import tempfile
+import webbrowser
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from sessiontree.errors import EntryNotFound, ExportError, SessionNotFound
+from sessiontree.exporter.page import assemble_page
+from sessiontree.exporter.render import Meta, RenderContext, one_line, render_entry
+from sessiontree.exporter.sections import (
+    ToolSpec,
+    load_tools_file,
+    normalise_tools,
+    read_text_file,
+    render_header,
+    render_system,
+)
+from sessiontree.exporter.stats import compute_stats, cumulative_by_turn
+from sessiontree.store import Session, load_session
+
+
+@dataclass
+class RenderedSession:
+    """Everything a page is assembled from (a site builder may assemble its own pages from it)."""
+
+    session_meta: dict[str, Any]
+    entries: list[Meta]
+    frags: list[str]
+    images: dict[str, str]
+    header_html: str
+    system_html: str
+    leaf_id: str | None
+
+
+def _session_init(session: Session) -> Mapping[str, Any]:
+    for entry in session.entries:
+        if entry.get("type") == "session_init":
+            return entry
+    return {}
+
+
+def _title(session: Session) -> str:
+    if session.title:
+        return session.title
+    for entry in session.entries:
+        message = entry.get("message")
+        if entry.get("type") == "message" and isinstance(message, Mapping) and message.get("role") == "user":
+            content = message.get("content")
+            text = content if isinstance(content, str) else ""
+            if isinstance(content, list):
+                text = next(
+                    (b["text"] for b in content if isinstance(b, dict) and isinstance(b.get("text"), str)), ""
+                )
+            if text.strip():
+                return one_line(text, 80)
+    return session.id or "Session"
+
+
+def _resolve_leaf(session: Session, leaf_id: str | None) -> str | None:
+    if leaf_id is None:
+        return session.leaf_id
+    if leaf_id not in session.tree.by_id:
+        raise EntryNotFound(f"Entry not found: {leaf_id}; pass an entry id of this session to --leaf")
+    return leaf_id
+
+
+def render_session(
+    session: Session,
+    *,
+    leaf_id: str | None = None,
+    system_prompt: str | None = None,
+    tools: Sequence[Any] | None = None,
+) -> RenderedSession:
+    """Render every entry of a session to (meta, fragment) plus the header and system sections."""
+    tree = session.tree
+    leaf = _resolve_leaf(session, leaf_id)
+    ctx = RenderContext.for_entries(session.entries, tree.labels)
+    metas: list[Meta] = []
+    frags: list[str] = []
+    by_id = tree.by_id
+    for entry in session.entries:
+        entry_id = entry.get("id")
+        # A duplicated id: the tree keeps the last entry; so does the page.
+        if not isinstance(entry_id, str) or by_id.get(entry_id) is not entry:
+            continue
+        meta, html = render_entry(entry, ctx, parent_id=tree.parent_of(entry_id))
+        metas.append(meta)
+        frags.append(html)
+    init = _session_init(session)
+    prompt = system_prompt if system_prompt is not None else init.get("systemPrompt")
+    tool_specs: list[ToolSpec] = normalise_tools(list(tools) if tools is not None else init.get("tools"))
+    title = _title(session)
+    header = render_header(
+        title=title,
+        session_id=session.id or "",
+        cwd=session.cwd or "",
+        date=session.timestamp or "",
+        stats=compute_stats(session.entries),
+        chart_points=cumulative_by_turn(tree.path_to(leaf)) if leaf else [],
+    )
+    return RenderedSession(
+        session_meta={"id": session.id, "title": title, "cwd": session.cwd, "timestamp": session.timestamp},
+        entries=metas,
+        frags=frags,
+        images=ctx.images.images,
+        header_html=str(header),
+        system_html=str(render_system(prompt if isinstance(prompt, str) else "", tool_specs)),
+        leaf_id=leaf,
+    )
+
+
+def render_session_html(
+    session: Session,
+    *,
+    theme: str = "auto",
+    leaf_id: str | None = None,
+    system_prompt: str | None = None,
+    tools: Sequence[Any] | None = None,
+    compress: bool = True,
+) -> str:
+    """Return the self-contained HTML page of a loaded session.
+
+    ``system_prompt`` and ``tools`` (tool names or schemas) replace what the session's
+    ``session_init`` entry holds; ``leaf_id`` picks the active leaf (default: the last entry).
+    """
+    rendered = render_session(session, leaf_id=leaf_id, system_prompt=system_prompt, tools=tools)
+    return assemble_page(
+        rendered.session_meta,
+        rendered.entries,
+        rendered.frags,
+        rendered.images,
+        rendered.header_html,
+        rendered.system_html,
+        theme,
+        leaf_id=rendered.leaf_id,
+        compress=compress,
+    )
+
+
+def load_for_export(input_path: str | Path, *, blobs_dir: Path | None = None) -> Session:
+    """Load a session file for export (read-only), refusing missing files and non-sessions."""
+    path = Path(input_path)
+    if not path.exists():
+        raise SessionNotFound(f"File not found: {path}")
+    session = load_session(path, blobs_dir=blobs_dir)
+    if session.is_empty:
+        raise ExportError(f"Not a session file: {path} (its first line is not a session header)")
+    return session
+
+
+def default_output_path(input_path: str | Path) -> Path:
+    """Return ``session-<file stem>.html`` in the current directory (the reference's default)."""
+    return Path.cwd() / f"session-{Path(input_path).stem}.html"
+
+
+def write_text_atomic(path: Path, text: str) -> None:
+    """Write a file through a temp file and rename, so a reader never sees half a page."""
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    try:
+        # mkstemp makes the file 0600; a page is meant to be read, so use the usual mode.
+        umask = os.umask(0)
+        os.umask(umask)
+        os.chmod(tmp, 0o666 & ~umask)
+        with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as fh:
+            fh.write(text)
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+
+
+def export_to_file(
+    input_path: str | Path,
+    output_path: str | Path | None = None,
+    *,
+    theme: str = "auto",
+    leaf_id: str | None = None,
+    system_prompt: str | None = None,
+    tools: Sequence[Any] | None = None,
+    blobs_dir: Path | None = None,
+) -> Path:
+    """Export a session file to a self-contained HTML file and return its path (input untouched)."""
+    session = load_for_export(input_path, blobs_dir=blobs_dir)
+    out = Path(output_path) if output_path is not None else default_output_path(input_path)
+    if out.is_dir():
+        out = out / default_output_path(input_path).name
+    if out.exists() and out.resolve() == Path(input_path).resolve():
+        raise ExportError(f"Output {out} is the session file itself; choose another output path")
+    if not out.parent.is_dir():
+        raise ExportError(f"Directory not found: {out.parent}; create it or choose another output path")
+    html = render_session_html(
+        session, theme=theme, leaf_id=leaf_id, system_prompt=system_prompt, tools=tools
+    )
+    del session  # the page is all we need now; let the entries go before writing
+    write_text_atomic(out, html)
+    return out
+
+
+def open_in_browser(path: Path) -> None:
+    """Open an exported page in the default browser."""
+    webbrowser.open(path.resolve().as_uri())
+
+
+__all__ = [
+    "RenderedSession",
+    "default_output_path",
+    "export_to_file",
+    "load_for_export",
+    "load_tools_file",
+    "open_in_browser",
+    "read_text_file",
+    "render_session",
+    "render_session_html",
+]

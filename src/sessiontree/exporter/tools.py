@@ -1,0 +1,277 @@
+"""Tool renderers: the call block inside an assistant fragment and the result block of its output."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from typing import Any
+
+from markupsafe import Markup, escape
+
+from sessiontree.exporter.blocks import (
+    compute_diff,
+    join_text_blocks,
+    pretty_json,
+    render_diff_text,
+    render_image_tag,
+    render_json,
+    render_note,
+    render_output,
+)
+from sessiontree.exporter.highlight import lexer_by_name, lexer_for_path
+from sessiontree.exporter.images import ImageRegistry
+from sessiontree.exporter.markdown import render_markdown
+
+Args = Mapping[str, Any]
+
+BASH_TOOLS = {"bash", "shell", "sh", "exec", "run_command", "terminal"}
+READ_TOOLS = {"read", "read_file", "view"}
+WRITE_TOOLS = {"write", "write_file", "create_file"}
+EDIT_TOOLS = {"edit", "edit_file", "multiedit", "str_replace", "apply_patch", "patch"}
+SEARCH_TOOLS = {"grep", "find", "ls", "glob", "search", "rg", "list_dir"}
+TODO_TOOLS = {"todo", "todo_write", "todowrite", "todoread", "todo_read", "todos"}
+TASK_TOOLS = {"task", "subagent", "agent", "dispatch_agent"}
+CELL_TOOLS = {"python": "python", "ipython": "python", "notebook": "python", "js": "javascript",
+              "javascript": "javascript", "node": "javascript", "eval": "python"}  # fmt: skip
+
+
+def _str(args: Args, *keys: str) -> str:
+    """Return the first string argument among ``keys`` (tools name the same thing differently)."""
+    for key in keys:
+        value = args.get(key)
+        if isinstance(value, str):
+            return value
+    return ""
+
+
+def _path(args: Args) -> str:
+    return _str(args, "path", "file_path", "filePath", "file", "filename")
+
+
+def _line_range(args: Args) -> str:
+    start = args.get("offset", args.get("start_line", args.get("startLine")))
+    limit = args.get("limit")
+    end = args.get("end_line", args.get("endLine"))
+    if isinstance(start, int) and isinstance(limit, int):
+        return f"{start}-{start + limit - 1}"
+    if isinstance(start, int) and isinstance(end, int):
+        return f"{start}-{end}"
+    if isinstance(start, int):
+        return f"{start}-"
+    if isinstance(limit, int):
+        return f"1-{limit}"
+    return ""
+
+
+def _summary(text: str, kind: str = "arg") -> Markup:
+    return Markup('<span class="st-call-{}">{}</span>').format(kind, text)
+
+
+# --- the call block (inside the assistant fragment) -----------------------------------------
+
+
+def _call_bash(args: Args) -> tuple[Markup, Markup]:
+    cmd = _str(args, "command", "cmd", "script")
+    return _summary(cmd.split("\n", 1)[0][:200], "cmd"), render_output("$ " + cmd, kind="cmd")
+
+
+def _call_read(args: Args) -> tuple[Markup, Markup]:
+    path, rng = _path(args), _line_range(args)
+    head = _summary(path, "path")
+    if rng:
+        head += Markup(' <span class="st-call-range">:{}</span>').format(rng)
+    return head, Markup("")
+
+
+def _call_write(args: Args) -> tuple[Markup, Markup]:
+    path = _path(args)
+    content = _str(args, "content", "text", "file_text")
+    lines = content.count("\n") + (1 if content and not content.endswith("\n") else 0)
+    head = _summary(path, "path") + Markup(' <span class="st-call-lines">({} line{})</span>').format(
+        lines, "" if lines == 1 else "s"
+    )
+    return head, render_output(content, lexer=lexer_for_path(path), kind="code")
+
+
+def _call_edit(args: Args) -> tuple[Markup, Markup]:
+    return _summary(_path(args), "path"), Markup("")
+
+
+def _call_search(args: Args) -> tuple[Markup, Markup]:
+    pattern = _str(args, "pattern", "query", "regex", "glob", "name")
+    path = _path(args) or _str(args, "dir", "directory", "cwd")
+    parts = [str(_summary(pattern, "pattern"))] if pattern else []
+    if path:
+        parts.append(str(Markup('<span class="st-call-in">in</span> ') + _summary(path, "path")))
+    return Markup(" ".join(parts)), Markup("")
+
+
+def render_todos(todos: Any) -> Markup:
+    """Return a todo list as a checklist (status: pending / in_progress / completed)."""
+    if not isinstance(todos, list):
+        return render_json(todos)
+    items = []
+    for todo in todos:
+        if not isinstance(todo, Mapping):
+            items.append(Markup('<li class="st-todo">{}</li>').format(str(todo)))
+            continue
+        status = str(todo.get("status", "pending"))
+        text = _str(todo, "content", "text", "title", "activeForm")
+        mark = {"completed": "☑", "done": "☑", "in_progress": "◐"}.get(status, "☐")
+        items.append(
+            Markup(
+                '<li class="st-todo" data-status="{}"><span class="st-todo-mark">{}</span> {}</li>'
+            ).format(status, mark, text)
+        )
+    return Markup('<ul class="st-todos">{}</ul>').format(Markup("").join(items))
+
+
+def _call_todo(args: Args) -> tuple[Markup, Markup]:
+    todos = args.get("todos", args.get("items"))
+    count = len(todos) if isinstance(todos, list) else 0
+    return _summary(f"{count} item{'' if count == 1 else 's'}"), render_todos(todos) if todos else Markup("")
+
+
+def _call_task(args: Args) -> tuple[Markup, Markup]:
+    agent = _str(args, "subagent_type", "agent", "agentType")
+    desc = _str(args, "description", "title")
+    prompt = _str(args, "prompt", "task", "instructions")
+    head = _summary(" · ".join(p for p in (agent, desc) if p))
+    body = Markup("")
+    if prompt:
+        body = Markup(
+            '<details class="st-task-prompt"><summary>Prompt</summary><div class="st-md">{}</div></details>'
+        )
+        body = body.format(render_markdown(prompt))
+    return head, body
+
+
+def _call_cell(name: str) -> Callable[[Args], tuple[Markup, Markup]]:
+    def render(args: Args) -> tuple[Markup, Markup]:
+        code = _str(args, "code", "source", "script", "input")
+        if not code:
+            return Markup(""), render_json(args)
+        lexer = lexer_by_name(CELL_TOOLS[name])
+        return _summary(code.split("\n", 1)[0][:120], "code"), render_output(code, lexer=lexer, kind="code")
+
+    return render
+
+
+def _call_generic(args: Args) -> tuple[Markup, Markup]:
+    return Markup(""), render_json(args, kind="args") if args else Markup("")
+
+
+def _call_renderer(name: str) -> Callable[[Args], tuple[Markup, Markup]]:
+    key = name.lower()
+    if key in BASH_TOOLS:
+        return _call_bash
+    if key in READ_TOOLS:
+        return _call_read
+    if key in WRITE_TOOLS:
+        return _call_write
+    if key in EDIT_TOOLS:
+        return _call_edit
+    if key in SEARCH_TOOLS:
+        return _call_search
+    if key in TODO_TOOLS:
+        return _call_todo
+    if key in TASK_TOOLS:
+        return _call_task
+    if key in CELL_TOOLS:
+        return _call_cell(key)
+    return _call_generic
+
+
+def render_call(call_id: str, name: str, args: Any) -> Markup:
+    """Return the ``st-call`` block of one tool call with its empty result slot."""
+    safe_args: Args = args if isinstance(args, Mapping) else {}
+    head, body = _call_renderer(name)(safe_args)
+    if not isinstance(args, Mapping) and args is not None:
+        body = render_json(args, kind="args")
+    return Markup(
+        '<div class="st-call" data-call-id="{}" data-tool="{}" data-status="pending">'
+        '<div class="st-call-head"><span class="st-tool-name">{}</span> {}</div>{}'
+        '<div class="st-call-result"></div></div>'
+    ).format(call_id, name, name, head, body)
+
+
+# --- the result block (inside the toolResult fragment) --------------------------------------
+
+
+def _result_images(content: Any, images: ImageRegistry) -> Markup:
+    if not isinstance(content, list):
+        return Markup("")
+    tags = []
+    for block in content:
+        if isinstance(block, Mapping) and block.get("type") == "image":
+            ref = images.add(block.get("data"), block.get("mimeType"))
+            tags.append(render_image_tag(ref.sha) if ref.sha else render_note(ref.note or "image"))
+    return Markup("").join(tags)
+
+
+def _edit_diff(args: Args, details: Any) -> str:
+    if isinstance(details, Mapping) and isinstance(details.get("diff"), str):
+        return str(details["diff"])
+    old = _str(args, "oldText", "old_string", "old_str", "oldString")
+    new = _str(args, "newText", "new_string", "new_str", "newString")
+    if old or new:
+        return compute_diff(old, new)
+    edits = args.get("edits")
+    if isinstance(edits, list):
+        parts = [
+            compute_diff(_str(e, "oldText", "old_string"), _str(e, "newText", "new_string"))
+            for e in edits
+            if isinstance(e, Mapping)
+        ]
+        return "\n".join(p for p in parts if p)
+    return ""
+
+
+def _result_body(name: str, args: Args, text: str, details: Any, is_error: bool) -> Markup:
+    key = name.lower()
+    if is_error:
+        return render_output(text, ansi=True, kind="error")
+    if key in BASH_TOOLS:
+        return render_output(text, ansi=True, kind="bash")
+    if key in READ_TOOLS:
+        return render_output(text, lexer=lexer_for_path(_path(args)), kind="code")
+    if key in EDIT_TOOLS:
+        diff = _edit_diff(args, details)
+        out = render_diff_text(diff) if diff else Markup("")
+        return out + (render_output(text, kind="text") if text and not diff else Markup(""))
+    if key in TODO_TOOLS and isinstance(details, Mapping) and isinstance(details.get("todos"), list):
+        return render_todos(details["todos"])
+    if key in TASK_TOOLS:
+        return Markup('<div class="st-md">{}</div>').format(render_markdown(text)) if text else Markup("")
+    if key in CELL_TOOLS:
+        return render_output(text, ansi=True, kind="cell")
+    if not text and details:
+        return render_json(details, kind="details")
+    return render_output(text, ansi=True, kind="text") if text else Markup("")
+
+
+def render_result(
+    call_id: str, name: str, args: Any, message: Mapping[str, Any], images: ImageRegistry
+) -> Markup:
+    """Return the ``st-result`` block for a tool result, rendered by its call's tool and arguments."""
+    is_error = bool(message.get("isError"))
+    content = message.get("content")
+    text = join_text_blocks(content)
+    safe_args: Args = args if isinstance(args, Mapping) else {}
+    body = _result_body(name, safe_args, text, message.get("details"), is_error)
+    return Markup(
+        '<div class="st-result" data-call-id="{}" data-tool="{}" data-status="{}">{}{}</div>'
+    ).format(call_id, name, "error" if is_error else "success", body, _result_images(content, images))
+
+
+def args_search_text(args: Any) -> str:
+    """Return the arguments as compact text (for previews)."""
+    if isinstance(args, Mapping):
+        for key in ("command", "path", "file_path", "pattern", "query", "description", "code"):
+            value = args.get(key)
+            if isinstance(value, str):
+                return value
+        return pretty_json(args).replace("\n", " ")[:200]
+    return "" if args is None else str(args)[:200]
+
+
+__all__ = ["escape", "render_call", "render_result", "render_todos"]
