@@ -171,6 +171,8 @@ def test_paging_by_line(art: Path) -> None:
 def test_paging_past_the_end(art: Path) -> None:
     with pytest.raises(ArtifactError, match=r"Offset 11 is past the end of artifact://0 \(10 lines\)"):
         resolve_internal_url("artifact://0", art, offset=11)
+    with pytest.raises(ArtifactError, match=r"Offset 500 is past the end of artifact://0 \(10 lines\)"):
+        resolve_internal_url("artifact://0", art, offset=500, limit=3)
 
 
 @pytest.mark.parametrize(("offset", "limit"), [(0, None), (None, 0), (-1, 5)])

@@ -9,6 +9,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from sessiontree.errors import ArtifactError
+from sessiontree.store import paths
 
 SESSION_SUFFIX = ".jsonl"
 ARTIFACT_SUFFIX = ".log"
@@ -29,7 +30,7 @@ def artifacts_dir_for(session_file: Path) -> Path:
     name = session_file.name
     if not name.endswith(SESSION_SUFFIX) or name == SESSION_SUFFIX:
         raise ArtifactError(f"Not a session file: {session_file}; pass a path ending in {SESSION_SUFFIX}")
-    return session_file.with_name(name[: -len(SESSION_SUFFIX)])
+    return paths.artifacts_dir_for(session_file)
 
 
 def list_dir_names(directory: Path) -> list[str]:

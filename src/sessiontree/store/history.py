@@ -12,8 +12,8 @@ from pathlib import Path
 from types import TracebackType
 
 from sessiontree.errors import SessiontreeError
+from sessiontree.store.paths import AgentPaths
 
-HISTORY_DB = "history.db"
 DEFAULT_BUSY_TIMEOUT = 5.0
 # Inserts queued while the writer was busy go in one transaction, up to this many.
 _MAX_BATCH = 500
@@ -61,7 +61,7 @@ class HistoryEntry:
 
 def history_db_path(agent_dir: Path) -> Path:
     """Return ``<agent dir>/history.db``."""
-    return agent_dir / HISTORY_DB
+    return AgentPaths(agent_dir).history_db
 
 
 def escape_like(text: str) -> str:

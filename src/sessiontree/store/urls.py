@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import itertools
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -138,9 +137,14 @@ def _locate(parsed: InternalUrl, directory: Path) -> tuple[Path, str]:
 def _read_page(path: Path, url: str, offset: int | None, limit: int | None) -> tuple[str, int]:
     """Return lines ``offset..offset+limit-1`` (1-based) of a file and its line count, streaming it."""
     start = (offset or 1) - 1
-    with path.open(encoding="utf-8", errors="replace", newline="") as fh:
-        lines = list(itertools.islice(fh, start, None if limit is None else start + limit))
-        total = start + len(lines) + sum(1 for _ in fh)
+    end = None if limit is None else start + limit
+    lines: list[str] = []
+    total = 0
+    with path.open(encoding="utf-8", errors="replace", newline="\n") as fh:
+        # One pass: keep the page, count the rest, never hold more than the page in memory.
+        for total, line in enumerate(fh, 1):
+            if total > start and (end is None or total <= end):
+                lines.append(line)
     if start > 0 and start >= total:
         raise ArtifactError(
             f"Offset {offset} is past the end of {url} ({total} lines); use a smaller --offset"
