@@ -1,0 +1,109 @@
+"""The export command: both forms, default output, options, and one-line errors."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from sessiontree.cli import cli, main
+from tests.conftest import GenSession
+from tests.exporter.conftest import parse_page
+
+
+def run(*args: str) -> tuple[int, str, str]:
+    result = CliRunner().invoke(cli, list(args))
+    return result.exit_code, result.stdout, result.stderr
+
+
+def test_export_to_given_output(gen_session: GenSession, tmp_path: Path) -> None:
+    out = tmp_path / "page.html"
+    code, stdout, _ = run("export", str(gen_session(5)), str(out))
+    assert code == 0
+    assert stdout == f"Exported to: {out}\n"
+    assert parse_page(out.read_text(encoding="utf-8")).data["v"] == 1
+
+
+def test_default_output_and_legacy_flag(
+    gen_session: GenSession,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    with pytest.raises(SystemExit) as exc:
+        main(["--export", str(gen_session(5))])
+    assert exc.value.code == 0
+    expected = tmp_path / "session-session.html"
+    assert capsys.readouterr().out == f"Exported to: {expected}\n"
+    assert expected.exists()
+
+
+def test_theme_leaf_open(gen_session: GenSession, tmp_path: Path, no_browser: list[str]) -> None:
+    session = gen_session(130)
+    ids = [json.loads(line)["id"] for line in session.read_text().splitlines()[1:]]
+    out = tmp_path / "p.html"
+    code, _, _ = run("export", str(session), str(out), "--theme", "light", "--leaf", ids[5], "--open")
+    assert code == 0
+    html = out.read_text(encoding="utf-8")
+    assert '<html lang="en" data-theme="light">' in html
+    assert parse_page(html).data["leafId"] == ids[5]
+    assert no_browser == [out.resolve().as_uri()]
+
+
+def test_system_prompt_and_tools_files(gen_session: GenSession, tmp_path: Path) -> None:
+    prompt = tmp_path / "prompt.txt"
+    prompt.write_text("Only <safe> answers.")
+    tools = tmp_path / "tools.json"
+    tools.write_text(json.dumps([{"name": "websearch", "description": "Search the web"}]))
+    out = tmp_path / "p.html"
+    code, _, _ = run(
+        "export", str(gen_session(5)), str(out), "--system-prompt", str(prompt), "--tools", str(tools)
+    )
+    assert code == 0
+    html = out.read_text(encoding="utf-8")
+    assert "Only &lt;safe&gt; answers." in html
+    assert '<code class="st-tool-name">websearch</code>' in html
+
+
+@pytest.mark.parametrize(
+    ("make", "message"),
+    [
+        (lambda d: d / "missing.jsonl", "Error: File not found: {p}\n"),
+        (lambda d: d, "Error: {p} is a directory, not a session file\n"),
+        (lambda d: _write(d / "bad.jsonl", "nonsense\n"), "Error: Not a session file: {p} "),
+    ],
+)
+def test_bad_inputs_give_one_line_and_exit_1(
+    tmp_path: Path, make: Callable[[Path], Path], message: str
+) -> None:
+    path = make(tmp_path)
+    code, stdout, stderr = run("export", str(path), str(tmp_path / "o.html"))
+    assert code == 1
+    assert stdout == ""
+    assert stderr.startswith(message.format(p=path))
+    assert stderr.count("\n") == 1
+    assert "Traceback" not in stderr
+
+
+def test_bad_options_are_refused(gen_session: GenSession, tmp_path: Path) -> None:
+    session = str(gen_session(5))
+    code, _, stderr = run("export", session, str(tmp_path / "o.html"), "--leaf", "nope")
+    assert (code, stderr.count("\n")) == (1, 1)
+    assert "Entry not found: nope" in stderr
+    code, _, stderr = run("export", session, "--copy")
+    assert code == 1
+    assert "sessiontree dump" in stderr
+    code, _, stderr = run("export", session, "--tools", str(tmp_path / "none.json"))
+    assert code == 1
+    assert f"File not found: {tmp_path / 'none.json'}" in stderr
+    code, _, _ = run("export", session, "--theme", "sepia")
+    assert code == 2
+
+
+def _write(path: Path, text: str) -> Path:
+    path.write_text(text)
+    return path

@@ -1,0 +1,70 @@
+"""Markdown safety and features: raw HTML off, allow-listed links, remote images as links."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from sessiontree.exporter.markdown import is_allowed_url, render_markdown
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "<script>alert(1)</script>",
+        "<img src=x onerror=alert(1)>",
+        '<a href="javascript:alert(1)">x</a>',
+        "[x](javascript:alert(1))",
+        "[x](JaVaScRiPt:alert(1))",
+        "[x](data:text/html;base64,PHNjcmlwdD5hbGVydCgxKTwvc2NyaXB0Pg==)",
+        "[x](vbscript:msgbox(1))",
+        "![x](javascript:alert(1))",
+        '![x](https://e.com/a.png" onerror="alert(1))',
+        "<javascript:alert(1)>",
+        "```\n</code></pre><script>alert(1)</script>\n```",
+        '```python" onmouseover="alert(1)\nx\n```',
+    ],
+)
+def test_hostile_markdown_yields_no_script_handler_or_js_url(text: str) -> None:
+    html = str(render_markdown(text))
+    assert "<script" not in html.lower()
+    assert not re.search(r"<[^>]*\son\w+\s*=", html, re.I)
+    assert "javascript:" not in re.sub(r">[^<]*<", "><", html).lower()
+    assert "data:" not in re.sub(r">[^<]*<", "><", html).lower()
+
+
+def test_links_get_rel_noopener_and_only_allowed_schemes() -> None:
+    html = str(render_markdown("[a](https://a.example) [m](mailto:x@y.z) [f](ftp://f.example)"))
+    assert html.count('rel="noopener noreferrer"') == 2
+    assert 'href="https://a.example"' in html
+    assert 'href="mailto:x@y.z"' in html
+    assert "ftp://" not in re.sub(r">[^<]*<", "><", html)
+
+
+def test_remote_image_is_a_link_never_an_img() -> None:
+    html = str(render_markdown("![chart](https://example.com/c.png)"))
+    assert "<img" not in html
+    assert 'class="st-remote-img" href="https://example.com/c.png"' in html
+    assert "[image: chart]" in html
+
+
+def test_tables_strikethrough_and_task_lists() -> None:
+    html = str(render_markdown("| a |\n|---|\n| ~~b~~ |\n\n- [x] done\n- [ ] todo"))
+    assert "<table>" in html
+    assert "<s>b</s>" in html
+    assert html.count('type="checkbox"') == 2
+    assert "checked" in html
+
+
+def test_fence_is_highlighted_with_language_and_unknown_language_is_plain() -> None:
+    html = str(render_markdown("```python\ndef f(): pass\n```\n\n```nosuchlang\n<b>\n```"))
+    assert '<pre class="st-code st-hl" data-lang="python">' in html
+    assert '<span class="k">def</span>' in html
+    assert "&lt;b&gt;" in html
+
+
+def test_allowed_url() -> None:
+    assert is_allowed_url("HTTPS://x")
+    assert not is_allowed_url("javascript:x")
+    assert not is_allowed_url("/relative")

@@ -1,0 +1,58 @@
+"""Header figures: counts, tokens, cost, models and the chart along the active path."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from sessiontree.exporter.stats import compute_stats, cumulative_by_turn, render_chart
+from tests.exporter.entries import assistant_call, msg, tool_result
+
+
+def _assistant(entry_id: str, tokens: int, cost: float, model: str = "m1") -> dict[str, Any]:
+    usage = {"input": tokens, "output": 1, "cacheRead": 2, "cacheWrite": 3, "cost": {"total": cost}}
+    message = {"role": "assistant", "content": [], "provider": "p", "model": model, "usage": usage}
+    return msg(entry_id, message)
+
+
+def test_counts_tokens_cost_and_models() -> None:
+    entries = [
+        msg("u1", {"role": "user", "content": "hi"}),
+        _assistant("a1", 10, 0.5),
+        assistant_call("a2", "c1", "bash", {"command": "ls"}),
+        tool_result("r1", "c1", "bash", "x"),
+        {"type": "compaction", "id": "c", "summary": "s"},
+        {"type": "branch_summary", "id": "b", "summary": "s"},
+        {"type": "custom_message", "id": "cm", "content": "x", "display": True},
+        {"type": "model_change", "id": "mc", "model": "openai/gpt-5"},
+        _assistant("a3", 5, 0.25, model="m2"),
+    ]
+    stats = compute_stats(entries)
+    assert stats.counts == {
+        "user": 1,
+        "assistant": 3,
+        "toolResults": 1,
+        "custom": 1,
+        "compactions": 1,
+        "branchSummaries": 1,
+        "toolCalls": 1,
+    }
+    assert stats.tokens == {"input": 15, "output": 2, "cacheRead": 4, "cacheWrite": 6}
+    assert abs(stats.cost - 0.75) < 1e-9
+    assert stats.models == ["p/m1", "openai/gpt-5", "p/m2"]
+
+
+def test_cumulative_points_per_turn_and_svg() -> None:
+    path = [
+        msg("u1", {"role": "user", "content": "a"}),
+        _assistant("a1", 10, 1.0),
+        _assistant("a2", 10, 1.0),
+        msg("u2", {"role": "user", "content": "b"}),
+        _assistant("a3", 4, 0.5),
+    ]
+    points = cumulative_by_turn(path)
+    assert points == [(32, 2.0), (42, 2.5)]
+    svg = str(render_chart(points))
+    assert svg.startswith('<svg class="st-chart"')
+    assert svg.count("<polyline") == 2
+    assert "42" in svg
+    assert str(render_chart(points[:1])) == ""
