@@ -1,0 +1,281 @@
+"""Finding sessions: folders per cwd, light metadata from a file prefix, terminal breadcrumbs."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import sys
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from sessiontree.store.entries import is_valid_header
+from sessiontree.store.paths import AgentPaths
+from sessiontree.store.persist import rewrite_atomically
+from sessiontree.store.storage import FileSessionStorage, MemorySessionStorage, SessionStorage
+
+PREFIX_BYTES = 4096
+"""How much of each file metadata extraction reads."""
+
+CHEAP_COUNT_BYTES = 64 * 1024
+"""Files up to this size are read whole, so their message count is exact."""
+
+PREVIEW_CHARS = 200
+
+TERMINAL_ENV_VARS = ("TERM_SESSION_ID", "WT_SESSION", "TMUX_PANE")
+
+_UNSAFE_NAME = re.compile(r"[^A-Za-z0-9._-]")
+
+
+@dataclass(frozen=True, slots=True)
+class SessionInfo:
+    """What a listing shows of one session file, read from its first bytes."""
+
+    path: Path
+    id: str
+    cwd: str
+    title: str | None
+    first_message: str | None
+    created: str | None
+    modified: float
+    size: int
+    message_count: int | None
+    """Exact count of message entries, or None when that would mean reading a large file whole."""
+    parent_session: str | None = None
+
+    @property
+    def display_title(self) -> str:
+        """The title, else the first prompt, else an empty string."""
+        return self.title or self.first_message or ""
+
+    def to_json(self) -> dict[str, Any]:
+        """A JSON-ready dict (paths as strings)."""
+        return {
+            "id": self.id,
+            "path": str(self.path),
+            "cwd": self.cwd,
+            "title": self.title,
+            "firstMessage": self.first_message,
+            "created": self.created,
+            "modified": self.modified,
+            "size": self.size,
+            "messageCount": self.message_count,
+            "parentSession": self.parent_session,
+        }
+
+
+def normalize_cwd(cwd: str | Path) -> str:
+    """An absolute cwd string, as written in headers and used for folder names."""
+    return os.path.abspath(os.path.expanduser(str(cwd)))
+
+
+def session_dir_for(cwd: str | Path, agent_dir: Path) -> Path:
+    """The folder of one cwd's sessions: ``<agent>/sessions/--<cwd encoded>--``."""
+    return AgentPaths(agent_dir).session_dir_for(normalize_cwd(cwd))
+
+
+def _text_of(content: object) -> str:
+    if isinstance(content, str):
+        return content
+    if isinstance(content, list):
+        parts = [b.get("text") for b in content if isinstance(b, dict) and b.get("type") == "text"]
+        return " ".join(p for p in parts if isinstance(p, str))
+    return ""
+
+
+def _preview(text: str) -> str | None:
+    flat = " ".join(text.split())
+    if not flat:
+        return None
+    return flat if len(flat) <= PREVIEW_CHARS else flat[: PREVIEW_CHARS - 1] + "…"
+
+
+def _parse_lines(text: str) -> list[Any]:
+    values: list[Any] = []
+    for line in text.split("\n"):
+        if not line.strip():
+            continue
+        try:
+            values.append(json.loads(line))
+        except ValueError:
+            values.append(None)
+    return values
+
+
+def _read_head(path: Path, storage: SessionStorage, size: int) -> tuple[str, bool]:
+    """The text to scan and whether it is the whole file."""
+    if size <= CHEAP_COUNT_BYTES:
+        return storage.read_bytes_sync(path).decode("utf-8", errors="replace"), True
+    text = storage.read_text_prefix_sync(path, PREFIX_BYTES)
+    cut = text.rfind("\n")
+    if cut < 0:
+        # The header alone is longer than the prefix: rare, so read the file to find it.
+        whole = storage.read_bytes_sync(path).decode("utf-8", errors="replace")
+        return whole[: whole.find("\n") + 1 or len(whole)], False
+    return text[:cut], False  # the last line of a prefix is usually cut short
+
+
+def read_session_info(path: Path, storage: SessionStorage | None = None) -> SessionInfo | None:
+    """Metadata of one session file from its first 4,096 bytes; None when it is not a session."""
+    storage = storage or FileSessionStorage()
+    try:
+        stat = storage.stat_sync(path)
+        if not stat.is_file:
+            return None
+        text, whole = _read_head(path, storage, stat.size)
+    except OSError:
+        return None
+    values = _parse_lines(text.lstrip("\ufeff"))
+    if not values or not is_valid_header(values[0]):
+        return None
+    header: dict[str, Any] = values[0]
+    first: str | None = None
+    count = 0
+    for value in values[1:]:
+        if not isinstance(value, dict) or value.get("type") != "message":
+            continue
+        count += 1
+        message = value.get("message")
+        if first is None and isinstance(message, dict) and message.get("role") == "user":
+            first = _preview(_text_of(message.get("content")))
+    title = header.get("title")
+    cwd = header.get("cwd")
+    created = header.get("timestamp")
+    parent = header.get("parentSession")
+    return SessionInfo(
+        path=path,
+        id=header["id"],
+        cwd=cwd if isinstance(cwd, str) else "",
+        title=_preview(title) if isinstance(title, str) else None,
+        first_message=first,
+        created=created if isinstance(created, str) else None,
+        modified=stat.mtime,
+        size=stat.size,
+        message_count=count if whole else None,
+        parent_session=parent if isinstance(parent, str) else None,
+    )
+
+
+def _infos(directory: Path, storage: SessionStorage) -> list[SessionInfo]:
+    infos = [read_session_info(p, storage) for p in storage.list_files_sync(directory, ".jsonl")]
+    return [info for info in infos if info is not None]
+
+
+def _newest_first(infos: list[SessionInfo]) -> list[SessionInfo]:
+    return sorted(infos, key=lambda i: (i.modified, i.path.name), reverse=True)
+
+
+def get_recent_sessions(
+    session_dir: Path, limit: int = 10, storage: SessionStorage | None = None
+) -> list[SessionInfo]:
+    """The ``limit`` most recently modified sessions of a folder."""
+    return _newest_first(_infos(session_dir, storage or FileSessionStorage()))[:limit]
+
+
+def find_most_recent_session(session_dir: Path, storage: SessionStorage | None = None) -> Path | None:
+    """The path of the most recently modified session of a folder, if any."""
+    recent = get_recent_sessions(session_dir, 1, storage)
+    return recent[0].path if recent else None
+
+
+def list_sessions(
+    cwd: str | Path,
+    agent_dir: Path,
+    session_dir: Path | None = None,
+    storage: SessionStorage | None = None,
+) -> list[SessionInfo]:
+    """Sessions of one project (or of an explicit session folder), newest first."""
+    directory = session_dir if session_dir is not None else session_dir_for(cwd, agent_dir)
+    return _newest_first(_infos(directory, storage or FileSessionStorage()))
+
+
+def list_all_sessions(agent_dir: Path, storage: SessionStorage | None = None) -> list[SessionInfo]:
+    """Sessions of every project under ``<agent>/sessions``, newest first."""
+    storage = storage or FileSessionStorage()
+    root = AgentPaths(agent_dir).sessions_dir
+    folders: list[Path]
+    if isinstance(storage, MemorySessionStorage):
+        folders = sorted(d for d in storage.dirs if d.parent == root)
+    else:
+        try:
+            with os.scandir(root) as it:
+                folders = sorted(Path(e.path) for e in it if e.is_dir())
+        except (FileNotFoundError, NotADirectoryError):
+            folders = []
+    infos: list[SessionInfo] = []
+    for folder in folders:
+        infos.extend(_infos(folder, storage))
+    return _newest_first(infos)
+
+
+# Terminal breadcrumbs ---------------------------------------------------------------------------
+
+
+def terminal_id(env: Mapping[str, str] | None = None) -> str | None:
+    """A stable, file-safe id of the terminal this process runs in, or None outside one."""
+    env = os.environ if env is None else env
+    raw: str | None = next((env[k] for k in TERMINAL_ENV_VARS if env.get(k)), None)
+    if raw is None:
+        try:
+            raw = os.ttyname(sys.stdin.fileno()) if sys.stdin is not None and sys.stdin.isatty() else None
+        except (OSError, ValueError):
+            raw = None
+    if not raw:
+        return None
+    return _UNSAFE_NAME.sub("_", raw.strip("/"))[:200] or None
+
+
+@dataclass(frozen=True, slots=True)
+class Breadcrumb:
+    """The last session a terminal used: its cwd and session file."""
+
+    cwd: str
+    session_file: Path
+
+
+def breadcrumb_path(agent_dir: Path, term: str) -> Path:
+    """``<agent>/terminal-sessions/<terminal-id>``."""
+    return AgentPaths(agent_dir).terminal_sessions_dir / _UNSAFE_NAME.sub("_", term)
+
+
+def write_terminal_breadcrumb(
+    agent_dir: Path, term: str, cwd: str, session_file: Path, storage: SessionStorage | None = None
+) -> None:
+    """Record (two lines: cwd, session path) that this terminal now uses ``session_file``."""
+    target = breadcrumb_path(agent_dir, term)
+    rewrite_atomically(storage or FileSessionStorage(), target, [cwd, str(session_file)])
+
+
+def read_terminal_breadcrumb(
+    agent_dir: Path, term: str, storage: SessionStorage | None = None
+) -> Breadcrumb | None:
+    """The breadcrumb of a terminal, or None when there is none or it is malformed."""
+    storage = storage or FileSessionStorage()
+    try:
+        lines = storage.read_bytes_sync(breadcrumb_path(agent_dir, term)).decode("utf-8").splitlines()
+    except (OSError, UnicodeDecodeError):
+        return None
+    if len(lines) < 2 or not lines[0] or not lines[1]:
+        return None
+    return Breadcrumb(lines[0], Path(lines[1]))
+
+
+def find_continue_target(
+    cwd: str | Path,
+    agent_dir: Path,
+    session_dir: Path | None = None,
+    *,
+    term: str | None = None,
+    storage: SessionStorage | None = None,
+) -> Path | None:
+    """The session ``continue`` opens: this terminal's breadcrumb when it fits, else the newest."""
+    storage = storage or FileSessionStorage()
+    cwd = normalize_cwd(cwd)
+    if term:
+        crumb = read_terminal_breadcrumb(agent_dir, term, storage)
+        if crumb is not None and crumb.cwd == cwd and storage.exists_sync(crumb.session_file):
+            return crumb.session_file
+    directory = session_dir if session_dir is not None else session_dir_for(cwd, agent_dir)
+    return find_most_recent_session(directory, storage)

@@ -1,0 +1,216 @@
+"""Writing sessions: prepare entries for disk, the serialised NDJSON appender, atomic rewrites."""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import logging
+import os
+import secrets
+import threading
+from collections.abc import Iterable
+from pathlib import Path
+from typing import Any
+
+from sessiontree.errors import PersistError
+from sessiontree.store.blobs import BlobStore, externalize_image_blocks
+from sessiontree.store.storage import FileSessionStorage, SessionStorage, SessionStorageWriter
+
+log = logging.getLogger(__name__)
+
+MAX_PERSIST_CHARS = 500_000
+"""Longest string written to a session file; longer ones are cut and marked."""
+
+TRUNCATION_NOTICE = "\n\n[Session persistence truncated large content]"
+
+TRANSIENT_KEYS = frozenset({"partialJson", "jsonlEvents"})
+"""Streaming leftovers that never belong on disk."""
+
+
+def truncate_string(value: str) -> str:
+    """Cut a string over ``MAX_PERSIST_CHARS`` so that, notice included, it fits the limit."""
+    if len(value) <= MAX_PERSIST_CHARS:
+        return value
+    return value[: MAX_PERSIST_CHARS - len(TRUNCATION_NOTICE)] + TRUNCATION_NOTICE
+
+
+def _prepare(value: Any, store: BlobStore | None, key: str | None) -> Any:
+    """Return value ready for disk, sharing every part that needs no change."""
+    if isinstance(value, str):
+        return truncate_string(value)
+    if isinstance(value, list):
+        items = value
+        if key == "content" and store is not None:
+            moved = externalize_image_blocks(value, store)
+            assert isinstance(moved, list)
+            items = moved
+        items = [_prepare(item, store, key) for item in items]
+        return value if all(a is b for a, b in zip(items, value, strict=True)) else items
+    if not isinstance(value, dict):
+        return value
+    changed = False
+    out: dict[str, Any] = {}
+    for child_key, child in value.items():
+        if child_key in TRANSIENT_KEYS:
+            changed = True
+            continue
+        new = _prepare(child, store, child_key)
+        changed = changed or new is not child
+        out[child_key] = new
+    if not changed:
+        return value
+    content, line_count = out.get("content"), out.get("lineCount")
+    if isinstance(content, str) and isinstance(line_count, int) and not isinstance(line_count, bool):
+        # The count described the untruncated text; keep it true to what is stored.
+        out["lineCount"] = content.count("\n") + 1
+    return out
+
+
+def prepare_entry_for_persistence(entry: dict[str, Any], store: BlobStore | None = None) -> dict[str, Any]:
+    """Return the entry as it is written: long strings cut, transient keys dropped, images as refs.
+
+    The entry itself is not modified (the in-memory session keeps inline images).
+    """
+    prepared = _prepare(entry, store, None)
+    assert isinstance(prepared, dict)
+    return prepared
+
+
+def to_line(entry: dict[str, Any], store: BlobStore | None = None) -> str:
+    """One JSONL line (no newline) for an entry or header."""
+    return json.dumps(prepare_entry_for_persistence(entry, store), ensure_ascii=False, separators=(",", ":"))
+
+
+def describe_os_error(exc: BaseException) -> str:
+    """A short reason for an OS error (``No space left on device``), else its text."""
+    if isinstance(exc, OSError) and exc.strerror:
+        return exc.strerror
+    return str(exc) or type(exc).__name__
+
+
+def persist_error_for(path: Path | None, exc: BaseException) -> PersistError:
+    """The one-line error for a failed write (logged once, here, with the session file)."""
+    log.error("session persistence failed for %s: %s", path, exc)
+    return PersistError(
+        f"Cannot write session file {path}: {describe_os_error(exc)} "
+        "(free disk space or fix permissions, then reopen the session)"
+    )
+
+
+def fsync_directory(directory: Path) -> None:
+    """Make a rename in ``directory`` durable (best effort: some filesystems refuse)."""
+    try:
+        fd = os.open(directory, os.O_RDONLY)
+    except OSError:
+        return
+    try:
+        os.fsync(fd)
+    except OSError:
+        pass
+    finally:
+        os.close(fd)
+
+
+def temp_path_for(path: Path) -> Path:
+    """A hidden temporary name beside ``path`` (not ``.jsonl``, so listings never show it)."""
+    return path.with_name(f".{path.name}.{os.getpid()}.{secrets.token_hex(4)}.tmp")
+
+
+def rewrite_atomically(storage: SessionStorage, path: Path, lines: Iterable[str]) -> None:
+    """Replace ``path`` with ``lines``: temp file, flush + fsync, close, rename, fsync the folder.
+
+    On any failure the temp file is removed and ``path`` is left exactly as it was.
+    """
+    tmp = temp_path_for(path)
+    writer: SessionStorageWriter | None = None
+    try:
+        storage.ensure_dir_sync(path.parent)
+        writer = storage.open_writer_sync(tmp)
+        for line in lines:
+            writer.write_line(line)
+        writer.fsync()
+        closing, writer = writer, None
+        closing.close()
+        storage.rename_sync(tmp, path)
+    except BaseException:
+        if writer is not None:
+            with contextlib.suppress(Exception):  # the first error is the one to report
+                writer.close()
+        try:
+            storage.unlink_sync(tmp)
+        except OSError:
+            log.warning("could not remove temporary file %s", tmp)
+        raise
+    if isinstance(storage, FileSessionStorage):
+        fsync_directory(path.parent)
+
+
+class NdjsonWriter:
+    """The one appender of a session file: lines land whole and in call order; errors stick.
+
+    Every append is pushed to the OS before it returns, so a killed process loses nothing it
+    appended; ``sync()`` adds the fsync that makes it survive a power cut.
+    """
+
+    def __init__(self, storage: SessionStorage, path: Path, *, repair_tail: bool = False) -> None:
+        self.path = path
+        self._lock = threading.Lock()
+        self._error: PersistError | None = None
+        self._writer: SessionStorageWriter | None = None
+        try:
+            self._writer = storage.open_writer_sync(path)
+            if repair_tail:
+                # A crash left a line without its newline: end it, so the next entry starts clean.
+                self._writer.write_line("")
+                self._writer.flush()
+        except OSError as exc:
+            raise self._fail(exc) from exc
+
+    @property
+    def error(self) -> PersistError | None:
+        """The first error met, if any."""
+        return self._error
+
+    def _fail(self, exc: BaseException) -> PersistError:
+        if self._error is None:
+            self._error = persist_error_for(self.path, exc)
+        return self._error
+
+    def _live(self) -> SessionStorageWriter:
+        if self._error is not None:
+            raise self._error
+        if self._writer is None:
+            raise PersistError(f"Session writer for {self.path} is closed")
+        return self._writer
+
+    def append(self, lines: Iterable[str]) -> None:
+        """Write lines, then hand them to the OS."""
+        with self._lock:
+            writer = self._live()
+            try:
+                for line in lines:
+                    writer.write_line(line)
+                writer.flush()
+            except (OSError, ValueError) as exc:
+                raise self._fail(exc) from exc
+
+    def sync(self) -> None:
+        """Flush and fsync."""
+        with self._lock:
+            writer = self._live()
+            try:
+                writer.fsync()
+            except (OSError, ValueError) as exc:
+                raise self._fail(exc) from exc
+
+    def close(self) -> None:
+        """Close the file (best effort) and raise the first real error met, if any."""
+        with self._lock:
+            writer, self._writer = self._writer, None
+            if writer is not None:
+                try:
+                    writer.close()
+                except (OSError, ValueError) as exc:
+                    self._fail(exc)
+            if self._error is not None:
+                raise self._error
