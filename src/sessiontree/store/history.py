@@ -243,9 +243,10 @@ class HistoryStorage:
             return self.recent(limit, cwd)
         scope = " AND h.cwd = ?" if cwd is not None else ""
         extra: tuple[object, ...] = (cwd,) if cwd is not None else ()
+        # Ordering by the FTS rowid (= history.id) lets FTS5 walk newest first and stop at LIMIT.
         fts_sql = (
             f"SELECT {_COLUMNS} FROM history_fts JOIN history h ON h.id = history_fts.rowid "
-            f"WHERE history_fts MATCH ?{scope} ORDER BY h.id DESC LIMIT ?"
+            f"WHERE history_fts MATCH ?{scope} ORDER BY history_fts.rowid DESC LIMIT ?"
         )
         try:
             return self._select(fts_sql, (query, *extra, limit))

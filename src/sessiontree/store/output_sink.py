@@ -12,22 +12,50 @@ from typing import BinaryIO
 
 DEFAULT_MAX_BYTES = 50 * 1024
 
-# ANSI escape sequences (CSI, OSC, two-byte ESC forms) go first so no "[31m" debris is left behind,
-# then every C0/C1 control character except newline and tab.
-_UNPRINTABLE = re.compile(
-    r"\x1b\[[0-?]*[ -/]*[@-~]"
-    r"|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)?"
-    r"|\x1b[@-Z\\-_]"
-    r"|[\x00-\x08\x0b-\x1f\x7f-\x9f]"
-)
+# ANSI escape sequences (CSI, terminated OSC, two-byte ESC forms) go first so no "[31m" debris is
+# left behind, then every C0/C1 control character except newline and tab. An OSC without its
+# terminator loses only its ESC: swallowing "the rest" could hide a whole chunk of real output.
+_ESCAPE = r"\x1b(?:\[[0-?]*[ -/]*[@-~]|\][^\x07\x1b]*(?:\x07|\x1b\\)|[@-Z\\-_])?"
+_UNPRINTABLE = re.compile(_ESCAPE + r"|[\x00-\x08\x0b-\x1f\x7f-\x9f]")
 # Lone surrogates (from JSON or a str that never was UTF-8) cannot be written as UTF-8.
 _SURROGATE = re.compile(r"[\ud800-\udfff]")
+# Most output has nothing to remove; one quick scan lets it skip both substitutions.
+_NEEDS_WORK = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f\ud800-\udfff]")
+
+# The same rules on raw bytes, before decoding: several times faster than on str. C1 controls
+# are U+0080..U+009F, which UTF-8 writes as C2 80..C2 9F.
+_ESCAPE_BYTES = re.compile(_ESCAPE.encode())
+_C0_BYTES = bytes(b for b in range(0x20) if b not in (0x09, 0x0A)) + b"\x7f"
+_C1_BYTES = re.compile(rb"\xc2[\x80-\x9f]")
+# An escape sequence still open at the end of a chunk: held back until the next chunk completes it.
+_OPEN_ESCAPE = re.compile(rb"\x1b(?:\[[0-?]*[ -/]*|\][^\x07\x1b]{0,256}\x1b?)?")
+_HOLD_SCAN = 300
 
 
 def sanitize_text(text: str) -> str:
     """Drop ANSI escapes and control characters except ``\\n`` and ``\\t``; replace lone surrogates."""
+    if not _NEEDS_WORK.search(text):
+        return text
     text = _UNPRINTABLE.sub("", text)
     return _SURROGATE.sub("\ufffd", text)
+
+
+def sanitize_bytes(data: bytes) -> bytes:
+    """Apply :func:`sanitize_text`'s rules to UTF-8 bytes (invalid bytes are left to the decoder)."""
+    if b"\x1b" in data:
+        data = _ESCAPE_BYTES.sub(b"", data)
+    data = data.translate(None, _C0_BYTES)
+    if b"\xc2" in data:
+        data = _C1_BYTES.sub(b"", data)
+    return data
+
+
+def split_open_tail(data: bytes) -> int:
+    """Return where an unfinished escape sequence or C1 lead byte at the end of ``data`` starts."""
+    esc = data.rfind(b"\x1b", max(0, len(data) - _HOLD_SCAN))
+    if esc != -1 and _OPEN_ESCAPE.fullmatch(data, esc):
+        return esc
+    return len(data) - 1 if data.endswith(b"\xc2") else len(data)
 
 
 def count_lines(text: str) -> int:
@@ -77,6 +105,7 @@ class OutputSink:
         self.file_error: str | None = None
         self._tail = bytearray()
         self._decoder = codecs.getincrementaldecoder("utf-8")(errors="replace")
+        self._pending = b""
         self._file: BinaryIO | None = None
         self._file_created = False
         self._file_failed = artifact_path is None
@@ -108,8 +137,20 @@ class OutputSink:
         """Add one chunk: bytes are decoded as UTF-8 (invalid bytes replaced, split characters joined)."""
         if self._closed:
             raise ValueError("OutputSink is closed")
-        text = self._decoder.decode(chunk) if isinstance(chunk, bytes | bytearray) else chunk
-        self._push_text(sanitize_text(text))
+        if isinstance(chunk, str):
+            self._flush_pending()
+            self._push_text(sanitize_text(chunk))
+            return
+        data = self._pending + chunk
+        cut = split_open_tail(data)
+        self._pending = data[cut:]
+        self._push_text(self._decoder.decode(sanitize_bytes(data[:cut])))
+
+    def _flush_pending(self, final: bool = False) -> None:
+        """Decode bytes held back at a chunk boundary (all of them when ``final``)."""
+        if self._pending or final:
+            data, self._pending = self._pending, b""
+            self._push_text(self._decoder.decode(sanitize_bytes(data), final=final))
 
     def _push_text(self, text: str) -> None:
         if not text:
@@ -161,7 +202,7 @@ class OutputSink:
         """Flush a dangling partial UTF-8 sequence and close the artifact file."""
         if self._closed:
             return
-        self._push_text(sanitize_text(self._decoder.decode(b"", final=True)))
+        self._flush_pending(final=True)
         self._closed = True
         if self._file is not None:
             try:
