@@ -460,7 +460,10 @@
     const c = a < 0 ? 0 : a;
     S.lo = Math.max(0, c - (a < 0 ? 0 : WIN_BEFORE));
     S.hi = Math.min(S.shown.length, c + WIN_AFTER);
-    ui.msgs.replaceChildren(ui.top, renderRange(S.lo, S.hi), ui.bottom);
+    const first = renderRange(S.lo, S.hi);
+    // The first window is laid out for real so scrolling to the anchor lands exactly.
+    for (const art of first.children) art.classList.add('st-eager');
+    ui.msgs.replaceChildren(ui.top, first, ui.bottom);
     syncSentinels();
     S.cur = -1;
     const target = anchor >= 0 ? articleFor(anchor) : null;
@@ -470,6 +473,12 @@
         target.classList.add('st-target');
       }
       target.scrollIntoView({ block: align || 'start' });
+      const gen = S.gen;
+      requestAnimationFrame(() => {
+        const r = target.getBoundingClientRect();
+        const m = ui.main.getBoundingClientRect();
+        if (gen === S.gen && (r.bottom < m.top || r.top > m.bottom)) target.scrollIntoView({ block: align || 'start' });
+      });
       if (target.classList.contains('st-entry')) S.cur = anchor;
     } else {
       ui.main.scrollTop = 0;
@@ -514,8 +523,11 @@
     });
   }
 
+  // The newest leaf under x (last children), backed up past entries the filter hides (labels, meta).
   function deepest(x) {
+    const top = x;
     for (let guard = 0; S.kids[x] && S.kids[x].length && guard < S.n; guard++) x = S.kids[x][S.kids[x].length - 1];
+    while (x !== top && !passFilter(x) && S.par[x] >= 0) x = S.par[x];
     return x;
   }
 
