@@ -177,3 +177,18 @@ for i in range(20):
     assert sorted(e["prompt"] for e in json.loads(out)) == sorted(
         f"{tag} {i}" for tag in ("left", "right") for i in range(20)
     )
+
+
+def test_session_given_by_id_prefix(isolated_agent_dir: Path, tmp_path: Path) -> None:
+    folder = isolated_agent_dir / "sessions" / "--elsewhere-proj--"
+    folder.mkdir(parents=True)
+    session = folder / "2026-01-01T00-00-00-000Z_7f3e9a10-aaaa.jsonl"
+    header = {"type": "session", "version": 3, "id": "7f3e9a10-aaaa", "timestamp": "2026-01-01T00:00:00.000Z"}
+    session.write_text(json.dumps({**header, "cwd": "/elsewhere/proj"}) + "\n")
+    ArtifactManager.for_session(session).save("bash", "found by id\n")
+    before = sorted(p.name for p in folder.iterdir())
+    assert run("artifact", "artifact://0", "--session", "7f3e9a") == (0, "found by id\n", "")
+    assert sorted(p.name for p in folder.iterdir()) == before  # no fork, nothing written
+    code, _, err = run("artifact", "artifact://0", "--session", "ffff0000")
+    assert code == 1
+    assert err.startswith("Error: No session id starts with 'ffff0000'")

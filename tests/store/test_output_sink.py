@@ -179,3 +179,27 @@ def test_on_chunk_sees_sanitised_text() -> None:
 def test_spill_threshold_must_be_positive() -> None:
     with pytest.raises(ValueError, match="positive"):
         OutputSink(spill_threshold=0)
+
+
+def test_spilled_output_is_readable_as_artifact_url(tmp_path: Path) -> None:
+    from sessiontree.store.urls import resolve_internal_url
+
+    session = tmp_path / "2026_x.jsonl"
+    manager = ArtifactManager.for_session(session)
+    manager.save("bash", "an older artifact\n")
+    lines = [f"\x1b[1mstep {i}\x1b[0m\r\n".encode() for i in range(20_000)]
+    with manager.open_sink("bash") as sink:
+        for line in lines:
+            sink.push(line)
+        summary = sink.dump()
+    assert summary.artifact_url == "artifact://1"
+    full = "".join(f"step {i}\n" for i in range(20_000))
+    resource = resolve_internal_url(summary.artifact_url, session.with_suffix(""))
+    assert resource.content == full
+    assert full.endswith(summary.output)
+    page = resolve_internal_url("artifact://1", session.with_suffix(""), offset=19_999, limit=5)
+    assert page.content == "step 19998\nstep 19999\n"
+    small = manager.open_sink("python")
+    small.push("short")
+    assert small.dump().artifact_id is None
+    assert resolve_internal_url("artifact://0", session.with_suffix("")).content == "an older artifact\n"

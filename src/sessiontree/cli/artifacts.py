@@ -21,17 +21,22 @@ from sessiontree.store.urls import resolve_internal_url
 
 
 def session_artifacts_dir(value: str | None, agent_dir: Path) -> Path:
-    """Return the artifact dir of ``--session``: a ``.jsonl`` path, or an id if ids can be resolved."""
+    """Return the artifact dir of ``--session``: a ``.jsonl`` path, or a session id (prefix)."""
     if value is None:
         raise ArtifactError("No session given; pass --session SESSION.jsonl (its artifacts sit beside it)")
     if value.endswith(SESSION_SUFFIX):
         return artifacts_dir_for(Path(value).expanduser())
     try:
-        # Issue 3 may provide id/prefix resolution; a plain .jsonl path always works without it.
-        resolve = importlib.import_module("sessiontree.store.resolve").resolve_session
-    except (ImportError, AttributeError):
-        raise ArtifactError(f"Not a session file: {value}; pass a path ending in {SESSION_SUFFIX}") from None
-    found = resolve(value, agent_dir, Path.cwd())
+        # Session ids need issue 3's resolver; a plain .jsonl path works without it.
+        resolver = importlib.import_module("sessiontree.store.resolve")
+    except ImportError:
+        resolver = None
+    # find_session only reads; resolve_session may fork another project's session, which a read
+    # command must never do.
+    find = getattr(resolver, "find_session", None)
+    if find is None:
+        raise ArtifactError(f"Not a session file: {value}; pass a path ending in {SESSION_SUFFIX}")
+    found = find(value, agent_dir, Path.cwd())
     return artifacts_dir_for(Path(getattr(found, "path", found)))
 
 
@@ -43,7 +48,7 @@ def echo_untrusted(text: str) -> None:
 
 @cli.command()
 @click.argument("url")
-@click.option("--session", "session", metavar="SESSION", help="The session .jsonl file the URL belongs to.")
+@click.option("--session", metavar="SESSION", help="The session the URL belongs to: its .jsonl file or id.")
 @click.option("--offset", type=int, metavar="N", help="First line to print (1-based); not with extraction.")
 @click.option("--limit", type=int, metavar="N", help="How many lines to print; not with extraction.")
 @pass_context

@@ -5,11 +5,13 @@ from __future__ import annotations
 import re
 import tempfile
 import threading
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
 from sessiontree.errors import ArtifactError
 from sessiontree.store import paths
+from sessiontree.store.output_sink import DEFAULT_MAX_BYTES, OutputSink
 
 SESSION_SUFFIX = ".jsonl"
 ARTIFACT_SUFFIX = ".log"
@@ -105,6 +107,17 @@ class ArtifactManager:
         with slot.path.open("x", encoding="utf-8") as fh:
             fh.write(content)
         return slot
+
+    def open_sink(
+        self,
+        tool_type: str,
+        *,
+        spill_threshold: int = DEFAULT_MAX_BYTES,
+        on_chunk: Callable[[str], None] | None = None,
+    ) -> OutputSink:
+        """Return an OutputSink that spills into a freshly allocated ``{id}.{tool_type}.log``."""
+        slot = self.allocate(tool_type)
+        return OutputSink(slot.path, slot.id, spill_threshold=spill_threshold, on_chunk=on_chunk)
 
 
 class AgentOutputManager:
