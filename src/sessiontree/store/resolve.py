@@ -69,6 +69,25 @@ def match_prefix(value: str, infos: list[SessionInfo]) -> SessionInfo | None:
     )
 
 
+def _find(
+    value: str, agent_dir: Path, cwd: str | Path, session_dir: Path | None, storage: SessionStorage
+) -> tuple[SessionInfo, bool]:
+    """The session a value names, and whether it was found without the global search."""
+    if looks_like_path(value):
+        return check_session_file(Path(value).expanduser().absolute(), storage), True
+    if not value.strip():
+        raise SessionNotFound("Empty session id; pass an id prefix or a path to a .jsonl file")
+    found = match_prefix(value, list_sessions(cwd, agent_dir, session_dir, storage))
+    if found is not None:
+        return found, True
+    if session_dir is None:
+        found = match_prefix(value, list_all_sessions(agent_dir, storage))
+    if found is None:
+        where = f"in {session_dir}" if session_dir is not None else f"under {agent_dir / 'sessions'}"
+        raise SessionNotFound(f"No session id starts with '{value}' {where}; run 'sessiontree list --all'")
+    return found, False
+
+
 def find_session(
     value: str,
     agent_dir: Path,
@@ -81,18 +100,7 @@ def find_session(
 
     The global search is skipped when ``session_dir`` is given (as the reference does).
     """
-    storage = storage or FileSessionStorage()
-    if looks_like_path(value):
-        return check_session_file(Path(value).expanduser().absolute(), storage)
-    if not value.strip():
-        raise SessionNotFound("Empty session id; pass an id prefix or a path to a .jsonl file")
-    found = match_prefix(value, list_sessions(cwd, agent_dir, session_dir, storage))
-    if found is None and session_dir is None:
-        found = match_prefix(value, list_all_sessions(agent_dir, storage))
-    if found is None:
-        where = f"in {session_dir}" if session_dir is not None else f"under {agent_dir / 'sessions'}"
-        raise SessionNotFound(f"No session id starts with '{value}' {where}; run 'sessiontree list --all'")
-    return found
+    return _find(value, agent_dir, cwd, session_dir, storage or FileSessionStorage())[0]
 
 
 def resolve_session(
@@ -104,13 +112,13 @@ def resolve_session(
     confirm: Confirm | None = None,
     storage: SessionStorage | None = None,
 ) -> ResolvedSession:
-    """Resolve a resume value with ``find_session``; a match by id from another project is forked
-    into this one when ``confirm`` says yes, and is an error otherwise.
+    """Resolve a resume value as ``find_session`` does; a match from the global search that
+    belongs to another project is forked into this one when ``confirm`` says yes, else an error.
     """
     storage = storage or FileSessionStorage()
     cwd = normalize_cwd(cwd)
-    found = find_session(value, agent_dir, cwd, session_dir=session_dir, storage=storage)
-    if looks_like_path(value) or not found.cwd or normalize_cwd(found.cwd) == cwd:
+    found, in_scope = _find(value, agent_dir, cwd, session_dir, storage)
+    if in_scope or not found.cwd or normalize_cwd(found.cwd) == cwd:
         return ResolvedSession(found.path)
     return _fork_into(found, cwd, agent_dir, session_dir, confirm, storage)
 
