@@ -203,3 +203,35 @@ def test_spilled_output_is_readable_as_artifact_url(tmp_path: Path) -> None:
     small.push("short")
     assert small.dump().artifact_id is None
     assert resolve_internal_url("artifact://0", session.with_suffix("")).content == "an older artifact\n"
+
+
+FSIZE_SCRIPT = """
+import resource, signal, sys
+from pathlib import Path
+from sessiontree.store.output_sink import OutputSink
+signal.signal(signal.SIGXFSZ, signal.SIG_IGN)  # writes past the limit fail with EFBIG instead
+resource.setrlimit(resource.RLIMIT_FSIZE, (200_000, 200_000))
+path = Path(sys.argv[1])
+sink = OutputSink(path, "0")
+for i in range(5000):
+    sink.push(f"row {i:06d} ".encode() + b"." * 100 + b"\\n")
+summary = sink.dump()
+print(summary.artifact_id, summary.truncated, summary.output.endswith("row 004999 " + "." * 100 + "\\n"))
+print(path.exists(), sink.file_error is not None)
+"""
+
+
+def test_write_failure_mid_stream_drops_the_partial_artifact(tmp_path: Path) -> None:
+    import subprocess
+    import sys
+
+    path = tmp_path / "0.bash.log"
+    done = subprocess.run(
+        [sys.executable, "-c", FSIZE_SCRIPT, str(path)],
+        capture_output=True,
+        text=True,
+        check=True,
+        timeout=60,
+    )
+    assert done.stdout.split("\n")[:2] == ["None True True", "False True"]
+    assert not path.exists()

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import codecs
+import contextlib
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -167,7 +168,10 @@ class OutputSink:
         if overflow or self._file is not None:
             sink = self._open_file()
             if sink is not None:
-                sink.write(data)
+                try:
+                    sink.write(data)
+                except OSError as exc:
+                    self._drop_file(exc)
         self._tail += data
         if self._truncated and len(self._tail) > self.tail_bytes:
             self._cut_tail()
@@ -208,9 +212,22 @@ class OutputSink:
             try:
                 self._file.close()
             except OSError as exc:
-                self.file_error = f"{type(exc).__name__}: {exc}"
-                self._file_created = False
+                self._drop_file(exc)
             self._file = None
+
+    def _drop_file(self, exc: OSError) -> None:
+        """Give up on an artifact that failed mid-write (disk full, ...) and go on with the tail only."""
+        # An incomplete file would pass for the full output, so it is removed.
+        self.file_error = f"{type(exc).__name__}: {exc}"
+        self._file_failed = True
+        self._file_created = False
+        if self._file is not None:
+            with contextlib.suppress(OSError):
+                self._file.close()
+            self._file = None
+        if self.artifact_path is not None:
+            with contextlib.suppress(OSError):
+                self.artifact_path.unlink()
 
     def close(self) -> None:
         """Finish the output and close the artifact file (idempotent)."""
