@@ -106,7 +106,8 @@ def test_list_neutralises_terminal_escapes(project: Path, isolated_agent_dir: Pa
     add_session(isolated_agent_dir, project, "1111aaaa2222bbbb", title="\x1b]0;owned\x07\x1b[31mred\x1b[0m")
     result = run("list")
     assert result.exit_code == 0
-    assert "\x1b" not in result.stdout and "\x07" not in result.stdout and "red" in result.stdout
+    assert "\x1b" not in result.stdout and "\x07" not in result.stdout and "[31m" not in result.stdout
+    assert "red" in result.stdout
 
 
 def test_resume_by_id_prefix_and_path(project: Path, isolated_agent_dir: Path) -> None:

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 import os
-import re
 import sys
 from collections.abc import Callable
 from datetime import datetime
@@ -23,11 +22,10 @@ from sessiontree.store.discovery import (
     terminal_id,
 )
 from sessiontree.store.manager import SessionManager
+from sessiontree.store.output_sink import sanitize_text
 from sessiontree.store.resolve import find_session, resolve_session
 
 F = TypeVar("F", bound=Callable[..., Any])
-
-_CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f]")
 
 
 def session_dir_option(func: F) -> F:
@@ -46,7 +44,7 @@ def is_interactive() -> bool:
 
 def clean(text: str, width: int | None = None, *, keep_end: bool = False) -> str:
     """Session text made safe for a terminal (no control characters), cut to ``width``."""
-    flat = _CONTROL.sub(" ", text)
+    flat = sanitize_text(text).replace("\n", " ").replace("\t", " ")
     if width is None or len(flat) <= width:
         return flat
     return "…" + flat[-(width - 1) :] if keep_end else flat[: width - 1] + "…"
