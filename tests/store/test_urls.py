@@ -270,3 +270,22 @@ def test_read_does_not_modify_files(art: Path) -> None:
 def test_non_utf8_artifact_is_read_with_replacement(tmp_path: Path) -> None:
     (tmp_path / "0.bash.log").write_bytes(b"ok \xff\n")
     assert resolve_internal_url("artifact://0", tmp_path).content == "ok \ufffd\n"
+
+
+def test_artifact_file_with_leading_zeros_is_found_by_its_number(tmp_path: Path) -> None:
+    (tmp_path / "007.bash.log").write_text("seven\n")
+    assert resolve_internal_url("artifact://7", tmp_path).content == "seven\n"
+    with pytest.raises(ArtifactError, match="Available artifact ids: 7$"):
+        resolve_internal_url("artifact://8", tmp_path)
+
+
+def test_hostile_file_names_do_not_reach_error_messages(tmp_path: Path) -> None:
+    (tmp_path / "0-ok.md").write_text("ok")
+    (tmp_path / "evil\x1b[2J.md").write_text("x")
+    os.symlink(tmp_path / "missing", tmp_path / "3.\x1b]0;t\x07.log")
+    with pytest.raises(ArtifactError) as info:
+        resolve_internal_url("agent://9-x", tmp_path)
+    assert str(info.value) == "Not found: 9-x. Available: 0-ok"
+    with pytest.raises(ArtifactError, match="broken link") as info:
+        resolve_internal_url("artifact://3", tmp_path)
+    assert "\x1b" not in str(info.value)

@@ -49,6 +49,15 @@ def artifact_ids(names: list[str]) -> list[int]:
     return sorted(ids)
 
 
+def find_artifact_name(names: list[str], artifact_id: int) -> str | None:
+    """Return the first ``{id}.{toolType}.log`` name whose id is ``artifact_id`` (``007`` counts as 7)."""
+    for name in names:
+        m = _ARTIFACT_NAME.fullmatch(name)
+        if m and int(m.group(1)) == artifact_id:
+            return name
+    return None
+
+
 def agent_output_ids(names: list[str]) -> list[str]:
     """Return the output ids (file names without ``.md``) of the agent output files."""
     return sorted(

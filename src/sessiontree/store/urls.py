@@ -11,9 +11,9 @@ from sessiontree.errors import ArtifactError
 from sessiontree.store.artifact_json import extract, load_json, parse_query, path_keys, render_json
 from sessiontree.store.artifacts import (
     AGENT_OUTPUT_SUFFIX,
-    ARTIFACT_SUFFIX,
     agent_output_ids,
     artifact_ids,
+    find_artifact_name,
     list_dir_names,
 )
 
@@ -106,11 +106,11 @@ def _contained_file(directory: Path, name: str) -> Path:
         real = candidate.resolve(strict=True)
         base = directory.resolve(strict=True)
     except (OSError, RuntimeError):
-        raise ArtifactError(f"Cannot open {name}: it is missing or a broken link") from None
+        raise ArtifactError(f"Cannot open {_shorten(name)}: it is missing or a broken link") from None
     if not real.is_relative_to(base) or real == base:
-        raise ArtifactError(f"Refused {name}: it points outside the artifacts directory")
+        raise ArtifactError(f"Refused {_shorten(name)}: it points outside the artifacts directory")
     if not real.is_file():
-        raise ArtifactError(f"Refused {name}: not a regular file")
+        raise ArtifactError(f"Refused {_shorten(name)}: not a regular file")
     return real
 
 
@@ -122,15 +122,16 @@ def _locate(parsed: InternalUrl, directory: Path) -> tuple[Path, str]:
     """Return the file and content type a parsed URL names inside ``directory``."""
     names = list_dir_names(directory)
     if parsed.scheme == "artifact":
-        prefix = f"{parsed.id}."
-        matches = [n for n in names if n.startswith(prefix) and n.endswith(ARTIFACT_SUFFIX)]
-        if not matches:
+        match = find_artifact_name(names, int(parsed.id))
+        if match is None:
             ids = [str(i) for i in artifact_ids(names)]
             raise ArtifactError(f"Not found: {parsed.id}. Available artifact ids: {_available(ids)}")
-        return _contained_file(directory, matches[0]), "text/plain"
+        return _contained_file(directory, match), "text/plain"
     name = f"{parsed.id}{AGENT_OUTPUT_SUFFIX}"
     if name not in names:
-        raise ArtifactError(f"Not found: {parsed.id}. Available: {_available(agent_output_ids(names))}")
+        # Only ids an agent:// URL could name are listed (file names are untrusted text).
+        ids = [i for i in agent_output_ids(names) if _AGENT_ID.fullmatch(i)]
+        raise ArtifactError(f"Not found: {parsed.id}. Available: {_available(ids)}")
     return _contained_file(directory, name), "text/markdown"
 
 
