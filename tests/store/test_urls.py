@@ -275,7 +275,7 @@ def test_non_utf8_artifact_is_read_with_replacement(tmp_path: Path) -> None:
 def test_artifact_file_with_leading_zeros_is_found_by_its_number(tmp_path: Path) -> None:
     (tmp_path / "007.bash.log").write_text("seven\n")
     assert resolve_internal_url("artifact://7", tmp_path).content == "seven\n"
-    with pytest.raises(ArtifactError, match="Available artifact ids: 7$"):
+    with pytest.raises(ArtifactError, match=r"Available artifact ids: 7$"):
         resolve_internal_url("artifact://8", tmp_path)
 
 
