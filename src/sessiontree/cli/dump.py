@@ -1,5 +1,74 @@
-"""CLI commands: dump."""
+"""CLI commands: dump (a session's model context as text, to the clipboard or stdout)."""
 
 from __future__ import annotations
 
-from sessiontree.cli.base import cli  # noqa: F401
+import sys
+from pathlib import Path
+
+import click
+
+from sessiontree.cli.base import cli
+from sessiontree.errors import ExportError
+from sessiontree.exporter.api import load_for_export
+from sessiontree.exporter.clipboard import copy_to_clipboard
+from sessiontree.exporter.sections import read_text_file
+from sessiontree.exporter.text import TextFilter, estimate_tokens, format_session_as_text, read_tools_json
+from sessiontree.store.output_sink import sanitize_text
+
+
+@cli.command()
+@click.argument("session", metavar="SESSION.jsonl", type=click.Path(path_type=Path))
+@click.option("--stdout", "to_stdout", is_flag=True, help="Print the text instead of copying it.")
+@click.option("--leaf", "leaf_id", metavar="ID", help="Dump the branch ending at this entry.")
+@click.option("--no-tools", is_flag=True, help="Leave out tool calls, tool results and executions.")
+@click.option("--user-only", is_flag=True, help="Keep only the user's messages.")
+@click.option(
+    "--system-prompt",
+    "system_prompt_file",
+    metavar="FILE",
+    type=click.Path(path_type=Path),
+    help="Use this file as the system prompt (instead of the session's session_init).",
+)
+@click.option(
+    "--tools",
+    "tools_file",
+    metavar="FILE.json",
+    type=click.Path(path_type=Path),
+    help="List these tools (a JSON list of {name, description, parameters}) instead of the session's.",
+)
+@click.option("--copy", is_flag=True, hidden=True, help="Copy to the clipboard (the default).")
+def dump(
+    session: Path,
+    to_stdout: bool,
+    leaf_id: str | None,
+    no_tools: bool,
+    user_only: bool,
+    system_prompt_file: Path | None,
+    tools_file: Path | None,
+    copy: bool,
+) -> None:
+    """Copy the model's context of SESSION.jsonl as text to the clipboard (or print it)."""
+    if no_tools and user_only:
+        raise ExportError("--no-tools and --user-only do not go together; pick one")
+    if copy and to_stdout:
+        raise ExportError("--copy and --stdout do not go together; pick one")
+    text_filter: TextFilter = "user-only" if user_only else "no-tools" if no_tools else "default"
+    text = format_session_as_text(
+        load_for_export(session),
+        read_text_file(system_prompt_file) if system_prompt_file else None,
+        read_tools_json(tools_file) if tools_file else None,
+        leaf_id=leaf_id,
+        filter=text_filter,
+    )
+    if not text:
+        raise ExportError("No messages to dump yet")
+    if to_stdout:
+        # On a terminal, session text must not drive it (escape sequences); pipes get it verbatim.
+        click.echo(sanitize_text(text) if sys.stdout.isatty() else text)
+        return
+    result = copy_to_clipboard(text)
+    summary = f"Copied {len(text):,} characters (~{estimate_tokens(text):,} tokens) to the clipboard"
+    if result.method == "osc52":
+        click.echo(f"Note: {result.fallback_reason}; sent the text through the terminal (OSC 52)", err=True)
+        summary += " via the terminal (OSC 52)"
+    click.echo(summary)

@@ -1,0 +1,395 @@
+"""Session -> plain text (what ``/dump`` copies): the model's context of a leaf, section by section.
+
+The strings mirror the reference formatter (oh-my-pi ``formatSessionAsText``): lines are collected,
+joined by newlines and the whole is trimmed, so the blank lines between sections come from the
+``"\\n"`` items each section appends.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Iterable, Mapping, Sequence
+from pathlib import Path
+from typing import Any, Literal
+
+from sessiontree.errors import EntryNotFound, ExportError
+from sessiontree.exporter.sections import read_text_file
+from sessiontree.store import Session
+
+TextFilter = Literal["default", "no-tools", "user-only"]
+FILTERS: tuple[str, ...] = ("default", "no-tools", "user-only")
+
+# Roles hidden by --no-tools, besides the tool calls inside assistant messages.
+TOOL_ROLES = frozenset({"toolResult", "bashExecution", "pythonExecution"})
+
+_LONE_SURROGATE = re.compile("[\ud800-\udfff]")
+_ATTR_ESCAPES = str.maketrans({"&": "&amp;", '"': "&quot;", "<": "&lt;", ">": "&gt;"})
+
+
+def _attr(value: Any) -> str:
+    """Return ``value`` as a double-quoted attribute value (quotes escaped: names come from the session)."""
+    return _js_str(value).translate(_ATTR_ESCAPES)
+
+
+def _js_str(value: Any) -> str:
+    """Return ``value`` as the reference's template strings show it (missing values as empty)."""
+    if value is None:
+        return ""
+    if isinstance(value, str):
+        return value
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, float) and value.is_integer():
+        return str(int(value))
+    if isinstance(value, int | float):
+        return str(value)
+    return _json(value)
+
+
+def _json(value: Any) -> str:
+    """Return ``value`` as compact JSON, like ``JSON.stringify``."""
+    return json.dumps(value, ensure_ascii=False, separators=(",", ":"), default=str)
+
+
+def _blocks(content: Any) -> list[Mapping[str, Any]]:
+    """Return the content blocks of a message (a plain string is one text block)."""
+    if isinstance(content, str):
+        return [{"type": "text", "text": content}]
+    if isinstance(content, list):
+        return [b for b in content if isinstance(b, Mapping)]
+    return []
+
+
+def format_args_as_xml(args: Mapping[str, Any], indent: str = "\t") -> str:
+    """Return one ``<parameter name="k">value</parameter>`` line per key (non-strings as JSON)."""
+    parts = []
+    for key, value in args.items():
+        text = value if isinstance(value, str) else _json(value)
+        parts.append(f'{indent}<parameter name="{_attr(key)}">{text}</parameter>')
+    return "\n".join(parts)
+
+
+def _strip_typebox_fields(value: Any) -> Any:
+    """Drop the ``TypeBox.*`` bookkeeping keys a schema may carry, at every depth."""
+    if isinstance(value, list):
+        return [_strip_typebox_fields(v) for v in value]
+    if isinstance(value, Mapping):
+        return {k: _strip_typebox_fields(v) for k, v in value.items() if not str(k).startswith("TypeBox.")}
+    return value
+
+
+def normalise_text_tools(tools: Any) -> list[dict[str, Any]]:
+    """Return ``{name, description?, parameters?}`` for tool names or tool objects, skipping the rest."""
+    if isinstance(tools, Mapping):
+        tools = tools.get("tools")
+    if not isinstance(tools, list):
+        return []
+    out: list[dict[str, Any]] = []
+    for tool in tools:
+        if isinstance(tool, str) and tool:
+            out.append({"name": tool})
+            continue
+        if not isinstance(tool, Mapping):
+            continue
+        if isinstance(tool.get("function"), Mapping):  # OpenAI style
+            tool = tool["function"]
+        name = tool.get("name")
+        if not isinstance(name, str) or not name:
+            continue
+        spec: dict[str, Any] = {"name": name}
+        if isinstance(tool.get("description"), str):
+            spec["description"] = tool["description"]
+        params = tool.get("parameters", tool.get("input_schema", tool.get("inputSchema")))
+        if isinstance(params, Mapping):
+            spec["parameters"] = params
+        out.append(spec)
+    return out
+
+
+def format_system_prompt(prompts: Sequence[str]) -> list[str]:
+    """Return the ``## System Prompt`` section (numbered sub-sections when there are several)."""
+    prompts = [p for p in prompts if p]
+    if not prompts:
+        return []
+    lines = ["## System Prompt\n"]
+    for index, prompt in enumerate(prompts, 1):
+        if len(prompts) > 1:
+            lines.append(f"### System Prompt {index}\n")
+        lines += [prompt, "\n"]
+    return lines
+
+
+def format_configuration(model: str | None, thinking_level: str | None) -> list[str]:
+    """Return the ``## Configuration`` section: model (``provider/id``) and thinking level."""
+    return [
+        "## Configuration\n",
+        f"Model: {model or '(not selected)'}",
+        f"Thinking Level: {thinking_level or ''}",
+        "\n",
+    ]
+
+
+def format_tools(tools: Sequence[Mapping[str, Any]]) -> list[str]:
+    """Return the ``## Available Tools`` section (empty when there are no tools)."""
+    if not tools:
+        return []
+    lines = ["## Available Tools\n"]
+    for tool in tools:
+        lines.append(f'<tool name="{_attr(tool.get("name"))}">')
+        if "description" in tool:
+            lines.append(_js_str(tool["description"]))
+        params = tool.get("parameters")
+        if isinstance(params, Mapping):
+            lines.append(f"\nParameters:\n{format_args_as_xml(_strip_typebox_fields(params))}")
+        lines.append("</tool>\n")
+    lines.append("\n")
+    return lines
+
+
+def format_user(message: Mapping[str, Any]) -> list[str]:
+    """Return a ``## User`` (or ``## Developer``) section: text, ``[Image]`` for images."""
+    lines = ["## Developer\n" if message.get("role") == "developer" else "## User\n"]
+    for block in _blocks(message.get("content")):
+        if block.get("type") == "text":
+            lines.append(_js_str(block.get("text")))
+        elif block.get("type") == "image":
+            lines.append("[Image]")
+    lines.append("\n")
+    return lines
+
+
+def format_assistant(message: Mapping[str, Any], *, tool_calls: bool = True) -> list[str]:
+    """Return a ``## Assistant`` section: text, ``<thinking>`` blocks and ``<invoke>`` tool calls."""
+    lines = ["## Assistant\n"]
+    for block in _blocks(message.get("content")):
+        kind = block.get("type")
+        if kind == "text":
+            lines.append(_js_str(block.get("text")))
+        elif kind == "thinking":
+            thinking = _js_str(block.get("thinking"))
+            if thinking.strip():
+                lines += ["<thinking>", thinking, "</thinking>\n"]
+        elif kind == "toolCall" and tool_calls:
+            lines.append(f'<invoke name="{_attr(block.get("name"))}">')
+            args = block.get("arguments")
+            if isinstance(args, Mapping):
+                lines.append(format_args_as_xml(args))
+            lines.append("</invoke>\n")
+    lines.append("")
+    return lines
+
+
+def format_tool_result(message: Mapping[str, Any]) -> list[str]:
+    """Return a ``### Tool Result: <name>`` section: ``(error)``, fenced text, ``[Image output]``."""
+    lines = [f"### Tool Result: {_js_str(message.get('toolName'))}"]
+    if message.get("isError"):
+        lines.append("(error)")
+    for block in _blocks(message.get("content")):
+        if block.get("type") == "text":
+            lines += ["```", _js_str(block.get("text")), "```"]
+        elif block.get("type") == "image":
+            lines.append("[Image output]")
+    lines.append("")
+    return lines
+
+
+def _exit_and_truncation(message: Mapping[str, Any], cancelled: str, failed: str) -> str:
+    text = ""
+    code = message.get("exitCode")
+    if message.get("cancelled"):
+        text += f"\n\n({cancelled})"
+    elif code is not None and code != 0:
+        text += f"\n\n{failed} {_js_str(code)}"
+    if message.get("truncated") and message.get("fullOutputPath"):
+        text += f"\n\n[Output truncated. Full output: {_js_str(message['fullOutputPath'])}]"
+    return text
+
+
+def bash_execution_to_text(message: Mapping[str, Any]) -> str:
+    """Return a bash execution as the model saw it ("Ran `cmd`", fenced output, exit status)."""
+    output = _js_str(message.get("output"))
+    text = f"Ran `{_js_str(message.get('command'))}`\n"
+    text += f"```\n{output}\n```" if output else "(no output)"
+    return text + _exit_and_truncation(message, "command cancelled", "Command exited with code")
+
+
+def python_execution_to_text(message: Mapping[str, Any]) -> str:
+    """Return a python execution as the model saw it (the code, fenced output, exit status)."""
+    output = _js_str(message.get("output"))
+    text = f"Ran Python:\n```python\n{_js_str(message.get('code'))}\n```\n"
+    text += f"Output:\n```\n{output}\n```" if output else "(no output)"
+    return text + _exit_and_truncation(message, "execution cancelled", "Execution failed with code")
+
+
+def format_execution(message: Mapping[str, Any]) -> list[str]:
+    """Return a ``## Bash Execution`` / ``## Python Execution`` section (none when excluded)."""
+    if message.get("excludeFromContext"):
+        return []
+    if message.get("role") == "bashExecution":
+        return ["## Bash Execution\n", bash_execution_to_text(message), "\n"]
+    return ["## Python Execution\n", python_execution_to_text(message), "\n"]
+
+
+def format_custom(message: Mapping[str, Any]) -> list[str]:
+    """Return a ``## <customType>`` section for an extension's message."""
+    lines = [f"## {_js_str(message.get('customType'))}\n"]
+    for block in _blocks(message.get("content")):
+        if block.get("type") == "text":
+            lines.append(_js_str(block.get("text")))
+        elif block.get("type") == "image":
+            lines.append("[Image]")
+    lines.append("\n")
+    return lines
+
+
+def format_branch_summary(message: Mapping[str, Any]) -> list[str]:
+    """Return a ``## Branch Summary`` section with the branch it came from."""
+    return [
+        "## Branch Summary\n",
+        f"(from branch: {_js_str(message.get('fromId'))})\n",
+        _js_str(message.get("summary")),
+        "\n",
+    ]
+
+
+def format_compaction_summary(message: Mapping[str, Any]) -> list[str]:
+    """Return a ``## Compaction Summary`` section with the token count before compaction."""
+    return [
+        "## Compaction Summary\n",
+        f"({_js_str(message.get('tokensBefore'))} tokens before compaction)\n",
+        _js_str(message.get("summary")),
+        "\n",
+    ]
+
+
+def format_file_mention(message: Mapping[str, Any]) -> list[str]:
+    """Return a ``## File Mention`` section: one ``<file path="...">`` element per file."""
+    lines = ["## File Mention\n"]
+    files = message.get("files")
+    for file in files if isinstance(files, list) else ():
+        if not isinstance(file, Mapping):
+            continue
+        lines.append(f'<file path="{_attr(file.get("path"))}">')
+        if file.get("content"):
+            lines.append(_js_str(file["content"]))
+        if file.get("image"):
+            lines.append("[Image attached]")
+        lines.append("</file>\n")
+    lines.append("\n")
+    return lines
+
+
+def format_message(message: Mapping[str, Any], text_filter: TextFilter = "default") -> list[str]:
+    """Return the lines of one context message under a filter (none for hidden or unknown roles)."""
+    role = message.get("role")
+    if text_filter == "user-only" and role != "user":
+        return []
+    if text_filter == "no-tools" and role in TOOL_ROLES:
+        return []
+    if role in ("user", "developer"):
+        return format_user(message)
+    if role == "assistant":
+        return format_assistant(message, tool_calls=text_filter != "no-tools")
+    if role == "toolResult":
+        return format_tool_result(message)
+    if role in ("bashExecution", "pythonExecution"):
+        return format_execution(message)
+    if role in ("custom", "hookMessage"):
+        return format_custom(message)
+    if role == "branchSummary":
+        return format_branch_summary(message)
+    if role == "compactionSummary":
+        return format_compaction_summary(message)
+    if role == "fileMention":
+        return format_file_mention(message)
+    return []
+
+
+def format_messages_as_text(
+    messages: Iterable[Mapping[str, Any]],
+    *,
+    system_prompt: str | Sequence[str] | None = None,
+    model: str | None = None,
+    thinking_level: str | None = None,
+    tools: Sequence[Mapping[str, Any]] = (),
+    text_filter: TextFilter = "default",
+) -> str:
+    """Return the dump text of context messages; empty when no message survives the filter."""
+    if text_filter not in FILTERS:
+        raise ExportError(f"Unknown filter {text_filter!r}; use one of {', '.join(FILTERS)}")
+    body: list[str] = []
+    for message in messages:
+        body += format_message(message, text_filter)
+    if not body:
+        return ""
+    prompts = [system_prompt] if isinstance(system_prompt, str) else list(system_prompt or ())
+    lines = format_system_prompt(prompts) + format_configuration(model, thinking_level)
+    if text_filter == "default":
+        lines += format_tools(tools)
+    # A lone surrogate (legal in JSON, not in UTF-8) would break every clipboard tool.
+    return _LONE_SURROGATE.sub("\ufffd", "\n".join(lines + body).strip())
+
+
+def session_init_on_path(session: Session, leaf_id: str | None) -> Mapping[str, Any]:
+    """Return the last ``session_init`` entry between the root and ``leaf_id`` (empty when none)."""
+    for entry in reversed(session.path_entries(leaf_id)):
+        if entry.get("type") == "session_init":
+            return entry
+    return {}
+
+
+def _prompts(value: Any) -> list[str]:
+    if isinstance(value, str):
+        return [value]
+    if isinstance(value, list):
+        return [p for p in value if isinstance(p, str)]
+    return []
+
+
+def format_session_as_text(
+    session: Session,
+    system_prompt: str | Sequence[str] | None = None,
+    tools: Sequence[Any] | None = None,
+    *,
+    leaf_id: str | None = None,
+    filter: TextFilter = "default",
+) -> str:
+    """Return the dump text of a session: the context of ``leaf_id`` (default: the session's leaf).
+
+    ``system_prompt`` and ``tools`` default to the ``session_init`` entry on that path; tools may be
+    names or ``{name, description, parameters}`` objects. Empty when there are no messages to show.
+    """
+    if leaf_id is not None and leaf_id not in session.tree.by_id:
+        raise EntryNotFound(f"Entry not found: {leaf_id}; pass an entry id of this session to --leaf")
+    leaf = leaf_id if leaf_id is not None else session.leaf_id
+    if leaf is None:
+        return ""
+    ctx = session.context(leaf)
+    init = session_init_on_path(session, leaf)
+    prompts = _prompts(init.get("systemPrompt")) if system_prompt is None else _prompts(system_prompt)
+    return format_messages_as_text(
+        ctx.messages,
+        system_prompt=prompts,
+        model=ctx.models.get("default"),
+        thinking_level=ctx.thinking_level,
+        tools=normalise_text_tools(list(tools) if tools is not None else init.get("tools")),
+        text_filter=filter,
+    )
+
+
+def read_tools_json(path: str | Path) -> list[dict[str, Any]]:
+    """Read a ``--tools`` file: a JSON list of ``{name, description, parameters}`` (or names)."""
+    try:
+        data = json.loads(read_text_file(path))
+    except ValueError as exc:
+        raise ExportError(f"{path} is not valid JSON ({exc}); give a JSON list of tools") from None
+    tools = normalise_text_tools(data)
+    if not tools and data:
+        raise ExportError(f"No tools found in {path}; give a JSON list of objects with a 'name'")
+    return tools
+
+
+def estimate_tokens(text: str) -> int:
+    """Return a rough token count (four characters a token)."""
+    return round(len(text) / 4)
