@@ -186,3 +186,20 @@ def test_unwritable_location_gives_a_clear_error(tmp_path: Path) -> None:
     blocker.write_text("x")
     with pytest.raises(HistoryError, match="Cannot create"):
         HistoryStorage(blocker / "agent" / "history.db")
+
+
+def test_a_failed_write_is_reported_once_and_later_adds_still_land(db: Path) -> None:
+    storage = HistoryStorage(db)
+    with sqlite3.connect(db) as conn:
+        # A trigger that rejects one prompt stands in for any write failure.
+        conn.execute(
+            "CREATE TRIGGER reject BEFORE INSERT ON history WHEN new.prompt = 'bad' "
+            "BEGIN SELECT RAISE(ABORT, 'rejected'); END"
+        )
+    storage.add("bad")
+    with pytest.raises(HistoryError, match="rejected"):
+        storage.flush()
+    storage.add("good")
+    storage.flush()
+    storage.close()
+    assert rows(db) == [("good", None)]

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import atexit
+import contextlib
 import queue
 import sqlite3
 import threading
@@ -160,11 +161,7 @@ class HistoryStorage:
 
     def _write_loop(self) -> None:
         """Insert queued prompts, batching whatever piled up, until the stop marker arrives."""
-        try:
-            conn = _connect(self.db_path, self.busy_timeout)
-        except sqlite3.Error as exc:
-            conn = None
-            self._error = _describe(self.db_path, exc)
+        conn: sqlite3.Connection | None = None
         while True:
             item = self._queue.get()
             batch = [item]
@@ -175,8 +172,8 @@ class HistoryStorage:
                     break
                 batch.append(item)
             rows = [b for b in batch if b is not None]
-            if rows and conn is not None and self._error is None:
-                self._insert(conn, rows)
+            if rows:
+                conn = self._insert(conn, rows)
             for _ in batch:
                 self._queue.task_done()
             if len(rows) < len(batch):
@@ -184,15 +181,22 @@ class HistoryStorage:
         if conn is not None:
             conn.close()
 
-    def _insert(self, conn: sqlite3.Connection, rows: list[tuple[str, int, str | None]]) -> None:
+    def _insert(
+        self, conn: sqlite3.Connection | None, rows: list[tuple[str, int, str | None]]
+    ) -> sqlite3.Connection | None:
+        """Write one batch in one transaction; a failure is kept for ``flush`` and the next batch retries."""
         try:
+            if conn is None:
+                conn = _connect(self.db_path, self.busy_timeout)
             conn.execute("BEGIN IMMEDIATE")
             conn.executemany("INSERT INTO history (prompt, created_at, cwd) VALUES (?, ?, ?)", rows)
             conn.execute("COMMIT")
         except sqlite3.Error as exc:
-            if conn.in_transaction:
-                conn.execute("ROLLBACK")
+            if conn is not None and conn.in_transaction:
+                with contextlib.suppress(sqlite3.Error):
+                    conn.execute("ROLLBACK")
             self._error = _describe(self.db_path, exc)
+        return conn
 
     def flush(self) -> None:
         """Wait until every queued prompt is written; raise if a write failed."""
