@@ -5,6 +5,7 @@ from __future__ import annotations
 import base64
 import json
 import re
+import threading
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -278,3 +279,24 @@ def test_memory_storage_with_persistence_on(tmp_path: Path) -> None:
     text = storage.files[manager.session_file].decode()
     assert len(text.splitlines()) == 4
     assert not (tmp_path / "a").exists()  # breadcrumbs went to the storage too
+
+
+def test_appends_from_many_threads_are_serialised(manager: SessionManager) -> None:
+    manager.append_message(assistant())
+
+    def work(n: int) -> None:
+        for i in range(150):
+            manager.append_message(user(f"thread {n} message {i} " + "x" * (i * 37 % 3000)))
+
+    threads = [threading.Thread(target=work, args=(n,)) for n in range(6)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    manager.flush()
+    loaded = load_session(manager.session_file or "")
+    assert loaded.bad_lines == [] and len(loaded.entries) == 1 + 6 * 150
+    assert loaded.entries == manager.get_entries()
+    # Every entry's parent is the entry appended just before it: one chain, no interleaving.
+    ids = [e["id"] for e in loaded.entries]
+    assert [e["parentId"] for e in loaded.entries] == [None, *ids[:-1]]

@@ -6,6 +6,7 @@ The double wraps the real filesystem, so what survives a failure is checked on r
 from __future__ import annotations
 
 import errno
+import logging
 import os
 from collections.abc import Callable
 from pathlib import Path
@@ -44,6 +45,7 @@ class FaultyWriter:
         if self.storage.fail_fsync:
             raise os_error(self.storage.code, self.path)
         self.inner.fsync()
+        self.storage.fsyncs.append(self.path)
 
     def close(self) -> None:
         self.inner.close()
@@ -62,6 +64,7 @@ class FaultyStorage(FileSessionStorage):
         self.writes_left: int | None = None
         self.fail_fsync = False
         self.fail_close = False
+        self.fsyncs: list[Path] = []
         self.refuse_open: Callable[[Path], bool] = lambda path: False
 
     def open_writer_sync(self, path: Path) -> SessionStorageWriter:
@@ -204,3 +207,34 @@ def test_blob_store_failure_is_sticky_too(tmp_path: Path) -> None:
     assert again.value is first.value
     with pytest.raises(PersistError):
         manager.close()
+
+
+def test_flush_fsyncs_the_session_file_and_rewrites_fsync_their_temp(tmp_path: Path) -> None:
+    storage = FaultyStorage()
+    manager = SessionManager.create(
+        tmp_path / "proj", tmp_path / "sessions", agent_dir=tmp_path / "agent", storage=storage, term="t"
+    )
+    sessions = tmp_path / "sessions"
+    manager.append_message(user())
+    manager.flush()
+    assert [p for p in storage.fsyncs if p.parent == sessions] == [] and manager.session_file is not None
+    manager.append_message(assistant())  # the whole session goes through a synced temp file
+    assert [p.name.endswith(".tmp") for p in storage.fsyncs if p.parent == sessions] == [True]
+    manager.append_message(user("incremental"))
+    manager.flush()
+    assert storage.fsyncs[-1] == manager.session_file
+    manager.close()
+
+
+def test_the_first_error_is_logged_once(tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:
+    storage = FaultyStorage()
+    manager = started(tmp_path, storage)
+    storage.writes_left = 0
+    with caplog.at_level(logging.ERROR):
+        for _ in range(3):
+            with pytest.raises(PersistError):
+                manager.append_message(user())
+        with pytest.raises(PersistError):
+            manager.close()
+    failures = [r for r in caplog.records if "persistence failed" in r.getMessage()]
+    assert len(failures) == 1 and str(manager.session_file) in failures[0].getMessage()

@@ -22,7 +22,7 @@ from sessiontree.store.discovery import (
     terminal_id,
     write_terminal_breadcrumb,
 )
-from sessiontree.store.entries import CURRENT_VERSION, Entry, Message
+from sessiontree.store.entries import CURRENT_VERSION, Entry, Message, message_of
 from sessiontree.store.jsonl import decode_text
 from sessiontree.store.load import parse_session_text, read_session_bytes
 from sessiontree.store.paths import AgentPaths, artifacts_dir_for, blob_dirs_for, default_agent_dir
@@ -125,6 +125,7 @@ class SessionManager:
         """A new persistent session for ``cwd`` (its file appears with the first assistant message)."""
         manager = cls(cwd, session_dir, agent_dir=agent_dir, storage=storage, term=term)
         manager._new_session(parent_session)
+        manager._leave_breadcrumb()
         return manager
 
     @classmethod
@@ -196,7 +197,7 @@ class SessionManager:
         manager.header["parentSession"] = str(source)
         manager._set_entries(loaded.entries, loaded.leaf_id)
         manager._run(manager._rewrite_file)
-        if isinstance(manager.storage, FileSessionStorage) and manager._session_file is not None:
+        if manager._on_real_files() and manager._session_file is not None:
             copy_artifacts(source, manager._session_file)
         return manager
 
@@ -250,7 +251,6 @@ class SessionManager:
         self._session_file = (
             self.session_dir / session_file_name(timestamp, self.header["id"]) if self.persist else None
         )
-        self._leave_breadcrumb()
 
     def _set_entries(self, entries: list[Entry], leaf_id: str | None) -> None:
         self._entries, self._by_id, self._labels = [], {}, {}
@@ -270,9 +270,13 @@ class SessionManager:
                 self._labels[entry["targetId"]] = label
             else:
                 self._labels.pop(entry["targetId"], None)
-        message = entry.get("message") if entry.get("type") == "message" else None
-        if isinstance(message, dict) and message.get("role") == "assistant":
+        message = message_of(entry)
+        if message is not None and message.get("role") == "assistant":
             self._has_assistant = True
+
+    def _on_real_files(self) -> bool:
+        # Artifact folders are real folders; a memory storage has none to copy.
+        return not isinstance(self.storage, MemorySessionStorage)
 
     def _leave_breadcrumb(self) -> None:
         if not self.persist or not self.term or self._session_file is None:
@@ -554,7 +558,7 @@ class SessionManager:
             except PersistError:
                 self.header, self._session_file = old_header, old_file
                 raise
-            if not isinstance(self.storage, MemorySessionStorage):
+            if self._on_real_files():
                 copy_artifacts(old_file, self._session_file)
             self._leave_breadcrumb()
             return self._session_file
