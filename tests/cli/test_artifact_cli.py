@@ -192,3 +192,14 @@ def test_session_given_by_id_prefix(isolated_agent_dir: Path, tmp_path: Path) ->
     code, _, err = run("artifact", "artifact://0", "--session", "ffff0000")
     assert code == 1
     assert err.startswith("Error: No session id starts with 'ffff0000'")
+
+
+def test_history_search_creates_nothing(isolated_agent_dir: Path) -> None:
+    assert run("history", "search", "anything") == (0, "", "")
+    assert not isolated_agent_dir.exists()
+    run("history", "add", "one")
+    db = isolated_agent_dir / "history.db"
+    before = {p.name: p.read_bytes() for p in isolated_agent_dir.iterdir()}
+    assert run("history", "search", "one")[1].endswith("\tone\n")
+    assert {p.name: p.read_bytes() for p in isolated_agent_dir.iterdir()} == before
+    assert db.is_file()

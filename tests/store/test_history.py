@@ -203,3 +203,28 @@ def test_a_failed_write_is_reported_once_and_later_adds_still_land(db: Path) -> 
     storage.flush()
     storage.close()
     assert rows(db) == [("good", None)]
+
+
+def test_readonly_reads_without_changing_anything(db: Path) -> None:
+    with HistoryStorage(db) as writer:
+        writer.add("kept prompt", cwd="/k")
+    before = {p.name: p.read_bytes() for p in db.parent.iterdir()}
+    with HistoryStorage(db, readonly=True) as reader:
+        assert [e.prompt for e in reader.search("kept")] == ["kept prompt"]
+        assert [e.prompt for e in reader.search("c++")] == []
+        with pytest.raises(HistoryError, match="read-only"):
+            reader.add("not allowed")
+    after = {p.name: p.read_bytes() for p in db.parent.iterdir()}
+    assert after == before
+
+
+def test_readonly_on_a_missing_or_foreign_db(tmp_path: Path) -> None:
+    with pytest.raises(HistoryError, match="No prompt history at"):
+        HistoryStorage(tmp_path / "none" / "history.db", readonly=True)
+    assert not (tmp_path / "none").exists()
+    other = tmp_path / "other.db"
+    with sqlite3.connect(other) as conn:
+        conn.execute("CREATE TABLE t (x)")
+    conn.close()
+    with pytest.raises(HistoryError, match="holds no prompt history"):
+        HistoryStorage(other, readonly=True)

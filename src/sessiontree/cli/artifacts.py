@@ -15,7 +15,7 @@ import click
 from sessiontree.cli.base import Context, cli, pass_context
 from sessiontree.errors import ArtifactError, SessiontreeError
 from sessiontree.store.artifacts import SESSION_SUFFIX, artifacts_dir_for
-from sessiontree.store.history import HistoryEntry, HistoryStorage
+from sessiontree.store.history import HistoryEntry, HistoryStorage, history_db_path
 from sessiontree.store.output_sink import sanitize_text
 from sessiontree.store.urls import resolve_internal_url
 
@@ -78,8 +78,11 @@ def format_entry(entry: HistoryEntry) -> str:
 @pass_context
 def history_search(ctx: Context, query: str, cwd: str | None, limit: int, as_json: bool) -> None:
     """Search prompts, newest first (FTS5 syntax; anything else is matched as plain text)."""
-    with HistoryStorage.open(ctx.agent_dir) as storage:
-        found = storage.search(query, cwd=cwd, limit=limit)
+    if not history_db_path(ctx.agent_dir).exists():
+        found = []  # no history yet: nothing to find, and a search creates nothing
+    else:
+        with HistoryStorage.open(ctx.agent_dir, readonly=True) as storage:
+            found = storage.search(query, cwd=cwd, limit=limit)
     if as_json:
         click.echo(json.dumps([asdict(e) for e in found], ensure_ascii=True, indent=2))
         return

@@ -82,6 +82,25 @@ def _connect(path: Path, busy_timeout: float) -> sqlite3.Connection:
     return conn
 
 
+def _open_reader(path: Path, busy_timeout: float) -> sqlite3.Connection:
+    """Open an existing history only to read it: no folder, schema or journal mode is created."""
+    if not path.is_file():
+        raise HistoryError(f"No prompt history at {path}; add a prompt first")
+    # Not "mode=ro": a read-only connection cannot remove the -wal/-shm files it makes, while an
+    # ordinary one that only reads leaves the folder as it found it when it closes last.
+    conn = sqlite3.connect(path, timeout=busy_timeout, isolation_level=None, check_same_thread=False)
+    try:
+        conn.execute("PRAGMA query_only=ON")
+        names = {r[0] for r in conn.execute("SELECT name FROM sqlite_master")}
+    except sqlite3.Error:
+        conn.close()
+        raise
+    if not _SCHEMA_OBJECTS.issubset(names):
+        conn.close()
+        raise HistoryError(f"{path} holds no prompt history (tables missing); check the agent dir")
+    return conn
+
+
 def _describe(path: Path, exc: sqlite3.Error) -> HistoryError:
     """Turn an SQLite error into a one-line message that says what to do."""
     text = str(exc)
@@ -95,16 +114,14 @@ def _describe(path: Path, exc: sqlite3.Error) -> HistoryError:
 class HistoryStorage:
     """Prompt history: ``add`` returns at once (a writer thread inserts), ``search`` uses FTS5."""
 
-    def __init__(self, db_path: Path, *, busy_timeout: float = DEFAULT_BUSY_TIMEOUT) -> None:
+    def __init__(
+        self, db_path: Path, *, busy_timeout: float = DEFAULT_BUSY_TIMEOUT, readonly: bool = False
+    ) -> None:
         self.db_path = db_path
         self.busy_timeout = busy_timeout
+        self.readonly = readonly
         try:
-            db_path.parent.mkdir(parents=True, exist_ok=True)
-        except OSError as exc:
-            raise HistoryError(f"Cannot create {db_path.parent}: {exc.strerror}") from None
-        try:
-            self._reader = _connect(db_path, busy_timeout)
-            self._ensure_schema(self._reader)
+            self._reader = _open_reader(db_path, busy_timeout) if readonly else self._open_writable()
             row = self._reader.execute("SELECT prompt FROM history ORDER BY id DESC LIMIT 1").fetchone()
         except sqlite3.Error as exc:
             raise _describe(db_path, exc) from None
@@ -119,10 +136,26 @@ class HistoryStorage:
         # Prompts still queued when the interpreter exits are written, not lost.
         atexit.register(self.close)
 
+    def _open_writable(self) -> sqlite3.Connection:
+        """Create the folder and schema as needed and return the reading connection."""
+        try:
+            self.db_path.parent.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            raise HistoryError(f"Cannot create {self.db_path.parent}: {exc.strerror}") from None
+        conn = _connect(self.db_path, self.busy_timeout)
+        try:
+            self._ensure_schema(conn)
+        except sqlite3.Error:
+            conn.close()
+            raise
+        return conn
+
     @classmethod
-    def open(cls, agent_dir: Path, *, busy_timeout: float = DEFAULT_BUSY_TIMEOUT) -> HistoryStorage:
-        """Open the history of an agent dir."""
-        return cls(history_db_path(agent_dir), busy_timeout=busy_timeout)
+    def open(
+        cls, agent_dir: Path, *, busy_timeout: float = DEFAULT_BUSY_TIMEOUT, readonly: bool = False
+    ) -> HistoryStorage:
+        """Open the history of an agent dir (``readonly`` never creates or changes anything)."""
+        return cls(history_db_path(agent_dir), busy_timeout=busy_timeout, readonly=readonly)
 
     def __enter__(self) -> HistoryStorage:
         return self
@@ -148,8 +181,8 @@ class HistoryStorage:
         if not text:
             return False
         with self._add_lock:
-            if self._closed:
-                raise HistoryError("The history is closed; open it again to add prompts")
+            if self._closed or self.readonly:
+                raise HistoryError("The history is closed or read-only; open it writable to add prompts")
             if text == self._last_prompt:
                 return False
             self._last_prompt = text
