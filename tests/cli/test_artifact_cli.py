@@ -203,3 +203,13 @@ def test_history_search_creates_nothing(isolated_agent_dir: Path) -> None:
     assert run("history", "search", "one")[1].endswith("\tone\n")
     assert {p.name: p.read_bytes() for p in isolated_agent_dir.iterdir()} == before
     assert db.is_file()
+
+
+def test_relative_cwd_is_made_absolute(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    (tmp_path / "proj").mkdir()
+    monkeypatch.chdir(tmp_path)
+    run("history", "add", "relative cwd prompt", "--cwd", "proj")
+    monkeypatch.chdir(tmp_path / "proj")
+    code, out, _ = run("history", "search", "relative", "--cwd", ".", "--json")
+    assert code == 0
+    assert [e["cwd"] for e in json.loads(out)] == [str(tmp_path / "proj")]

@@ -63,6 +63,14 @@ def history() -> None:
     """Search and add to the prompt history (<agent dir>/history.db)."""
 
 
+def cwd_option(value: str | None) -> str | None:
+    """Return a ``--cwd`` value with ``~`` expanded and a relative path made absolute."""
+    if value is None:
+        return None
+    path = Path(value).expanduser()
+    return str(path if path.is_absolute() else path.absolute())
+
+
 def format_entry(entry: HistoryEntry) -> str:
     """Return one tab-separated line: UTC time, cwd, prompt (newlines shown as \\n)."""
     when = datetime.fromtimestamp(entry.created_at, UTC).strftime("%Y-%m-%d %H:%M:%S")
@@ -73,7 +81,9 @@ def format_entry(entry: HistoryEntry) -> str:
 @history.command("search")
 @click.argument("query")
 @click.option("--cwd", metavar="DIR", help="Only prompts typed in this directory.")
-@click.option("--limit", type=click.IntRange(min=1), default=20, show_default=True, help="Most results.")
+@click.option(
+    "--limit", type=click.IntRange(min=1), default=20, show_default=True, metavar="N", help="Most results."
+)
 @click.option("--json", "as_json", is_flag=True, help="Print a JSON array of {id, prompt, created_at, cwd}.")
 @pass_context
 def history_search(ctx: Context, query: str, cwd: str | None, limit: int, as_json: bool) -> None:
@@ -82,7 +92,7 @@ def history_search(ctx: Context, query: str, cwd: str | None, limit: int, as_jso
         found = []  # no history yet: nothing to find, and a search creates nothing
     else:
         with HistoryStorage.open(ctx.agent_dir, readonly=True) as storage:
-            found = storage.search(query, cwd=cwd, limit=limit)
+            found = storage.search(query, cwd=cwd_option(cwd), limit=limit)
     if as_json:
         click.echo(json.dumps([asdict(e) for e in found], ensure_ascii=True, indent=2))
         return
@@ -100,4 +110,4 @@ def history_add(ctx: Context, prompt: str, cwd: str | None) -> None:
     if not text.strip():
         raise SessiontreeError("Empty prompt; give the text to add (or '-' to read it from stdin)")
     with HistoryStorage.open(ctx.agent_dir) as storage:
-        storage.add(text, cwd=cwd if cwd is not None else os.getcwd())
+        storage.add(text, cwd=cwd_option(cwd) or os.getcwd())
