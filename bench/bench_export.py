@@ -53,7 +53,8 @@ def stages(path: Path, out: Path) -> None:
     t4 = time.perf_counter()
     print(
         f"stages: load {t1 - t0:.2f} s, render {t2 - t1:.2f} s ({len(r.entries)} entries, "
-        f"{(t2 - t1) / max(1, len(r.entries)) * 1e6:.0f} us/entry), assemble {t3 - t2:.2f} s, write {t4 - t3:.2f} s"
+        f"{(t2 - t1) / max(1, len(r.entries)) * 1e6:.0f} us/entry), "
+        f"assemble {t3 - t2:.2f} s, write {t4 - t3:.2f} s"
     )
 
 

@@ -7,6 +7,7 @@ from typing import Any
 import pytest
 from syrupy.assertion import SnapshotAssertion
 
+from sessiontree.exporter.blocks import PREVIEW_LINES
 from sessiontree.exporter.render import RenderContext, render_entry
 from tests.exporter.entries import PNG_1X1, TS, assistant_call, msg, tool_result
 
@@ -253,6 +254,7 @@ def test_result_without_its_call_renders_standalone_by_its_tool_name() -> None:
 def test_long_output_has_preview_hidden_rest_and_button() -> None:
     ctx = RenderContext.for_entries([assistant_call("a", "c", "bash", {"command": "x"})], {})
     _, html = render_entry(tool_result("r", "c", "bash", LONG_OUTPUT), ctx)
-    assert 'data-more="25"' in html
-    assert '<pre class="st-pre st-rest" hidden>line 20' in html
-    assert '<button class="st-more" type="button">25 more lines</button>' in html
+    more = 45 - PREVIEW_LINES
+    assert f'data-more="{more}"' in html
+    assert f'<pre class="st-pre st-rest" hidden>line {PREVIEW_LINES}\n' in html
+    assert f'<button class="st-more" type="button">{more} more lines</button>' in html

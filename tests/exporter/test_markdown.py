@@ -5,8 +5,10 @@ from __future__ import annotations
 import re
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
-from sessiontree.exporter.markdown import is_allowed_url, render_markdown
+from sessiontree.exporter.markdown import _plain_paragraphs, is_allowed_url, markdown_parser, render_markdown
 
 
 @pytest.mark.parametrize(
@@ -68,3 +70,36 @@ def test_allowed_url() -> None:
     assert is_allowed_url("HTTPS://x")
     assert not is_allowed_url("javascript:x")
     assert not is_allowed_url("/relative")
+
+
+PROSE = st.text(alphabet="ab Z9.,:;-+=()'\"?/%$@\n é", max_size=80)
+
+
+@settings(max_examples=400, deadline=None)
+@given(PROSE)
+def test_plain_prose_shortcut_matches_markdown_it(text: str) -> None:
+    shortcut = _plain_paragraphs(text)
+    if shortcut is not None:
+        assert shortcut == markdown_parser().render(text).replace("&quot;", '"')
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Just words.",
+        "Two\nlines",
+        "One.\n\nTwo.",
+        "a\n\n b",
+        "a  \nb",
+        "a\n1. b",
+        "Hi\n===",
+        "x\n- y",
+        "a\n\n\nb",
+    ],
+)
+def test_plain_prose_shortcut_cases(text: str) -> None:
+    shortcut = _plain_paragraphs(text)
+    full = markdown_parser().render(text)
+    assert shortcut is None or shortcut == full
+    if text in ("Just words.", "Two\nlines", "One.\n\nTwo."):
+        assert shortcut == full

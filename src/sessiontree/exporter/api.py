@@ -5,13 +5,13 @@ from __future__ import annotations
 import os
 import tempfile
 import webbrowser
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from sessiontree.errors import EntryNotFound, ExportError, SessionNotFound
-from sessiontree.exporter.page import assemble_page
+from sessiontree.exporter.page import THEMES, FragmentPacker, iter_page
 from sessiontree.exporter.render import Meta, RenderContext, one_line, render_entry
 from sessiontree.exporter.sections import (
     ToolSpec,
@@ -31,7 +31,7 @@ class RenderedSession:
 
     session_meta: dict[str, Any]
     entries: list[Meta]
-    frags: list[str]
+    frags: FragmentPacker
     images: dict[str, str]
     header_html: str
     system_html: str
@@ -76,13 +76,17 @@ def render_session(
     leaf_id: str | None = None,
     system_prompt: str | None = None,
     tools: Sequence[Any] | None = None,
+    compress: bool = True,
 ) -> RenderedSession:
-    """Render every entry of a session to (meta, fragment) plus the header and system sections."""
+    """Render every entry of a session to (meta, fragment) plus the header and system sections.
+
+    Fragments go straight into a ``FragmentPacker`` (gzip on the fly unless ``compress`` is off).
+    """
     tree = session.tree
     leaf = _resolve_leaf(session, leaf_id)
     ctx = RenderContext.for_entries(session.entries, tree.labels)
     metas: list[Meta] = []
-    frags: list[str] = []
+    frags = FragmentPacker(compress=compress)
     by_id = tree.by_id
     for entry in session.entries:
         entry_id = entry.get("id")
@@ -91,7 +95,7 @@ def render_session(
             continue
         meta, html = render_entry(entry, ctx, parent_id=tree.parent_of(entry_id))
         metas.append(meta)
-        frags.append(html)
+        frags.add(html)
     init = _session_init(session)
     prompt = system_prompt if system_prompt is not None else init.get("systemPrompt")
     tool_specs: list[ToolSpec] = normalise_tools(list(tools) if tools is not None else init.get("tools"))
@@ -129,17 +133,29 @@ def render_session_html(
     ``system_prompt`` and ``tools`` (tool names or schemas) replace what the session's
     ``session_init`` entry holds; ``leaf_id`` picks the active leaf (default: the last entry).
     """
-    rendered = render_session(session, leaf_id=leaf_id, system_prompt=system_prompt, tools=tools)
-    return assemble_page(
-        rendered.session_meta,
-        rendered.entries,
-        rendered.frags,
-        rendered.images,
-        rendered.header_html,
-        rendered.system_html,
-        theme,
-        leaf_id=rendered.leaf_id,
-        compress=compress,
+    return "".join(
+        iter_session_page(
+            session, theme=theme, leaf_id=leaf_id, system_prompt=system_prompt, tools=tools, compress=compress
+        )
+    )
+
+
+def iter_session_page(
+    session: Session,
+    *,
+    theme: str = "auto",
+    leaf_id: str | None = None,
+    system_prompt: str | None = None,
+    tools: Sequence[Any] | None = None,
+    compress: bool = True,
+) -> Iterator[str]:
+    """Yield the page of a session in chunks (for writing without one giant string)."""
+    if theme not in THEMES:
+        raise ExportError(f"Unknown theme {theme!r}; use one of: {', '.join(THEMES)}")
+    r = render_session(session, leaf_id=leaf_id, system_prompt=system_prompt, tools=tools, compress=compress)
+    del session  # only the rendered parts are needed from here on (frees the entries when we own them)
+    yield from iter_page(
+        r.session_meta, r.entries, r.frags, r.images, r.header_html, r.system_html, theme, leaf_id=r.leaf_id
     )
 
 
@@ -159,7 +175,7 @@ def default_output_path(input_path: str | Path) -> Path:
     return Path.cwd() / f"session-{Path(input_path).stem}.html"
 
 
-def write_text_atomic(path: Path, text: str) -> None:
+def write_text_atomic(path: Path, chunks: str | Iterable[str]) -> None:
     """Write a file through a temp file and rename, so a reader never sees half a page."""
     fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
     try:
@@ -168,7 +184,10 @@ def write_text_atomic(path: Path, text: str) -> None:
         os.umask(umask)
         os.chmod(tmp, 0o666 & ~umask)
         with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as fh:
-            fh.write(text)
+            if isinstance(chunks, str):
+                fh.write(chunks)
+            else:
+                fh.writelines(chunks)
         os.replace(tmp, path)
     except BaseException:
         Path(tmp).unlink(missing_ok=True)

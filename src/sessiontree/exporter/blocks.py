@@ -9,12 +9,13 @@ from typing import Any
 from markupsafe import Markup, escape
 
 from sessiontree.exporter.ansi import ansi_to_html, has_ansi
-from sessiontree.exporter.highlight import HL_CLASS, Lexer, highlight_code
+from sessiontree.exporter.highlight import HL_CLASS, Lexer, escape_text, highlight_code
 
-PREVIEW_LINES = 20
-# A single output line longer than this is cut in the preview (the rest keeps it whole).
-PREVIEW_LINE_CHARS = 2_000
-# Highlighting is the costly part: only the preview is highlighted, the rest is plain text.
+# Outputs show this many lines, then "N more lines". Highlighting is the costly part of an
+# export, so only the preview is highlighted; the rest is escaped plain text.
+PREVIEW_LINES = 10
+# A preview longer than this (minified files, one-line dumps) is not highlighted at all.
+MAX_HIGHLIGHT_CHARS = 8_000
 MAX_JSON_CHARS = 100_000
 
 
@@ -46,18 +47,20 @@ def render_output(
     limit: int = PREVIEW_LINES,
 ) -> Markup:
     """Return ``<div class="st-output">``: a preview of ``limit`` lines and a hidden rest with a button."""
+    # ``kind`` is always one of our own words, never session text.
     preview, rest, more = _split_preview(text, limit)
+    if len(preview) > MAX_HIGHLIGHT_CHARS:
+        lexer = None
     hl = f" {HL_CLASS}" if lexer is not None else ""
     head = _inner(preview, lexer, ansi)
     if not more:
-        return Markup('<div class="st-output st-{}"><pre class="st-pre{}">{}</pre></div>').format(
-            kind, hl, head
-        )
+        return Markup(f'<div class="st-output st-{kind}"><pre class="st-pre{hl}">{head}</pre></div>')
+    plural = "" if more == 1 else "s"
     return Markup(
-        '<div class="st-output st-{}" data-more="{}"><pre class="st-pre{}">{}</pre>'
-        '<pre class="st-pre st-rest" hidden>{}</pre>'
-        '<button class="st-more" type="button">{} more line{}</button></div>'
-    ).format(kind, more, hl, head, _inner(rest, None, ansi), more, "" if more == 1 else "s")
+        f'<div class="st-output st-{kind}" data-more="{more}"><pre class="st-pre{hl}">{head}</pre>'
+        f'<pre class="st-pre st-rest" hidden>{_inner(rest, None, ansi)}</pre>'
+        f'<button class="st-more" type="button">{more} more line{plural}</button></div>'
+    )
 
 
 def pretty_json(value: Any) -> str:
@@ -89,10 +92,8 @@ def render_diff_text(diff: str) -> Markup:
     lines = diff.split("\n")
     if lines and lines[-1] == "":
         lines.pop()
-    body = "\n".join(
-        str(Markup('<span class="{}">{}</span>').format(_diff_line_class(line), line)) for line in lines
-    )
-    return Markup('<pre class="st-pre st-diff">{}</pre>').format(Markup(body))
+    body = "\n".join(f'<span class="{_diff_line_class(line)}">{escape_text(line)}</span>' for line in lines)
+    return Markup(f'<pre class="st-pre st-diff">{body}</pre>')
 
 
 def compute_diff(old: str, new: str) -> str:
@@ -103,7 +104,7 @@ def compute_diff(old: str, new: str) -> str:
 
 def render_note(text: str, kind: str = "note") -> Markup:
     """Return a small escaped note (refused images, missing data, unknown states)."""
-    return Markup('<div class="st-note st-note-{}">{}</div>').format(kind, text)
+    return Markup(f'<div class="st-note st-note-{kind}">{escape_text(text)}</div>')
 
 
 def join_text_blocks(content: Any) -> str:
@@ -118,9 +119,4 @@ def join_text_blocks(content: Any) -> str:
 
 def render_image_tag(sha: str, alt: str = "image") -> Markup:
     """Return the ``<img>`` of the contract; viewer.js fills ``src`` from the images map."""
-    return Markup('<img class="st-img" data-img="{}" alt="{}">').format(sha, alt)
-
-
-def escape_text(text: str) -> Markup:
-    """Escape text for HTML."""
-    return escape(text)
+    return Markup(f'<img class="st-img" data-img="{escape(sha)}" alt="{escape(alt)}">')

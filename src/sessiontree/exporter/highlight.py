@@ -2,18 +2,27 @@
 
 from __future__ import annotations
 
-from functools import lru_cache
+from functools import cache, lru_cache
+from typing import Any
 
-from markupsafe import Markup, escape
+from markupsafe import Markup
 
 # Pygments ships no type information (types-Pygments is not a dependency).
-from pygments import highlight as _pygments_highlight  # type: ignore[import-untyped]
 from pygments.formatters.html import HtmlFormatter  # type: ignore[import-untyped]
 from pygments.lexer import Lexer  # type: ignore[import-untyped]
 from pygments.lexers import get_lexer_by_name, get_lexer_for_filename  # type: ignore[import-untyped]
+from pygments.token import STANDARD_TYPES  # type: ignore[import-untyped]
 from pygments.util import ClassNotFound  # type: ignore[import-untyped]
 
-__all__ = ["HL_CLASS", "Lexer", "highlight_code", "lexer_by_name", "lexer_for_path", "theme_css"]
+__all__ = [
+    "HL_CLASS",
+    "Lexer",
+    "escape_text",
+    "highlight_code",
+    "lexer_by_name",
+    "lexer_for_path",
+    "theme_css",
+]
 
 HL_CLASS = "st-hl"
 LIGHT_STYLE = "default"
@@ -51,9 +60,48 @@ _EXT_ALIASES = {
 }
 
 
-@lru_cache(maxsize=1)
-def _formatter() -> HtmlFormatter:
-    return HtmlFormatter(nowrap=True)
+def escape_text(text: str) -> str:
+    """Escape text for an HTML text node (quotes need no escaping there; keeps pages small)."""
+    if "&" in text:
+        text = text.replace("&", "&amp;")
+    if "<" in text:
+        text = text.replace("<", "&lt;")
+    if ">" in text:
+        text = text.replace(">", "&gt;")
+    return text
+
+
+@cache
+def _css_class(ttype: Any) -> str:
+    """Return Pygments' short class for a token type (as HtmlFormatter names it); "" for plain text."""
+    name = STANDARD_TYPES.get(ttype)
+    suffix = ""
+    while name is None:
+        suffix = ttype[-1] + suffix
+        ttype = ttype.parent
+        name = STANDARD_TYPES.get(ttype)
+    # Whitespace and plain text need no span: smaller pages, same look.
+    return "" if name in ("", "w") else name + suffix
+
+
+def _format_tokens(tokens: Any) -> str:
+    """Format (index, type, value) tokens as spans, merging runs of one class (like HtmlFormatter)."""
+    out: list[str] = []
+    append = out.append
+    run_class = ""
+    run: list[str] = []
+    for _, ttype, value in tokens:
+        cls = _css_class(ttype)
+        if cls != run_class and run:
+            text = escape_text("".join(run))
+            append(f'<span class="{run_class}">{text}</span>' if run_class else text)
+            run = []
+        run_class = cls
+        run.append(value)
+    if run:
+        text = escape_text("".join(run))
+        append(f'<span class="{run_class}">{text}</span>' if run_class else text)
+    return "".join(out)
 
 
 @lru_cache(maxsize=256)
@@ -83,12 +131,8 @@ def lexer_for_path(path: str) -> Lexer | None:
 def highlight_code(code: str, lexer: Lexer | None) -> Markup:
     """Return the inner HTML of highlighted code (escaped plain text without a lexer)."""
     if lexer is None or lexer.name == "Text only":
-        return escape(code)
-    html = _pygments_highlight(code, lexer, _formatter())
-    # Pygments adds a trailing newline to the last line; keep the caller's text exact.
-    if not code.endswith("\n") and html.endswith("\n"):
-        html = html[:-1]
-    return Markup(html)
+        return Markup(escape_text(code))
+    return Markup(_format_tokens(lexer.get_tokens_unprocessed(code)))
 
 
 def _style_defs(formatter: HtmlFormatter, prefix: str) -> str:

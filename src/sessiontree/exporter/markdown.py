@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from functools import lru_cache
 from typing import Any
@@ -12,7 +13,7 @@ from markdown_it.utils import OptionsDict
 from markupsafe import Markup, escape
 from mdit_py_plugins.tasklists import tasklists_plugin
 
-from sessiontree.exporter.highlight import HL_CLASS, highlight_code, lexer_by_name
+from sessiontree.exporter.highlight import HL_CLASS, escape_text, highlight_code, lexer_by_name
 
 ALLOWED_SCHEMES = ("http://", "https://", "mailto:")
 LINK_REL = "noopener noreferrer"
@@ -77,6 +78,30 @@ def markdown_parser() -> MarkdownIt:
     return md
 
 
+# Prose with none of these characters, whose lines all start with a letter, is plain paragraphs
+# in CommonMark: no inline syntax, and no line can open a block (list, heading, quote, code, table).
+_PLAIN_PROSE = re.compile(r"[^\\`*_\[\]<>!#|~&\x00-\x09\x0b-\x1f\x7f]*")
+_LINE_START = re.compile(r"\n(?![A-Za-z])")
+
+
+def _plain_paragraphs(text: str) -> str | None:
+    """Return CommonMark's HTML for plain prose without running the parser, or None if not plain."""
+    body = text.strip("\n")
+    if not body or not body[0].isascii() or not body[0].isalpha() or not _PLAIN_PROSE.fullmatch(body):
+        return None
+    paragraphs = body.split("\n\n")
+    for para in paragraphs:
+        if (
+            not para
+            or not (para[0].isascii() and para[0].isalpha())
+            or _LINE_START.search(para)
+            or " \n" in para
+            or para.endswith(" ")
+        ):
+            return None
+    return "".join(f"<p>{escape_text(para)}</p>\n" for para in paragraphs)
+
+
 @lru_cache(maxsize=2048)
 def render_markdown(text: str) -> Markup:
     """Return safe HTML for markdown text (raw HTML escaped, links allow-listed, fences highlighted)."""
@@ -84,4 +109,7 @@ def render_markdown(text: str) -> Markup:
         return Markup("")
     if len(text) > MAX_MARKDOWN_CHARS:
         return Markup('<pre class="st-pre">{}</pre>').format(text)
+    plain = _plain_paragraphs(text)
+    if plain is not None:
+        return Markup(plain)
     return Markup(markdown_parser().render(text))

@@ -6,7 +6,8 @@ import base64
 import gzip
 import hashlib
 import json
-from collections.abc import Mapping, Sequence
+import zlib
+from collections.abc import Iterator, Mapping, Sequence
 from typing import Any
 
 from markupsafe import Markup
@@ -18,6 +19,11 @@ from sessiontree.exporter.templating import get_template, read_asset
 THEMES = ("auto", "light", "dark")
 DATA_VERSION = 1
 GZIP_LEVEL = 6
+# Where the st-data JSON goes in the rendered template; split on its last occurrence, after
+# which only our own viewer.js follows, so session text can never fake it.
+_DATA_SLOT = "\x00st-data\x00"
+_BATCH = 64
+_B64_CHUNK = 3 * 1024 * 1024  # a multiple of 3: chunks encode to base64 without padding
 
 
 def json_for_script(value: Any) -> str:
@@ -27,14 +33,78 @@ def json_for_script(value: Any) -> str:
     return text.replace("<", "\\u003c").replace("\u2028", "\\u2028").replace("\u2029", "\\u2029")
 
 
+class FragmentPacker:
+    """Collect fragments as they are rendered: gzip-compressed on the fly, or kept as a list.
+
+    Compressing as we go keeps memory small: only the compressed bytes are held, never the
+    whole array of fragment strings.
+    """
+
+    def __init__(self, *, compress: bool = True) -> None:
+        self.compress = compress
+        self.count = 0
+        self._list: list[str] = []
+        self._pending: list[str] = []
+        self._parts: list[bytes] = []
+        self._started = False
+        # wbits 31: a gzip stream (header mtime 0, so pages are reproducible).
+        self._zip = zlib.compressobj(GZIP_LEVEL, zlib.DEFLATED, 31) if compress else None
+
+    def add(self, html: str) -> None:
+        """Append one fragment."""
+        self.count += 1
+        if self._zip is None:
+            self._list.append(html)
+            return
+        self._pending.append(html)
+        if len(self._pending) >= _BATCH:
+            self._flush_pending()
+
+    def _flush_pending(self) -> None:
+        assert self._zip is not None
+        prefix = "," if self._started else "["
+        self._started = True
+        text = prefix + ",".join(json.dumps(h, ensure_ascii=False) for h in self._pending)
+        self._parts.append(self._zip.compress(text.encode("utf-8")))
+        self._pending.clear()
+
+    def _finish(self) -> bytes:
+        assert self._zip is not None
+        if self._pending:
+            self._flush_pending()
+        if not self._started:
+            self._parts.append(self._zip.compress(b"["))
+        self._parts.append(self._zip.compress(b"]"))
+        self._parts.append(self._zip.flush())
+        self._zip = None
+        packed = b"".join(self._parts)
+        self._parts = [packed]
+        return packed
+
+    def iter_json(self) -> Iterator[str]:
+        """Yield the JSON text of the ``frags`` value in chunks (``"gz:..."`` or an array)."""
+        if not self.compress:
+            yield json_for_script(self._list)
+            return
+        packed = self._finish() if self._zip is not None else self._parts[0]
+        yield '"gz:'
+        for start in range(0, len(packed), _B64_CHUNK):
+            yield base64.b64encode(packed[start : start + _B64_CHUNK]).decode("ascii")
+        yield '"'
+
+    def value(self) -> str | list[str]:
+        """Return the ``frags`` value itself."""
+        return json.loads("".join(self.iter_json()))  # type: ignore[no-any-return]
+
+
 def pack_fragments(frags: Sequence[str], *, compress: bool = True) -> str | list[str]:
     """Return the ``frags`` value: ``gz:<base64 gzip JSON>`` or the plain list when not compressed."""
     if not compress:
         return list(frags)
-    raw = json.dumps(list(frags), ensure_ascii=False, separators=(",", ":")).encode("utf-8")
-    # mtime=0 keeps the output byte-for-byte reproducible.
-    packed = gzip.compress(raw, compresslevel=GZIP_LEVEL, mtime=0)
-    return "gz:" + base64.b64encode(packed).decode("ascii")
+    packer = FragmentPacker()
+    for html in frags:
+        packer.add(html)
+    return packer.value()
 
 
 def unpack_fragments(value: str | list[str]) -> list[str]:
@@ -71,32 +141,78 @@ def viewer_assets() -> tuple[str, str]:
     return css, js
 
 
-def build_page_data(
+def _packer_for(frags: Sequence[str] | FragmentPacker, compress: bool) -> FragmentPacker:
+    if isinstance(frags, FragmentPacker):
+        return frags
+    packer = FragmentPacker(compress=compress)
+    for html in frags:
+        packer.add(html)
+    return packer
+
+
+def iter_page_data(
     session_meta: Mapping[str, Any],
     entries_meta: Sequence[Mapping[str, Any]],
-    frags: Sequence[str],
+    frags: FragmentPacker,
     images: Mapping[str, str],
     leaf_id: str | None,
+) -> Iterator[str]:
+    """Yield the ``st-data`` JSON in chunks (large values are never joined into one string)."""
+    if frags.count != len(entries_meta):
+        raise ExportError(f"{frags.count} fragments for {len(entries_meta)} entries; they must align")
+    yield f'{{"v":{DATA_VERSION},"session":{json_for_script(dict(session_meta))}'
+    yield f',"leafId":{json_for_script(leaf_id)},"entries":['
+    for start in range(0, len(entries_meta), 1024):
+        chunk = json_for_script(list(entries_meta[start : start + 1024]))[1:-1]
+        yield ("," if start else "") + chunk
+    yield '],"images":{'
+    for i, (sha, url) in enumerate(images.items()):
+        yield ("," if i else "") + json_for_script(sha) + ":" + json_for_script(url)
+    yield '},"frags":'
+    yield from frags.iter_json()
+    yield "}"
+
+
+def iter_page(
+    session_meta: Mapping[str, Any],
+    entries_meta: Sequence[Mapping[str, Any]],
+    frags: Sequence[str] | FragmentPacker,
+    images: Mapping[str, str],
+    header_html: str,
+    system_html: str,
+    theme: str = "auto",
     *,
+    leaf_id: str | None = None,
     compress: bool = True,
-) -> dict[str, Any]:
-    """Return the ``st-data`` object of the contract."""
-    if len(frags) != len(entries_meta):
-        raise ExportError(f"{len(frags)} fragments for {len(entries_meta)} entries; they must align")
-    return {
-        "v": DATA_VERSION,
-        "session": dict(session_meta),
-        "leafId": leaf_id,
-        "entries": list(entries_meta),
-        "images": dict(images),
-        "frags": pack_fragments(frags, compress=compress),
-    }
+) -> Iterator[str]:
+    """Yield the page in chunks (what ``assemble_page`` joins; a file writer streams them)."""
+    if theme not in THEMES:
+        raise ExportError(f"Unknown theme {theme!r}; use one of: {', '.join(THEMES)}")
+    packer = _packer_for(frags, compress)
+    if packer.count != len(entries_meta):
+        raise ExportError(f"{packer.count} fragments for {len(entries_meta)} entries; they must align")
+    css, js = viewer_assets()
+    title = str(session_meta.get("title") or session_meta.get("id") or "Session")
+    shell = get_template("page.html.j2").render(
+        theme=theme,
+        csp=Markup(content_security_policy(js)),
+        title=title,
+        css=Markup(css),
+        header_html=Markup(header_html),
+        system_html=Markup(system_html),
+        data_json=Markup(_DATA_SLOT),
+        script=Markup(js),
+    )
+    head, _, tail = shell.rpartition(_DATA_SLOT)
+    yield head
+    yield from iter_page_data(session_meta, entries_meta, packer, images, leaf_id)
+    yield tail
 
 
 def assemble_page(
     session_meta: Mapping[str, Any],
     entries_meta: Sequence[Mapping[str, Any]],
-    frags: Sequence[str],
+    frags: Sequence[str] | FragmentPacker,
     images: Mapping[str, str],
     header_html: str,
     system_html: str,
@@ -108,22 +224,21 @@ def assemble_page(
     """Return the complete page.
 
     ``session_meta`` holds id, title, cwd, timestamp; ``entries_meta`` and ``frags`` are aligned
-    (one meta dict and one ``<article>`` fragment per entry, file order); ``images`` maps the sha256
-    of raw bytes to a ``data:`` URL; ``header_html`` and ``system_html`` are trusted, already
-    escaped HTML from our templates.
+    (one meta dict and one ``<article>`` fragment per entry, file order); ``frags`` may be a
+    ``FragmentPacker`` filled while rendering; ``images`` maps the sha256 of raw bytes to a
+    ``data:`` URL; ``header_html`` and ``system_html`` are trusted, already escaped HTML from our
+    templates.
     """
-    if theme not in THEMES:
-        raise ExportError(f"Unknown theme {theme!r}; use one of: {', '.join(THEMES)}")
-    css, js = viewer_assets()
-    data = build_page_data(session_meta, entries_meta, frags, images, leaf_id, compress=compress)
-    title = str(session_meta.get("title") or session_meta.get("id") or "Session")
-    return get_template("page.html.j2").render(
-        theme=theme,
-        csp=Markup(content_security_policy(js)),
-        title=title,
-        css=Markup(css),
-        header_html=Markup(header_html),
-        system_html=Markup(system_html),
-        data_json=Markup(json_for_script(data)),
-        script=Markup(js),
+    return "".join(
+        iter_page(
+            session_meta,
+            entries_meta,
+            frags,
+            images,
+            header_html,
+            system_html,
+            theme,
+            leaf_id=leaf_id,
+            compress=compress,
+        )
     )

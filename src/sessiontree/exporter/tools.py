@@ -17,7 +17,7 @@ from sessiontree.exporter.blocks import (
     render_note,
     render_output,
 )
-from sessiontree.exporter.highlight import lexer_by_name, lexer_for_path
+from sessiontree.exporter.highlight import escape_text, lexer_by_name, lexer_for_path
 from sessiontree.exporter.images import ImageRegistry
 from sessiontree.exporter.markdown import render_markdown
 
@@ -63,7 +63,7 @@ def _line_range(args: Args) -> str:
 
 
 def _summary(text: str, kind: str = "arg") -> Markup:
-    return Markup('<span class="st-call-{}">{}</span>').format(kind, text)
+    return Markup(f'<span class="st-call-{kind}">{escape_text(text)}</span>')
 
 
 # --- the call block (inside the assistant fragment) -----------------------------------------
@@ -187,11 +187,12 @@ def render_call(call_id: str, name: str, args: Any) -> Markup:
     head, body = _call_renderer(name)(safe_args)
     if not isinstance(args, Mapping) and args is not None:
         body = render_json(args, kind="args")
+    attr_id, attr_name = escape(call_id), escape(name)
     return Markup(
-        '<div class="st-call" data-call-id="{}" data-tool="{}" data-status="pending">'
-        '<div class="st-call-head"><span class="st-tool-name">{}</span> {}</div>{}'
+        f'<div class="st-call" data-call-id="{attr_id}" data-tool="{attr_name}" data-status="pending">'
+        f'<div class="st-call-head"><span class="st-tool-name">{attr_name}</span> {head}</div>{body}'
         '<div class="st-call-result"></div></div>'
-    ).format(call_id, name, name, head, body)
+    )
 
 
 # --- the result block (inside the toolResult fragment) --------------------------------------
@@ -258,9 +259,11 @@ def render_result(
     text = join_text_blocks(content)
     safe_args: Args = args if isinstance(args, Mapping) else {}
     body = _result_body(name, safe_args, text, message.get("details"), is_error)
+    status = "error" if is_error else "success"
     return Markup(
-        '<div class="st-result" data-call-id="{}" data-tool="{}" data-status="{}">{}{}</div>'
-    ).format(call_id, name, "error" if is_error else "success", body, _result_images(content, images))
+        f'<div class="st-result" data-call-id="{escape(call_id)}" data-tool="{escape(name)}" '
+        f'data-status="{status}">{body}{_result_images(content, images)}</div>'
+    )
 
 
 def args_search_text(args: Any) -> str:
@@ -274,4 +277,4 @@ def args_search_text(args: Any) -> str:
     return "" if args is None else str(args)[:200]
 
 
-__all__ = ["escape", "render_call", "render_result", "render_todos"]
+__all__ = ["args_search_text", "render_call", "render_result", "render_todos"]
