@@ -210,7 +210,8 @@ import resource, signal, sys
 from pathlib import Path
 from sessiontree.store.output_sink import OutputSink
 signal.signal(signal.SIGXFSZ, signal.SIG_IGN)  # writes past the limit fail with EFBIG instead
-resource.setrlimit(resource.RLIMIT_FSIZE, (200_000, 200_000))
+limit = int(sys.argv[2])
+resource.setrlimit(resource.RLIMIT_FSIZE, (limit, limit))
 path = Path(sys.argv[1])
 sink = OutputSink(path, "0")
 for i in range(5000):

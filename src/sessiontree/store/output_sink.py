@@ -184,16 +184,18 @@ class OutputSink:
         try:
             self.artifact_path.parent.mkdir(parents=True, exist_ok=True)
             # "x": an existing artifact of a resumed session is never overwritten.
-            fh: BinaryIO = self.artifact_path.open("xb", buffering=1 << 16)
-            fh.write(self._tail)
+            self._file = self.artifact_path.open("xb", buffering=1 << 16)
         except OSError as exc:
             # The spec's fallback: keep truncating the tail in memory, persist nothing.
             self._file_failed = True
             self.file_error = f"{type(exc).__name__}: {exc}"
             return None
-        self._file = fh
         self._file_created = True
-        return fh
+        try:
+            self._file.write(self._tail)
+        except OSError as exc:
+            self._drop_file(exc)
+        return self._file
 
     def _cut_tail(self) -> None:
         """Cut the buffer to the tail window, starting on a UTF-8 character boundary."""
