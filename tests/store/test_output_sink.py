@@ -222,17 +222,13 @@ print(path.exists(), sink.file_error is not None)
 """
 
 
-def test_write_failure_mid_stream_drops_the_partial_artifact(tmp_path: Path) -> None:
+@pytest.mark.parametrize("limit", [10_000, 200_000])
+def test_write_failure_drops_the_partial_artifact(tmp_path: Path, limit: int) -> None:
     import subprocess
     import sys
 
     path = tmp_path / "0.bash.log"
-    done = subprocess.run(
-        [sys.executable, "-c", FSIZE_SCRIPT, str(path)],
-        capture_output=True,
-        text=True,
-        check=True,
-        timeout=60,
-    )
+    args = [sys.executable, "-c", FSIZE_SCRIPT, str(path), str(limit)]
+    done = subprocess.run(args, capture_output=True, text=True, check=True, timeout=60)
     assert done.stdout.split("\n")[:2] == ["None True True", "False True"]
     assert not path.exists()
