@@ -3,8 +3,8 @@
 Each round forks a writer (the test process has already imported everything, so a fork costs a
 millisecond instead of a Python start), lets it append, rename and rewrite for a random short
 time, and kills it. The writer reports each entry id over a pipe only after ``flush()`` returned,
-and marks when it is inside a full rewrite. After every kill the file must load and hold every
-entry reported so far.
+and marks when it has opened the file and when it is inside a full rewrite. After every kill the
+file must load and hold every entry reported so far.
 """
 
 from __future__ import annotations
@@ -26,7 +26,7 @@ FILES = 4
 
 
 def message(rng: random.Random, role: str, n: int) -> dict[str, Any]:
-    size = rng.choice([10, 200, 2_000, 40_000])
+    size = rng.choice([10, 200, 2_000, 20_000])
     text = f"{role} {n} " + "x" * size
     if role == "assistant":
         return {"role": role, "content": [{"type": "text", "text": text}], "provider": "p", "model": "m"}
@@ -38,6 +38,7 @@ def write_until_killed(path: Path, agent: Path, seed: int, report: int) -> NoRet
     try:
         rng = random.Random(seed)
         manager = SessionManager.open(path, agent_dir=agent, term="crash-test")
+        os.write(report, b"S\n")  # opened: the kill clock starts now
         if not manager.get_entries():
             manager.append_message(message(rng, "assistant", 0))  # persistence starts here
             manager.flush()
@@ -62,6 +63,17 @@ def write_until_killed(path: Path, agent: Path, seed: int, report: int) -> NoRet
         os._exit(1)
 
 
+def wait_for_start(fd: int) -> str:
+    """Read the writer's reports up to its "opened" mark (so kills land in appends and rewrites)."""
+    seen = ""
+    while "S\n" not in seen:
+        chunk = os.read(fd, 65536)
+        if not chunk:
+            break
+        seen += chunk.decode()
+    return seen
+
+
 def read_all(fd: int) -> str:
     chunks = []
     while chunk := os.read(fd, 65536):
@@ -84,12 +96,13 @@ def test_sigkill_during_appends_and_rewrites_loses_nothing_flushed(tmp_path: Pat
             os.close(read_end)
             write_until_killed(path, agent, rng.randrange(1 << 30), write_end)
         os.close(write_end)
+        started = wait_for_start(read_end)
         time.sleep(rng.uniform(0.003, 0.06))
         os.kill(pid, signal.SIGKILL)
         _, status = os.waitpid(pid, 0)
         assert os.WIFSIGNALED(status) and os.WTERMSIG(status) == signal.SIGKILL, "the writer died on its own"
         kills += 1
-        lines = read_all(read_end).splitlines()
+        lines = (started + read_all(read_end)).splitlines()
         os.close(read_end)
         if lines and lines[-1] == "R":
             mid_rewrite += 1
@@ -109,3 +122,6 @@ def test_sigkill_during_appends_and_rewrites_loses_nothing_flushed(tmp_path: Pat
     for path in files:
         final = load_session(path)
         assert final.header["version"] == 3 and len(final.entries) >= len(flushed[path])
+        SessionManager.open(path, agent_dir=agent, term="crash-test").close()
+    # Opening a file clears the temp files of writers killed mid-rewrite.
+    assert sorted(p.name for p in tmp_path.iterdir() if p.name.endswith(".tmp")) == []

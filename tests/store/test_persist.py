@@ -6,6 +6,9 @@ import base64
 import copy
 import hashlib
 import json
+import os
+import subprocess
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -18,6 +21,7 @@ from sessiontree.store.persist import (
     TRUNCATION_NOTICE,
     NdjsonWriter,
     prepare_entry_for_persistence,
+    remove_stale_temp_files,
     rewrite_atomically,
     to_line,
     truncate_string,
@@ -177,3 +181,33 @@ def test_writer_after_close_refuses(tmp_path: Path) -> None:
 def test_writer_open_failure_is_a_persist_error(tmp_path: Path) -> None:
     with pytest.raises(PersistError, match="Cannot write session file"):
         NdjsonWriter(FileSessionStorage(), tmp_path / "missing-dir" / "s.jsonl")
+
+
+def test_lone_surrogates_are_escaped_not_fatal(tmp_path: Path) -> None:
+    entry = {"type": "message", "text": "half a pair: \ud83d and é"}
+    line = to_line(entry)
+    line.encode("utf-8")  # writable as UTF-8
+    assert json.loads(line) == entry
+
+
+def test_rewrite_keeps_the_file_mode(tmp_path: Path) -> None:
+    target = tmp_path / "private.jsonl"
+    target.write_text("secret\n")
+    target.chmod(0o600)
+    rewrite_atomically(FileSessionStorage(), target, ["still secret"])
+    assert target.stat().st_mode & 0o777 == 0o600 and target.read_text() == "still secret\n"
+
+
+def test_stale_temp_files_of_dead_writers_are_removed(tmp_path: Path) -> None:
+    target = tmp_path / "s.jsonl"
+    target.write_text("x\n")
+    dead = subprocess.run(
+        [sys.executable, "-c", "import os; print(os.getpid())"], capture_output=True, text=True
+    )
+    dead_tmp = tmp_path / f".s.jsonl.{dead.stdout.strip()}.0123abcd.tmp"
+    live_tmp = tmp_path / f".s.jsonl.{os.getpid()}.89abcdef.tmp"
+    other = tmp_path / f".other.jsonl.{dead.stdout.strip()}.0123abcd.tmp"
+    for path in (dead_tmp, live_tmp, other):
+        path.write_text("partial")
+    assert remove_stale_temp_files(FileSessionStorage(), target) == [dead_tmp]
+    assert not dead_tmp.exists() and live_tmp.exists() and other.exists()

@@ -30,6 +30,7 @@ from sessiontree.store.persist import (
     NdjsonWriter,
     describe_os_error,
     persist_error_for,
+    remove_stale_temp_files,
     rewrite_atomically,
     to_line,
 )
@@ -212,6 +213,8 @@ class SessionManager:
             self._close_writer()
             path = Path(path).absolute()
             loaded, torn = self._load(path)
+            if loaded is not None:
+                remove_stale_temp_files(self.storage, path)
             self._repair_tail = torn
             if loaded is None or loaded.is_empty:
                 self._new_session(None)

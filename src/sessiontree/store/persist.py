@@ -7,6 +7,7 @@ import json
 import logging
 import os
 import secrets
+import stat
 import threading
 from collections.abc import Iterable
 from pathlib import Path
@@ -78,7 +79,14 @@ def prepare_entry_for_persistence(entry: dict[str, Any], store: BlobStore | None
 
 def to_line(entry: dict[str, Any], store: BlobStore | None = None) -> str:
     """One JSONL line (no newline) for an entry or header."""
-    return json.dumps(prepare_entry_for_persistence(entry, store), ensure_ascii=False, separators=(",", ":"))
+    prepared = prepare_entry_for_persistence(entry, store)
+    line = json.dumps(prepared, ensure_ascii=False, separators=(",", ":"))
+    try:
+        line.encode("utf-8")
+    except UnicodeEncodeError:
+        # A lone surrogate (JavaScript strings allow them) has no UTF-8 form: escape it as \udXXX.
+        line = json.dumps(prepared, ensure_ascii=True, separators=(",", ":"))
+    return line
 
 
 def describe_os_error(exc: BaseException) -> str:
@@ -116,6 +124,43 @@ def temp_path_for(path: Path) -> Path:
     return path.with_name(f".{path.name}.{os.getpid()}.{secrets.token_hex(4)}.tmp")
 
 
+def keep_mode(original: Path, replacement: Path) -> None:
+    """Give ``replacement`` the permission bits of ``original`` (a private session stays private)."""
+    try:
+        mode = stat.S_IMODE(os.stat(original).st_mode)
+    except FileNotFoundError:
+        return
+    os.chmod(replacement, mode)
+
+
+def remove_stale_temp_files(storage: SessionStorage, path: Path) -> list[Path]:
+    """Delete temp files of ``path`` left by writers that died mid-rewrite; return them."""
+    removed: list[Path] = []
+    prefix = f".{path.name}."
+    for candidate in storage.list_files_sync(path.parent, ".tmp"):
+        pid = candidate.name[len(prefix) :].split(".")[0] if candidate.name.startswith(prefix) else ""
+        if pid.isdigit() and not pid_alive(int(pid)):
+            try:
+                storage.unlink_sync(candidate)
+                removed.append(candidate)
+            except OSError as exc:
+                log.warning("could not remove stale temporary file %s: %s", candidate, exc)
+    return removed
+
+
+def pid_alive(pid: int) -> bool:
+    """Tell whether a process with this id exists (on this machine)."""
+    if pid == os.getpid():
+        return True
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True  # it exists, owned by someone else
+    return True
+
+
 def rewrite_atomically(storage: SessionStorage, path: Path, lines: Iterable[str]) -> None:
     """Replace ``path`` with ``lines``: temp file, flush + fsync, close, rename, fsync the folder.
 
@@ -131,6 +176,8 @@ def rewrite_atomically(storage: SessionStorage, path: Path, lines: Iterable[str]
         writer.fsync()
         closing, writer = writer, None
         closing.close()
+        if isinstance(storage, FileSessionStorage):
+            keep_mode(path, tmp)
         storage.rename_sync(tmp, path)
     except BaseException:
         if writer is not None:
