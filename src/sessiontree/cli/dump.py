@@ -63,8 +63,9 @@ def dump(
     if not text:
         raise ExportError("No messages to dump yet")
     if to_stdout:
-        # On a terminal, session text must not drive it (escape sequences); pipes get it verbatim.
-        click.echo(sanitize_text(text) if sys.stdout.isatty() else text)
+        # On a terminal, session text must not drive it (escape sequences); pipes get it verbatim
+        # (color=True: click would otherwise strip some escapes, and only some, from a pipe).
+        click.echo(sanitize_text(text) if sys.stdout.isatty() else text, color=True)
         return
     result = copy_to_clipboard(text)
     summary = f"Copied {len(text):,} characters (~{estimate_tokens(text):,} tokens) to the clipboard"
