@@ -243,24 +243,20 @@ def format_custom(message: Mapping[str, Any]) -> list[str]:
     return lines
 
 
+def _summary_section(title: str, note: str, summary: Any) -> list[str]:
+    return [f"## {title}\n", f"({note})\n", _js_str(summary), "\n"]
+
+
 def format_branch_summary(message: Mapping[str, Any]) -> list[str]:
     """Return a ``## Branch Summary`` section with the branch it came from."""
-    return [
-        "## Branch Summary\n",
-        f"(from branch: {_js_str(message.get('fromId'))})\n",
-        _js_str(message.get("summary")),
-        "\n",
-    ]
+    note = f"from branch: {_js_str(message.get('fromId'))}"
+    return _summary_section("Branch Summary", note, message.get("summary"))
 
 
 def format_compaction_summary(message: Mapping[str, Any]) -> list[str]:
     """Return a ``## Compaction Summary`` section with the token count before compaction."""
-    return [
-        "## Compaction Summary\n",
-        f"({_js_str(message.get('tokensBefore'))} tokens before compaction)\n",
-        _js_str(message.get("summary")),
-        "\n",
-    ]
+    note = f"{_js_str(message.get('tokensBefore'))} tokens before compaction"
+    return _summary_section("Compaction Summary", note, message.get("summary"))
 
 
 def format_file_mention(message: Mapping[str, Any]) -> list[str]:
