@@ -1,5 +1,81 @@
-"""CLI commands: share."""
+"""CLI commands: share, shares, unshare."""
 
 from __future__ import annotations
 
-from sessiontree.cli.base import cli  # noqa: F401
+import webbrowser
+from pathlib import Path
+
+import click
+
+from sessiontree.cli.base import Context, cli, pass_context
+from sessiontree.errors import ShareCancelled
+from sessiontree.share.publish import ShareOutcome, share_session
+from sessiontree.share.records import read_records
+from sessiontree.share.unshare import unshare
+
+
+def _say(text: str) -> None:
+    click.echo(text, err=True)
+
+
+@cli.command()
+@click.argument("session_file", metavar="SESSION.jsonl", type=click.Path(path_type=Path))
+@click.option("--no-open", is_flag=True, help="Print the links without opening the preview.")
+@click.option("--force", is_flag=True, help="Share pages over the 10 MB limit.")
+@click.option("--no-redact", is_flag=True, help="Share as is, without masking the secrets found.")
+@pass_context
+def share(ctx: Context, session_file: Path, no_open: bool, force: bool, no_redact: bool) -> None:
+    """Publish a session as HTML (custom share script, else a secret gist) and print the links."""
+    try:
+        outcome = share_session(session_file, ctx.agent_dir, force=force, redact=not no_redact, notify=_say)
+    except ShareCancelled as exc:
+        click.echo(str(exc), err=True)
+        raise SystemExit(130) from None
+    print_outcome(outcome)
+    if outcome.url and not no_open:
+        webbrowser.open(outcome.url)
+
+
+def print_outcome(outcome: ShareOutcome) -> None:
+    """Print the share's links or message (``Session shared`` when there is neither)."""
+    if outcome.url:
+        click.echo(f"Share URL: {outcome.url}")
+    if outcome.gist:
+        click.echo(f"Gist: {outcome.gist.url}")
+    if outcome.message:
+        click.echo(outcome.message)
+    if not outcome.url and not outcome.message:
+        click.echo("Session shared")
+
+
+@cli.command()
+@pass_context
+def shares(ctx: Context) -> None:
+    """List the shares recorded in <agent dir>/shares.jsonl."""
+    records = read_records(ctx.agent_dir)
+    if not records:
+        click.echo("No shares recorded")
+        return
+    for record in records:
+        status = f"unshared {record.deleted}" if record.deleted else "shared"
+        ident = record.gist_id or "-"
+        click.echo(f"{record.time}  {record.backend:<8}  {ident}  {status}")
+        click.echo(f"    {record.url or '(no URL)'}")
+        click.echo(f"    {record.session}")
+
+
+@cli.command(name="unshare")
+@click.argument("ref", metavar="ID|URL")
+@pass_context
+def unshare_command(ctx: Context, ref: str) -> None:
+    """Delete a shared gist (by gist id, gist URL or share URL) and mark its record."""
+    try:
+        outcome = unshare(ctx.agent_dir, ref)
+    except ShareCancelled as exc:
+        click.echo(str(exc), err=True)
+        raise SystemExit(130) from None
+    gist_id = outcome.record.gist_id
+    if outcome.already_gone:
+        click.echo(f"Gist {gist_id} no longer exists on GitHub; record marked as unshared")
+    else:
+        click.echo(f"Deleted gist {gist_id}")

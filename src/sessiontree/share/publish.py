@@ -1,0 +1,204 @@
+"""Share a session: export to a private temp file, redact, publish, record; clean up always."""
+
+from __future__ import annotations
+
+import dataclasses
+import importlib
+import re
+import shutil
+import sys
+import tempfile
+import unicodedata
+from collections.abc import Callable
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+
+from sessiontree.errors import ExportError, InvalidSession, ShareCancelled, ShareError
+from sessiontree.share.gist import Gist, check_gh_auth, create_gist_gh, find_gh
+from sessiontree.share.github_api import GitHubAPI, github_token
+from sessiontree.share.handlers import find_handler, run_handler
+from sessiontree.share.progress import spinner
+from sessiontree.share.records import ShareRecord, append_record, now_iso
+from sessiontree.share.redact import RedactionReport, redact_entries
+from sessiontree.store import Session, load_session
+
+MiB = 1024 * 1024
+WARN_BYTES = 1 * MiB  # gistpreview reads the gist through the API, which cuts files at 1 MB
+MAX_BYTES = 10 * MiB
+
+Render = Callable[[Session], str]
+Notify = Callable[[str], None]
+
+
+@dataclass(frozen=True)
+class Backend:
+    """Where a share goes: a custom handler script, the gh CLI, or the REST API with a token."""
+
+    kind: str  # "handler" | "gh" | "api"
+    target: str  # the handler path, the gh path, or the API token
+
+    @property
+    def label(self) -> str:
+        """Return the name recorded in shares.jsonl."""
+        return f"handler:{Path(self.target).name}" if self.kind == "handler" else self.kind
+
+
+@dataclass(frozen=True)
+class ShareOutcome:
+    """What a share produced."""
+
+    backend: str
+    url: str | None
+    message: str | None = None
+    gist: Gist | None = None
+    redaction: RedactionReport | None = None
+    size: int = 0
+
+
+def share_session(
+    source: Path | Session,
+    agent_dir: Path,
+    *,
+    force: bool = False,
+    redact: bool = True,
+    notify: Notify | None = None,
+    render: Render | None = None,
+    api_base: str | None = None,
+) -> ShareOutcome:
+    """Export a session to a temp HTML file, publish it, record the share and remove the file."""
+    say = notify or _to_stderr
+    session = _load(source, agent_dir)
+    backend = choose_backend(agent_dir)
+    report: RedactionReport | None = None
+    if redact:
+        session, report = redact_session(session)
+        if report.total:
+            say(f"Redacted {report.total} secret(s): {report.summary()} (--no-redact shares as is)")
+    html = (render or default_render)(session)
+    size = len(html.encode("utf-8"))
+    check_size(size, force=force, warn=say if backend.kind != "handler" else None)
+    name = share_file_name(session)
+    workdir = Path(tempfile.mkdtemp(prefix="sessiontree-share-"))
+    try:
+        html_path = workdir / name
+        html_path.write_text(html, encoding="utf-8")
+        outcome = _publish(backend, html_path, html, describe_share(session), api_base)
+    except KeyboardInterrupt:
+        raise ShareCancelled("Share cancelled") from None
+    finally:
+        shutil.rmtree(workdir, ignore_errors=True)
+    outcome = dataclasses.replace(outcome, redaction=report, size=size)
+    record = ShareRecord(
+        time=now_iso(),
+        session=str(session.path.resolve()) if session.path else "",
+        url=outcome.url,
+        backend=outcome.backend,
+        gist_id=outcome.gist.id if outcome.gist else None,
+        gist_url=outcome.gist.url if outcome.gist else None,
+    )
+    append_record(agent_dir, record)
+    return outcome
+
+
+def _publish(
+    backend: Backend, html_path: Path, html: str, description: str, api_base: str | None
+) -> ShareOutcome:
+    if backend.kind == "handler":
+        with spinner("Sharing..."):
+            result = run_handler(Path(backend.target), html_path)
+        return ShareOutcome(backend=backend.label, url=result.url, message=result.message)
+    with spinner("Creating gist..."):
+        if backend.kind == "gh":
+            gist = create_gist_gh(backend.target, html_path, description)
+        else:
+            with GitHubAPI(backend.target, base_url=api_base) as api:
+                gist = api.create_gist(html_path.name, html, description)
+    return ShareOutcome(backend=backend.label, url=gist.preview_url, gist=gist)
+
+
+def choose_backend(agent_dir: Path) -> Backend:
+    """Return the custom handler if there is one, else gh (logged in), else the API with a token."""
+    handler = find_handler(agent_dir)
+    if handler is not None:
+        return Backend("handler", str(handler))
+    gh = find_gh()
+    if gh is not None:
+        check_gh_auth(gh)
+        return Backend("gh", gh)
+    token = github_token()
+    if token is not None:
+        return Backend("api", token)
+    raise ShareError(
+        "GitHub CLI (gh) is not installed: install it from https://cli.github.com and run "
+        "'gh auth login', or set GITHUB_TOKEN to a token with the gist scope"
+    )
+
+
+def _load(source: Path | Session, agent_dir: Path) -> Session:
+    if isinstance(source, Session):
+        if source.path is None:
+            raise ExportError("Cannot export in-memory session to HTML")
+        return source
+    session = load_session(source, agent_dir=agent_dir, strict=True)
+    if session.is_empty:
+        raise InvalidSession(f"{source} is not a session file (no valid session header)")
+    return session
+
+
+def redact_session(session: Session) -> tuple[Session, RedactionReport]:
+    """Return a copy of the session with secrets masked; the original is left as it was."""
+    header, entries, report = redact_entries(session.header, session.entries)
+    copy = dataclasses.replace(session, header=header, entries=entries)
+    copy.invalidate()
+    return copy, report
+
+
+def default_render(session: Session) -> str:
+    """Render with the exporter (imported late: it is the next stage's public entry point)."""
+    exporter = importlib.import_module("sessiontree.exporter")
+    render: Render = exporter.render_session_html
+    return render(session)
+
+
+def check_size(size: int, *, force: bool, warn: Notify | None) -> None:
+    """Refuse pages over 10 MB unless forced; warn over 1 MB (gist previews may cut them)."""
+    if size > MAX_BYTES and not force:
+        raise ShareError(
+            f"The exported page is {size / MiB:.1f} MB, over the {MAX_BYTES // MiB} MB share limit: "
+            "pass --force to share it anyway"
+        )
+    if size > WARN_BYTES and warn is not None:
+        warn(f"Warning: the exported page is {size / MiB:.1f} MB; gist previews may not load more than 1 MB")
+
+
+def _title_and_date(session: Session) -> tuple[str | None, str]:
+    stamp = session.timestamp or ""
+    date = stamp[:10] if re.match(r"\d{4}-\d{2}-\d{2}", stamp) else datetime.now(UTC).strftime("%Y-%m-%d")
+    return session.title, date
+
+
+def slugify(text: str, limit: int = 40) -> str:
+    """Return a lowercase ASCII slug of ``text`` (``""`` when nothing is left)."""
+    ascii_text = unicodedata.normalize("NFKD", text).encode("ascii", "ignore").decode()
+    slug = re.sub(r"[^a-z0-9]+", "-", ascii_text.lower()).strip("-")
+    return slug[:limit].rstrip("-")
+
+
+def share_file_name(session: Session) -> str:
+    """Return ``sessiontree-<title slug>-<date>.html`` (the gist's file name)."""
+    title, date = _title_and_date(session)
+    slug = slugify(title or "") or f"session-{(session.id or 'unknown')[:8]}"
+    slug = slugify(slug) or "session"
+    return f"sessiontree-{slug}-{date}.html"
+
+
+def describe_share(session: Session) -> str:
+    """Return the gist description: the title (or id) and the date."""
+    title, date = _title_and_date(session)
+    name = " ".join(title.split())[:100] if title else f"session {(session.id or 'unknown')[:8]}"
+    return f"sessiontree: {name} ({date})"
+
+
+def _to_stderr(text: str) -> None:
+    print(text, file=sys.stderr)

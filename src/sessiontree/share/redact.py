@@ -1,0 +1,199 @@
+"""Find secrets in session text and mask them in the copy that gets shared."""
+
+from __future__ import annotations
+
+import copy
+import re
+from collections import Counter
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+MASK = "[REDACTED:{kind}]"
+
+# A token must not sit inside a longer run of token characters: this keeps base64 image data,
+# hashes and identifiers from yielding accidental matches.
+_L = r"(?<![A-Za-z0-9_+/-])"
+_R = r"(?![A-Za-z0-9_+/=-])"
+
+# Values that people write in docs and examples instead of a real secret.
+_PLACEHOLDER = re.compile(
+    r"""^(?:
+        \[REDACTED[^\]]*\] |                 # already masked
+        <[^>]*> | \{\{.*\}\} | \$\{[^}]*\} | \$\(.*\) | \$[A-Za-z_][A-Za-z0-9_]* |
+        [.*xX•…-]+ |                          # ***, xxxx, ..., ---
+        (?:your|my|the|some|example|sample|dummy|fake|test)[-_a-z]* |
+        changeme | placeholder | redacted | secret | password | passwd | pass | token | none | null |
+        true | false | undefined | string | required | optional |
+        .*(?:\.\.\.|…).*                          # sk-..., abc…
+    )$""",
+    re.IGNORECASE | re.VERBOSE,
+)
+
+
+def _has_digit_and_letter(value: str) -> bool:
+    return any(c.isdigit() for c in value) and any(c.isalpha() for c in value)
+
+
+def _random_run(min_len: int) -> Callable[[str], bool]:
+    """Accept a value holding a run of letters and digits at least ``min_len`` long."""
+    run = re.compile(rf"[A-Za-z0-9]{{{min_len},}}")
+
+    def check(value: str) -> bool:
+        return _has_digit_and_letter(value) and any(_has_digit_and_letter(m) for m in run.findall(value))
+
+    return check
+
+
+def _not_placeholder(value: str) -> bool:
+    return bool(value) and not _PLACEHOLDER.match(value)
+
+
+@dataclass(frozen=True)
+class SecretPattern:
+    """One kind of secret: a regex whose group ``secret`` is what gets masked."""
+
+    kind: str
+    regex: re.Pattern[str]
+    accept: Callable[[str], bool] = _not_placeholder
+
+
+def _p(
+    kind: str, pattern: str, accept: Callable[[str], bool] = _not_placeholder, flags: int = 0
+) -> SecretPattern:
+    return SecretPattern(kind, re.compile(pattern, flags), accept)
+
+
+_ENV_NAME = (
+    r"(?<![A-Za-z0-9_])(?:[A-Z0-9]+_)*"
+    r"(?:[A-Z0-9]*(?:TOKEN|SECRET|PASSWORD|PASSWD|APIKEY|CREDENTIALS?)"
+    r"|(?:API|PRIVATE|ACCESS|AUTH|SECRET|SIGNING|ENCRYPTION|MASTER|ACCOUNT|SERVICE|LICENSE)_KEY"
+    r"|[A-Z0-9]+_(?:PASS|PWD))"
+)
+
+# Order matters: specific token shapes first, then the generic assignment forms, so that
+# ``OPENAI_API_KEY=sk-...`` is counted as an OpenAI key rather than an assignment.
+PATTERNS: tuple[SecretPattern, ...] = (
+    _p(
+        "private-key",
+        r"(?P<secret>-----BEGIN (?P<label>[A-Z0-9 ]*)PRIVATE KEY( BLOCK)?-----"
+        r"[\s\S]*?-----END (?P=label)PRIVATE KEY( BLOCK)?-----)",
+    ),
+    # A key cut short (a truncated tool output): mask the header and the base64 body after it.
+    _p(
+        "private-key",
+        r"(?P<secret>-----BEGIN [A-Z0-9 ]*PRIVATE KEY( BLOCK)?-----[A-Za-z0-9+/=\s\\:,-]*)",
+    ),
+    _p("anthropic-key", _L + r"(?P<secret>sk-ant-[A-Za-z0-9_-]{20,})" + _R, _random_run(8)),
+    _p(
+        "openai-key",
+        _L + r"(?P<secret>sk-(?:proj-|svcacct-|admin-)?[A-Za-z0-9_-]{20,})" + _R,
+        _random_run(16),
+    ),
+    _p("stripe-key", _L + r"(?P<secret>(?:sk|rk)_(?:live|test)_[A-Za-z0-9]{16,})" + _R, _random_run(16)),
+    _p("github-token", _L + r"(?P<secret>gh[pousr]_[A-Za-z0-9]{36,255})" + _R, _random_run(20)),
+    _p("github-token", _L + r"(?P<secret>github_pat_[A-Za-z0-9_]{50,255})" + _R, _random_run(20)),
+    _p("aws-access-key", _L + r"(?P<secret>(?:AKIA|ASIA|ABIA|ACCA)[A-Z0-9]{16})" + _R, _has_digit_and_letter),
+    _p(
+        "aws-secret-key",
+        r"(?i:aws_?secret_?access_?key)[\"']?\s*[:=]\s*[\"']?(?P<secret>[A-Za-z0-9/+]{40})" + _R,
+        _has_digit_and_letter,
+    ),
+    _p("slack-token", _L + r"(?P<secret>xox[abposre]-[A-Za-z0-9-]{10,})" + _R, _has_digit_and_letter),
+    _p(
+        "slack-webhook",
+        r"(?P<secret>https://hooks\.slack\.com/services/T[A-Z0-9]+/B[A-Z0-9]+/[A-Za-z0-9]{16,})",
+    ),
+    _p("google-api-key", _L + r"(?P<secret>AIza[A-Za-z0-9_-]{35})" + _R, _has_digit_and_letter),
+    _p(
+        "jwt",
+        _L + r"(?P<secret>eyJ[A-Za-z0-9_-]{10,}\.eyJ[A-Za-z0-9_-]{10,}\.[A-Za-z0-9_-]{10,})" + _R,
+    ),
+    _p(
+        "url-password",
+        r"\b[a-zA-Z][a-zA-Z0-9+.-]*://[^\s:/@\"'<>]+:(?P<secret>[^\s@/\"'<>]+)@[A-Za-z0-9\[]",
+    ),
+    # ``.env`` / shell style: ``API_KEY=value`` (no spaces) or ``API_KEY = "value"`` (quoted).
+    _p("env-assignment", _ENV_NAME + r"=(?P<secret>[^\s\"'#;&|()\[\]{}<>,`]+)(?![^\s;&|#])"),
+    _p("env-assignment", _ENV_NAME + r"[ \t]*=[ \t]*(?P<q>[\"'])(?P<secret>[^\"'\n]+)(?P=q)"),
+    _p(
+        "url-token",
+        r"[?&](?:access_token|api_key|apikey|token|client_secret|password)=(?P<secret>[^&\s\"'#<>]+)",
+        _random_run(12),
+    ),
+    _p(
+        "key-value",
+        r"(?i)(?P<kq>[\"'])[A-Za-z0-9_-]*(?:api[_-]?key|secret|token|password|passwd|credentials?)(?P=kq)"
+        r"\s*[:=]\s*(?P<q>[\"'])(?P<secret>[^\"'\s]{6,})(?P=q)",
+    ),
+)
+
+
+@dataclass
+class RedactionReport:
+    """What was masked: secret kind -> count."""
+
+    counts: Counter[str] = field(default_factory=Counter)
+
+    @property
+    def total(self) -> int:
+        """Return how many secrets were masked."""
+        return sum(self.counts.values())
+
+    def summary(self) -> str:
+        """Return ``2 github-token, 1 jwt`` (kinds sorted by name)."""
+        return ", ".join(f"{n} {kind}" for kind, n in sorted(self.counts.items()))
+
+
+def redact_text(text: str, report: RedactionReport | None = None) -> str:
+    """Return ``text`` with every secret masked; count what was masked into ``report``."""
+    report = report if report is not None else RedactionReport()
+    for pattern in PATTERNS:
+        text = _apply(pattern, text, report)
+    return text
+
+
+def _apply(pattern: SecretPattern, text: str, report: RedactionReport) -> str:
+    def mask(match: re.Match[str]) -> str:
+        secret = match.group("secret")
+        if not pattern.accept(secret):
+            return match.group(0)
+        report.counts[pattern.kind] += 1
+        start, end = match.span("secret")
+        whole = match.group(0)
+        base = match.start()
+        return whole[: start - base] + MASK.format(kind=pattern.kind) + whole[end - base :]
+
+    return pattern.regex.sub(mask, text)
+
+
+# Keys whose values are structure (ids, links between entries) or binary payloads, never prose.
+_SKIP_KEYS = frozenset({"id", "parentId", "type", "role", "timestamp", "toolCallId", "targetId", "fromId"})
+
+
+def redact_value(value: Any, report: RedactionReport) -> Any:
+    """Return a deep copy of a JSON value with every string redacted (image data left alone)."""
+    if isinstance(value, str):
+        return redact_text(value, report)
+    if isinstance(value, list):
+        return [redact_value(item, report) for item in value]
+    if isinstance(value, dict):
+        is_image = value.get("type") == "image"
+        out: dict[str, Any] = {}
+        for key, item in value.items():
+            if (key in _SKIP_KEYS and isinstance(item, str)) or (is_image and key == "data"):
+                out[key] = item
+            else:
+                out[key] = redact_value(item, report)
+        return out
+    return copy.deepcopy(value)
+
+
+def redact_entries(
+    header: dict[str, Any], entries: list[dict[str, Any]]
+) -> tuple[dict[str, Any], list[dict[str, Any]], RedactionReport]:
+    """Return redacted copies of a session's header and entries, and what was masked."""
+    report = RedactionReport()
+    new_header = redact_value(header, report)
+    new_entries = [redact_value(entry, report) for entry in entries]
+    return new_header, new_entries, report
