@@ -218,3 +218,20 @@ def test_move_to_another_cwd(project: Path, isolated_agent_dir: Path, tmp_path: 
     assert new_path == session_dir_for(tmp_path / "dest", isolated_agent_dir) / source.name
     assert not source.exists() and load_session(new_path).cwd == str(tmp_path / "dest")
     assert_clean_error(run("move", "nothing-like-this", str(tmp_path)), "No session id starts with")
+
+
+def test_hostile_ids_and_cwds_stay_on_one_line(project: Path, isolated_agent_dir: Path) -> None:
+    evil_cwd = "/x\n\x1b[2J\x1b]0;pwned\x07"
+    folder = isolated_agent_dir / "sessions" / "--evil--"
+    folder.mkdir(parents=True)
+    for n in (1, 2):
+        lines = [header(f"ab\x1b[31m\n{n}", cwd=evil_cwd), msg("a1", None, "user", "\x1b[5mblink")]
+        write_jsonl(folder / f"evil{n}.jsonl", lines)
+    table = run("list", "--all")
+    assert table.exit_code == 0 and "\x1b" not in table.stdout and len(table.stdout.splitlines()) == 3
+    ambiguous = run("resume", "ab")
+    assert_clean_error(ambiguous, "matches 2 sessions")
+    assert "\x1b" not in ambiguous.stderr and "\x07" not in ambiguous.stderr
+    data = json.loads(run("list", "--all", "--json").stdout)
+    assert data[0]["cwd"] == evil_cwd  # JSON keeps the exact text, escaped by the encoder
+    assert data[0]["modified"].endswith("+00:00") and data[0]["modified"][:2] == "20"

@@ -19,10 +19,10 @@ from sessiontree.store.discovery import (
     find_continue_target,
     list_all_sessions,
     list_sessions,
+    printable,
     terminal_id,
 )
 from sessiontree.store.manager import SessionManager
-from sessiontree.store.output_sink import sanitize_text
 from sessiontree.store.resolve import find_session, resolve_session
 
 F = TypeVar("F", bound=Callable[..., Any])
@@ -42,14 +42,6 @@ def is_interactive() -> bool:
     return sys.stdin.isatty() and sys.stdout.isatty()
 
 
-def clean(text: str, width: int | None = None, *, keep_end: bool = False) -> str:
-    """Session text made safe for a terminal (no control characters), cut to ``width``."""
-    flat = sanitize_text(text).replace("\n", " ").replace("\t", " ")
-    if width is None or len(flat) <= width:
-        return flat
-    return "…" + flat[-(width - 1) :] if keep_end else flat[: width - 1] + "…"
-
-
 def format_table(infos: list[SessionInfo]) -> str:
     """The session table: id, title or first prompt, cwd, messages, modified."""
     rows = [("ID", "TITLE", "CWD", "MESSAGES", "MODIFIED")]
@@ -57,7 +49,13 @@ def format_table(infos: list[SessionInfo]) -> str:
         count = "-" if info.message_count is None else str(info.message_count)
         modified = datetime.fromtimestamp(info.modified).strftime("%Y-%m-%d %H:%M")
         rows.append(
-            (info.id, clean(info.display_title, 48), clean(info.cwd, 40, keep_end=True), count, modified)
+            (
+                printable(info.id, 16),
+                printable(info.display_title, 48),
+                printable(info.cwd, 40, keep_end=True),
+                count,
+                modified,
+            )
         )
     widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]))]
     lines = []
@@ -85,7 +83,7 @@ def list_command(ctx: Context, show_all: bool, as_json: bool, session_dir: Path 
         click.echo(json.dumps([info.to_json() for info in infos], indent=2, ensure_ascii=False))
     elif not infos:
         where = "any project" if show_all else os.getcwd()
-        click.echo(f"No sessions for {clean(where)}", err=True)
+        click.echo(f"No sessions for {printable(where)}", err=True)
     else:
         click.echo(format_table(infos))
 
@@ -97,7 +95,9 @@ def pick_session(infos: list[SessionInfo]) -> Path:
     if not is_interactive():
         raise SessionNotFound("No session given: pass an ID or PATH (the picker needs a terminal)")
     for number, info in enumerate(infos, 1):
-        click.echo(f"{number:>3}. {info.id[:8]}  {clean(info.display_title, 60) or '(no prompt)'}")
+        click.echo(
+            f"{number:>3}. {printable(info.id[:8])}  {printable(info.display_title, 60) or '(no prompt)'}"
+        )
     choice = click.prompt("Resume which session", type=click.IntRange(1, len(infos)))
     return infos[choice - 1].path
 

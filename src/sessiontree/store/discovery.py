@@ -8,10 +8,12 @@ import re
 import sys
 from collections.abc import Mapping
 from dataclasses import dataclass
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
 from sessiontree.store.entries import is_valid_header
+from sessiontree.store.output_sink import sanitize_text
 from sessiontree.store.paths import AgentPaths
 from sessiontree.store.persist import rewrite_atomically
 from sessiontree.store.storage import FileSessionStorage, MemorySessionStorage, SessionStorage
@@ -59,11 +61,19 @@ class SessionInfo:
             "title": self.title,
             "firstMessage": self.first_message,
             "created": self.created,
-            "modified": self.modified,
+            "modified": datetime.fromtimestamp(self.modified, UTC).isoformat(timespec="milliseconds"),
             "size": self.size,
             "messageCount": self.message_count,
             "parentSession": self.parent_session,
         }
+
+
+def printable(text: str, width: int | None = None, *, keep_end: bool = False) -> str:
+    """Session text made safe for one terminal line (no escapes, controls or newlines), cut to ``width``."""
+    flat = sanitize_text(text).replace("\n", " ").replace("\t", " ")
+    if width is None or len(flat) <= width:
+        return flat
+    return "…" + flat[-(width - 1) :] if keep_end else flat[: width - 1] + "…"
 
 
 def normalize_cwd(cwd: str | Path) -> str:

@@ -12,6 +12,7 @@ from sessiontree.store.discovery import (
     list_all_sessions,
     list_sessions,
     normalize_cwd,
+    printable,
     read_session_info,
 )
 from sessiontree.store.load import read_session_bytes
@@ -61,9 +62,10 @@ def match_prefix(value: str, infos: list[SessionInfo]) -> SessionInfo | None:
         return next(iter(distinct.values()))
     shown = list(distinct.values())[:MAX_CANDIDATES_SHOWN]
     more = len(distinct) - len(shown)
-    names = ", ".join(f"{i.id} ({i.cwd or i.path.parent.name})" for i in shown) + (
-        f", +{more} more" if more else ""
+    names = ", ".join(
+        f"{printable(i.id, 40)} ({printable(i.cwd or i.path.parent.name, 60, keep_end=True)})" for i in shown
     )
+    names += f", +{more} more" if more else ""
     raise AmbiguousSession(
         f"Session id prefix '{value}' matches {len(distinct)} sessions: {names}; type more of the id"
     )
@@ -134,7 +136,7 @@ def _fork_into(
     if confirm is None:
         raise SessionNotFound(
             f"Session {found.id} belongs to another project ({found.cwd}); "
-            f"pass its path ({found.path}) or run from that project"
+            f"pass its path ({printable(str(found.path))}) or run from that project"
         )
     question = f"Session found in different project: {found.cwd}. Fork into current directory?"
     if not confirm(question):
