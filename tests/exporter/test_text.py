@@ -9,7 +9,6 @@ from typing import Any
 
 import pytest
 from syrupy.assertion import SnapshotAssertion
-from syrupy.extensions.single_file import SingleFileSnapshotExtension, WriteMode
 
 from sessiontree.errors import EntryNotFound
 from sessiontree.exporter.text import (
@@ -19,6 +18,7 @@ from sessiontree.exporter.text import (
     python_execution_to_text,
 )
 from sessiontree.store import load_session
+from tests.exporter.conftest import HTMLSnapshotExtension
 from tests.exporter.entries import PNG_1X1
 
 TS = "2026-02-16T10:21:00.000Z"
@@ -168,11 +168,10 @@ def every_kind(tmp_path: Path) -> Path:
     return write_session(tmp_path / "every-kind.jsonl", every_kind_entries())
 
 
-class TextSnapshotExtension(SingleFileSnapshotExtension):
+class TextSnapshotExtension(HTMLSnapshotExtension):
     """Store each snapshot as a reviewable ``.txt`` file."""
 
     file_extension = "txt"
-    _write_mode = WriteMode.TEXT
 
 
 @pytest.fixture

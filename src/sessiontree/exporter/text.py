@@ -147,16 +147,21 @@ def format_tools(tools: Sequence[Mapping[str, Any]]) -> list[str]:
     return lines
 
 
-def format_user(message: Mapping[str, Any]) -> list[str]:
-    """Return a ``## User`` (or ``## Developer``) section: text, ``[Image]`` for images."""
-    lines = ["## Developer\n" if message.get("role") == "developer" else "## User\n"]
-    for block in _blocks(message.get("content")):
+def _text_and_images_section(heading: str, content: Any) -> list[str]:
+    lines = [f"## {heading}\n"]
+    for block in _blocks(content):
         if block.get("type") == "text":
             lines.append(_js_str(block.get("text")))
         elif block.get("type") == "image":
             lines.append("[Image]")
     lines.append("\n")
     return lines
+
+
+def format_user(message: Mapping[str, Any]) -> list[str]:
+    """Return a ``## User`` (or ``## Developer``) section: text, ``[Image]`` for images."""
+    heading = "Developer" if message.get("role") == "developer" else "User"
+    return _text_and_images_section(heading, message.get("content"))
 
 
 def format_assistant(message: Mapping[str, Any], *, tool_calls: bool = True) -> list[str]:
@@ -233,14 +238,7 @@ def format_execution(message: Mapping[str, Any]) -> list[str]:
 
 def format_custom(message: Mapping[str, Any]) -> list[str]:
     """Return a ``## <customType>`` section for an extension's message."""
-    lines = [f"## {_js_str(message.get('customType'))}\n"]
-    for block in _blocks(message.get("content")):
-        if block.get("type") == "text":
-            lines.append(_js_str(block.get("text")))
-        elif block.get("type") == "image":
-            lines.append("[Image]")
-    lines.append("\n")
-    return lines
+    return _text_and_images_section(_js_str(message.get("customType")), message.get("content"))
 
 
 def _summary_section(title: str, note: str, summary: Any) -> list[str]:
