@@ -33,6 +33,10 @@ class ArtifactError(SessiontreeError):
     """An artifact:// or agent:// URL that cannot be resolved."""
 
 
+class HistoryError(SessiontreeError):
+    """The prompt history database cannot be opened, read or written."""
+
+
 class ExportError(SessiontreeError):
     """The session cannot be exported."""
 

@@ -9,7 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from sessiontree.store.history import HistoryError, HistoryStorage, escape_like, history_db_path
+from sessiontree.errors import HistoryError
+from sessiontree.store.history import HistoryStorage, escape_like, history_db_path
 
 
 @pytest.fixture

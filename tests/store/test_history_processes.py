@@ -11,7 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from sessiontree.store.history import HistoryError, HistoryStorage
+from sessiontree.errors import HistoryError
+from sessiontree.store.history import HistoryStorage
 
 WRITER = """
 import sys, time

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from types import TracebackType
 
-from sessiontree.errors import SessiontreeError
+from sessiontree.errors import HistoryError
 from sessiontree.store.paths import AgentPaths
 
 DEFAULT_BUSY_TIMEOUT = 5.0
@@ -44,10 +44,6 @@ _SCHEMA_OBJECTS = {"history", "history_fts", "history_ai", "history_ad", "histor
 _COLUMNS = "h.id, h.prompt, h.created_at, h.cwd"
 # What SQLite says when the text is not valid FTS5 query syntax (as opposed to a locked or broken DB).
 _FTS_SYNTAX_ERRORS = ("fts5:", "no such column", "unknown special query", "unterminated string")
-
-
-class HistoryError(SessiontreeError):
-    """The prompt history database cannot be opened, read or written."""
 
 
 @dataclass(frozen=True)
