@@ -14,6 +14,8 @@ from pygments.lexers import get_lexer_by_name, get_lexer_for_filename  # type: i
 from pygments.token import STANDARD_TYPES  # type: ignore[import-untyped]
 from pygments.util import ClassNotFound  # type: ignore[import-untyped]
 
+from sessiontree.exporter.fastlex import lex
+
 __all__ = [
     "HL_CLASS",
     "Lexer",
@@ -132,7 +134,7 @@ def highlight_code(code: str, lexer: Lexer | None) -> Markup:
     """Return the inner HTML of highlighted code (escaped plain text without a lexer)."""
     if lexer is None or lexer.name == "Text only":
         return Markup(escape_text(code))
-    return Markup(_format_tokens(lexer.get_tokens_unprocessed(code)))
+    return Markup(_format_tokens(lex(lexer, code)))
 
 
 def _style_defs(formatter: HtmlFormatter, prefix: str) -> str:
