@@ -183,3 +183,15 @@ def test_continue_target(tmp_path: Path) -> None:
     assert find_continue_target("/proj", tmp_path, term="t1") == old
     assert find_continue_target("/proj", tmp_path, term=None) == new
     assert find_continue_target("/elsewhere", tmp_path, term="t1") is None
+
+
+def test_terminal_id_from_the_tty_of_stdin(monkeypatch: pytest.MonkeyPatch) -> None:
+    leader, follower = os.openpty()
+    try:
+        with open(follower, closefd=False) as tty:
+            monkeypatch.setattr("sys.stdin", tty)
+            expected = os.ttyname(follower).strip("/").replace("/", "_")
+            assert terminal_id({}) == expected and expected.startswith("dev_pts_")
+    finally:
+        os.close(leader)
+        os.close(follower)
