@@ -4,6 +4,9 @@ from __future__ import annotations
 
 import json
 import os
+import select
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -235,3 +238,49 @@ def test_hostile_ids_and_cwds_stay_on_one_line(project: Path, isolated_agent_dir
     data = json.loads(run("list", "--all", "--json").stdout)
     assert data[0]["cwd"] == evil_cwd  # JSON keeps the exact text, escaped by the encoder
     assert data[0]["modified"].endswith("+00:00") and data[0]["modified"][:2] == "20"
+
+
+def run_on_a_terminal(args: list[str], answer: str, cwd: Path) -> tuple[int, str]:
+    """Run the real CLI with stdin/stdout on a pseudo-terminal, typing ``answer``."""
+    leader, follower = os.openpty()
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "sessiontree", *args],
+        stdin=follower,
+        stdout=follower,
+        stderr=follower,
+        cwd=cwd,
+    )
+    os.close(follower)
+    os.write(leader, answer.encode())
+    output = b""
+    while True:
+        ready, _, _ = select.select([leader], [], [], 20)
+        if not ready:
+            break
+        try:
+            chunk = os.read(leader, 4096)
+        except OSError:  # EIO: the child closed the terminal
+            break
+        if not chunk:
+            break
+        output += chunk
+    os.close(leader)
+    return proc.wait(timeout=20), output.decode().replace("\r\n", "\n")
+
+
+def test_cross_project_fork_on_a_real_terminal(project: Path, isolated_agent_dir: Path) -> None:
+    add_session(isolated_agent_dir, "/other/project", "c0ffee0000000000")
+    code, output = run_on_a_terminal(["resume", "c0ffee"], "y\n", project)
+    assert code == 0, output
+    assert "Session found in different project: /other/project. Fork into current directory? [y/N]" in output
+    new_path = Path(output.strip().splitlines()[-1].split(" ")[-1])
+    assert new_path.parent == session_dir_for(project, isolated_agent_dir) and new_path.exists()
+
+
+def test_picker_on_a_real_terminal(project: Path, isolated_agent_dir: Path) -> None:
+    add_session(isolated_agent_dir, project, "1111000000000000", "first", mtime=2_000_000)
+    older = add_session(isolated_agent_dir, project, "2222000000000000", "second", mtime=1_000_000)
+    code, output = run_on_a_terminal(["resume"], "2\n", project)
+    assert code == 0, output
+    # The answer was typed ahead, so the terminal echoed it before the prompt: the path ends the output.
+    assert "Resume which session" in output and output.strip().endswith(f" {older}")
