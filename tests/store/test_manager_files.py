@@ -306,6 +306,25 @@ def test_move_rolls_back_when_the_rewrite_fails(tmp_path: Path) -> None:
     assert not new_dir.exists() or list(new_dir.iterdir()) == []
 
 
+def test_move_rolls_back_when_the_artifact_folder_cannot_move(tmp_path: Path) -> None:
+    agent = tmp_path / "agent"
+    session = written_session(agent, tmp_path / "old")
+    assert session.session_file is not None
+    artifacts = artifacts_dir_for(session.session_file)
+    artifacts.mkdir()
+    (artifacts / "0.bash.log").write_text("log")
+    before = session.session_file.read_bytes()
+    storage = FaultyStorage()
+    storage.refuse_rename = lambda path: path == artifacts  # e.g. another filesystem
+    with SessionManager.open(session.session_file, agent_dir=agent, storage=storage, term="t") as manager:
+        with pytest.raises(PersistError, match="Invalid cross-device link; it was left in place"):
+            manager.move_to(tmp_path / "new")
+        assert manager.session_file == session.session_file
+    assert session.session_file.read_bytes() == before  # the file came back, untouched
+    assert (artifacts / "0.bash.log").read_text() == "log"
+    assert list(session_dir_for(tmp_path / "new", agent).iterdir()) == []
+
+
 def test_move_refuses_to_overwrite(tmp_path: Path) -> None:
     agent = tmp_path / "agent"
     session = written_session(agent, tmp_path / "old")

@@ -66,6 +66,12 @@ class FaultyStorage(FileSessionStorage):
         self.fail_close = False
         self.fsyncs: list[Path] = []
         self.refuse_open: Callable[[Path], bool] = lambda path: False
+        self.refuse_rename: Callable[[Path], bool] = lambda path: False
+
+    def rename_sync(self, src: Path, dst: Path) -> None:
+        if self.refuse_rename(Path(src)):
+            raise os_error(errno.EXDEV, Path(src))
+        super().rename_sync(src, dst)
 
     def open_writer_sync(self, path: Path) -> SessionStorageWriter:
         if self.refuse_open(Path(path)):

@@ -29,7 +29,7 @@ F = TypeVar("F", bound=Callable[..., Any])
 
 
 def session_dir_option(func: F) -> F:
-    """``--session-dir``: use this folder for session storage and lookup instead of the per-cwd one."""
+    """Add ``--session-dir``: a folder for session storage and lookup instead of the per-cwd one."""
     return click.option(
         "--session-dir",
         type=click.Path(file_okay=False, path_type=Path),
@@ -43,7 +43,7 @@ def is_interactive() -> bool:
 
 
 def format_table(infos: list[SessionInfo]) -> str:
-    """The session table: id, title or first prompt, cwd, messages, modified."""
+    """Format the session table: id, title or first prompt, cwd, messages, modified."""
     rows = [("ID", "TITLE", "CWD", "MESSAGES", "MODIFIED")]
     for info in infos:
         count = "-" if info.message_count is None else str(info.message_count)
@@ -135,7 +135,7 @@ def continue_command(ctx: Context, session_dir: Path | None) -> None:
 
 
 def find_anywhere(value: str, ctx: Context, session_dir: Path | None) -> Path:
-    """A session named by path or id prefix (here, then in every project), where it lives."""
+    """Find a session by path or id prefix (here, then in every project), where it lives."""
     return find_session(value, ctx.agent_dir, os.getcwd(), session_dir=session_dir).path
 
 

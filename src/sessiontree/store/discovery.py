@@ -69,7 +69,7 @@ class SessionInfo:
 
 
 def printable(text: str, width: int | None = None, *, keep_end: bool = False) -> str:
-    """Session text made safe for one terminal line (no escapes, controls or newlines), cut to ``width``."""
+    """Make session text safe for one terminal line (no escapes, controls, newlines); cut to ``width``."""
     flat = sanitize_text(text).replace("\n", " ").replace("\t", " ")
     if width is None or len(flat) <= width:
         return flat
@@ -77,12 +77,12 @@ def printable(text: str, width: int | None = None, *, keep_end: bool = False) ->
 
 
 def normalize_cwd(cwd: str | Path) -> str:
-    """An absolute cwd string, as written in headers and used for folder names."""
+    """Return the absolute cwd string written in headers and used for folder names."""
     return os.path.abspath(os.path.expanduser(str(cwd)))
 
 
 def session_dir_for(cwd: str | Path, agent_dir: Path) -> Path:
-    """The folder of one cwd's sessions: ``<agent>/sessions/--<cwd encoded>--``."""
+    """Return the folder of one cwd's sessions: ``<agent>/sessions/--<cwd encoded>--``."""
     return AgentPaths(agent_dir).session_dir_for(normalize_cwd(cwd))
 
 
@@ -115,7 +115,7 @@ def _parse_lines(text: str) -> list[Any]:
 
 
 def _read_head(path: Path, storage: SessionStorage, size: int) -> tuple[str, bool]:
-    """The text to scan and whether it is the whole file."""
+    """Return the text to scan and whether it is the whole file."""
     if size <= CHEAP_COUNT_BYTES:
         return storage.read_bytes_sync(path).decode("utf-8", errors="replace"), True
     text = storage.read_text_prefix_sync(path, PREFIX_BYTES)
@@ -128,7 +128,7 @@ def _read_head(path: Path, storage: SessionStorage, size: int) -> tuple[str, boo
 
 
 def read_session_info(path: Path, storage: SessionStorage | None = None) -> SessionInfo | None:
-    """Metadata of one session file from its first 4,096 bytes; None when it is not a session."""
+    """Read one session file's metadata from its first 4,096 bytes; None when it is not a session."""
     storage = storage or FileSessionStorage()
     try:
         stat = storage.stat_sync(path)
@@ -180,12 +180,12 @@ def _newest_first(infos: list[SessionInfo]) -> list[SessionInfo]:
 def get_recent_sessions(
     session_dir: Path, limit: int = 10, storage: SessionStorage | None = None
 ) -> list[SessionInfo]:
-    """The ``limit`` most recently modified sessions of a folder."""
+    """Return the ``limit`` most recently modified sessions of a folder."""
     return _newest_first(_infos(session_dir, storage or FileSessionStorage()))[:limit]
 
 
 def find_most_recent_session(session_dir: Path, storage: SessionStorage | None = None) -> Path | None:
-    """The path of the most recently modified session of a folder, if any."""
+    """Return the path of the most recently modified session of a folder, if any."""
     recent = get_recent_sessions(session_dir, 1, storage)
     return recent[0].path if recent else None
 
@@ -196,13 +196,13 @@ def list_sessions(
     session_dir: Path | None = None,
     storage: SessionStorage | None = None,
 ) -> list[SessionInfo]:
-    """Sessions of one project (or of an explicit session folder), newest first."""
+    """List the sessions of one project (or of an explicit session folder), newest first."""
     directory = session_dir if session_dir is not None else session_dir_for(cwd, agent_dir)
     return _newest_first(_infos(directory, storage or FileSessionStorage()))
 
 
 def list_all_sessions(agent_dir: Path, storage: SessionStorage | None = None) -> list[SessionInfo]:
-    """Sessions of every project under ``<agent>/sessions``, newest first."""
+    """List the sessions of every project under ``<agent>/sessions``, newest first."""
     storage = storage or FileSessionStorage()
     root = AgentPaths(agent_dir).sessions_dir
     folders: list[Path]
@@ -224,7 +224,7 @@ def list_all_sessions(agent_dir: Path, storage: SessionStorage | None = None) ->
 
 
 def terminal_id(env: Mapping[str, str] | None = None) -> str | None:
-    """A stable, file-safe id of the terminal this process runs in, or None outside one."""
+    """Return a stable, file-safe id of the terminal this process runs in, or None outside one."""
     env = os.environ if env is None else env
     raw: str | None = next((env[k] for k in TERMINAL_ENV_VARS if env.get(k)), None)
     if raw is None:
@@ -246,7 +246,7 @@ class Breadcrumb:
 
 
 def breadcrumb_path(agent_dir: Path, term: str) -> Path:
-    """``<agent>/terminal-sessions/<terminal-id>``."""
+    """Return ``<agent>/terminal-sessions/<terminal-id>``."""
     return AgentPaths(agent_dir).terminal_sessions_dir / _UNSAFE_NAME.sub("_", term)
 
 
@@ -261,7 +261,7 @@ def write_terminal_breadcrumb(
 def read_terminal_breadcrumb(
     agent_dir: Path, term: str, storage: SessionStorage | None = None
 ) -> Breadcrumb | None:
-    """The breadcrumb of a terminal, or None when there is none or it is malformed."""
+    """Read a terminal's breadcrumb; None when there is none or it is malformed."""
     storage = storage or FileSessionStorage()
     try:
         lines = storage.read_bytes_sync(breadcrumb_path(agent_dir, term)).decode("utf-8").splitlines()
@@ -280,7 +280,7 @@ def find_continue_target(
     term: str | None = None,
     storage: SessionStorage | None = None,
 ) -> Path | None:
-    """The session ``continue`` opens: this terminal's breadcrumb when it fits, else the newest."""
+    """Find the session ``continue`` opens: this terminal's breadcrumb when it fits, else the newest."""
     storage = storage or FileSessionStorage()
     cwd = normalize_cwd(cwd)
     if term:

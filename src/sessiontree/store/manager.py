@@ -43,17 +43,17 @@ T = TypeVar("T")
 
 
 def now_iso() -> str:
-    """The current UTC time as ``2026-02-16T10:20:30.000Z``."""
+    """Return the current UTC time as ``2026-02-16T10:20:30.000Z``."""
     return datetime.now(UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")
 
 
 def session_file_name(timestamp: str, session_id: str) -> str:
-    """``<ISO time with : and . as ->_<id>.jsonl``."""
+    """Return the file name ``<ISO time with : and . as ->_<id>.jsonl``."""
     return f"{timestamp.replace(':', '-').replace('.', '-')}_{session_id}.jsonl"
 
 
 def new_session_id() -> str:
-    """A random 16-hex-char session id."""
+    """Return a random 16-hex-char session id."""
     return secrets.token_hex(8)
 
 
@@ -123,7 +123,7 @@ class SessionManager:
         term: str | None = None,
         parent_session: str | None = None,
     ) -> SessionManager:
-        """A new persistent session for ``cwd`` (its file appears with the first assistant message)."""
+        """Start a persistent session for ``cwd`` (its file appears with the first assistant message)."""
         manager = cls(cwd, session_dir, agent_dir=agent_dir, storage=storage, term=term)
         manager._new_session(parent_session)
         manager._leave_breadcrumb()
@@ -141,7 +141,7 @@ class SessionManager:
         term: str | None = None,
         rewrite_migrated: bool = True,
     ) -> SessionManager:
-        """A persistent manager on an existing (or new) session file; see ``set_session_file``.
+        """Open a session file persistently (existing or new); see ``set_session_file``.
 
         ``cwd`` (default: the process cwd) is used only when the file has no cwd of its own.
         """
@@ -154,7 +154,7 @@ class SessionManager:
 
     @classmethod
     def in_memory(cls, cwd: str | Path = ".") -> SessionManager:
-        """A session that is never written anywhere."""
+        """Start a session that is never written anywhere."""
         manager = cls(cwd, persist=False, storage=MemorySessionStorage())
         manager._new_session(None)
         return manager
@@ -169,7 +169,7 @@ class SessionManager:
         storage: SessionStorage | None = None,
         term: str | None = None,
     ) -> SessionManager:
-        """This terminal's last session for ``cwd``, else the newest one, else a new one."""
+        """Open this terminal's last session for ``cwd``, else the newest one, else start one."""
         agent = agent_dir if agent_dir is not None else default_agent_dir()
         storage = storage if storage is not None else FileSessionStorage()
         term = term if term is not None else terminal_id()
@@ -189,7 +189,7 @@ class SessionManager:
         storage: SessionStorage | None = None,
         term: str | None = None,
     ) -> SessionManager:
-        """A new session in ``target_cwd`` holding a copy of ``source``'s entries (written at once)."""
+        """Copy ``source``'s entries into a new session of ``target_cwd`` (written at once)."""
         source = Path(source).absolute()
         manager = cls.create(target_cwd, session_dir, agent_dir=agent_dir, storage=storage, term=term)
         loaded, _ = manager._load(source)
@@ -233,7 +233,7 @@ class SessionManager:
             self._leave_breadcrumb()
 
     def _load(self, path: Path) -> tuple[Session | None, bool]:
-        """The session at ``path`` (None when missing) and whether its last line lacks its newline."""
+        """Read the session at ``path`` (None when missing) and whether its last line lacks its newline."""
         data = read_session_bytes(path, self.storage, strict=False)
         if data is None:
             return None, False
@@ -309,7 +309,7 @@ class SessionManager:
         return self._persist_error
 
     def get_entries(self) -> list[Entry]:
-        """Every entry in insertion order."""
+        """Return every entry in insertion order."""
         return list(self._entries)
 
     def get_entry(self, entry_id: str) -> Entry | None:
@@ -319,17 +319,17 @@ class SessionManager:
         return self._labels.get(entry_id)
 
     def to_session(self) -> Session:
-        """A read-side ``Session`` view of the current state."""
+        """Return a read-side ``Session`` view of the current state."""
         return Session(
             header=self.header, entries=list(self._entries), path=self._session_file, leaf_id=self._leaf_id
         )
 
     def get_branch(self, leaf_id: str | None = None) -> list[Entry]:
-        """Entries from the root to ``leaf_id`` (default: the current leaf)."""
+        """Return the entries from the root to ``leaf_id`` (default: the current leaf)."""
         return self.to_session().path_entries(leaf_id if leaf_id is not None else self._leaf_id)
 
     def build_context(self) -> SessionContext:
-        """The model context of the current leaf."""
+        """Build the model context of the current leaf."""
         return build_session_context(self._entries, self._leaf_id, self._by_id)
 
     # Appending ---------------------------------------------------------------------------------

@@ -78,7 +78,7 @@ def prepare_entry_for_persistence(entry: dict[str, Any], store: BlobStore | None
 
 
 def to_line(entry: dict[str, Any], store: BlobStore | None = None) -> str:
-    """One JSONL line (no newline) for an entry or header."""
+    """Serialise an entry or header as one JSONL line (no newline)."""
     prepared = prepare_entry_for_persistence(entry, store)
     line = json.dumps(prepared, ensure_ascii=False, separators=(",", ":"))
     try:
@@ -90,14 +90,14 @@ def to_line(entry: dict[str, Any], store: BlobStore | None = None) -> str:
 
 
 def describe_os_error(exc: BaseException) -> str:
-    """A short reason for an OS error (``No space left on device``), else its text."""
+    """Return a short reason for an OS error (``No space left on device``), else its text."""
     if isinstance(exc, OSError) and exc.strerror:
         return exc.strerror
     return str(exc) or type(exc).__name__
 
 
 def persist_error_for(path: Path | None, exc: BaseException) -> PersistError:
-    """The one-line error for a failed write (logged once, here, with the session file)."""
+    """Build the one-line error for a failed write (logged once, here, with the session file)."""
     log.error("session persistence failed for %s: %s", path, exc)
     return PersistError(
         f"Cannot write session file {path}: {describe_os_error(exc)} "
@@ -120,7 +120,7 @@ def fsync_directory(directory: Path) -> None:
 
 
 def temp_path_for(path: Path) -> Path:
-    """A hidden temporary name beside ``path`` (not ``.jsonl``, so listings never show it)."""
+    """Return a hidden temporary name beside ``path`` (not ``.jsonl``, so listings never show it)."""
     return path.with_name(f".{path.name}.{os.getpid()}.{secrets.token_hex(4)}.tmp")
 
 

@@ -39,7 +39,7 @@ def looks_like_path(value: str) -> bool:
 
 
 def check_session_file(path: Path, storage: SessionStorage | None = None) -> SessionInfo:
-    """The metadata of ``path``, or a one-line error when it is missing or not a session."""
+    """Return the metadata of ``path``; raise a one-line error when it is missing or not a session."""
     storage = storage or FileSessionStorage()
     read_session_bytes(path, storage, strict=True)  # one-line errors: missing, directory, unreadable
     info = read_session_info(path, storage)
@@ -49,7 +49,7 @@ def check_session_file(path: Path, storage: SessionStorage | None = None) -> Ses
 
 
 def match_prefix(value: str, infos: list[SessionInfo]) -> SessionInfo | None:
-    """The one session whose id starts with ``value``; None when none does; an error when many do."""
+    """Return the one session whose id starts with ``value``; None when none does; raise when many do."""
     needle = value.lower()
     matches = [info for info in infos if info.id.lower().startswith(needle)]
     exact = [info for info in matches if info.id.lower() == needle]
@@ -74,7 +74,7 @@ def match_prefix(value: str, infos: list[SessionInfo]) -> SessionInfo | None:
 def _find(
     value: str, agent_dir: Path, cwd: str | Path, session_dir: Path | None, storage: SessionStorage
 ) -> tuple[SessionInfo, bool]:
-    """The session a value names, and whether it was found without the global search."""
+    """Find the session a value names, and whether it was found without the global search."""
     if looks_like_path(value):
         return check_session_file(Path(value).expanduser().absolute(), storage), True
     if not value.strip():
@@ -98,7 +98,7 @@ def find_session(
     session_dir: Path | None = None,
     storage: SessionStorage | None = None,
 ) -> SessionInfo:
-    """The session a value names: a path as is; an id prefix in this project, then in all of them.
+    """Find the session a value names: a path as is; an id prefix here, then in every project.
 
     The global search is skipped when ``session_dir`` is given (as the reference does).
     """
