@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
-import importlib
+import html as htmllib
 import re
 import shutil
 import sys
@@ -14,20 +14,20 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 
-from sessiontree.errors import ExportError, InvalidSession, ShareCancelled, ShareError
+from sessiontree.errors import ExportError, ShareCancelled, ShareError
+from sessiontree.exporter import load_for_export, render_session_html
 from sessiontree.share.gist import Gist, check_gh_auth, create_gist_gh, find_gh
 from sessiontree.share.github_api import GitHubAPI, github_token
 from sessiontree.share.handlers import find_handler, run_handler
 from sessiontree.share.progress import spinner
 from sessiontree.share.records import ShareRecord, append_record, now_iso
 from sessiontree.share.redact import RedactionReport, redact_entries
-from sessiontree.store import Session, load_session
+from sessiontree.store import Session
 
 MiB = 1024 * 1024
 WARN_BYTES = 1 * MiB  # gistpreview reads the gist through the API, which cuts files at 1 MB
 MAX_BYTES = 10 * MiB
 
-Render = Callable[[Session], str]
 Notify = Callable[[str], None]
 
 
@@ -63,32 +63,15 @@ def share_session(
     force: bool = False,
     redact: bool = True,
     notify: Notify | None = None,
-    render: Render | None = None,
     api_base: str | None = None,
 ) -> ShareOutcome:
     """Export a session to a temp HTML file, publish it, record the share and remove the file."""
-    say = notify or _to_stderr
-    session = _load(source, agent_dir)
+    session = _load(source)
     backend = choose_backend(agent_dir)
-    report: RedactionReport | None = None
-    if redact:
-        session, report = redact_session(session)
-        if report.total:
-            say(f"Redacted {report.total} secret(s): {report.summary()} (--no-redact shares as is)")
-    html = (render or default_render)(session)
-    size = len(html.encode("utf-8"))
-    check_size(size, force=force, warn=say if backend.kind != "handler" else None)
-    name = share_file_name(session)
-    workdir = Path(tempfile.mkdtemp(prefix="sessiontree-share-"))
     try:
-        html_path = workdir / name
-        html_path.write_text(html, encoding="utf-8")
-        outcome = _publish(backend, html_path, html, describe_share(session), api_base)
+        outcome = _export_and_publish(session, backend, force, redact, notify or _to_stderr, api_base)
     except KeyboardInterrupt:
         raise ShareCancelled("Share cancelled") from None
-    finally:
-        shutil.rmtree(workdir, ignore_errors=True)
-    outcome = dataclasses.replace(outcome, redaction=report, size=size)
     record = ShareRecord(
         time=now_iso(),
         session=str(session.path.resolve()) if session.path else "",
@@ -99,6 +82,29 @@ def share_session(
     )
     append_record(agent_dir, record)
     return outcome
+
+
+def _export_and_publish(
+    session: Session, backend: Backend, force: bool, redact: bool, say: Notify, api_base: str | None
+) -> ShareOutcome:
+    report: RedactionReport | None = None
+    if redact:
+        session, report = redact_session(session)
+        if report.total:
+            say(f"Redacted {report.total} secret(s): {report.summary()} (--no-redact shares as is)")
+    html = render_session_html(session)
+    size = len(html.encode("utf-8"))
+    check_size(size, force=force, warn=say if backend.kind != "handler" else None)
+    title, date = page_title(html), share_date(session)
+    # A private (0700) directory: the page may hold what redaction could not recognise.
+    workdir = Path(tempfile.mkdtemp(prefix="sessiontree-share-"))
+    try:
+        html_path = workdir / share_file_name(title, date)
+        html_path.write_text(html, encoding="utf-8")
+        outcome = _publish(backend, html_path, html, describe_share(title, date), api_base)
+    finally:
+        shutil.rmtree(workdir, ignore_errors=True)
+    return dataclasses.replace(outcome, redaction=report, size=size)
 
 
 def _publish(
@@ -135,15 +141,12 @@ def choose_backend(agent_dir: Path) -> Backend:
     )
 
 
-def _load(source: Path | Session, agent_dir: Path) -> Session:
+def _load(source: Path | Session) -> Session:
     if isinstance(source, Session):
         if source.path is None:
             raise ExportError("Cannot export in-memory session to HTML")
         return source
-    session = load_session(source, agent_dir=agent_dir, strict=True)
-    if session.is_empty:
-        raise InvalidSession(f"{source} is not a session file (no valid session header)")
-    return session
+    return load_for_export(source)
 
 
 def redact_session(session: Session) -> tuple[Session, RedactionReport]:
@@ -152,13 +155,6 @@ def redact_session(session: Session) -> tuple[Session, RedactionReport]:
     copy = dataclasses.replace(session, header=header, entries=entries)
     copy.invalidate()
     return copy, report
-
-
-def default_render(session: Session) -> str:
-    """Render with the exporter (imported late: it is the next stage's public entry point)."""
-    exporter = importlib.import_module("sessiontree.exporter")
-    render: Render = exporter.render_session_html
-    return render(session)
 
 
 def check_size(size: int, *, force: bool, warn: Notify | None) -> None:
@@ -172,10 +168,17 @@ def check_size(size: int, *, force: bool, warn: Notify | None) -> None:
         warn(f"Warning: the exported page is {size / MiB:.1f} MB; gist previews may not load more than 1 MB")
 
 
-def _title_and_date(session: Session) -> tuple[str | None, str]:
+def page_title(html: str) -> str:
+    """Return the exported page's ``<title>`` (the exporter's choice of title), unescaped."""
+    match = re.search(r"<title>(.*?)</title>", html, re.DOTALL)
+    text = htmllib.unescape(match.group(1)) if match else ""
+    return " ".join("".join(c if c.isprintable() else " " for c in text).split())
+
+
+def share_date(session: Session) -> str:
+    """Return the session's date (``YYYY-MM-DD``), or today's when the header has none."""
     stamp = session.timestamp or ""
-    date = stamp[:10] if re.match(r"\d{4}-\d{2}-\d{2}", stamp) else datetime.now(UTC).strftime("%Y-%m-%d")
-    return session.title, date
+    return stamp[:10] if re.match(r"\d{4}-\d{2}-\d{2}", stamp) else datetime.now(UTC).strftime("%Y-%m-%d")
 
 
 def slugify(text: str, limit: int = 40) -> str:
@@ -185,19 +188,14 @@ def slugify(text: str, limit: int = 40) -> str:
     return slug[:limit].rstrip("-")
 
 
-def share_file_name(session: Session) -> str:
-    """Return ``sessiontree-<title slug>-<date>.html`` (the gist's file name)."""
-    title, date = _title_and_date(session)
-    slug = slugify(title or "") or f"session-{(session.id or 'unknown')[:8]}"
-    slug = slugify(slug) or "session"
-    return f"sessiontree-{slug}-{date}.html"
+def share_file_name(title: str, date: str) -> str:
+    """Return ``sessiontree-<title slug>-<date>.html`` (the gist's file name, not index.html)."""
+    return f"sessiontree-{slugify(title) or 'session'}-{date}.html"
 
 
-def describe_share(session: Session) -> str:
-    """Return the gist description: the title (or id) and the date."""
-    title, date = _title_and_date(session)
-    name = " ".join(title.split())[:100] if title else f"session {(session.id or 'unknown')[:8]}"
-    return f"sessiontree: {name} ({date})"
+def describe_share(title: str, date: str) -> str:
+    """Return the gist description: the title and the date."""
+    return f"sessiontree: {title[:100] or 'session'} ({date})"
 
 
 def _to_stderr(text: str) -> None:
