@@ -8,7 +8,7 @@ import pytest
 from syrupy.assertion import SnapshotAssertion
 
 from sessiontree.exporter.blocks import PREVIEW_LINES
-from sessiontree.exporter.render import RenderContext, render_entry
+from sessiontree.exporter.render import RenderContext, render_appended_entry, render_entry
 from tests.exporter.entries import PNG_1X1, TS, assistant_call, msg, tool_result
 
 MESSAGE_KINDS: dict[str, dict[str, Any]] = {
@@ -258,3 +258,31 @@ def test_long_output_has_preview_hidden_rest_and_button() -> None:
     assert f'data-more="{more}"' in html
     assert f'<pre class="st-pre st-rest" hidden>line {PREVIEW_LINES}\n' in html
     assert f'<button class="st-more" type="button">{more} more lines</button>' in html
+
+
+def test_live_appends_render_one_entry_at_a_time_with_new_images_once() -> None:
+    ctx = RenderContext()
+    user = msg(
+        "u1", {"role": "user", "content": [{"type": "image", "data": PNG_1X1, "mimeType": "image/png"}]}
+    )
+    meta, html, images = render_appended_entry(user, ctx)
+    assert meta["cat"] == "user" and len(images) == 1
+    sha = next(iter(images))
+    assert f'data-img="{sha}"' in html
+    again = msg(
+        "u2", {"role": "user", "content": [{"type": "image", "data": PNG_1X1, "mimeType": "image/png"}]}
+    )
+    assert render_appended_entry(again, ctx)[2] == {}
+    render_appended_entry(assistant_call("a1", "c1", "read", {"path": "x.py"}), ctx)
+    _, html, _ = render_appended_entry(tool_result("r1", "c1", "ignored", "def f(): pass"), ctx)
+    assert 'data-tool="read"' in html
+    label = {
+        "type": "label",
+        "id": "l1",
+        "parentId": "r1",
+        "timestamp": TS,
+        "targetId": "u1",
+        "label": "here",
+    }
+    render_appended_entry(label, ctx)
+    assert render_entry(user, ctx)[0]["label"] == "here"

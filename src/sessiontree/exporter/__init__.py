@@ -9,13 +9,14 @@ from sessiontree.exporter.api import (
     render_session,
     render_session_html,
 )
-from sessiontree.exporter.render import RenderContext, render_entry
+from sessiontree.exporter.render import RenderContext, render_appended_entry, render_entry
 
 __all__ = [
     "RenderContext",
     "RenderedSession",
     "export_to_file",
     "load_for_export",
+    "render_appended_entry",
     "render_entry",
     "render_session",
     "render_session_html",

@@ -86,23 +86,34 @@ def _css_class(ttype: Any) -> str:
     return "" if name in ("", "w") else name + suffix
 
 
+# Token type -> class, filled as types are met (a dict lookup is cheaper than a cached call).
+_CLASSES: dict[Any, str] = {}
+
+
+def _span(cls: str, text: str) -> str:
+    text = escape_text(text)
+    return f'<span class="{cls}">{text}</span>' if cls else text
+
+
 def _format_tokens(tokens: Any) -> str:
     """Format (index, type, value) tokens as spans, merging runs of one class (like HtmlFormatter)."""
+    classes = _CLASSES
     out: list[str] = []
     append = out.append
     run_class = ""
-    run: list[str] = []
+    run_text = ""
     for _, ttype, value in tokens:
-        cls = _css_class(ttype)
-        if cls != run_class and run:
-            text = escape_text("".join(run))
-            append(f'<span class="{run_class}">{text}</span>' if run_class else text)
-            run = []
-        run_class = cls
-        run.append(value)
-    if run:
-        text = escape_text("".join(run))
-        append(f'<span class="{run_class}">{text}</span>' if run_class else text)
+        cls = classes.get(ttype)
+        if cls is None:
+            cls = classes[ttype] = _css_class(ttype)
+        if cls == run_class:
+            run_text += value
+            continue
+        if run_text:
+            append(_span(run_class, run_text))
+        run_class, run_text = cls, value
+    if run_text:
+        append(_span(run_class, run_text))
     return "".join(out)
 
 

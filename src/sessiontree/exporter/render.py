@@ -25,20 +25,27 @@ Meta = dict[str, Any]
 class RenderContext:
     """What rendering one entry needs from the rest of the session (small; kept by a live viewer)."""
 
-    labels: Mapping[str, str] = field(default_factory=dict)
+    labels: dict[str, str] = field(default_factory=dict)
     images: ImageRegistry = field(default_factory=ImageRegistry)
     calls: dict[str, tuple[str, Any]] = field(default_factory=dict)
 
     @classmethod
     def for_entries(cls, entries: Iterable[Mapping[str, Any]], labels: Mapping[str, str]) -> RenderContext:
         """Build a context indexing every tool call of the entries (results render by their call)."""
-        ctx = cls(labels=labels)
+        ctx = cls(labels=dict(labels))
         for entry in entries:
             ctx.register(entry)
         return ctx
 
     def register(self, entry: Mapping[str, Any]) -> None:
-        """Index the tool calls of one entry (a live viewer calls this for each appended entry)."""
+        """Index the tool calls (and a label) of one entry, as a live viewer does for appended entries."""
+        if entry.get("type") == "label" and isinstance(entry.get("targetId"), str):
+            label = entry.get("label")
+            if isinstance(label, str) and label:
+                self.labels[entry["targetId"]] = label
+            else:
+                self.labels.pop(entry["targetId"], None)
+            return
         message = entry.get("message")
         if entry.get("type") != "message" or not isinstance(message, Mapping):
             return
@@ -376,3 +383,15 @@ def render_entry(entry: Mapping[str, Any], ctx: RenderContext, *, parent_id: Any
     meta.setdefault("preview", "")
     html = _macros().entry(entry_id, cat, role, ts if isinstance(ts, str) else "", format_ts(ts), label, body)
     return meta, str(html)
+
+
+def render_appended_entry(
+    entry: Mapping[str, Any], ctx: RenderContext, *, parent_id: Any = ...
+) -> tuple[Meta, str, dict[str, str]]:
+    """Render one entry appended to a live session: (meta, fragment, images new since the last call).
+
+    The triple is what ``window.sessiontree.appendEntry(meta, html, images)`` takes.
+    """
+    ctx.register(entry)
+    meta, html = render_entry(entry, ctx, parent_id=parent_id)
+    return meta, html, ctx.images.take_new()
