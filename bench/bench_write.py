@@ -1,7 +1,8 @@
 """Benchmark the write path and discovery.
 
 1. Append 10,000 entries with persistence on (a real file): entries per second, with the OS
-   write after every append, and again with an fsync every 100 entries.
+   write after every append, again with an fsync every 100 entries, and (1,000 entries) with an
+   fsync after every one.
 2. ``list_all_sessions`` over 1,000 session files of 1 MB each: time and bytes read, against the
    total size and against reading every file whole (page cache warm in both cases).
 
@@ -135,6 +136,7 @@ def main() -> None:
         root = Path(tmp)
         bench_appends(root / "a", args.entries, None)
         bench_appends(root / "b", args.entries, 100)
+        bench_appends(root / "c", args.entries // 10, 1)
         bench_list_all(root / "agent", args.files, int(args.size_mb * 1_000_000))
 
 
