@@ -5,7 +5,10 @@ from __future__ import annotations
 import base64
 import json
 import os
+import re
 from pathlib import Path
+
+from sessiontree.exporter.page import unpack_fragments
 
 # Assembled at run time so no literal credential sits in the repository.
 GITHUB_TOKEN = "ghp_" + "Z9y8X7w6V5u4T3s2R1q0" + "P9o8N7m6L5k4J3i2"
@@ -86,3 +89,11 @@ def write_session(path: Path, *, title: str = "Fix the login bug", image_bytes: 
 
 
 SECRETS = (GITHUB_TOKEN, AWS_KEY, DB_PASSWORD)
+
+
+def page_text(html: str) -> str:
+    """Return the page plus its fragments unpacked (they are gzip+base64 inside st-data)."""
+    match = re.search(r'<script type="application/json" id="st-data">(.*?)</script>', html, re.DOTALL)
+    assert match, "no st-data in the page"
+    data = json.loads(match.group(1))
+    return html + "\n".join(unpack_fragments(data["frags"]))

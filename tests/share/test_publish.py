@@ -4,13 +4,11 @@ from __future__ import annotations
 
 import json
 import os
-import re
 from pathlib import Path
 
 import pytest
 
 from sessiontree.errors import ExportError, SessionNotFound, ShareError
-from sessiontree.exporter.page import unpack_fragments
 from sessiontree.share.publish import (
     MAX_BYTES,
     WARN_BYTES,
@@ -25,15 +23,7 @@ from sessiontree.share.records import read_records
 from sessiontree.store import Session, load_session
 from tests.share.conftest import FakeGh
 from tests.share.github_server import serve_github
-from tests.share.sessions import SECRETS, write_session
-
-
-def page_text(html: str) -> str:
-    """Return the page plus its fragments unpacked (they are gzip+base64 inside st-data)."""
-    match = re.search(r'<script type="application/json" id="st-data">(.*?)</script>', html, re.DOTALL)
-    assert match, "no st-data in the page"
-    data = json.loads(match.group(1))
-    return html + "\n".join(unpack_fragments(data["frags"]))
+from tests.share.sessions import SECRETS, page_text, write_session
 
 
 @pytest.fixture

@@ -1,0 +1,182 @@
+"""The share, shares and unshare commands (CliRunner), and Ctrl-C on a real subprocess."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from sessiontree.cli import cli
+from sessiontree.share.records import read_records
+from tests.share import conftest as share_fixtures
+from tests.share.conftest import FakeGh
+from tests.share.sessions import SECRETS, page_text, write_session
+
+# The share tests' fixtures: a fake gh on PATH (no real gh, no token) and a visible temp root.
+fake_gh = share_fixtures.fake_gh
+no_gh = share_fixtures.no_gh
+temp_root = share_fixtures.temp_root
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+@pytest.fixture
+def session_file(tmp_path: Path) -> Path:
+    return write_session(tmp_path / "s.jsonl")
+
+
+def run(*args: str) -> tuple[int, str, str]:
+    result = CliRunner().invoke(cli, list(args))
+    return result.exit_code, result.stdout, result.stderr
+
+
+def test_share_prints_links_and_opens_the_preview(
+    session_file: Path, fake_gh: FakeGh, temp_root: Path, no_browser: list[str], isolated_agent_dir: Path
+) -> None:
+    code, out, err = run("share", str(session_file))
+    assert code == 0, err
+    [record] = read_records(isolated_agent_dir)
+    assert out.splitlines() == [
+        f"Share URL: https://gistpreview.github.io/?{record.gist_id}",
+        f"Gist: https://gist.github.com/tester/{record.gist_id}",
+    ]
+    assert "Redacted 3 secret(s): 1 aws-access-key, 1 env-assignment, 1 github-token" in err
+    assert "Creating gist..." in err
+    assert no_browser == [f"https://gistpreview.github.io/?{record.gist_id}"]
+    assert list(temp_root.iterdir()) == []
+
+
+def test_share_no_open_and_no_redact(
+    session_file: Path, fake_gh: FakeGh, no_browser: list[str], isolated_agent_dir: Path
+) -> None:
+    code, out, err = run("share", "--no-open", "--no-redact", str(session_file))
+    assert code == 0, err
+    assert out.startswith("Share URL: https://gistpreview.github.io/?")
+    assert no_browser == []
+    assert "Redacted" not in err
+    assert all(secret in page_text(fake_gh.uploaded()) for secret in SECRETS)
+    assert len(read_records(isolated_agent_dir)) == 1
+
+
+@pytest.mark.parametrize(
+    ("body", "stdout", "opened"),
+    [
+        ("return 'https://h.test/1'", ["Share URL: https://h.test/1"], ["https://h.test/1"]),
+        (
+            "return {'url': 'https://h.test/2', 'message': 'Posted to #team'}",
+            ["Share URL: https://h.test/2", "Posted to #team"],
+            ["https://h.test/2"],
+        ),
+        ("return {'message': 'Saved on the NAS'}", ["Saved on the NAS"], []),
+        ("return None", ["Session shared"], []),
+    ],
+    ids=["string", "object", "message", "nothing"],
+)
+def test_share_with_a_python_handler(
+    body: str,
+    stdout: list[str],
+    opened: list[str],
+    session_file: Path,
+    fake_gh: FakeGh,
+    no_browser: list[str],
+    isolated_agent_dir: Path,
+) -> None:
+    isolated_agent_dir.mkdir(parents=True)
+    (isolated_agent_dir / "share.py").write_text(f"def share(html_path):\n    {body}\n")
+    code, out, err = run("share", str(session_file))
+    assert code == 0, err
+    assert out.splitlines() == stdout
+    assert no_browser == opened
+    assert fake_gh.calls() == []
+
+
+def test_share_errors_are_one_line_without_traceback(
+    session_file: Path, fake_gh: FakeGh, temp_root: Path, isolated_agent_dir: Path, tmp_path: Path
+) -> None:
+    code, _, err = run("share", str(tmp_path / "missing.jsonl"))
+    assert (code, err) == (1, f"Error: File not found: {tmp_path / 'missing.jsonl'}\n")
+
+    fake_gh.mode("logged-out")
+    code, _, err = run("share", str(session_file))
+    assert code == 1
+    assert err.startswith("Error: GitHub CLI is not logged in: run 'gh auth login'") and err.count("\n") == 1
+
+    isolated_agent_dir.mkdir(parents=True)
+    (isolated_agent_dir / "share.py").write_text("def share(p):\n    raise ValueError('no space left')\n")
+    code, _, err = run("share", str(session_file))
+    assert code == 1
+    assert err.endswith("failed: ValueError: no space left\n") and "Traceback" not in err
+    assert list(temp_root.iterdir()) == []
+
+
+def test_shares_and_unshare(
+    session_file: Path, fake_gh: FakeGh, no_browser: list[str], isolated_agent_dir: Path
+) -> None:
+    assert run("shares") == (0, "No shares recorded\n", "")
+    assert run("share", "--no-open", str(session_file))[0] == 0
+    [record] = read_records(isolated_agent_dir)
+    code, out, _ = run("shares")
+    assert code == 0
+    assert f"gh        {record.gist_id}  shared" in out
+    assert f"https://gistpreview.github.io/?{record.gist_id}" in out
+    assert str(session_file.resolve()) in out
+
+    code, out, err = run("unshare", f"https://gist.github.com/tester/{record.gist_id}")
+    assert (code, out) == (0, f"Deleted gist {record.gist_id}\n"), err
+    assert fake_gh.calls()[-1] == ["gist", "delete", str(record.gist_id), "--yes"]
+    code, out, _ = run("shares")
+    assert f"{record.gist_id}  unshared 20" in out
+
+    code, _, err = run("unshare", str(record.gist_id))
+    assert code == 1 and "was already unshared on" in err
+    code, _, err = run("unshare", "https://example.com/x")
+    assert (code, err) == (
+        1,
+        "Error: No share recorded for https://example.com/x: run 'sessiontree shares' to list them\n",
+    )
+
+
+def _alive(pid: int) -> bool:
+    try:
+        state = Path(f"/proc/{pid}/status").read_text()
+    except FileNotFoundError:
+        return False
+    return "\nState:\tZ" not in state  # a zombie has exited
+
+
+def test_ctrl_c_stops_gh_and_removes_the_temp_file(
+    session_file: Path, fake_gh: FakeGh, temp_root: Path, isolated_agent_dir: Path
+) -> None:
+    fake_gh.mode("slow")
+    env = {**os.environ, "PYTHONPATH": str(ROOT / "src")}
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "sessiontree", "share", "--no-open", str(session_file)],
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    pid_file = fake_gh.record_dir / "gh.pid"
+    deadline = time.monotonic() + 60
+    while not pid_file.exists() and time.monotonic() < deadline and proc.poll() is None:
+        time.sleep(0.05)
+    assert pid_file.exists(), proc.communicate()
+    gh_pid = int(pid_file.read_text())
+    assert _alive(gh_pid)
+    assert len(list(temp_root.iterdir())) == 1  # the private dir with the page, while gh runs
+
+    proc.send_signal(signal.SIGINT)
+    out, err = proc.communicate(timeout=30)
+    assert proc.returncode == 130, err
+    assert "Share cancelled" in err
+    assert "Traceback" not in err
+    assert out == ""
+    assert not _alive(gh_pid)
+    assert list(temp_root.iterdir()) == []
+    assert read_records(isolated_agent_dir) == []
