@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import logging
 import os
+import shutil
 import socket
 from pathlib import Path
 from typing import Any
@@ -17,6 +18,7 @@ from sessiontree.store.load import load_session
 from sessiontree.store.manager import SessionManager
 from sessiontree.store.paths import artifacts_dir_for
 from sessiontree.store.persist import prepare_entry_for_persistence
+from tests.conftest import GenSession
 from tests.store.helpers import assistant, header, msg, write_jsonl
 from tests.store.test_persist_faults import FaultyStorage
 
@@ -349,3 +351,21 @@ def test_move_of_an_unwritten_session_changes_only_the_cwd(tmp_path: Path) -> No
         manager.append_message(answer())
         assert manager.session_file is not None and manager.session_file.exists()
         assert manager.session_file.parent == session_dir_for(tmp_path / "b", tmp_path / "agent")
+
+
+def test_fork_of_a_generated_session_with_blobs(gen_session: GenSession, tmp_path: Path) -> None:
+    generated = gen_session(30, blobs=True)
+    work = tmp_path / "work"
+    shutil.copytree(generated.parent, work)
+    source = work / generated.name
+    expected = load_session(source)
+    assert expected.missing_blobs == [] and "blob:sha256:" in source.read_text()
+    agent = tmp_path / "agent"
+    with SessionManager.open(source, agent_dir=agent, term="t") as manager:
+        new_path = manager.fork()
+    assert new_path is not None
+    forked = load_session(new_path, agent_dir=agent)
+    assert forked.missing_blobs == [] and forked.entries == [
+        prepare_entry_for_persistence(e) for e in expected.entries
+    ]
+    assert any(agent.glob("blobs/*"))  # the images went to the agent's blob store as refs
