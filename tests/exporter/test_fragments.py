@@ -183,6 +183,12 @@ TOOL_CASES: dict[str, tuple[str, Any, str, dict[str, Any]]] = {
     "bash": ("bash", {"command": "pytest -q"}, "\x1b[32m3 passed\x1b[0m in 0.1s", {}),
     "bash_long_output": ("bash", {"command": "seq 45"}, LONG_OUTPUT, {}),
     "bash_error": ("bash", {"command": "false"}, "exit code 1", {"is_error": True}),
+    "bash_truncated_artifact": (
+        "bash",
+        {"command": "make"},
+        "last lines",
+        {"details": {"truncation": {"totalLines": 9000}, "artifactId": 17}},
+    ),
     "read_range": ("read", {"path": "src/app.py", "offset": 10, "limit": 3}, "def f():\n    return 1\n", {}),
     "write": ("write", {"path": "a.ts", "content": "const a = 1;\nexport {a};\n"}, "Wrote 2 lines", {}),
     "edit_details_diff": (

@@ -120,3 +120,21 @@ def join_text_blocks(content: Any) -> str:
 def render_image_tag(sha: str, alt: str = "image") -> Markup:
     """Return the ``<img>`` of the contract; viewer.js fills ``src`` from the images map."""
     return Markup(f'<img class="st-img" data-img="{escape(sha)}" alt="{escape(alt)}">')
+
+
+def artifact_ref(holder: Any) -> str:
+    """Return where a truncated output was saved (``artifact://N`` or a path), or ""."""
+    if not isinstance(holder, dict):
+        return ""
+    artifact = holder.get("artifactId")
+    if isinstance(artifact, int | str) and not isinstance(artifact, bool) and str(artifact):
+        text = str(artifact)
+        return text if "://" in text else f"artifact://{text}"
+    path = holder.get("fullOutputPath")
+    return path if isinstance(path, str) else ""
+
+
+def render_truncation_note(ref: str) -> Markup:
+    """Return the note under a truncated output pointing to the saved full output."""
+    where = f": full output in <code>{escape_text(ref)}</code>" if ref else ""
+    return Markup(f'<div class="st-truncated">output truncated{where}</div>')

@@ -10,7 +10,14 @@ from typing import Any
 from markupsafe import Markup
 
 from sessiontree.exporter.ansi import strip_ansi
-from sessiontree.exporter.blocks import join_text_blocks, render_image_tag, render_note, render_output
+from sessiontree.exporter.blocks import (
+    artifact_ref,
+    join_text_blocks,
+    render_image_tag,
+    render_note,
+    render_output,
+    render_truncation_note,
+)
 from sessiontree.exporter.highlight import lexer_by_name
 from sessiontree.exporter.images import ImageRegistry
 from sessiontree.exporter.markdown import render_markdown
@@ -195,7 +202,7 @@ def _execution(message: Mapping[str, Any], kind: str, meta: Meta) -> Markup:
         source_html = render_output("$ " + source, kind="cmd")
     output = _str(message.get("output"))
     exit_code = message.get("exitCode")
-    artifact = _str(message.get("fullOutputPath")) or _str(message.get("artifactId"))
+    artifact = artifact_ref(dict(message))
     meta["preview"] = one_line(source)
     if isinstance(exit_code, int) and exit_code != 0:
         meta["error"] = True
@@ -205,8 +212,7 @@ def _execution(message: Mapping[str, Any], kind: str, meta: Meta) -> Markup:
         render_output(output, ansi=True, kind="exec") if output else Markup(""),
         exit_code if isinstance(exit_code, int) else None,
         bool(message.get("cancelled")),
-        bool(message.get("truncated")),
-        artifact,
+        render_truncation_note(artifact) if message.get("truncated") else Markup(""),
     )
 
 

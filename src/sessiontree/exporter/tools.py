@@ -8,6 +8,7 @@ from typing import Any
 from markupsafe import Markup, escape
 
 from sessiontree.exporter.blocks import (
+    artifact_ref,
     compute_diff,
     join_text_blocks,
     pretty_json,
@@ -16,6 +17,7 @@ from sessiontree.exporter.blocks import (
     render_json,
     render_note,
     render_output,
+    render_truncation_note,
 )
 from sessiontree.exporter.highlight import escape_text, lexer_by_name, lexer_for_path
 from sessiontree.exporter.images import ImageRegistry
@@ -258,7 +260,10 @@ def render_result(
     content = message.get("content")
     text = join_text_blocks(content)
     safe_args: Args = args if isinstance(args, Mapping) else {}
-    body = _result_body(name, safe_args, text, message.get("details"), is_error)
+    details = message.get("details")
+    body = _result_body(name, safe_args, text, details, is_error)
+    if isinstance(details, Mapping) and (details.get("truncated") or details.get("truncation")):
+        body += render_truncation_note(artifact_ref(dict(details)))
     status = "error" if is_error else "success"
     return Markup(
         f'<div class="st-result" data-call-id="{escape(call_id)}" data-tool="{escape(name)}" '
