@@ -55,13 +55,24 @@ class SecretPattern:
 
     kind: str
     regex: re.Pattern[str]
-    accept: Callable[[str], bool] = _not_placeholder
+    accept: Callable[[str], bool]
+    # Lowercase substrings one of which every match holds: a text without any is skipped,
+    # which keeps the scan of a large session fast (most strings hold no candidate at all).
+    hints: tuple[str, ...]
+    needs: str = ""  # and a substring every match holds besides
 
 
 def _p(
-    kind: str, pattern: str, accept: Callable[[str], bool] = _not_placeholder, flags: int = 0
+    kind: str,
+    pattern: str,
+    hints: tuple[str, ...],
+    accept: Callable[[str], bool] = _not_placeholder,
+    needs: str = "",
 ) -> SecretPattern:
-    return SecretPattern(kind, re.compile(pattern, flags), accept)
+    return SecretPattern(kind, re.compile(pattern), accept, hints, needs)
+
+
+_ENV_HINTS = ("token", "secret", "password", "passwd", "apikey", "credential", "_key", "_pass", "_pwd")
 
 
 _ENV_NAME = (
@@ -78,53 +89,97 @@ PATTERNS: tuple[SecretPattern, ...] = (
         "private-key",
         r"(?P<secret>-----BEGIN (?P<label>[A-Z0-9 ]*)PRIVATE KEY( BLOCK)?-----"
         r"[\s\S]*?-----END (?P=label)PRIVATE KEY( BLOCK)?-----)",
+        ("private key",),
     ),
     # A key cut short (a truncated tool output): mask the header and the base64 body after it.
     _p(
         "private-key",
         r"(?P<secret>-----BEGIN [A-Z0-9 ]*PRIVATE KEY( BLOCK)?-----[A-Za-z0-9+/=\s\\:,-]*)",
+        ("private key",),
     ),
-    _p("anthropic-key", _L + r"(?P<secret>sk-ant-[A-Za-z0-9_-]{20,})" + _R, _random_run(8)),
+    _p("anthropic-key", _L + r"(?P<secret>sk-ant-[A-Za-z0-9_-]{20,})" + _R, ("sk-ant-",), _random_run(8)),
     _p(
         "openai-key",
         _L + r"(?P<secret>sk-(?:proj-|svcacct-|admin-)?[A-Za-z0-9_-]{20,})" + _R,
+        ("sk-",),
         _random_run(16),
     ),
-    _p("stripe-key", _L + r"(?P<secret>(?:sk|rk)_(?:live|test)_[A-Za-z0-9]{16,})" + _R, _random_run(16)),
-    _p("github-token", _L + r"(?P<secret>gh[pousr]_[A-Za-z0-9]{36,255})" + _R, _random_run(20)),
-    _p("github-token", _L + r"(?P<secret>github_pat_[A-Za-z0-9_]{50,255})" + _R, _random_run(20)),
-    _p("aws-access-key", _L + r"(?P<secret>(?:AKIA|ASIA|ABIA|ACCA)[A-Z0-9]{16})" + _R, _has_digit_and_letter),
+    _p(
+        "stripe-key",
+        _L + r"(?P<secret>(?:sk|rk)_(?:live|test)_[A-Za-z0-9]{16,})" + _R,
+        ("k_live_", "k_test_"),
+        _random_run(16),
+    ),
+    _p(
+        "github-token",
+        _L + r"(?P<secret>gh[pousr]_[A-Za-z0-9]{36,255})" + _R,
+        ("ghp_", "gho_", "ghu_", "ghs_", "ghr_"),
+        _random_run(20),
+    ),
+    _p(
+        "github-token",
+        _L + r"(?P<secret>github_pat_[A-Za-z0-9_]{50,255})" + _R,
+        ("github_pat_",),
+        _random_run(20),
+    ),
+    _p(
+        "aws-access-key",
+        _L + r"(?P<secret>(?:AKIA|ASIA|ABIA|ACCA)[A-Z0-9]{16})" + _R,
+        ("akia", "asia", "abia", "acca"),
+        _has_digit_and_letter,
+    ),
     _p(
         "aws-secret-key",
         r"(?i:aws_?secret_?access_?key)[\"']?\s*[:=]\s*[\"']?(?P<secret>[A-Za-z0-9/+]{40})" + _R,
+        ("secret",),
         _has_digit_and_letter,
     ),
-    _p("slack-token", _L + r"(?P<secret>xox[abposre]-[A-Za-z0-9-]{10,})" + _R, _has_digit_and_letter),
+    _p(
+        "slack-token",
+        _L + r"(?P<secret>xox[abposre]-[A-Za-z0-9-]{10,})" + _R,
+        ("xox",),
+        _has_digit_and_letter,
+    ),
     _p(
         "slack-webhook",
         r"(?P<secret>https://hooks\.slack\.com/services/T[A-Z0-9]+/B[A-Z0-9]+/[A-Za-z0-9]{16,})",
+        ("hooks.slack.com",),
     ),
-    _p("google-api-key", _L + r"(?P<secret>AIza[A-Za-z0-9_-]{35})" + _R, _has_digit_and_letter),
+    _p("google-api-key", _L + r"(?P<secret>AIza[A-Za-z0-9_-]{35})" + _R, ("aiza",), _has_digit_and_letter),
     _p(
         "jwt",
         _L + r"(?P<secret>eyJ[A-Za-z0-9_-]{10,}\.eyJ[A-Za-z0-9_-]{10,}\.[A-Za-z0-9_-]{10,})" + _R,
+        ("eyj",),
     ),
     _p(
         "url-password",
         r"\b[a-zA-Z][a-zA-Z0-9+.-]*://[^\s:/@\"'<>]+:(?P<secret>[^\s@/\"'<>]+)@[A-Za-z0-9\[]",
+        ("://",),
     ),
     # ``.env`` / shell style: ``API_KEY=value`` (no spaces) or ``API_KEY = "value"`` (quoted).
-    _p("env-assignment", _ENV_NAME + r"=(?P<secret>[^\s\"'#;&|()\[\]{}<>,`]+)(?![^\s;&|#])"),
-    _p("env-assignment", _ENV_NAME + r"[ \t]*=[ \t]*(?P<q>[\"'])(?P<secret>[^\"'\n]+)(?P=q)"),
+    _p(
+        "env-assignment",
+        _ENV_NAME + r"=(?P<secret>[^\s\"'#;&|()\[\]{}<>,`]+)(?![^\s;&|#])",
+        _ENV_HINTS,
+        needs="=",
+    ),
+    _p(
+        "env-assignment",
+        _ENV_NAME + r"[ \t]*=[ \t]*(?P<q>[\"'])(?P<secret>[^\"'\n]+)(?P=q)",
+        _ENV_HINTS,
+        needs="=",
+    ),
     _p(
         "url-token",
         r"[?&](?:access_token|api_key|apikey|token|client_secret|password)=(?P<secret>[^&\s\"'#<>]+)",
+        ("token=", "key=", "secret=", "password="),
         _random_run(12),
     ),
     _p(
         "key-value",
         r"(?i)(?P<kq>[\"'])[A-Za-z0-9_-]*(?:api[_-]?key|secret|token|password|passwd|credentials?)(?P=kq)"
         r"\s*[:=]\s*(?P<q>[\"'])(?P<secret>[^\"'\s]{6,})(?P=q)",
+        ("key", "secret", "token", "passw", "credential"),
     ),
 )
 
@@ -148,8 +203,12 @@ class RedactionReport:
 def redact_text(text: str, report: RedactionReport | None = None) -> str:
     """Return ``text`` with every secret masked; count what was masked into ``report``."""
     report = report if report is not None else RedactionReport()
+    lowered = text.lower()
     for pattern in PATTERNS:
-        text = _apply(pattern, text, report)
+        if pattern.needs in text and any(hint in lowered for hint in pattern.hints):
+            masked = _apply(pattern, text, report)
+            if masked is not text:
+                text, lowered = masked, masked.lower()
     return text
 
 
