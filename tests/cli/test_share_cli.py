@@ -7,6 +7,7 @@ import signal
 import subprocess
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -16,12 +17,14 @@ from sessiontree.cli import cli
 from sessiontree.share.records import read_records
 from tests.share import conftest as share_fixtures
 from tests.share.conftest import FakeGh
+from tests.share.github_server import Reply, serve_github
 from tests.share.sessions import SECRETS, page_text, write_session
 
 # The share tests' fixtures: a fake gh on PATH (no real gh, no token) and a visible temp root.
 fake_gh = share_fixtures.fake_gh
 no_gh = share_fixtures.no_gh
 temp_root = share_fixtures.temp_root
+node_only_path = share_fixtures.node_only_path
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -150,10 +153,8 @@ def _alive(pid: int) -> bool:
     return "\nState:\tZ" not in state  # a zombie has exited
 
 
-def test_ctrl_c_stops_gh_and_removes_the_temp_file(
-    session_file: Path, fake_gh: FakeGh, temp_root: Path, isolated_agent_dir: Path
-) -> None:
-    fake_gh.mode("slow")
+def interrupt_share(session_file: Path, started: Callable[[], bool]) -> tuple[int, str, str]:
+    """Run ``sessiontree share`` in a subprocess, send it SIGINT once ``started()``, return its end."""
     env = {**os.environ, "PYTHONPATH": str(ROOT / "src")}
     proc = subprocess.Popen(
         [sys.executable, "-m", "sessiontree", "share", "--no-open", str(session_file)],
@@ -162,21 +163,67 @@ def test_ctrl_c_stops_gh_and_removes_the_temp_file(
         stderr=subprocess.PIPE,
         text=True,
     )
-    pid_file = fake_gh.record_dir / "gh.pid"
     deadline = time.monotonic() + 60
-    while not pid_file.exists() and time.monotonic() < deadline and proc.poll() is None:
+    while not started() and time.monotonic() < deadline and proc.poll() is None:
         time.sleep(0.05)
-    assert pid_file.exists(), proc.communicate()
-    gh_pid = int(pid_file.read_text())
-    assert _alive(gh_pid)
-    assert len(list(temp_root.iterdir())) == 1  # the private dir with the page, while gh runs
-
+    assert started(), proc.communicate()
     proc.send_signal(signal.SIGINT)
     out, err = proc.communicate(timeout=30)
-    assert proc.returncode == 130, err
-    assert "Share cancelled" in err
-    assert "Traceback" not in err
+    return proc.returncode, out, err
+
+
+def assert_cancelled(result: tuple[int, str, str], temp_root: Path, agent_dir: Path) -> None:
+    code, out, err = result
+    assert code == 130, err
+    assert "Share cancelled" in err and "Traceback" not in err
     assert out == ""
-    assert not _alive(gh_pid)
     assert list(temp_root.iterdir()) == []
-    assert read_records(isolated_agent_dir) == []
+    assert read_records(agent_dir) == []
+
+
+def test_ctrl_c_stops_gh_and_removes_the_temp_file(
+    session_file: Path, fake_gh: FakeGh, temp_root: Path, isolated_agent_dir: Path
+) -> None:
+    fake_gh.mode("slow")
+    pid_file = fake_gh.record_dir / "gh.pid"
+
+    def gh_running() -> bool:
+        # The private dir with the page exists while gh runs.
+        return pid_file.exists() and len(list(temp_root.iterdir())) == 1
+
+    result = interrupt_share(session_file, gh_running)
+    gh_pid = int(pid_file.read_text())
+    assert_cancelled(result, temp_root, isolated_agent_dir)
+    assert not _alive(gh_pid)
+
+
+def test_ctrl_c_during_an_api_upload(
+    session_file: Path,
+    no_gh: None,
+    temp_root: Path,
+    isolated_agent_dir: Path,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setenv("GITHUB_TOKEN", "tok")
+    with serve_github() as github:
+        github.replies.append(Reply(201, {"id": "1", "html_url": "u"}, delay=10))
+        monkeypatch.setenv("SESSIONTREE_GITHUB_API", github.url)
+        result = interrupt_share(session_file, lambda: bool(github.requests))
+    assert_cancelled(result, temp_root, isolated_agent_dir)
+
+
+def test_ctrl_c_stops_a_js_handler(
+    session_file: Path, temp_root: Path, isolated_agent_dir: Path, node_only_path: Path, tmp_path: Path
+) -> None:
+    pid_file = tmp_path / "node.pid"
+    isolated_agent_dir.mkdir(parents=True)
+    (isolated_agent_dir / "share.mjs").write_text(
+        "import { writeFileSync } from 'node:fs';\n"
+        "export default async () => {\n"
+        f"  writeFileSync({str(pid_file)!r}, String(process.pid));\n"
+        "  await new Promise((r) => setTimeout(r, 60000));\n"
+        "  return 'https://late.example.test';\n};\n"
+    )
+    result = interrupt_share(session_file, pid_file.exists)
+    assert_cancelled(result, temp_root, isolated_agent_dir)
+    assert not _alive(int(pid_file.read_text()))
