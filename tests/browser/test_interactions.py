@@ -253,3 +253,24 @@ def test_uncompressed_fragments_render_too(page: Page, tmp_path: Path) -> None:
     url = write_page(branchy_session(), tmp_path / "plain.html", leaf_id="a3", compress=False).as_uri()
     open_page(page, url)
     assert shown_ids(page) == ["u1", "a1", "m1", "a2", "u2", "a3"]
+
+
+def test_streamed_fragments_decode_exactly(page: Page, tmp_path: Path) -> None:
+    """Backslashes before quotes, JSON-looking text and fragments larger than a stream chunk."""
+    built = linear_session(3)
+    tricky = ["C:\\dir\\", '"],["', "\\\\\\", "end\\", "ünï © 🌳", "x" * 200_000]
+    for k, text in enumerate(tricky):
+        html_text = text.replace("&", "&amp;").replace("<", "&lt;").replace('"', "&quot;")
+        built.add(
+            f'<article class="st-entry st-user" data-id="t{k}" title="{html_text}\\">'
+            f"<p>{html_text}</p></article>",
+            id=f"t{k}",
+            role="user",
+            cat="user",
+            preview=f"tricky {k}",
+        )
+    url = write_page(built, tmp_path / "tricky.html").as_uri()
+    open_page(page, url)
+    for k, text in enumerate(tricky):
+        assert page.inner_text(f'.st-entry[data-id="t{k}"] p') == text
+    assert page.get_attribute('.st-entry[data-id="t0"]', "title") == tricky[0] + "\\"

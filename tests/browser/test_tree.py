@@ -28,17 +28,19 @@ def row_ids(page: Page) -> list[str]:
 def test_tree_is_an_aria_tree_with_the_active_path_marked(page: Page, branchy: str) -> None:
     open_page(page, branchy)
     assert page.get_attribute("#st-tree", "role") == "tree"
-    assert row_ids(page) == ["u1", "a1", "t1", "m1", "a2", "u2", "a3", "u2b", "a3b"]
+    assert row_ids(page) == ["u1", "a1", "t1", "m1", "a2", "u2b", "a3b", "u2", "a3"]
     on_path = page.eval_on_selector_all(".st-row.st-on-path", "els => els.map(e => e.dataset.id)")
     assert on_path == ["u1", "a1", "t1", "m1", "a2", "u2", "a3"]
     selected = page.eval_on_selector_all("[aria-selected=true]", "els => els.map(e => e.dataset.id)")
     assert selected == ["a3"]
-    # The branch point nests its two branches one level deeper and can fold.
+    # At the branch point the main line (the larger subtree) continues at its level; the side
+    # branch is listed first, one level in, and folds.
     assert page.get_attribute('[data-id="a2"]', "aria-expanded") == "true"
-    assert page.get_attribute('[data-id="u2"]', "aria-level") == "2"
     assert page.get_attribute('[data-id="u2b"]', "aria-level") == "2"
-    assert page.locator('[data-id="u2"] .g-tee').count() == 1
+    assert page.get_attribute('[data-id="a3b"]', "aria-level") == "2"
+    assert page.get_attribute('[data-id="u2"]', "aria-level") == "1"
     assert page.locator('[data-id="u2b"] .g-end').count() == 1
+    assert page.locator('[data-id="u2"] .st-g').count() == 0
     assert page.inner_text("#st-status") == "9 / 10 entries"
     assert shown_ids(page) == ["u1", "a1", "m1", "a2", "u2", "a3"]
 
@@ -68,24 +70,26 @@ def test_tool_result_fills_its_call_and_images_resolve(page: Page, branchy: str)
 
 def test_tree_keyboard_roving_focus_enter_and_folding(page: Page, branchy: str) -> None:
     open_page(page, branchy)
-    page.focus('.st-row[data-id="a3"]')
-    assert page.locator("#st-tree [tabindex='0']").get_attribute("data-id") == "a3"
+    page.focus('.st-row[data-id="a2"]')
+    assert page.locator("#st-tree [tabindex='0']").get_attribute("data-id") == "a2"
     page.keyboard.press("ArrowDown")
     assert page.evaluate("document.activeElement.dataset.id") == "u2b"
     assert page.locator("#st-tree [tabindex='0']").get_attribute("data-id") == "u2b"
     page.keyboard.press("Enter")
     assert shown_ids(page)[-2:] == ["a2", "u2b"]
-    page.keyboard.press("ArrowLeft")  # to the branch point
+    page.keyboard.press("ArrowDown")
+    assert page.evaluate("document.activeElement.dataset.id") == "a3b"
+    page.keyboard.press("ArrowLeft")  # from the nested branch up to its branch point
     assert page.evaluate("document.activeElement.dataset.id") == "a2"
-    page.keyboard.press("ArrowLeft")  # fold it
+    page.keyboard.press("ArrowLeft")  # fold the nested branch
     assert page.get_attribute('[data-id="a2"]', "aria-expanded") == "false"
-    assert row_ids(page) == ["u1", "a1", "t1", "m1", "a2"]
+    assert row_ids(page) == ["u1", "a1", "t1", "m1", "a2", "u2", "a3"]
     page.keyboard.press("ArrowRight")
-    assert row_ids(page)[-1] == "a3b"
+    assert row_ids(page) == ["u1", "a1", "t1", "m1", "a2", "u2b", "a3b", "u2", "a3"]
     page.keyboard.press("Home")
     assert page.evaluate("document.activeElement.dataset.id") == "u1"
     page.keyboard.press("End")
-    assert page.evaluate("document.activeElement.dataset.id") == "a3b"
+    assert page.evaluate("document.activeElement.dataset.id") == "a3"
 
 
 def test_filters_with_counts(page: Page, branchy: str) -> None:
@@ -97,7 +101,7 @@ def test_filters_with_counts(page: Page, branchy: str) -> None:
     assert "t1" not in row_ids(page)
     assert not page.locator(".st-call").first.is_visible()
     page.click('[data-filter="user-only"]')
-    assert row_ids(page) == ["u1", "u2", "u2b"]
+    assert row_ids(page) == ["u1", "u2b", "u2"]
     assert shown_ids(page) == ["u1", "u2"]
     assert page.inner_text("#st-status") == "3 / 10 entries"
     page.click('[data-filter="labeled"]')

@@ -46,13 +46,13 @@
 
   // ---------------------------------------------------------------- state
   const S = {
-    E: [], n: 0, ids: new Map(), par: [], kids: [], roots: [], frags: null, images: Object.create(null),
+    E: [], n: 0, ids: new Map(), par: [], kids: [], sub: [], roots: [], frags: null, images: Object.create(null),
     leaf: -1, path: [], onPath: new Set(),
     filter: 'default', terms: [], text: [], textBuilt: 0,
     collapsed: new Set(), rows: [], rowOf: null, lvl: null, bs: null, ep: null, last: null, nkids: null,
     visCount: 0, counts: {}, focusRow: 0,
     shown: [], shownPos: new Map(), resultFor: new Map(), merged: new Set(), lo: 0, hi: 0, gen: 0,
-    cur: -1, thinkingOpen: false, outputsOpen: false, gist: null, ready: false, queue: [],
+    cur: -1, fragsDone: false, booted: false, stale: false, thinkingOpen: false, outputsOpen: false, gist: null, ready: false, queue: [],
   };
   const ui = {};
 
@@ -74,6 +74,24 @@
     S.kids = new Array(S.n);
     S.roots = [];
     for (let i = 0; i < S.n; i++) linkChild(i);
+    countSubtrees();
+  }
+
+  // Subtree sizes pick each branch point's main line (iterative: paths can be 100,000 deep).
+  function countSubtrees() {
+    const order = [];
+    const stack = S.roots.slice();
+    while (stack.length) {
+      const x = stack.pop();
+      order.push(x);
+      const ks = S.kids[x];
+      if (ks) for (const k of ks) stack.push(k);
+    }
+    S.sub = new Array(S.n).fill(1);
+    for (let k = order.length - 1; k >= 0; k--) {
+      const x = order[k];
+      if (S.par[x] >= 0) S.sub[S.par[x]] += S.sub[x];
+    }
   }
 
   function linkChild(i) {
@@ -131,10 +149,10 @@
     let t = S.text[i];
     if (t === undefined) {
       const m = S.E[i];
-      const frag = S.frags ? str(S.frags[i]) : '';
+      const frag = S.fragsDone ? str(S.frags[i]) : '';
       t = [decodeEntities(frag.replace(/<[^>]*>/g, ' ')), str(m.preview), str(m.label), str(m.type),
         str(m.role), str(m.cat), str(m.id)].join(' ').toLowerCase();
-      if (S.frags) S.text[i] = t;
+      if (S.fragsDone) S.text[i] = t;
     }
     return t;
   }
@@ -206,11 +224,23 @@
       rowOf[x] = rows.length;
       rows.push(x);
       const c = nk[x];
-      if (!c || S.collapsed.has(x)) continue;
+      if (!c) continue;
+      // The child with the largest subtree (the main line) continues at this level; the others are
+      // side branches one level in, listed first. Many retries stay flat instead of drifting right.
+      let cont = list[start[x]];
+      for (let k = start[x] + 1; k < start[x + 1]; k++) if (S.sub[list[k]] >= S.sub[cont]) cont = list[k];
+      lvl[cont] = lvl[x];
+      bs[cont] = bs[x];
+      stack.push(cont);
+      if (S.collapsed.has(x)) continue;
+      let lastSide = true;
       for (let k = start[x + 1] - 1; k >= start[x]; k--) {
         const y = list[k];
-        if (c > 1) { lvl[y] = lvl[x] + 1; bs[y] = y; last[y] = k === start[x + 1] - 1 ? 1 : 0; }
-        else { lvl[y] = lvl[x]; bs[y] = bs[x]; }
+        if (y === cont) continue;
+        lvl[y] = lvl[x] + 1;
+        bs[y] = y;
+        last[y] = lastSide ? 1 : 0;
+        lastSide = false;
         stack.push(y);
       }
     }
@@ -403,7 +433,7 @@
   }
 
   function extendDown(count) {
-    if (S.hi >= S.shown.length) return false;
+    if (S.hi >= S.shown.length || !S.fragsDone) return false;
     const hi = Math.min(S.shown.length, S.hi + count);
     ui.msgs.insertBefore(renderRange(S.hi, hi), ui.bottom);
     S.hi = hi;
@@ -412,7 +442,7 @@
   }
 
   function extendUp(count) {
-    if (S.lo <= 0) return false;
+    if (S.lo <= 0 || !S.fragsDone) return false;
     const lo = Math.max(0, S.lo - count);
     const ref = ui.top.nextElementSibling;
     const before = ref ? ref.getBoundingClientRect().top : 0;
@@ -452,14 +482,32 @@
     return ui.msgs.querySelector('.st-entry[data-idx="' + i + '"]');
   }
 
+  function windowAround(a) {
+    const c = a < 0 ? 0 : a;
+    return [Math.max(0, c - (a < 0 ? 0 : WIN_BEFORE)), Math.min(S.shown.length, c + WIN_AFTER)];
+  }
+
+  // The highest fragment index the first screen around ``anchor`` needs (calls pull in their results).
+  function lastNeeded(anchor) {
+    computeShown();
+    const [lo, hi] = windowAround(anchorPos(anchor));
+    let need = 0;
+    for (let k = lo; k < hi; k++) {
+      const i = S.shown[k];
+      need = Math.max(need, i);
+      const calls = S.E[i].calls;
+      if (Array.isArray(calls)) for (const c of calls) { const r = S.resultFor.get(str(c)); if (r !== undefined) need = Math.max(need, r); }
+    }
+    return need;
+  }
+
   function renderMessages(anchor, align, highlight) {
     S.gen++;
+    S.stale = S.booted && !S.fragsDone;
     computeShown();
     ui.msgs.classList.toggle('st-hide-tools', S.filter === 'no-tools');
     const a = anchorPos(anchor);
-    const c = a < 0 ? 0 : a;
-    S.lo = Math.max(0, c - (a < 0 ? 0 : WIN_BEFORE));
-    S.hi = Math.min(S.shown.length, c + WIN_AFTER);
+    [S.lo, S.hi] = windowAround(a);
     const first = renderRange(S.lo, S.hi);
     // The first window is laid out for real so scrolling to the anchor lands exactly.
     for (const art of first.children) art.classList.add('st-eager');
@@ -531,14 +579,14 @@
     return x;
   }
 
-  function siblingBranch(d) {
+  function siblingBranch(d, t0) {
     const P = S.path;
     for (let k = P.length - 1; k >= 0; k--) {
       const sibs = k > 0 ? S.kids[P[k - 1]] : S.roots;
       if (!sibs || sibs.length < 2) continue;
       const pos = sibs.indexOf(P[k]);
       const next = sibs[(pos + d + sibs.length) % sibs.length];
-      selectLeaf(deepest(next), { anchor: next, align: 'start', highlight: true });
+      selectLeaf(deepest(next), { anchor: next, align: 'start', highlight: true, t0 });
       toast('Branch ' + (sibs.indexOf(next) + 1) + ' of ' + sibs.length);
       return;
     }
@@ -784,6 +832,14 @@
       selectLeaf(x, { t0: e.timeStamp });
     });
     ui.tree.addEventListener('focus', (e) => { if (e.target === ui.tree) focusRow(S.focusRow); });
+    ui.tree.addEventListener('focusin', (e) => {
+      const row = e.target.closest && e.target.closest('.st-row');
+      if (!row) return;
+      // Roving tabindex: whichever row takes focus (mouse, script, keys) becomes the tab stop.
+      S.focusRow = Number(row.getAttribute('data-row'));
+      for (const r of ui.treeInner.querySelectorAll('.st-row[tabindex="0"]')) if (r !== row) r.tabIndex = -1;
+      row.tabIndex = 0;
+    });
     ui.tree.addEventListener('keydown', onTreeKey);
     ui.msgs.addEventListener('click', (e) => {
       const t = e.target;
@@ -901,8 +957,8 @@
       case '/': ui.search.focus(); ui.search.select(); break;
       case 'j': moveMessage(1); break;
       case 'k': moveMessage(-1); break;
-      case '[': siblingBranch(-1); break;
-      case ']': siblingBranch(1); break;
+      case '[': siblingBranch(-1, e.timeStamp); break;
+      case ']': siblingBranch(1, e.timeStamp); break;
       case 't': toggleThinking(); break;
       case 'o': toggleOutputs(); break;
       case '?': if (ui.help.hidden) { ui.help.hidden = false; ui.help.focus(); } else closeOverlays(); break;
@@ -933,6 +989,8 @@
     S.ids.set(str(meta.id), i);
     addToIndex(i);
     linkChild(i);
+    S.sub[i] = 1;
+    for (let j = S.par[i], guard = 0; j >= 0 && guard < S.n; j = S.par[j], guard++) S.sub[j]++;
     if (images && typeof images === 'object') for (const k of Object.keys(images)) S.images[k] = images[k];
     if (S.par[i] >= 0 && S.par[i] === S.leaf) {
       const atEnd = S.hi >= S.shown.length;
@@ -952,11 +1010,30 @@
   }
 
   // ---------------------------------------------------------------- boot
-  async function decodeFrags(v) {
-    if (Array.isArray(v)) return v.map(str);
-    if (typeof v !== 'string' || !v.startsWith('gz:')) return [];
+  // Fragments arrive in file order while the gzip stream inflates: the first screen needs only a few.
+  function startFrags(v) {
+    S.frags = [];
+    S.fragsDone = false;
+    const waiters = [];
+    const notify = () => {
+      for (let k = waiters.length - 1; k >= 0; k--) {
+        if (S.fragsDone || S.frags.length > waiters[k][0]) { waiters[k][1](); waiters.splice(k, 1); }
+      }
+    };
+    S.waitFrag = (i) => (S.fragsDone || S.frags.length > i ? Promise.resolve() : new Promise((r) => waiters.push([i, r])));
+    return (async () => {
+      try {
+        if (Array.isArray(v)) S.frags = v.map(str);
+        else if (typeof v === 'string' && v.startsWith('gz:')) await inflateFrags(v.slice(3), notify);
+      } catch (err) { fail(String(err && err.message)); }
+      while (S.frags.length < S.n) S.frags.push('');
+      S.fragsDone = true;
+      notify();
+    })();
+  }
+
+  async function inflateFrags(b64, notify) {
     if (typeof DecompressionStream !== 'function') throw new Error('this browser cannot decompress the page (DecompressionStream)');
-    const b64 = v.slice(3);
     let bytes;
     if (typeof Uint8Array.fromBase64 === 'function') bytes = Uint8Array.fromBase64(b64);
     else {
@@ -964,9 +1041,47 @@
       bytes = new Uint8Array(bin.length);
       for (let k = 0; k < bin.length; k++) bytes[k] = bin.charCodeAt(k);
     }
-    const stream = new Blob([bytes]).stream().pipeThrough(new DecompressionStream('gzip'));
-    const list = JSON.parse(await new Response(stream).text());
-    return Array.isArray(list) ? list.map(str) : [];
+    const reader = new Blob([bytes]).stream().pipeThrough(new DecompressionStream('gzip'))
+      .pipeThrough(new TextDecoderStream()).getReader();
+    // An incremental reader of the JSON array of strings: each element is cut at its closing quote
+    // (a quote preceded by an even number of backslashes) and parsed on its own.
+    let buf = '';
+    let pos = 0;
+    let scan = 0;
+    let opened = false;
+    let slice = performance.now();
+    for (;;) {
+      // Stream reads resolve as microtasks; yield now and then so the page paints and stays responsive.
+      if (performance.now() - slice > 12) { await new Promise((r) => setTimeout(r, 0)); slice = performance.now(); }
+      const { value, done } = await reader.read();
+      if (done) break;
+      buf = buf.slice(pos) + value;
+      scan = Math.max(0, scan - pos);
+      pos = 0;
+      for (;;) {
+        while (pos < buf.length && (buf[pos] === ',' || buf[pos] === ' ' || buf[pos] === '\n' || buf[pos] === '\r' || buf[pos] === '\t')) pos++;
+        if (pos >= buf.length) break;
+        const c = buf[pos];
+        if (!opened) { if (c !== '[') throw new Error('bad fragment data'); opened = true; pos++; continue; }
+        if (c === ']') { notify(); return; }
+        if (c !== '"') throw new Error('bad fragment data');
+        let q = Math.max(scan, pos + 1);
+        let end = -1;
+        for (;;) {
+          q = buf.indexOf('"', q);
+          if (q < 0) break;
+          let bs = 0;
+          while (buf.charCodeAt(q - 1 - bs) === 92) bs++;
+          if (bs % 2 === 0) { end = q; break; }
+          q++;
+        }
+        if (end < 0) { scan = buf.length; break; }
+        S.frags.push(JSON.parse(buf.slice(pos, end + 1)));
+        pos = end + 1;
+        scan = pos;
+      }
+      notify();
+    }
   }
 
   function fail(msg) {
@@ -989,6 +1104,7 @@
     syncThemeButton();
     const w = Number(store.get('st-sidebar-w'));
     if (w > 0) setSidebarWidth(w, false);
+    const fragsDone = startFrags(data.frags);
     await yieldTask();
     buildIndex();
     const q = parseQuery();
@@ -1004,18 +1120,21 @@
     if (S.leaf >= 0 && S.rowOf[S.leaf] >= 0) scrollRowIntoView(S.rowOf[S.leaf]);
     renderTreeRows();
     mark('st-tree-ready');
-    try { S.frags = await decodeFrags(data.frags); } catch (err) { fail(String(err && err.message)); S.frags = []; }
-    while (S.frags.length < S.n) S.frags.push('');
-    S.text = [];
     if (target >= 0 && S.filter !== 'all') {
       computeShown();
       if (!S.shownPos.has(target) && !S.merged.has(target)) { S.filter = 'all'; refreshTree(); }
     }
+    await S.waitFrag(lastNeeded(target));
     renderMessages(target, 'center', target >= 0);
+    S.booted = true;
     mark('st-path-visible');
+    afterPaint().then(() => mark('st-path-painted'));
+    await fragsDone;
+    S.text = [];
+    // The reader may have moved on while fragments were still arriving: show what is now complete.
+    if (S.stale) renderMessages(S.leaf, 'end', false); else fillInIdle(S.gen);
     S.ready = true;
     root.setAttribute('data-st-ready', '1');
-    afterPaint().then(() => mark('st-path-painted'));
     for (const args of S.queue.splice(0)) appendEntry(...args);
     warmSearch();
   }
