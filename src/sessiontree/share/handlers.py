@@ -9,13 +9,13 @@ import json
 import re
 import shutil
 import subprocess
-import sys
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from sessiontree.errors import ShareError
 from sessiontree.share.process import run_interruptible
+from sessiontree.share.progress import echo
 
 HANDLER_NAMES = ("share.py", "share.ts", "share.js", "share.mjs")
 JS_RUNTIMES = ("bun", "deno", "node")
@@ -144,7 +144,7 @@ def _run_js_handler(handler: Path, html_path: Path) -> Any:
     passthrough = stdout.split("\n" + RESULT_MARKER)[0].strip("\n")
     for text in (passthrough, stderr.strip("\n")):
         if text:
-            print(text, file=sys.stderr)
+            echo(text)
     if payload is None:
         tail = stderr.strip().splitlines()[-1:] or [f"exit code {code}"]
         raise ShareError(

@@ -10,6 +10,11 @@ from contextlib import contextmanager
 from typing import TextIO
 
 FRAMES = "⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏"
+CLEAR_LINE = "\r\x1b[2K"
+
+# The spinner's frames and echo() share one lock, so a line printed meanwhile is never torn.
+_lock = threading.Lock()
+_spinning: set[int] = set()  # ids of the streams a spinner is drawing on
 
 
 @contextmanager
@@ -25,19 +30,31 @@ def spinner(text: str, stream: TextIO | None = None, interval: float = 0.1) -> I
 
     def spin() -> None:
         for frame in itertools.cycle(FRAMES):
-            out.write(f"\r{frame} {text}")
-            out.flush()
+            with _lock:
+                out.write(f"\r{frame} {text}")
+                out.flush()
             if stop.wait(interval):
                 break
 
     thread = threading.Thread(target=spin, name="sessiontree-spinner", daemon=True)
+    _spinning.add(id(out))
     thread.start()
     try:
         yield
     finally:
         stop.set()
         thread.join()
-        out.write("\r\x1b[2K")
+        _spinning.discard(id(out))
+        with _lock:
+            out.write(CLEAR_LINE)
+            out.flush()
+
+
+def echo(text: str, stream: TextIO | None = None) -> None:
+    """Print a line on stderr, first clearing a spinner drawn there (it redraws on its next frame)."""
+    out = stream if stream is not None else sys.stderr
+    with _lock:
+        out.write((CLEAR_LINE if id(out) in _spinning else "") + text + "\n")
         out.flush()
 
 
