@@ -369,3 +369,56 @@ def test_fork_of_a_generated_session_with_blobs(gen_session: GenSession, tmp_pat
         prepare_entry_for_persistence(e) for e in expected.entries
     ]
     assert any(agent.glob("blobs/*"))  # the images went to the agent's blob store as refs
+
+
+@pytest.mark.parametrize(
+    ("content", "rewrite_reason"),
+    [
+        ("not json at all\n", "invalid header"),
+        ('{"type":"message","id":"x","parentId":null}\n', "invalid header"),
+    ],
+)
+def test_replacing_an_unreadable_file_keeps_the_original(
+    tmp_path: Path, content: str, rewrite_reason: str
+) -> None:
+    path = tmp_path / "s.jsonl"
+    path.write_text(content)
+    with SessionManager.open(path, agent_dir=tmp_path / "agent", term="t"):
+        pass
+    backups = sorted(tmp_path.glob("s.jsonl.*.bak"))
+    assert len(backups) == 1, rewrite_reason
+    assert backups[0].read_text() == content
+    assert json.loads(path.read_text().splitlines()[0])["type"] == "session"
+
+
+def test_migration_rewrite_keeps_a_copy_when_lines_were_unreadable(tmp_path: Path) -> None:
+    v1 = [
+        header(version=None),
+        {"type": "message", "timestamp": "t", "message": {"role": "user", "content": "q"}},
+        "{corrupt line that holds the only copy of something",
+        {"type": "message", "timestamp": "t", "message": {"role": "assistant", "content": "a"}},
+    ]
+    path = write_jsonl(tmp_path / "s.jsonl", v1)
+    original = path.read_bytes()
+    with SessionManager.open(path, agent_dir=tmp_path / "agent", term="t") as manager:
+        manager.set_session_name("renamed")  # a second rewrite makes no second copy
+    backups = sorted(tmp_path.glob("s.jsonl.*.bak"))
+    assert len(backups) == 1 and backups[0].read_bytes() == original
+    assert "corrupt line" not in path.read_text()
+    assert len(load_session(path).entries) == 2
+
+
+def test_clean_files_get_no_backup(tmp_path: Path) -> None:
+    v1 = [
+        header(version=None),
+        {"type": "message", "timestamp": "t", "message": {"role": "user", "content": "q"}},
+    ]
+    path = write_jsonl(tmp_path / "s.jsonl", v1)
+    with SessionManager.open(path, agent_dir=tmp_path / "agent", term="t"):
+        pass
+    assert list(tmp_path.glob("*.bak")) == []
+    empty = tmp_path / "e.jsonl"
+    empty.write_text("")
+    with SessionManager.open(empty, agent_dir=tmp_path / "agent", term="t"):
+        pass
+    assert list(tmp_path.glob("*.bak")) == []

@@ -28,6 +28,7 @@ from sessiontree.store.load import parse_session_text, read_session_bytes
 from sessiontree.store.paths import AgentPaths, artifacts_dir_for, blob_dirs_for, default_agent_dir
 from sessiontree.store.persist import (
     NdjsonWriter,
+    back_up_original,
     describe_os_error,
     persist_error_for,
     remove_stale_temp_files,
@@ -105,6 +106,7 @@ class SessionManager:
         self._flushed = False
         self._has_assistant = False
         self._repair_tail = False
+        self._unread: bytes | None = None  # original bytes to back up before the first rewrite
         self._writer: NdjsonWriter | None = None
         self._persist_error: PersistError | None = None
         self._lock = threading.RLock()
@@ -235,9 +237,12 @@ class SessionManager:
     def _load(self, path: Path) -> tuple[Session | None, bool]:
         """Read the session at ``path`` (None when missing) and whether its last line lacks its newline."""
         data = read_session_bytes(path, self.storage, strict=False)
+        self._unread = None
         if data is None:
             return None, False
         session = parse_session_text(decode_text(data), path)
+        if session.bad_lines or (session.is_empty and data.strip()):
+            self._unread = data  # a rewrite would drop what we could not parse: keep it first
         if not session.is_empty:
             stores = [BlobStore(d) for d in blob_dirs_for(path, self.agent_dir)]
             session.missing_blobs = resolve_blob_refs_in_entries(session.entries, stores)
@@ -494,6 +499,9 @@ class SessionManager:
     def _rewrite_file(self) -> None:
         assert self._session_file is not None
         self._close_writer()
+        if self._unread is not None:
+            back_up_original(self.storage, self._session_file, self._unread)
+            self._unread = None
         rewrite_atomically(self.storage, self._session_file, self._lines())
         self._flushed = True
         self._repair_tail = False

@@ -10,6 +10,7 @@ import secrets
 import stat
 import threading
 from collections.abc import Iterable
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -159,6 +160,37 @@ def pid_alive(pid: int) -> bool:
     except PermissionError:
         return True  # it exists, owned by someone else
     return True
+
+
+def backup_path_for(path: Path) -> Path:
+    """A free ``<file>.<UTC time>.bak`` name beside a session file (not ``.jsonl``: not listed)."""
+    stamp = datetime.now(UTC).strftime("%Y%m%dT%H%M%SZ")
+    candidate = path.with_name(f"{path.name}.{stamp}.bak")
+    counter = 1
+    while candidate.exists():
+        candidate = path.with_name(f"{path.name}.{stamp}-{counter}.bak")
+        counter += 1
+    return candidate
+
+
+def back_up_original(storage: SessionStorage, path: Path, data: bytes) -> Path:
+    """Keep the bytes of a file about to be rewritten without lines we could not parse.
+
+    A rewrite writes what was understood; the lines that were not (corrupt lines, a header we
+    could not read) would be gone, so their file is kept whole beside it first.
+    """
+    backup = backup_path_for(path)
+    if isinstance(storage, FileSessionStorage):
+        fd = os.open(backup, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+        with os.fdopen(fd, "wb") as fh:
+            fh.write(data)
+            fh.flush()
+            os.fsync(fh.fileno())
+        fsync_directory(path.parent)
+    else:
+        storage.write_text_sync(backup, data.decode("utf-8", errors="replace"))
+    log.warning("%s had lines that could not be read; the original is kept as %s", path, backup)
+    return backup
 
 
 def rewrite_atomically(storage: SessionStorage, path: Path, lines: Iterable[str]) -> None:
