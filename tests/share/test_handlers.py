@@ -52,7 +52,13 @@ PY_HANDLERS = {
     "async": "import asyncio\nasync def share(html_path):\n    await asyncio.sleep(0)\n    return 'https://example.test/async'\n",
 }
 
+PY_HANDLERS["dataclass"] = (
+    "from dataclasses import dataclass\n@dataclass\nclass Upload:\n    url: str\n"
+    "def share(html_path):\n    return {'url': Upload('https://example.test/dc').url}\n"
+)
+
 PY_EXPECTED = {
+    "dataclass": HandlerResult(url="https://example.test/dc"),
     "string": HandlerResult(url="https://example.test/s/<!doctype"),
     "object": HandlerResult(url="https://example.test/o", message="Uploaded"),
     "message-only": HandlerResult(message="Copied to the team drive"),
@@ -119,6 +125,10 @@ JS_EXPECTED = {
     "nothing": HandlerResult(),
 }
 JS_ERRORS = {
+    "multiline": (
+        "export default async () => { throw new Error('first line\\nsecond line'); };\n",
+        "failed: Error: first line",
+    ),
     "raises": (
         "export default async function () { throw new Error('quota exceeded'); }\n",
         "failed: Error: quota exceeded",
@@ -173,6 +183,7 @@ def test_js_handler_errors(
         run_handler(handler, html_file)
     assert expected in str(info.value)
     assert str(handler) in str(info.value)
+    assert "\n" not in str(info.value)
 
 
 def test_commonjs_handler_with_module_exports(tmp_path: Path, html_file: Path, node_only_path: Path) -> None:

@@ -9,6 +9,7 @@ import json
 import re
 import shutil
 import subprocess
+import sys
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -70,14 +71,25 @@ def interpret_result(handler: Path, value: Any) -> HandlerResult:
 
 
 def _run_python_handler(handler: Path, html_path: Path) -> Any:
-    spec = importlib.util.spec_from_file_location(f"sessiontree_share_handler_{id(handler)}", handler)
+    name = "sessiontree_share_handler"
+    spec = importlib.util.spec_from_file_location(name, handler)
     if spec is None or spec.loader is None:
         raise ShareError(f"Share handler {handler} failed to load: not a Python module")
     module = importlib.util.module_from_spec(spec)
+    # Registered while it runs, as an import would: dataclasses and pickling look it up there.
+    sys.modules[name] = module
     try:
         spec.loader.exec_module(module)
     except (Exception, SystemExit) as exc:
+        sys.modules.pop(name, None)
         raise ShareError(f"Share handler {handler} failed to load: {_describe(exc)}") from exc
+    try:
+        return _call_python_handler(handler, module, html_path)
+    finally:
+        sys.modules.pop(name, None)
+
+
+def _call_python_handler(handler: Path, module: Any, html_path: Path) -> Any:
     share = getattr(module, "share", None)
     if not callable(share):
         raise ShareError(f"Share handler {handler} failed to load: it defines no share(html_path) function")
@@ -138,7 +150,8 @@ def node_version(exe: str) -> tuple[int, ...]:
 
 def _run_js_handler(handler: Path, html_path: Path) -> Any:
     command = js_command(handler, html_path)
-    code, stdout, stderr = run_interruptible(command, cwd=handler.parent)
+    # The reference runs handlers in its own process, so in the user's cwd; so does this.
+    code, stdout, stderr = run_interruptible(command)
     payload = _parse_runner_output(stdout)
     # The handler's own output (console.log goes to stderr in the runner) is the user's to see.
     passthrough = stdout.split("\n" + RESULT_MARKER)[0].strip("\n")
@@ -153,7 +166,8 @@ def _run_js_handler(handler: Path, html_path: Path) -> Any:
     if not payload.get("ok"):
         stage = payload.get("stage")
         what = "failed to load" if stage == "load" else "failed"
-        raise ShareError(f"Share handler {handler} {what}: {payload.get('error')}")
+        error = str(payload.get("error") or "unknown error").strip().splitlines() or ["unknown error"]
+        raise ShareError(f"Share handler {handler} {what}: {error[0]}")
     return payload.get("result")
 
 
