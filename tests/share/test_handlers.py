@@ -234,6 +234,14 @@ def test_ts_handler_with_bun_or_deno(tmp_path: Path, html_file: Path) -> None:
     assert run_handler(handler, html_file) == HandlerResult(
         url="https://example.test/ts", message="shared true"
     )
+    for case, body in JS_BODIES.items():
+        handler.write_text(body.replace("(htmlPath)", "(htmlPath: string)"))
+        assert run_handler(handler, html_file) == JS_EXPECTED[case], case
+    for case, (source, expected) in JS_ERRORS.items():
+        handler.write_text(source)
+        with pytest.raises(ShareError) as info:
+            run_handler(handler, html_file)
+        assert expected.split(":")[0] in str(info.value), case
 
 
 def test_js_handler_without_any_runtime(
