@@ -227,3 +227,16 @@ def test_ctrl_c_stops_a_js_handler(
     result = interrupt_share(session_file, pid_file.exists)
     assert_cancelled(result, temp_root, isolated_agent_dir)
     assert not _alive(int(pid_file.read_text()))
+
+
+def test_handler_answer_is_printed_without_escapes(
+    session_file: Path, fake_gh: FakeGh, no_browser: list[str], isolated_agent_dir: Path
+) -> None:
+    isolated_agent_dir.mkdir(parents=True)
+    (isolated_agent_dir / "share.py").write_text(
+        "def share(p):\n    return {'url': 'https://h.test/\\x1b[2Jx', 'message': 'done\\x1b]0;pwned\\x07 ok'}\n"
+    )
+    code, out, err = run("share", "--no-open", str(session_file))
+    assert code == 0, err
+    assert "\x1b" not in out and "\x07" not in out
+    assert out.splitlines()[0].startswith("Share URL: https://h.test/")

@@ -12,6 +12,7 @@ from sessiontree.errors import ShareCancelled
 from sessiontree.share.publish import ShareOutcome, share_session
 from sessiontree.share.records import read_records
 from sessiontree.share.unshare import unshare
+from sessiontree.store.discovery import printable
 
 
 def _say(text: str) -> None:
@@ -38,12 +39,13 @@ def share(ctx: Context, session_file: Path, no_open: bool, force: bool, no_redac
 
 def print_outcome(outcome: ShareOutcome) -> None:
     """Print the share's links or message (``Session shared`` when there is neither)."""
+    # A handler's answer may echo anything; keep escapes and control characters off the terminal.
     if outcome.url:
-        click.echo(f"Share URL: {outcome.url}")
+        click.echo(f"Share URL: {printable(outcome.url)}")
     if outcome.gist:
-        click.echo(f"Gist: {outcome.gist.url}")
+        click.echo(f"Gist: {printable(outcome.gist.url)}")
     if outcome.message:
-        click.echo(outcome.message)
+        click.echo(printable(outcome.message))
     if not outcome.url and not outcome.message:
         click.echo("Session shared")
 
@@ -59,9 +61,9 @@ def shares(ctx: Context) -> None:
     for record in records:
         status = f"unshared {record.deleted}" if record.deleted else "shared"
         ident = record.gist_id or "-"
-        click.echo(f"{record.time}  {record.backend:<8}  {ident}  {status}")
-        click.echo(f"    {record.url or '(no URL)'}")
-        click.echo(f"    {record.session}")
+        click.echo(printable(f"{record.time}  {record.backend:<8}  {ident}  {status}"))
+        click.echo(f"    {printable(record.url or '(no URL)')}")
+        click.echo(f"    {printable(record.session)}")
 
 
 @cli.command(name="unshare")

@@ -6,11 +6,10 @@ import dataclasses
 import html as htmllib
 import re
 import shutil
-import sys
 import tempfile
 import unicodedata
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -19,7 +18,7 @@ from sessiontree.exporter import load_for_export, render_session_html
 from sessiontree.share.gist import Gist, check_gh_auth, create_gist_gh, find_gh
 from sessiontree.share.github_api import GitHubAPI, github_token
 from sessiontree.share.handlers import find_handler, run_handler
-from sessiontree.share.progress import spinner
+from sessiontree.share.progress import echo, spinner
 from sessiontree.share.records import ShareRecord, append_record, now_iso
 from sessiontree.share.redact import RedactionReport, redact_entries
 from sessiontree.store import Session
@@ -36,7 +35,7 @@ class Backend:
     """Where a share goes: a custom handler script, the gh CLI, or the REST API with a token."""
 
     kind: str  # "handler" | "gh" | "api"
-    target: str  # the handler path, the gh path, or the API token
+    target: str = field(repr=False)  # the handler path, the gh path, or the API token
 
     @property
     def label(self) -> str:
@@ -199,4 +198,4 @@ def describe_share(title: str, date: str) -> str:
 
 
 def _to_stderr(text: str) -> None:
-    print(text, file=sys.stderr)
+    echo(text)
