@@ -234,7 +234,8 @@ def test_handler_answer_is_printed_without_escapes(
 ) -> None:
     isolated_agent_dir.mkdir(parents=True)
     (isolated_agent_dir / "share.py").write_text(
-        "def share(p):\n    return {'url': 'https://h.test/\\x1b[2Jx', 'message': 'done\\x1b]0;pwned\\x07 ok'}\n"
+        "def share(p):\n"
+        "    return {'url': 'https://h.test/\\x1b[2Jx', 'message': 'done\\x1b]0;pwned\\x07 ok'}\n"
     )
     code, out, err = run("share", "--no-open", str(session_file))
     assert code == 0, err
