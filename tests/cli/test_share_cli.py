@@ -17,7 +17,7 @@ from sessiontree.cli import cli
 from sessiontree.share.records import read_records
 from tests.share import conftest as share_fixtures
 from tests.share.conftest import FakeGh
-from tests.share.github_server import Reply, serve_github
+from tests.share.github_server import FakeGitHub, Reply
 from tests.share.sessions import SECRETS, page_text, write_session
 
 # The share tests' fixtures: a fake gh on PATH (no real gh, no token) and a visible temp root.
@@ -25,6 +25,7 @@ fake_gh = share_fixtures.fake_gh
 no_gh = share_fixtures.no_gh
 temp_root = share_fixtures.temp_root
 node_only_path = share_fixtures.node_only_path
+local_github = share_fixtures.local_github
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -198,17 +199,10 @@ def test_ctrl_c_stops_gh_and_removes_the_temp_file(
 
 
 def test_ctrl_c_during_an_api_upload(
-    session_file: Path,
-    no_gh: None,
-    temp_root: Path,
-    isolated_agent_dir: Path,
-    monkeypatch: pytest.MonkeyPatch,
+    session_file: Path, local_github: FakeGitHub, temp_root: Path, isolated_agent_dir: Path
 ) -> None:
-    monkeypatch.setenv("GITHUB_TOKEN", "tok")
-    with serve_github() as github:
-        github.replies.append(Reply(201, {"id": "1", "html_url": "u"}, delay=10))
-        monkeypatch.setenv("SESSIONTREE_GITHUB_API", github.url)
-        result = interrupt_share(session_file, lambda: bool(github.requests))
+    local_github.replies.append(Reply(201, {"id": "1", "html_url": "u"}, delay=10))
+    result = interrupt_share(session_file, lambda: bool(local_github.requests))
     assert_cancelled(result, temp_root, isolated_agent_dir)
 
 

@@ -13,6 +13,8 @@ from pathlib import Path
 
 import pytest
 
+from tests.share.github_server import FakeGitHub, serve_github
+
 FAKE_GH = '''#!{python}
 """A stand-in for the GitHub CLI: records its argv, behaves per FAKE_GH_MODE."""
 import json, os, pathlib, shutil, sys, time, uuid
@@ -133,3 +135,12 @@ def node_only_path(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     (bin_dir / "node").symlink_to(node)
     monkeypatch.setenv("PATH", str(bin_dir))
     return bin_dir
+
+
+@pytest.fixture
+def local_github(monkeypatch: pytest.MonkeyPatch, no_gh: None) -> Iterator[FakeGitHub]:
+    """No gh, a token in GITHUB_TOKEN, and the API served on 127.0.0.1 (SESSIONTREE_GITHUB_API)."""
+    monkeypatch.setenv("GITHUB_TOKEN", "tok-local")
+    with serve_github() as github:
+        monkeypatch.setenv("SESSIONTREE_GITHUB_API", github.url)
+        yield github

@@ -22,7 +22,7 @@ from sessiontree.share.publish import (
 from sessiontree.share.records import read_records
 from sessiontree.store import Session, load_session
 from tests.share.conftest import FakeGh
-from tests.share.github_server import serve_github
+from tests.share.github_server import FakeGitHub
 from tests.share.sessions import SECRETS, page_text, write_session
 
 
@@ -108,19 +108,12 @@ def test_gh_failure_cleans_up_and_records_nothing(
 
 
 def test_rest_api_path_with_a_token(
-    session_file: Path,
-    no_gh: None,
-    temp_root: Path,
-    isolated_agent_dir: Path,
-    monkeypatch: pytest.MonkeyPatch,
+    session_file: Path, local_github: FakeGitHub, temp_root: Path, isolated_agent_dir: Path
 ) -> None:
-    monkeypatch.setenv("GITHUB_TOKEN", "tok-rest")
-    with serve_github() as github:
-        monkeypatch.setenv("SESSIONTREE_GITHUB_API", github.url)
-        outcome = share_session(session_file, isolated_agent_dir, notify=lambda _: None)
-        [seen] = github.requests
-        [gist_body] = github.gists.values()
-    assert seen.headers["Authorization"] == "Bearer tok-rest"
+    outcome = share_session(session_file, isolated_agent_dir, notify=lambda _: None)
+    [seen] = local_github.requests
+    [gist_body] = local_github.gists.values()
+    assert seen.headers["Authorization"] == "Bearer tok-local"
     assert gist_body["public"] is False
     assert gist_body["description"] == "sessiontree: Fix the login bug (2026-02-16)"
     [(name, file)] = gist_body["files"].items()
