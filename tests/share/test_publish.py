@@ -42,7 +42,7 @@ def test_gh_share_uploads_a_redacted_page_and_records_it(
     assert calls[0] == ["auth", "status"]
     create = calls[1]
     assert create[:3] == ["gist", "create", "--public=false"]
-    assert create[3:5] == ["--desc", "sessiontree: Fix the login bug (2026-02-16)"]
+    assert create[3] == "--desc=sessiontree: Fix the login bug (2026-02-16)"
     uploaded_path = fake_gh.uploaded_path()
     assert uploaded_path.name == "sessiontree-fix-the-login-bug-2026-02-16.html"
     assert uploaded_path.parent.parent == temp_root

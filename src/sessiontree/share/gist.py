@@ -70,7 +70,8 @@ def check_gh_auth(gh: str) -> None:
 
 def create_gist_gh(gh: str, file: Path, description: str) -> Gist:
     """Create a secret gist holding ``file`` with ``gh gist create``; Ctrl-C stops gh."""
-    command = [gh, "gist", "create", "--public=false", "--desc", description, str(file)]
+    # ``--desc=`` keeps a title starting with "-" from being read as a flag.
+    command = [gh, "gist", "create", "--public=false", f"--desc={description}", str(file)]
     code, out, err = run_interruptible(command)
     if code != 0:
         raise ShareError(f"gh gist create failed: {_last_line(err) or f'exit code {code}'}")

@@ -66,8 +66,8 @@ def share_session(
 ) -> ShareOutcome:
     """Export a session to a temp HTML file, publish it, record the share and remove the file."""
     session = _load(source)
-    backend = choose_backend(agent_dir)
     try:
+        backend = choose_backend(agent_dir)
         outcome = _export_and_publish(session, backend, force, redact, notify or _to_stderr, api_base)
     except KeyboardInterrupt:
         raise ShareCancelled("Share cancelled") from None
