@@ -75,6 +75,7 @@ def test_system_prompt_and_tools_files(gen_session: GenSession, tmp_path: Path) 
         (lambda d: d / "missing.jsonl", "Error: File not found: {p}\n"),
         (lambda d: d, "Error: {p} is a directory, not a session file\n"),
         (lambda d: _write(d / "bad.jsonl", "nonsense\n"), "Error: Not a session file: {p} "),
+        (lambda d: _write(d / "empty.jsonl", ""), "Error: Not a session file: {p} (it is empty)\n"),
     ],
 )
 def test_bad_inputs_give_one_line_and_exit_1(
@@ -107,3 +108,14 @@ def test_bad_options_are_refused(gen_session: GenSession, tmp_path: Path) -> Non
 def _write(path: Path, text: str) -> Path:
     path.write_text(text)
     return path
+
+
+def test_output_directory_and_missing_parent(gen_session: GenSession, tmp_path: Path) -> None:
+    session = gen_session(3)
+    code, stdout, _ = run("export", str(session), str(tmp_path))
+    assert code == 0
+    assert stdout == f"Exported to: {tmp_path / 'session-session.html'}\n"
+    code, _, stderr = run("export", str(session), str(tmp_path / "no" / "such" / "p.html"))
+    assert code == 1
+    missing = tmp_path / "no" / "such"
+    assert stderr == f"Error: Directory not found: {missing}; create it or choose another output path\n"

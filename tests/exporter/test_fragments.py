@@ -218,6 +218,17 @@ TOOL_CASES: dict[str, tuple[str, Any, str, dict[str, Any]]] = {
         "Found 3 uses.",
         {},
     ),
+    "subagent_tasks_list": (
+        "task",
+        {
+            "agent": "worker",
+            "tasks": [{"id": "a", "description": "one", "task": "Do *one*"}],
+            "context": "ctx",
+        },
+        "done",
+        {},
+    ),
+    "python_cells_list": ("python", {"cells": [{"code": "x = 1"}, {"code": "print(x)"}]}, "1", {}),
     "python_cell": ("python", {"code": "import math\nprint(math.pi)"}, "3.14159", {}),
     "js_cell": ("js", {"code": "console.log(1)"}, "1", {}),
     "unknown_tool_json": ("web_fetch", {"url": "https://example.com", "n": [1, 2]}, "<html>", {}),

@@ -166,7 +166,8 @@ def load_for_export(input_path: str | Path, *, blobs_dir: Path | None = None) ->
         raise SessionNotFound(f"File not found: {path}")
     session = load_session(path, blobs_dir=blobs_dir)
     if session.is_empty:
-        raise ExportError(f"Not a session file: {path} (its first line is not a session header)")
+        why = "it is empty" if path.stat().st_size == 0 else "its first line is not a session header"
+        raise ExportError(f"Not a session file: {path} ({why})")
     return session
 
 

@@ -133,23 +133,43 @@ def _call_todo(args: Args) -> tuple[Markup, Markup]:
     return _summary(f"{count} item{'' if count == 1 else 's'}"), render_todos(todos) if todos else Markup("")
 
 
+def _task_prompt(title: str, prompt: str) -> Markup:
+    return Markup(
+        '<details class="st-task-prompt"><summary>{}</summary><div class="st-md">{}</div></details>'
+    ).format(title, render_markdown(prompt))
+
+
 def _call_task(args: Args) -> tuple[Markup, Markup]:
     agent = _str(args, "subagent_type", "agent", "agentType")
     desc = _str(args, "description", "title")
     prompt = _str(args, "prompt", "task", "instructions")
-    head = _summary(" · ".join(p for p in (agent, desc) if p))
-    body = Markup("")
-    if prompt:
-        body = Markup(
-            '<details class="st-task-prompt"><summary>Prompt</summary><div class="st-md">{}</div></details>'
-        )
-        body = body.format(render_markdown(prompt))
-    return head, body
+    tasks = args.get("tasks")
+    # One call may start several subagents (a list of tasks), each with its own prompt.
+    subtasks = [t for t in tasks if isinstance(t, Mapping)] if isinstance(tasks, list) else []
+    if subtasks and not desc:
+        desc = f"{len(subtasks)} task{'' if len(subtasks) == 1 else 's'}"
+    parts = [_task_prompt("Prompt", prompt)] if prompt else []
+    for task in subtasks:
+        text = _str(task, "task", "prompt", "instructions")
+        title = _str(task, "description", "title", "id") or "Task"
+        parts.append(_task_prompt(title, text) if text else _summary(title))
+    context = _str(args, "context")
+    if context:
+        parts.append(_task_prompt("Context", context))
+    return _summary(" · ".join(p for p in (agent, desc) if p)), Markup("").join(parts)
+
+
+def _cell_code(args: Args) -> str:
+    code = _str(args, "code", "source", "script", "input")
+    cells = args.get("cells")
+    if not code and isinstance(cells, list):
+        code = "\n\n".join(_str(c, "code", "source") for c in cells if isinstance(c, Mapping))
+    return code
 
 
 def _call_cell(name: str) -> Callable[[Args], tuple[Markup, Markup]]:
     def render(args: Args) -> tuple[Markup, Markup]:
-        code = _str(args, "code", "source", "script", "input")
+        code = _cell_code(args)
         if not code:
             return Markup(""), render_json(args)
         lexer = lexer_by_name(CELL_TOOLS[name])
