@@ -52,6 +52,10 @@ SECRETS: list[tuple[str, str, str]] = [
     ("google-api-key", "maps?key={s}&q=x", "AIza" + rand(35, ALNUM + "_-")),
     ("stripe-key", 'stripe.api_key = "{s}"', "sk_live_" + rand(24)),
     ("stripe-key", "test mode: {s}", "sk_test_" + rand(24)),
+    ("gitlab-token", "git clone https://oauth2:x@gitlab.com/r.git # {s}", "glpat-" + rand(20)),
+    ("npm-token", "//registry.npmjs.org/:_authToken={s}", "npm_" + rand(36)),
+    ("huggingface-token", "huggingface-cli login --token {s}", "hf_" + rand(34)),
+    ("bearer-token", "curl -H 'Authorization: Bearer {s}' https://api.example.com", rand(40, ALNUM + "._-")),
     (
         "jwt",
         "Authorization: Bearer {s}",
@@ -119,6 +123,8 @@ LOOKALIKES = [
     "-----BEGIN PUBLIC KEY-----\nMFkwEwYHKoZIzj0CAQYIKoZIzj0DAQcDQgAE\n-----END PUBLIC KEY-----",
     "eyJhbGciOiJIUzI1NiJ9 alone is just a base64 header",
     "[REDACTED:github-token] was masked before",
+    "curl -H 'Authorization: Bearer $TOKEN' and Bearer <token> and bearer tokens expire",
+    "the hf_hub_download helper and npm_config_cache and glpat- prefixes",
 ]
 
 

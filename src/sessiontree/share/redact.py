@@ -145,11 +145,20 @@ PATTERNS: tuple[SecretPattern, ...] = (
         r"(?P<secret>https://hooks\.slack\.com/services/T[A-Z0-9]+/B[A-Z0-9]+/[A-Za-z0-9]{16,})",
         ("hooks.slack.com",),
     ),
+    _p("gitlab-token", _L + r"(?P<secret>glpat-[A-Za-z0-9_-]{20,})" + _R, ("glpat-",), _random_run(8)),
+    _p("npm-token", _L + r"(?P<secret>npm_[A-Za-z0-9]{36})" + _R, ("npm_",), _random_run(16)),
+    _p("huggingface-token", _L + r"(?P<secret>hf_[A-Za-z0-9]{34,})" + _R, ("hf_",), _has_digit_and_letter),
     _p("google-api-key", _L + r"(?P<secret>AIza[A-Za-z0-9_-]{35})" + _R, ("aiza",), _has_digit_and_letter),
     _p(
         "jwt",
         _L + r"(?P<secret>eyJ[A-Za-z0-9_-]{10,}\.eyJ[A-Za-z0-9_-]{10,}\.[A-Za-z0-9_-]{10,})" + _R,
         ("eyj",),
+    ),
+    _p(
+        "bearer-token",
+        r"(?i:\bbearer)\s+(?P<secret>[A-Za-z0-9._~+/-]{20,}=*)" + _R,
+        ("bearer",),
+        _random_run(12),
     ),
     _p(
         "url-password",
