@@ -10,6 +10,8 @@ import string
 import uuid
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from sessiontree.share.redact import RedactionReport, redact_entries, redact_text
 
@@ -197,3 +199,18 @@ def test_entries_are_walked_in_a_copy_and_images_kept() -> None:
     assert new_entries[1]["id"] == "e5f6a7b8" and new_entries[1]["parentId"] == "a1b2c3d4"
     assert new_entries[1]["message"]["usage"] == {"input": 10, "output": 3}
     assert new_header["title"] == "debug [REDACTED:github-token]"
+
+
+FRAGMENTS = [t.format(s=s) for _, t, s in SECRETS] + LOOKALIKES + [" ", "\n", "=", '"', "'", "://", "@", ":"]
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.one_of(st.sampled_from(FRAGMENTS), st.text(max_size=30)), max_size=8))
+def test_redaction_is_idempotent_and_counts_what_it_masks(parts: list[str]) -> None:
+    text = "".join(parts)
+    report = RedactionReport()
+    once = redact_text(text, report)
+    assert once.count("[REDACTED:") - text.count("[REDACTED:") == report.total
+    again = RedactionReport()
+    assert redact_text(once, again) == once
+    assert again.total == 0
