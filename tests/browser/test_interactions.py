@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 from playwright.sync_api import Browser, Page
 
-from tests.browser.conftest import Server, open_page, wait_js
+from tests.browser.conftest import Server, Watch, open_page, wait_js
 from tests.browser.pages import branchy_session, linear_session, write_page
 
 
@@ -209,7 +209,7 @@ def test_sidebar_resize_is_remembered(page: Page, branchy: str) -> None:
     assert again == width
 
 
-def test_works_when_storage_is_unavailable(page: Page, branchy: str, watch: object) -> None:
+def test_works_when_storage_is_unavailable(page: Page, branchy: str, watch: Watch) -> None:
     page.add_init_script(
         "Object.defineProperty(window, 'localStorage', { get() { throw new DOMException('denied'); } });"
     )
@@ -217,6 +217,7 @@ def test_works_when_storage_is_unavailable(page: Page, branchy: str, watch: obje
     page.click("#st-theme")
     assert page.get_attribute("html", "data-theme") in ("light", "dark")
     assert shown_ids(page)[-1] == "a3"
+    assert watch.page_errors == []
 
 
 def test_narrow_screens_get_a_collapsible_overlay(browser: Browser, branchy: str) -> None:
@@ -247,6 +248,23 @@ def test_append_entry_extends_the_live_path(page: Page, branchy: str) -> None:
     assert shown_ids(page)[-1] == "u9"
     assert page.locator('.st-row[data-id="u9"]').count() == 1
     assert page.inner_text("#st-status") == "10 / 11 entries"
+
+
+def test_append_entry_fills_a_pending_tool_call(page: Page, branchy: str) -> None:
+    open_page(page, branchy + "?leafId=a1")
+    assert page.get_attribute('.st-call[data-call-id="c1"]', "data-status") == "pending"
+    page.evaluate(
+        """() => window.sessiontree.appendEntry(
+            {id: 't9', parentId: 'a1', type: 'message', role: 'toolResult', cat: 'tool', result: 'c1',
+             error: true, preview: 'boom'},
+            '<article class="st-entry st-tool" data-id="t9"><div class="st-result" data-call-id="c1">'
+            + '<pre>boom</pre></div></article>', {})"""
+    )
+    assert page.evaluate("window.sessiontree.leafId") == "t9"
+    call = page.locator('.st-call[data-call-id="c1"]')
+    assert call.get_attribute("data-status") == "error"
+    assert call.locator(".st-call-result pre").inner_text() == "boom"
+    assert shown_ids(page) == ["u1", "a1"]
 
 
 def test_uncompressed_fragments_render_too(page: Page, tmp_path: Path) -> None:

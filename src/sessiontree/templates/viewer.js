@@ -1095,6 +1095,7 @@
     let data;
     try { data = JSON.parse(node ? node.textContent : 'null'); } catch (_) { data = null; }
     if (!data || typeof data !== 'object') { fail('missing or invalid session data'); return; }
+    mark('st-data-parsed');
     S.E = Array.isArray(data.entries) ? data.entries : [];
     S.n = S.E.length;
     if (data.images && typeof data.images === 'object') S.images = Object.assign(Object.create(null), data.images);
@@ -1107,6 +1108,7 @@
     const fragsDone = startFrags(data.frags);
     await yieldTask();
     buildIndex();
+    mark('st-index-built');
     const q = parseQuery();
     S.gist = q.gist;
     let leaf = S.ids.has(str(q.params.leafId)) ? S.ids.get(q.params.leafId) : S.ids.get(str(data.leafId));
