@@ -34,6 +34,7 @@ if args[:2] == ["gist", "create"]:
     path = pathlib.Path(args[-1])
     shutil.copy(path, rec / "uploaded.html")
     (rec / "uploaded-path").write_text(str(path))
+    (rec / "uploaded-dir-mode").write_text(oct(path.parent.stat().st_mode & 0o777))
     if mode == "fail":
         print("- Creating gist " + path.name, file=sys.stderr)
         print("failed to create gist: HTTP 422: Validation Failed", file=sys.stderr)

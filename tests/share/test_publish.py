@@ -46,6 +46,7 @@ def test_gh_share_uploads_a_redacted_page_and_records_it(
     uploaded_path = fake_gh.uploaded_path()
     assert uploaded_path.name == "sessiontree-fix-the-login-bug-2026-02-16.html"
     assert uploaded_path.parent.parent == temp_root
+    assert (fake_gh.record_dir / "uploaded-dir-mode").read_text() == "0o700"  # private while it exists
     assert not uploaded_path.exists() and list(temp_root.iterdir()) == []  # temp file and dir gone
 
     text = page_text(fake_gh.uploaded())
