@@ -24,14 +24,6 @@ CHROMIUM_ARGS = [
 ]
 
 
-def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
-    """Mark every test of this folder as a browser test."""
-    here = Path(__file__).parent
-    for item in items:
-        if here in Path(str(item.fspath)).parents:
-            item.add_marker(pytest.mark.browser)
-
-
 @pytest.fixture(scope="session")
 def playwright_sync() -> Iterator[Playwright]:
     with sync_playwright() as pw:

@@ -6,6 +6,7 @@ import json
 import shutil
 from pathlib import Path
 
+import pytest
 from playwright.sync_api import Page
 
 from sessiontree.exporter import export_to_file
@@ -13,6 +14,8 @@ from sessiontree.exporter.page import unpack_fragments
 from tests.browser.conftest import Server, Watch, open_page, wait_js
 from tests.browser.hostile import HOSTILE_ID, P, write_hostile_session
 from tests.conftest import GenSession
+
+pytestmark = pytest.mark.browser
 
 
 def page_data(path: Path) -> dict[str, object]:

@@ -10,6 +10,8 @@ from playwright.sync_api import Browser, Page
 from tests.browser.conftest import Server, Watch, open_page, wait_js
 from tests.browser.pages import branchy_session, linear_session, write_page
 
+pytestmark = pytest.mark.browser
+
 
 @pytest.fixture
 def branchy(tmp_path: Path) -> str:

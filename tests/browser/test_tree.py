@@ -8,8 +8,10 @@ from pathlib import Path
 import pytest
 from playwright.sync_api import Page
 
-from tests.browser.conftest import open_page, wait_js
-from tests.browser.pages import branchy_session, linear_session, write_page
+from tests.browser.conftest import Watch, open_page, wait_js
+from tests.browser.pages import Built, branchy_session, linear_session, write_page
+
+pytestmark = pytest.mark.browser
 
 
 @pytest.fixture
@@ -161,3 +163,12 @@ def test_large_tree_renders_only_visible_rows_and_messages_progressively(page: P
     assert first < 200
     assert page.locator('.st-entry[data-id="a2999"]').is_visible()
     wait_js(page, "document.querySelectorAll('#st-messages .st-entry').length > 1000")
+
+
+def test_an_empty_session_opens_quietly(page: Page, tmp_path: Path, watch: Watch) -> None:
+    open_page(page, write_page(Built(), tmp_path / "empty.html").as_uri())
+    assert page.inner_text("#st-status") == "0 / 0 entries"
+    assert page.locator("#st-messages .st-entry").count() == 0
+    page.keyboard.press("j")
+    page.keyboard.press("]")
+    assert watch.page_errors == []
