@@ -246,3 +246,15 @@ def test_names_from_title_and_date(session_file: Path) -> None:
     assert share_file_name("日本語", "2026-02-16") == "sessiontree-session-2026-02-16.html"
     assert page_title("<html><title>a &lt;b&gt;\n c</title>") == "a <b> c"
     assert share_date(load_session(session_file)) == "2026-02-16"
+
+
+def test_a_record_that_cannot_be_written_does_not_hide_the_links(
+    session_file: Path, fake_gh: FakeGh, tmp_path: Path
+) -> None:
+    agent = tmp_path / "agent"
+    agent.mkdir()
+    (agent / "shares.jsonl").mkdir()  # a directory where the record file should be
+    notes: list[str] = []
+    outcome = share_session(session_file, agent, notify=notes.append)
+    assert outcome.gist is not None and outcome.url == outcome.gist.preview_url
+    assert any(n.startswith(f"Warning: could not record the share in {agent}") for n in notes)

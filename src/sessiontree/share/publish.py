@@ -65,10 +65,11 @@ def share_session(
     api_base: str | None = None,
 ) -> ShareOutcome:
     """Export a session to a temp HTML file, publish it, record the share and remove the file."""
+    say = notify or _to_stderr
     session = _load(source)
     try:
         backend = choose_backend(agent_dir)
-        outcome = _export_and_publish(session, backend, force, redact, notify or _to_stderr, api_base)
+        outcome = _export_and_publish(session, backend, force, redact, say, api_base)
     except KeyboardInterrupt:
         raise ShareCancelled("Share cancelled") from None
     record = ShareRecord(
@@ -79,7 +80,11 @@ def share_session(
         gist_id=outcome.gist.id if outcome.gist else None,
         gist_url=outcome.gist.url if outcome.gist else None,
     )
-    append_record(agent_dir, record)
+    try:
+        append_record(agent_dir, record)
+    except OSError as exc:
+        # The share is out there already: its links matter more than the record.
+        say(f"Warning: could not record the share in {agent_dir}: {exc.strerror or exc}")
     return outcome
 
 
