@@ -44,4 +44,7 @@ class MacroSet:
         self._template_name = template_name
 
     def __getattr__(self, name: str) -> Callable[..., Markup]:
-        return cast("Callable[..., Markup]", getattr(get_template(self._template_name).module, name))
+        macro = cast("Callable[..., Markup]", getattr(get_template(self._template_name).module, name))
+        # Keep it on the instance: later look-ups skip __getattr__ (macros are called per entry).
+        setattr(self, name, macro)
+        return macro
