@@ -51,3 +51,5 @@ class ShareError(SessiontreeError):
 
 class ShareCancelled(ShareError):
     """The user interrupted a share."""
+
+    exit_code = 130
