@@ -119,3 +119,13 @@ def test_output_directory_and_missing_parent(gen_session: GenSession, tmp_path: 
     assert code == 1
     missing = tmp_path / "no" / "such"
     assert stderr == f"Error: Directory not found: {missing}; create it or choose another output path\n"
+
+
+def test_output_onto_the_input_is_refused(gen_session: GenSession, tmp_path: Path) -> None:
+    session = tmp_path / "s.jsonl"
+    session.write_bytes(gen_session(3).read_bytes())
+    before = session.read_bytes()
+    code, _, stderr = run("export", str(session), str(session))
+    assert code == 1
+    assert "is the session file itself" in stderr
+    assert session.read_bytes() == before
