@@ -10,10 +10,13 @@ def test_basic_colours_bold_and_reset() -> None:
     assert html == '<span class="ansi-fg-1 ansi-bold">error</span> ok'
 
 
-def test_bright_background_256_and_truecolour() -> None:
+def test_bright_background_256_and_truecolour_map_to_the_16_styled_colours() -> None:
     assert str(ansi_to_html("\x1b[92;104mx")) == '<span class="ansi-fg-10 ansi-bg-12">x</span>'
-    assert str(ansi_to_html("\x1b[38;5;208mx\x1b[39my")) == '<span class="ansi-fg-208">x</span>y'
-    assert str(ansi_to_html("\x1b[38;2;255;0;0mx")) == '<span class="ansi-fg-196">x</span>'
+    assert str(ansi_to_html("\x1b[38;5;5mx\x1b[39my")) == '<span class="ansi-fg-5">x</span>y'
+    assert str(ansi_to_html("\x1b[38;5;196mx")) == '<span class="ansi-fg-9">x</span>'  # bright red
+    assert str(ansi_to_html("\x1b[48;5;232mx")) == '<span class="ansi-bg-0">x</span>'  # near black
+    assert str(ansi_to_html("\x1b[38;2;250;250;250mx")) == '<span class="ansi-fg-15">x</span>'
+    assert str(ansi_to_html("\x1b[38;2;0;0;230mx")) == '<span class="ansi-fg-4">x</span>'
 
 
 def test_text_is_escaped_and_non_colour_sequences_dropped() -> None:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from functools import cache
 
 from markupsafe import Markup, escape
 
@@ -10,21 +11,37 @@ from markupsafe import Markup, escape
 _ESCAPE_RE = re.compile(r"\x1b\[([0-9;:?]*)([@-~])|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)?|\x1b[@-_]?")
 
 _CUBE = (0, 95, 135, 175, 215, 255)
+# xterm's default RGB for the 16 basic colours; the page styles only these (per theme), so
+# 256-colour and 24-bit codes are mapped to the nearest of them.
+_BASIC = (
+    (0, 0, 0), (205, 0, 0), (0, 205, 0), (205, 205, 0), (0, 0, 238), (205, 0, 205), (0, 205, 205),
+    (229, 229, 229), (127, 127, 127), (255, 0, 0), (0, 255, 0), (255, 255, 0), (92, 92, 255),
+    (255, 0, 255), (0, 255, 255), (255, 255, 255),
+)  # fmt: skip
 
 
-def _nearest_256(r: int, g: int, b: int) -> int:
-    """Map a 24-bit colour to the nearest xterm-256 palette index (6x6x6 cube or grey ramp)."""
+def _rgb_of(index: int) -> tuple[int, int, int]:
+    """Return the RGB of an xterm-256 palette index."""
+    if index < 16:
+        return _BASIC[index]
+    if index < 232:
+        i = index - 16
+        return _CUBE[i // 36], _CUBE[i // 6 % 6], _CUBE[i % 6]
+    grey = 8 + 10 * (index - 232)
+    return grey, grey, grey
 
-    def level(v: int) -> int:
-        return min(range(6), key=lambda i: abs(_CUBE[i] - v))
 
-    ri, gi, bi = level(r), level(g), level(b)
-    cube = 16 + 36 * ri + 6 * gi + bi
-    cube_err = (_CUBE[ri] - r) ** 2 + (_CUBE[gi] - g) ** 2 + (_CUBE[bi] - b) ** 2
-    grey_i = max(0, min(23, round((r + g + b) / 3 - 8) // 10))
-    grey_v = 8 + 10 * grey_i
-    grey_err = (grey_v - r) ** 2 + (grey_v - g) ** 2 + (grey_v - b) ** 2
-    return 232 + grey_i if grey_err < cube_err else cube
+@cache
+def nearest_basic(r: int, g: int, b: int) -> int:
+    """Return the index (0-15) of the basic colour nearest to an RGB colour."""
+    return min(
+        range(16),
+        key=lambda i: (_BASIC[i][0] - r) ** 2 + (_BASIC[i][1] - g) ** 2 + (_BASIC[i][2] - b) ** 2,
+    )
+
+
+def _basic_of_256(index: int) -> int:
+    return index if index < 16 else nearest_basic(*_rgb_of(index))
 
 
 class _State:
@@ -71,11 +88,11 @@ class _State:
             elif c in (38, 48) and i + 1 < len(codes):
                 colour: int | None = None
                 if codes[i + 1] == 5 and i + 2 < len(codes):
-                    colour = codes[i + 2] if 0 <= codes[i + 2] <= 255 else None
+                    colour = _basic_of_256(codes[i + 2]) if 0 <= codes[i + 2] <= 255 else None
                     i += 2
                 elif codes[i + 1] == 2 and i + 4 < len(codes):
                     r, g, b = (max(0, min(255, v)) for v in codes[i + 2 : i + 5])
-                    colour = _nearest_256(r, g, b)
+                    colour = nearest_basic(r, g, b)
                     i += 4
                 if c == 38:
                     self.fg = colour
