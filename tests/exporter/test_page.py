@@ -11,7 +11,13 @@ import pytest
 
 from sessiontree.errors import ExportError
 from sessiontree.exporter import render_session_html
-from sessiontree.exporter.page import assemble_page, json_for_script, pack_fragments, unpack_fragments
+from sessiontree.exporter.page import (
+    FragmentPacker,
+    assemble_page,
+    json_for_script,
+    pack_fragments,
+    unpack_fragments,
+)
 from sessiontree.store import load_session
 from tests.conftest import GenSession
 from tests.exporter.conftest import parse_page
@@ -71,3 +77,21 @@ def test_uncompressed_page_for_the_live_viewer(gen_session: GenSession) -> None:
     page = parse_page(render_session_html(session, compress=False))
     assert isinstance(page.data["frags"], list)
     assert len(page.data["frags"]) == len(page.data["entries"])
+
+
+def test_packer_streams_many_batches_and_can_be_closed() -> None:
+    frags = [f"<article>{i} {'x' * (i % 50)}</article>" for i in range(1000)]
+    packer = FragmentPacker()
+    for html in frags:
+        packer.add(html)
+    value = packer.value()
+    assert isinstance(value, str) and value.startswith("gz:")
+    assert unpack_fragments(value) == frags
+    assert packer.value() == value  # finishing twice gives the same bytes
+    packer.add("<article>late</article>")
+    with pytest.raises(ExportError, match="already packed"):
+        packer._flush_pending()
+    abandoned = FragmentPacker()
+    abandoned.add("<article>x</article>")
+    abandoned.close()
+    assert unpack_fragments(FragmentPacker().value()) == []

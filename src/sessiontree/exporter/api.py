@@ -88,14 +88,18 @@ def render_session(
     metas: list[Meta] = []
     frags = FragmentPacker(compress=compress)
     by_id = tree.by_id
-    for entry in session.entries:
-        entry_id = entry.get("id")
-        # A duplicated id: the tree keeps the last entry; so does the page.
-        if not isinstance(entry_id, str) or by_id.get(entry_id) is not entry:
-            continue
-        meta, html = render_entry(entry, ctx, parent_id=tree.parent_of(entry_id))
-        metas.append(meta)
-        frags.add(html)
+    try:
+        for entry in session.entries:
+            entry_id = entry.get("id")
+            # A duplicated id: the tree keeps the last entry; so does the page.
+            if not isinstance(entry_id, str) or by_id.get(entry_id) is not entry:
+                continue
+            meta, html = render_entry(entry, ctx, parent_id=tree.parent_of(entry_id))
+            metas.append(meta)
+            frags.add(html)
+    except BaseException:
+        frags.close()
+        raise
     init = _session_init(session)
     prompt = system_prompt if system_prompt is not None else init.get("systemPrompt")
     tool_specs: list[ToolSpec] = normalise_tools(list(tools) if tools is not None else init.get("tools"))

@@ -6,6 +6,8 @@ import base64
 import gzip
 import hashlib
 import json
+import queue
+import threading
 import zlib
 from collections.abc import Iterator, Mapping, Sequence
 from typing import Any
@@ -33,11 +35,46 @@ def json_for_script(value: Any) -> str:
     return text.replace("<", "\\u003c").replace("\u2028", "\\u2028").replace("\u2029", "\\u2029")
 
 
+class _Deflater:
+    """Gzip in a worker thread: zlib releases the GIL, so compressing overlaps rendering."""
+
+    def __init__(self) -> None:
+        # wbits 31: a gzip stream (header mtime 0, so pages are reproducible).
+        self._zip = zlib.compressobj(GZIP_LEVEL, zlib.DEFLATED, 31)
+        # Bounded: if deflate falls behind, rendering waits instead of piling up text.
+        self._queue: queue.Queue[bytes | None] = queue.Queue(maxsize=32)
+        self._parts: list[bytes] = []
+        self._error: BaseException | None = None
+        self._thread = threading.Thread(target=self._run, name="sessiontree-deflate", daemon=True)
+        self._thread.start()
+
+    def _run(self) -> None:
+        try:
+            while (chunk := self._queue.get()) is not None:
+                self._parts.append(self._zip.compress(chunk))
+            self._parts.append(self._zip.flush())
+        except BaseException as exc:  # re-raised in finish(); keep draining so feed() never blocks
+            self._error = exc
+            while self._queue.get() is not None:
+                pass
+
+    def feed(self, data: bytes) -> None:
+        self._queue.put(data)
+
+    def finish(self) -> bytes:
+        """Wait for the worker and return the whole gzip stream."""
+        self._queue.put(None)
+        self._thread.join()
+        if self._error is not None:
+            raise self._error
+        return b"".join(self._parts)
+
+
 class FragmentPacker:
     """Collect fragments as they are rendered: gzip-compressed on the fly, or kept as a list.
 
     Compressing as we go keeps memory small: only the compressed bytes are held, never the
-    whole array of fragment strings.
+    whole array of fragment strings. Call ``close()`` when abandoning a packer unfinished.
     """
 
     def __init__(self, *, compress: bool = True) -> None:
@@ -45,48 +82,54 @@ class FragmentPacker:
         self.count = 0
         self._list: list[str] = []
         self._pending: list[str] = []
-        self._parts: list[bytes] = []
         self._started = False
-        # wbits 31: a gzip stream (header mtime 0, so pages are reproducible).
-        self._zip = zlib.compressobj(GZIP_LEVEL, zlib.DEFLATED, 31) if compress else None
+        self._packed: bytes | None = None
+        self._deflater = _Deflater() if compress else None
 
     def add(self, html: str) -> None:
         """Append one fragment."""
         self.count += 1
-        if self._zip is None:
+        if not self.compress:
             self._list.append(html)
             return
         self._pending.append(html)
         if len(self._pending) >= _BATCH:
             self._flush_pending()
 
+    def _feed(self, data: bytes) -> None:
+        if self._deflater is None:
+            raise ExportError("Fragments were already packed; create a new FragmentPacker")
+        self._deflater.feed(data)
+
     def _flush_pending(self) -> None:
-        assert self._zip is not None
         prefix = "," if self._started else "["
         self._started = True
         text = prefix + ",".join(json.dumps(h, ensure_ascii=False) for h in self._pending)
-        self._parts.append(self._zip.compress(text.encode("utf-8")))
         self._pending.clear()
+        self._feed(text.encode("utf-8"))
 
     def _finish(self) -> bytes:
-        assert self._zip is not None
-        if self._pending:
-            self._flush_pending()
-        if not self._started:
-            self._parts.append(self._zip.compress(b"["))
-        self._parts.append(self._zip.compress(b"]"))
-        self._parts.append(self._zip.flush())
-        self._zip = None
-        packed = b"".join(self._parts)
-        self._parts = [packed]
-        return packed
+        if self._packed is None:
+            if self._pending:
+                self._flush_pending()
+            self._feed(b"]" if self._started else b"[]")
+            assert self._deflater is not None
+            self._packed = self._deflater.finish()
+            self._deflater = None
+        return self._packed
+
+    def close(self) -> None:
+        """Stop the compressing thread of a packer that will not be finished."""
+        if self._deflater is not None:
+            self._deflater.finish()
+            self._deflater = None
 
     def iter_json(self) -> Iterator[str]:
         """Yield the JSON text of the ``frags`` value in chunks (``"gz:..."`` or an array)."""
         if not self.compress:
             yield json_for_script(self._list)
             return
-        packed = self._finish() if self._zip is not None else self._parts[0]
+        packed = self._finish()
         yield '"gz:'
         for start in range(0, len(packed), _B64_CHUNK):
             yield base64.b64encode(packed[start : start + _B64_CHUNK]).decode("ascii")
