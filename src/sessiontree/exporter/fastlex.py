@@ -88,17 +88,26 @@ class FastRegexLexer:
     def __init__(self, lexer: Any) -> None:
         self.lexer = lexer
         self.tokendefs: dict[str, list[Rule]] = lexer._tokens
-        self.combined = {name: _combine(rules) for name, rules in self.tokendefs.items()}
+        # Built on first use: big lexers have dozens of states a given text never enters.
+        self.combined: dict[str, Callable[[str, int], re.Match[str] | None] | None] = {}
         # Group name -> rule index, so a match names its rule without parsing the name.
         self.index = {f"r{i}": i for i in range(max((len(r) for r in self.tokendefs.values()), default=0))}
 
+    def matcher(self, state: str) -> Callable[[str, int], re.Match[str] | None] | None:
+        """Return the combined matcher of a state (None: match its rules one by one)."""
+        try:
+            return self.combined[state]
+        except KeyError:
+            matcher = self.combined[state] = _combine(self.tokendefs[state])
+            return matcher
+
     def tokens(self, text: str) -> Iterator[Token]:
         """Yield (index, token type, value) exactly as the Pygments lexer would."""
-        lexer, tokendefs, combined, index = self.lexer, self.tokendefs, self.combined, self.index
+        lexer, tokendefs, index, matcher_of = self.lexer, self.tokendefs, self.index, self.matcher
         pos = 0
         statestack = ["root"]
         rules = tokendefs["root"]
-        matcher = combined["root"]
+        matcher = matcher_of("root")
         while True:
             rule: Rule | None = None
             m: re.Match[str] | None = None
@@ -139,14 +148,14 @@ class FastRegexLexer:
                     elif new_state == "#push":
                         statestack.append(statestack[-1])
                     rules = tokendefs[statestack[-1]]
-                    matcher = combined[statestack[-1]]
+                    matcher = matcher_of(statestack[-1])
                 continue
             if pos >= len(text):
                 break
             if text[pos] == "\n":
                 statestack = ["root"]
                 rules = tokendefs["root"]
-                matcher = combined["root"]
+                matcher = matcher_of("root")
                 yield pos, Whitespace, "\n"
             else:
                 yield pos, Error, text[pos]
