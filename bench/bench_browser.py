@@ -130,9 +130,10 @@ def branch_switches(page: Page, presses: int) -> list[float]:
 def summary(label: str, values: list[float], unit: str = "ms") -> str:
     if not values:
         return f"{label}: no samples"
+    p90 = statistics.quantiles(values, n=10, method="inclusive")[-1] if len(values) > 1 else values[0]
     return (
-        f"{label}: median {statistics.median(values):.0f} {unit}, max {max(values):.0f} {unit} "
-        f"({len(values)} samples)"
+        f"{label}: median {statistics.median(values):.0f} {unit}, p90 {p90:.0f} {unit}, "
+        f"max {max(values):.0f} {unit} ({len(values)} samples)"
     )
 
 

@@ -5,8 +5,8 @@
   'use strict';
 
   const ROW_H = 24;            // tree row height in px (rows are virtual: only visible ones exist)
-  const WIN_BEFORE = 12;       // messages rendered above the anchor on a (re)render
-  const WIN_AFTER = 24;        // ... and below it; the rest arrives in idle chunks or on scroll
+  const WIN_BEFORE = 6;        // messages rendered above the anchor on a (re)render
+  const WIN_AFTER = 14;        // ... and below it; the rest arrives in idle chunks or on scroll
   const IDLE_CAP = 4000;       // beyond this many messages, render only on scroll
   const STEP = 40;             // messages added when the reader scrolls to an edge
   const MAX_GUIDES = 32;       // deeper trees draw no more guide columns
