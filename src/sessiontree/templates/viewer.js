@@ -1027,6 +1027,7 @@
         else if (typeof v === 'string' && v.startsWith('gz:')) await inflateFrags(v.slice(3), notify);
       } catch (err) { fail(String(err && err.message)); }
       while (S.frags.length < S.n) S.frags.push('');
+      mark('st-frags-done');
       S.fragsDone = true;
       notify();
     })();
@@ -1041,8 +1042,18 @@
       bytes = new Uint8Array(bin.length);
       for (let k = 0; k < bin.length; k++) bytes[k] = bin.charCodeAt(k);
     }
-    const reader = new Blob([bytes]).stream().pipeThrough(new DecompressionStream('gzip'))
-      .pipeThrough(new TextDecoderStream()).getReader();
+    mark('st-frags-bytes');
+    // Feed the inflater small slices straight from memory (a Blob would take a trip through the
+    // browser's blob store) so the first fragments come out at once.
+    let off = 0;
+    const source = new ReadableStream({
+      pull(ctrl) {
+        if (off >= bytes.length) { ctrl.close(); return; }
+        ctrl.enqueue(bytes.subarray(off, off + 32768));
+        off += 32768;
+      },
+    });
+    const reader = source.pipeThrough(new DecompressionStream('gzip')).pipeThrough(new TextDecoderStream()).getReader();
     // An incremental reader of the JSON array of strings: each element is cut at its closing quote
     // (a quote preceded by an even number of backslashes) and parsed on its own.
     let buf = '';
@@ -1116,21 +1127,22 @@
     const target = S.ids.has(str(q.params.targetId)) ? S.ids.get(q.params.targetId) : -1;
     if (target >= 0 && !pathTo(leaf).includes(target)) leaf = target;
     setPath(leaf);
-    await yieldTask();
+    if (target >= 0) {
+      computeShown();
+      if (!S.shownPos.has(target) && !S.merged.has(target)) S.filter = 'all';
+    }
+    // Messages of the active path first (what the reader came for), then the tree.
+    await S.waitFrag(lastNeeded(target));
+    renderMessages(target, 'center', target >= 0);
+    S.booted = true;
+    mark('st-path-visible');
+    await afterPaint();
+    mark('st-path-painted');
     bindEvents();
     refreshTree();
     if (S.leaf >= 0 && S.rowOf[S.leaf] >= 0) scrollRowIntoView(S.rowOf[S.leaf]);
     renderTreeRows();
     mark('st-tree-ready');
-    if (target >= 0 && S.filter !== 'all') {
-      computeShown();
-      if (!S.shownPos.has(target) && !S.merged.has(target)) { S.filter = 'all'; refreshTree(); }
-    }
-    await S.waitFrag(lastNeeded(target));
-    renderMessages(target, 'center', target >= 0);
-    S.booted = true;
-    mark('st-path-visible');
-    afterPaint().then(() => mark('st-path-painted'));
     await fragsDone;
     S.text = [];
     // The reader may have moved on while fragments were still arriving: show what is now complete.
