@@ -82,47 +82,200 @@ def _combine(rules: list[Rule]) -> Callable[[str, int], re.Match[str] | None] | 
     return combined.match
 
 
+_ASCII = frozenset(chr(i) for i in range(128))
+_CATEGORY_CACHE: dict[Any, frozenset[str]] = {}
+_INDEX = {f"r{i}": i for i in range(1024)}
+
+
+def _category_chars(category: Any) -> frozenset[str]:
+    """Return the ASCII characters an ``\\w``-style category matches (by asking ``re`` itself)."""
+    chars = _CATEGORY_CACHE.get(category)
+    if chars is None:
+        name = str(category).removeprefix("CATEGORY_")
+        probe = {"DIGIT": r"\d", "NOT_DIGIT": r"\D", "SPACE": r"\s", "NOT_SPACE": r"\S",
+                 "WORD": r"\w", "NOT_WORD": r"\W"}.get(name)  # fmt: skip
+        chars = _ASCII if probe is None else frozenset(c for c in _ASCII if re.match(probe, c))
+        _CATEGORY_CACHE[category] = chars
+    return chars
+
+
+def _with_case(chars: set[str], ignorecase: bool) -> set[str]:
+    return chars | {c.swapcase() for c in chars} if ignorecase else chars
+
+
+def _in_chars(items: list[Any], ignorecase: bool) -> frozenset[str]:
+    """Return the ASCII characters a ``[...]`` set can match."""
+    chars: set[str] = set()
+    negate = False
+    for op, arg in items:
+        name = str(op)
+        if name == "NEGATE":
+            negate = True
+        elif name == "LITERAL":
+            if arg >= 128 and ignorecase:
+                return _ASCII  # case folding can map it onto ASCII ("ſ" matches "s")
+            if arg < 128:
+                chars.add(chr(arg))
+        elif name == "RANGE":
+            lo, hi = arg
+            if hi >= 128 and ignorecase:
+                return _ASCII
+            chars.update(chr(i) for i in range(lo, min(hi, 127) + 1))
+        elif name == "CATEGORY":
+            chars |= _category_chars(arg)
+        else:
+            return _ASCII
+    chars = _with_case(chars, ignorecase)
+    return _ASCII - chars if negate else frozenset(chars)
+
+
+def _first(items: Any, flags: int) -> tuple[frozenset[str], bool]:
+    """Return (ASCII characters a match can start with, whether it can be empty): an over-estimate."""
+    first: set[str] = set()
+    for op, arg in items:
+        name = str(op)
+        ignorecase = bool(flags & re.IGNORECASE)
+        if name == "LITERAL":
+            if arg >= 128:
+                return (_ASCII if ignorecase else frozenset(first)), False
+            return frozenset(first | _with_case({chr(arg)}, ignorecase)), False
+        if name == "IN":
+            return frozenset(first | _in_chars(arg, ignorecase)), False
+        if name in ("AT", "ASSERT", "ASSERT_NOT"):
+            continue  # zero width: the next item gives the first character
+        if name == "BRANCH":
+            nullable = False
+            for alternative in arg[1]:
+                chars, empty = _first(alternative, flags)
+                first |= chars
+                nullable = nullable or empty
+            if not nullable:
+                return frozenset(first), False
+            continue
+        if name == "SUBPATTERN":
+            _, add, remove, sub = arg
+            chars, empty = _first(sub, (flags | add) & ~remove)
+            first |= chars
+            if not empty:
+                return frozenset(first), False
+            continue
+        if name == "ATOMIC_GROUP":
+            chars, empty = _first(arg, flags)
+            first |= chars
+            if not empty:
+                return frozenset(first), False
+            continue
+        if name in ("MAX_REPEAT", "MIN_REPEAT", "POSSESSIVE_REPEAT"):
+            low, high, sub = arg
+            if high == 0:
+                continue
+            chars, empty = _first(sub, flags)
+            first |= chars
+            if low > 0 and not empty:
+                return frozenset(first), False
+            continue
+        return _ASCII, True  # anything else (backreferences, ...): assume it can start anywhere
+    return frozenset(first), True
+
+
+def first_chars(rexmatch: Callable[..., Any]) -> frozenset[str]:
+    """Return the ASCII characters a rule can match first at (all of them when unsure)."""
+    compiled = getattr(rexmatch, "__self__", None)
+    if not isinstance(compiled, re.Pattern) or not isinstance(compiled.pattern, str):
+        return _ASCII
+    try:
+        parsed = re._parser.parse(compiled.pattern, compiled.flags)  # type: ignore[attr-defined]
+        chars, nullable = _first(list(parsed), compiled.flags)
+    except Exception:  # a private module: if it changes, just match every rule
+        return _ASCII
+    return _ASCII if nullable else chars
+
+
+class _Pick:
+    """Some rules of a state, in order, matched with one combined pattern (or one by one)."""
+
+    __slots__ = ("matcher", "rules")
+
+    def __init__(self, rules: list[Rule]) -> None:
+        self.rules = rules
+        self.matcher = _combine(rules) if rules else None
+
+    def find(self, text: str, pos: int) -> tuple[Rule, re.Match[str]] | None:
+        if self.matcher is not None:
+            m = self.matcher(text, pos)
+            return None if m is None else (self.rules[_INDEX[m.lastgroup or ""]], m)
+        for rule in self.rules:
+            m = rule[0](text, pos)
+            if m:
+                return rule, m
+        return None
+
+
+class _StateRules:
+    """A state's rules and, per next character, only the rules that can match there."""
+
+    __slots__ = ("by_char", "by_subset", "firsts", "full", "rules")
+
+    def __init__(self, rules: list[Rule]) -> None:
+        self.rules = rules
+        self.full = _Pick(rules)
+        self.firsts = [first_chars(rule[0]) for rule in rules]
+        self.by_char: dict[str, _Pick] = {}
+        self.by_subset: dict[tuple[int, ...], _Pick] = {}
+
+    def for_char(self, char: str) -> _Pick:
+        """Return the rules that can match at this character (all of them for non-ASCII text)."""
+        pick = self.full
+        if char < "\x80":
+            subset = tuple(i for i, chars in enumerate(self.firsts) if char in chars)
+            known = self.by_subset.get(subset)
+            if known is None:
+                known = self.by_subset[subset] = _Pick([self.rules[i] for i in subset])
+            pick = known
+        self.by_char[char] = pick
+        return pick
+
+
 class FastRegexLexer:
-    """Tokenise like ``RegexLexer.get_tokens_unprocessed`` with combined per-state patterns."""
+    """Tokenise like ``RegexLexer.get_tokens_unprocessed``, trying only the rules that can match.
+
+    Per state and next character, the rules that can start with that character (an
+    over-estimate from the regex syntax tree) are combined into one pattern, in their order.
+    """
 
     def __init__(self, lexer: Any) -> None:
         self.lexer = lexer
         self.tokendefs: dict[str, list[Rule]] = lexer._tokens
         # Built on first use: big lexers have dozens of states a given text never enters.
-        self.combined: dict[str, Callable[[str, int], re.Match[str] | None] | None] = {}
-        # Group name -> rule index, so a match names its rule without parsing the name.
-        self.index = {f"r{i}": i for i in range(max((len(r) for r in self.tokendefs.values()), default=0))}
+        self.states: dict[str, _StateRules] = {}
 
-    def matcher(self, state: str) -> Callable[[str, int], re.Match[str] | None] | None:
-        """Return the combined matcher of a state (None: match its rules one by one)."""
-        try:
-            return self.combined[state]
-        except KeyError:
-            matcher = self.combined[state] = _combine(self.tokendefs[state])
-            return matcher
+    def state(self, name: str) -> _StateRules:
+        """Return the rules of a state, prepared on first use."""
+        rules = self.states.get(name)
+        if rules is None:
+            rules = self.states[name] = _StateRules(self.tokendefs[name])
+        return rules
+
+    def matcher(self, name: str) -> Callable[[str, int], re.Match[str] | None] | None:
+        """Return the combined matcher of all a state's rules (None: they are matched one by one)."""
+        return self.state(name).full.matcher
 
     def tokens(self, text: str) -> Iterator[Token]:
         """Yield (index, token type, value) exactly as the Pygments lexer would."""
-        lexer, tokendefs, index, matcher_of = self.lexer, self.tokendefs, self.index, self.matcher
+        lexer, state_of = self.lexer, self.state
         pos = 0
+        end = len(text)
         statestack = ["root"]
-        rules = tokendefs["root"]
-        matcher = matcher_of("root")
+        current = state_of("root")
         while True:
-            rule: Rule | None = None
-            m: re.Match[str] | None = None
-            if matcher is not None:
-                m = matcher(text, pos)
-                if m is not None:
-                    rule = rules[index[m.lastgroup or ""]]
+            if pos < end:
+                char = text[pos]
+                pick = current.by_char.get(char) or current.for_char(char)
             else:
-                for candidate in rules:
-                    m = candidate[0](text, pos)
-                    if m:
-                        rule = candidate
-                        break
-            if rule is not None and m is not None:
-                rexmatch, action, new_state = rule
+                pick = current.full
+            found = pick.find(text, pos)
+            if found is not None:
+                (rexmatch, action, new_state), m = found
                 if action is not None:
                     if type(action) is _TokenType:
                         yield pos, action, m.group()
@@ -132,14 +285,14 @@ class FastRegexLexer:
                 pos = m.end()
                 if new_state is not None:
                     if isinstance(new_state, tuple):
-                        for state in new_state:
-                            if state == "#pop":
+                        for name in new_state:
+                            if name == "#pop":
                                 if len(statestack) > 1:
                                     statestack.pop()
-                            elif state == "#push":
+                            elif name == "#push":
                                 statestack.append(statestack[-1])
                             else:
-                                statestack.append(state)
+                                statestack.append(name)
                     elif isinstance(new_state, int):
                         if abs(new_state) >= len(statestack):
                             del statestack[1:]
@@ -147,15 +300,13 @@ class FastRegexLexer:
                             del statestack[new_state:]
                     elif new_state == "#push":
                         statestack.append(statestack[-1])
-                    rules = tokendefs[statestack[-1]]
-                    matcher = matcher_of(statestack[-1])
+                    current = state_of(statestack[-1])
                 continue
-            if pos >= len(text):
+            if pos >= end:
                 break
             if text[pos] == "\n":
                 statestack = ["root"]
-                rules = tokendefs["root"]
-                matcher = matcher_of("root")
+                current = state_of("root")
                 yield pos, Whitespace, "\n"
             else:
                 yield pos, Error, text[pos]
