@@ -63,14 +63,17 @@
     S.par[i] = p === i ? -1 : p;
   }
 
-  function buildIndex() {
+  // Several short passes with yields between them: a 100,000-entry page never blocks for long.
+  async function buildIndex() {
     const E = S.E;
     for (let i = 0; i < S.n; i++) {
       if (!E[i] || typeof E[i] !== 'object') E[i] = { id: '#' + i, cat: 'unknown' };
       S.ids.set(str(E[i].id), i);
     }
+    await yieldTask();
     for (let i = 0; i < S.n; i++) addToIndex(i);
     breakCycles();
+    await yieldTask();
     S.kids = new Array(S.n);
     S.roots = [];
     for (let i = 0; i < S.n; i++) linkChild(i);
@@ -1118,7 +1121,7 @@
     if (w > 0) setSidebarWidth(w, false);
     const fragsDone = startFrags(data.frags);
     await yieldTask();
-    buildIndex();
+    await buildIndex();
     mark('st-index-built');
     const q = parseQuery();
     S.gist = q.gist;
@@ -1127,6 +1130,7 @@
     const target = S.ids.has(str(q.params.targetId)) ? S.ids.get(q.params.targetId) : -1;
     if (target >= 0 && !pathTo(leaf).includes(target)) leaf = target;
     setPath(leaf);
+    await yieldTask();
     if (target >= 0) {
       computeShown();
       if (!S.shownPos.has(target) && !S.merged.has(target)) S.filter = 'all';
