@@ -43,6 +43,19 @@ def test_tree_is_an_aria_tree_with_the_active_path_marked(page: Page, branchy: s
     assert page.get_attribute('[data-id="u2"]', "aria-level") == "1"
     assert page.locator('[data-id="u2b"] .g-end').count() == 1
     assert page.locator('[data-id="u2"] .st-g').count() == 0
+    # Rows are virtual, so each states its place among its siblings.
+    place = "els => els.map(e => e.dataset.id + ' ' + e.ariaPosInSet + '/' + e.ariaSetSize)"
+    assert page.eval_on_selector_all("#st-tree [role=treeitem]", place) == [
+        "u1 1/7",
+        "a1 2/7",
+        "t1 3/7",
+        "m1 4/7",
+        "a2 5/7",
+        "u2b 1/2",
+        "a3b 2/2",
+        "u2 6/7",
+        "a3 7/7",
+    ]
     assert page.inner_text("#st-status") == "9 / 10 entries"
     assert shown_ids(page) == ["u1", "a1", "m1", "a2", "u2", "a3"]
 

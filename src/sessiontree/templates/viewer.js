@@ -248,6 +248,26 @@
       }
     }
     Object.assign(S, { rows, rowOf, lvl, bs, ep, last, nkids: nk, visCount, counts });
+    groupRows();
+  }
+
+  // Only visible rows exist in the DOM, so each row states its place among its ARIA siblings:
+  // consecutive rows of one level form a group until a shallower row closes it.
+  function groupRows() {
+    const pos = new Int32Array(S.rows.length);
+    const grp = new Int32Array(S.rows.length);
+    const size = [];
+    const open = [];
+    let prev = -1;
+    for (let r = 0; r < S.rows.length; r++) {
+      const L = S.lvl[S.rows[r]];
+      for (let l = Math.min(L, prev) + 1; l <= Math.max(L, prev); l++) open[l] = -1;
+      if (!(open[L] >= 0)) { open[L] = size.length; size.push(0); }
+      grp[r] = open[L];
+      pos[r] = ++size[open[L]];
+      prev = L;
+    }
+    Object.assign(S, { rowPos: pos, rowGrp: grp, grpSize: size });
   }
 
   function guides(x) {
@@ -289,6 +309,7 @@
     const row = h('div', {
       class: 'st-row', role: 'treeitem', 'aria-level': String(S.lvl[x] + 1),
       'aria-selected': String(x === S.leaf), 'data-row': String(r), 'data-id': str(m.id),
+      'aria-posinset': String(S.rowPos[r]), 'aria-setsize': String(S.grpSize[S.rowGrp[r]]),
     });
     row.tabIndex = r === S.focusRow ? 0 : -1;
     row.style.top = r * ROW_H + 'px';
