@@ -85,6 +85,7 @@ def _combine(rules: list[Rule]) -> Callable[[str, int], re.Match[str] | None] | 
 _ASCII = frozenset(chr(i) for i in range(128))
 _CATEGORY_CACHE: dict[Any, frozenset[str]] = {}
 _INDEX = {f"r{i}": i for i in range(1024)}
+_COMBINE_FROM = 3
 
 
 def _category_chars(category: Any) -> frozenset[str]:
@@ -198,7 +199,8 @@ class _Pick:
 
     def __init__(self, rules: list[Rule]) -> None:
         self.rules = rules
-        self.matcher = _combine(rules) if rules else None
+        # A few rules are cheaper to try one by one than to compile into a new pattern.
+        self.matcher = _combine(rules) if len(rules) > _COMBINE_FROM else None
 
     def find(self, text: str, pos: int) -> tuple[Rule, re.Match[str]] | None:
         if self.matcher is not None:
@@ -214,26 +216,41 @@ class _Pick:
 class _StateRules:
     """A state's rules and, per next character, only the rules that can match there."""
 
-    __slots__ = ("by_char", "by_subset", "firsts", "full", "rules")
+    __slots__ = ("_full", "by_char", "by_subset", "firsts", "rules")
 
     def __init__(self, rules: list[Rule]) -> None:
         self.rules = rules
-        self.full = _Pick(rules)
         self.firsts = [first_chars(rule[0]) for rule in rules]
         self.by_char: dict[str, _Pick] = {}
         self.by_subset: dict[tuple[int, ...], _Pick] = {}
+        self._full: _Pick | None = None
+
+    @property
+    def full(self) -> _Pick:
+        """All the rules (non-ASCII text may start any of them); compiled on first use."""
+        if self._full is None:
+            self._full = _Pick(self.rules)
+        return self._full
+
+    def _subset(self, subset: tuple[int, ...]) -> _Pick:
+        pick = self.by_subset.get(subset)
+        if pick is None:
+            pick = self.by_subset[subset] = _Pick([self.rules[i] for i in subset])
+        return pick
 
     def for_char(self, char: str) -> _Pick:
         """Return the rules that can match at this character (all of them for non-ASCII text)."""
-        pick = self.full
         if char < "\x80":
-            subset = tuple(i for i, chars in enumerate(self.firsts) if char in chars)
-            known = self.by_subset.get(subset)
-            if known is None:
-                known = self.by_subset[subset] = _Pick([self.rules[i] for i in subset])
-            pick = known
+            pick = self._subset(tuple(i for i, chars in enumerate(self.firsts) if char in chars))
+        else:
+            pick = self.full
         self.by_char[char] = pick
         return pick
+
+    def at_end(self) -> _Pick:
+        """Return the rules that can match at the end of the text: those that may match empty."""
+        # Rules that may match empty (or that the analysis is unsure of) have every first character.
+        return self._subset(tuple(i for i, chars in enumerate(self.firsts) if len(chars) == len(_ASCII)))
 
 
 class FastRegexLexer:
@@ -272,7 +289,7 @@ class FastRegexLexer:
                 char = text[pos]
                 pick = current.by_char.get(char) or current.for_char(char)
             else:
-                pick = current.full
+                pick = current.at_end()
             found = pick.find(text, pos)
             if found is not None:
                 (rexmatch, action, new_state), m = found
