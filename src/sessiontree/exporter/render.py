@@ -83,10 +83,6 @@ def format_ts(ts: Any) -> str:
 MACROS = MacroSet("macros.html.j2")
 
 
-def _macros() -> MacroSet:
-    return MACROS
-
-
 def _str(value: Any) -> str:
     return value if isinstance(value, str) else ""
 
@@ -96,7 +92,7 @@ def _str(value: Any) -> str:
 
 def _content_blocks(content: Any, ctx: RenderContext) -> tuple[Markup, str]:
     """Render user/custom content (text as markdown, images by reference); return (html, text)."""
-    m = _macros()
+    m = MACROS
     if isinstance(content, str):
         return m.text(render_markdown(content)), content
     if not isinstance(content, list):
@@ -123,10 +119,10 @@ def _usage(message: Mapping[str, Any]) -> Markup:
     usage = message.get("usage")
     model = _str(message.get("model"))
     if not isinstance(usage, Mapping):
-        return _macros().usage(model, 0, 0, 0, 0, 0) if model else Markup("")
+        return MACROS.usage(model, 0, 0, 0, 0, 0) if model else Markup("")
     cost = usage.get("cost")
     total = cost.get("total") if isinstance(cost, Mapping) else None
-    return _macros().usage(
+    return MACROS.usage(
         model,
         _num(usage.get("input")),
         _num(usage.get("output")),
@@ -143,7 +139,7 @@ def _num(value: Any) -> int:
 def _assistant(
     entry: Mapping[str, Any], message: Mapping[str, Any], ctx: RenderContext, meta: Meta
 ) -> Markup:
-    m = _macros()
+    m = MACROS
     parts: list[Markup] = []
     preview = ""
     calls: list[str] = []
@@ -206,7 +202,7 @@ def _execution(message: Mapping[str, Any], kind: str, meta: Meta) -> Markup:
     meta["preview"] = one_line(source)
     if isinstance(exit_code, int) and exit_code != 0:
         meta["error"] = True
-    return _macros().execution(
+    return MACROS.execution(
         kind,
         source_html,
         render_output(output, ansi=True, kind="exec") if output else Markup(""),
@@ -219,7 +215,7 @@ def _execution(message: Mapping[str, Any], kind: str, meta: Meta) -> Markup:
 def _summary_body(kind: str, title: str, summary: str, meta: Meta, tokens: Any = None) -> Markup:
     meta["preview"] = one_line(summary)
     tokens_before = tokens if isinstance(tokens, int) and not isinstance(tokens, bool) else None
-    return _macros().summary(kind, title, render_markdown(summary), tokens_before)
+    return MACROS.summary(kind, title, render_markdown(summary), tokens_before)
 
 
 # --- entry kinds -----------------------------------------------------------------------------
@@ -285,7 +281,7 @@ def _custom_message(entry: Mapping[str, Any], ctx: RenderContext, meta: Meta) ->
 
 def _notice(text: str, meta: Meta) -> Markup:
     meta["preview"] = one_line(text)
-    return _macros().notice(text)
+    return MACROS.notice(text)
 
 
 def _model_change(entry: Mapping[str, Any], ctx: RenderContext, meta: Meta) -> tuple[str, str, Markup]:
@@ -312,7 +308,7 @@ def _label(entry: Mapping[str, Any], ctx: RenderContext, meta: Meta) -> tuple[st
 
 
 def _session_init(entry: Mapping[str, Any], ctx: RenderContext, meta: Meta) -> tuple[str, str, Markup]:
-    m = _macros()
+    m = MACROS
     prompt, task = _str(entry.get("systemPrompt")), _str(entry.get("task"))
     parts = [m.summary("system", "System prompt", render_output(prompt, kind="text"))] if prompt else []
     if task:
@@ -339,7 +335,7 @@ def _custom(entry: Mapping[str, Any], ctx: RenderContext, meta: Meta) -> tuple[s
     return (
         "meta",
         custom_type,
-        _macros().raw_json(json.dumps(entry.get("data"), indent=2, ensure_ascii=False, default=str)),
+        MACROS.raw_json(json.dumps(entry.get("data"), indent=2, ensure_ascii=False, default=str)),
     )
 
 
@@ -387,7 +383,7 @@ def render_entry(entry: Mapping[str, Any], ctx: RenderContext, *, parent_id: Any
     if isinstance(ts, str):
         meta["ts"] = ts
     meta.setdefault("preview", "")
-    html = _macros().entry(entry_id, cat, role, ts if isinstance(ts, str) else "", format_ts(ts), label, body)
+    html = MACROS.entry(entry_id, cat, role, ts if isinstance(ts, str) else "", format_ts(ts), label, body)
     return meta, str(html)
 
 

@@ -21,10 +21,6 @@ ToolSpec = dict[str, str]
 SECTIONS = MacroSet("sections.html.j2")
 
 
-def _sections() -> MacroSet:
-    return SECTIONS
-
-
 def render_header(
     *,
     title: str,
@@ -35,7 +31,7 @@ def render_header(
     chart_points: list[tuple[int, float]],
 ) -> Markup:
     """Return the inner HTML of ``#st-header``."""
-    html: Markup = _sections().header(
+    html: Markup = SECTIONS.header(
         title,
         session_id,
         cwd,
@@ -111,5 +107,5 @@ def render_system(prompt: str, tools: Sequence[ToolSpec]) -> Markup:
         return Markup("")
     lines = prompt.count("\n") + 1 if prompt else 0
     prompt_html = render_output(prompt, kind="system", limit=10_000) if prompt else Markup("")
-    html: Markup = _sections().system(one_line(prompt), prompt_html, lines, list(tools))
+    html: Markup = SECTIONS.system(one_line(prompt), prompt_html, lines, list(tools))
     return html
