@@ -15,7 +15,7 @@ TEXT = st.lists(st.sampled_from([*"ab<>&\"'`*_[]()#:/\n\x1b", "javascript:", "<s
     "".join
 )
 JSON = st.recursive(
-    st.none() | st.booleans() | st.integers(-5, 5) | st.floats(allow_nan=False) | TEXT,
+    st.none() | st.booleans() | st.integers(-5, 5) | st.floats() | TEXT,
     lambda inner: st.lists(inner, max_size=3) | st.dictionaries(TEXT, inner, max_size=3),
     max_leaves=8,
 )
@@ -44,7 +44,7 @@ MESSAGE = st.fixed_dictionaries(
         "toolName": JSON,
         "isError": JSON,
         "details": JSON,
-        "usage": JSON,
+        "usage": JSON | st.dictionaries(st.sampled_from(["input", "output", "cacheRead", "cost"]), JSON),
         "stopReason": JSON,
         "errorMessage": JSON,
         "command": JSON,

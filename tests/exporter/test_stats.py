@@ -56,3 +56,13 @@ def test_cumulative_points_per_turn_and_svg() -> None:
     assert svg.count("<polyline") == 2
     assert "42" in svg
     assert str(render_chart(points[:1])) == ""
+
+
+def test_non_finite_numbers_count_as_zero() -> None:
+    entry = _assistant("a1", 10, 0.5)
+    entry["message"]["usage"].update(
+        {"input": float("inf"), "output": float("nan"), "cost": {"total": 1e400}}
+    )
+    stats = compute_stats([entry])
+    assert stats.tokens["input"] == 0 and stats.tokens["output"] == 0
+    assert stats.cost == 0.0

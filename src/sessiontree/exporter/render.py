@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import math
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
@@ -128,12 +129,15 @@ def _usage(message: Mapping[str, Any]) -> Markup:
         _num(usage.get("output")),
         _num(usage.get("cacheRead")),
         _num(usage.get("cacheWrite")),
-        float(total) if isinstance(total, int | float) else 0.0,
+        float(total) if isinstance(total, int | float) and math.isfinite(total) else 0.0,
     )
 
 
 def _num(value: Any) -> int:
-    return int(value) if isinstance(value, int | float) and not isinstance(value, bool) else 0
+    # json.loads accepts Infinity and NaN: never let a number break the page.
+    if isinstance(value, bool) or not isinstance(value, int | float) or not math.isfinite(value):
+        return 0
+    return int(value)
 
 
 def _assistant(

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
@@ -29,7 +30,10 @@ class SessionStats:
 
 
 def _num(value: Any) -> float:
-    return float(value) if isinstance(value, int | float) and not isinstance(value, bool) else 0.0
+    # json.loads accepts Infinity and NaN; they count as nothing.
+    if isinstance(value, bool) or not isinstance(value, int | float) or not math.isfinite(value):
+        return 0.0
+    return float(value)
 
 
 def usage_of(message: Mapping[str, Any]) -> tuple[dict[str, int], float]:
