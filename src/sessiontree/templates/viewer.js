@@ -52,7 +52,7 @@
     collapsed: new Set(), rows: [], rowOf: null, lvl: null, bs: null, ep: null, last: null, nkids: null,
     visCount: 0, counts: {}, focusRow: 0,
     shown: [], shownPos: new Map(), resultFor: new Map(), merged: new Set(), lo: 0, hi: 0, gen: 0,
-    cur: -1, fragsDone: false, booted: false, stale: false, thinkingOpen: false, outputsOpen: false, gist: null, ready: false, queue: [],
+    cur: -1, fragsDone: false, pending: 0, thinkingOpen: false, outputsOpen: false, gist: null, ready: false, queue: [],
   };
   const ui = {};
 
@@ -527,7 +527,6 @@
 
   function renderMessages(anchor, align, highlight) {
     S.gen++;
-    S.stale = S.booted && !S.fragsDone;
     computeShown();
     ui.msgs.classList.toggle('st-hide-tools', S.filter === 'no-tools');
     const a = anchorPos(anchor);
@@ -587,12 +586,23 @@
     const r = S.rowOf[i];
     if (r >= 0) { S.focusRow = r; scrollRowIntoView(r); }
     renderTreeRows();
-    renderMessages(o.anchor != null ? o.anchor : i, o.align || 'end', !!o.highlight);
     updateUrl(null);
     closeSidebarIfOverlay();
-    afterPaint().then(() => {
-      try { performance.measure('st-branch-switch', { start: t0, end: performance.now() }); } catch (_) { /* */ }
-    });
+    renderWhenReady(o.anchor != null ? o.anchor : i, o.align || 'end', !!o.highlight, t0);
+  }
+
+  // While fragments still stream in, wait for the ones this screen needs (the last request wins).
+  function renderWhenReady(anchor, align, highlight, t0) {
+    const token = ++S.pending;
+    const show = () => {
+      if (token !== S.pending) return;
+      renderMessages(anchor, align, highlight);
+      if (t0 == null) return;
+      afterPaint().then(() => {
+        try { performance.measure('st-branch-switch', { start: t0, end: performance.now() }); } catch (_) { /* */ }
+      });
+    };
+    if (S.fragsDone) show(); else S.waitFrag(lastNeeded(anchor)).then(show);
   }
 
   // The newest leaf under x (last children), backed up past entries the filter hides (labels, meta).
@@ -643,7 +653,7 @@
     S.filter = f;
     refreshTree();
     const anchor = fv ? Number(fv.getAttribute('data-idx')) : -1;
-    renderMessages(anchor, 'start', false);
+    renderWhenReady(anchor, 'start', false, null);
   }
 
   let searchTimer = 0;
@@ -1159,7 +1169,6 @@
     // Messages of the active path first (what the reader came for), then the tree.
     await S.waitFrag(lastNeeded(target));
     renderMessages(target, 'center', target >= 0);
-    S.booted = true;
     mark('st-path-visible');
     await afterPaint();
     mark('st-path-painted');
@@ -1170,8 +1179,7 @@
     mark('st-tree-ready');
     await fragsDone;
     S.text = [];
-    // The reader may have moved on while fragments were still arriving: show what is now complete.
-    if (S.stale) renderMessages(S.leaf, 'end', false); else fillInIdle(S.gen);
+    fillInIdle(S.gen);
     S.ready = true;
     root.setAttribute('data-st-ready', '1');
     for (const args of S.queue.splice(0)) appendEntry(...args);
