@@ -96,3 +96,12 @@ def test_any_entry_renders_one_inert_article(entry: dict[str, Any], others: list
     assert a.problems == []
     assert a.tags[0] == "article"
     assert html.count("<article") == 1
+
+
+def test_deeply_nested_values_render_a_note() -> None:
+    deep: Any = "x"
+    for _ in range(5000):
+        deep = [deep]
+    meta, html = render_entry({"type": "custom", "id": "c1", "data": deep}, RenderContext())
+    assert meta["cat"] == "meta"
+    assert "too deeply nested" in html

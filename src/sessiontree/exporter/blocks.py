@@ -67,8 +67,8 @@ def pretty_json(value: Any) -> str:
     """Return indented JSON text for any value (non-JSON values shown through ``str``)."""
     try:
         text = json.dumps(value, indent=2, ensure_ascii=False, default=str)
-    except (TypeError, ValueError):
-        text = repr(value)
+    except (TypeError, ValueError, RecursionError):
+        text = "(a value too deeply nested or not JSON to show)"
     return text if len(text) <= MAX_JSON_CHARS else text[:MAX_JSON_CHARS] + "\n… (truncated)"
 
 

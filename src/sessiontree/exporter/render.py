@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import math
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
@@ -14,6 +13,7 @@ from sessiontree.exporter.ansi import strip_ansi
 from sessiontree.exporter.blocks import (
     artifact_ref,
     join_text_blocks,
+    pretty_json,
     render_image_tag,
     render_note,
     render_output,
@@ -112,7 +112,7 @@ def _content_blocks(content: Any, ctx: RenderContext) -> tuple[Markup, str]:
             ref = ctx.images.add(block.get("data"), block.get("mimeType"))
             parts.append(render_image_tag(ref.sha, "image") if ref.sha else render_note(ref.note or "image"))
         else:
-            parts.append(m.raw_json(json.dumps(block, indent=2, ensure_ascii=False, default=str)))
+            parts.append(m.raw_json(pretty_json(block)))
     return Markup("").join(parts), "\n".join(texts)
 
 
@@ -169,7 +169,7 @@ def _assistant(
             ref = ctx.images.add(block.get("data"), block.get("mimeType"))
             parts.append(render_image_tag(ref.sha) if ref.sha else render_note(ref.note or "image"))
         else:
-            parts.append(m.raw_json(json.dumps(block, indent=2, ensure_ascii=False, default=str)))
+            parts.append(m.raw_json(pretty_json(block)))
     stop = message.get("stopReason")
     if stop == "aborted":
         parts.append(m.state("aborted", "Aborted", _str(message.get("errorMessage"))))
@@ -339,12 +339,12 @@ def _custom(entry: Mapping[str, Any], ctx: RenderContext, meta: Meta) -> tuple[s
     return (
         "meta",
         custom_type,
-        MACROS.raw_json(json.dumps(entry.get("data"), indent=2, ensure_ascii=False, default=str)),
+        MACROS.raw_json(pretty_json(entry.get("data"))),
     )
 
 
 def _unknown(entry: Mapping[str, Any], ctx: RenderContext, meta: Meta) -> tuple[str, str, Markup]:
-    text = json.dumps(entry, indent=2, ensure_ascii=False, default=str)
+    text = pretty_json(entry)
     meta["preview"] = one_line(f"{_str(entry.get('type')) or 'entry'} {text}")
     return "unknown", _str(entry.get("type")) or "Unknown", render_output(text, kind="json")
 

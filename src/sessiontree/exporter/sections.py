@@ -10,7 +10,7 @@ from typing import Any
 from markupsafe import Markup
 
 from sessiontree.errors import ExportError
-from sessiontree.exporter.blocks import render_output
+from sessiontree.exporter.blocks import pretty_json, render_output
 from sessiontree.exporter.render import format_ts, one_line
 from sessiontree.exporter.stats import SessionStats, render_chart
 from sessiontree.exporter.templating import MacroSet
@@ -64,7 +64,7 @@ def normalise_tool(tool: Any) -> ToolSpec | None:
         "name": name,
         "summary": one_line(description),
         "description": description if "\n" in description or len(description) > 120 else "",
-        "parameters": json.dumps(params, indent=2, ensure_ascii=False, default=str) if params else "",
+        "parameters": pretty_json(params) if params else "",
     }
 
 
