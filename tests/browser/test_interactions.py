@@ -294,3 +294,32 @@ def test_streamed_fragments_decode_exactly(page: Page, tmp_path: Path) -> None:
     for k, text in enumerate(tricky):
         assert page.inner_text(f'.st-entry[data-id="t{k}"] p') == text
     assert page.get_attribute('.st-entry[data-id="t0"]', "title") == tricky[0] + "\\"
+
+
+SLOW_INFLATE = """
+const Real = DecompressionStream;
+window.DecompressionStream = class {
+  constructor(format) {
+    const real = new Real(format);
+    const slow = new TransformStream({
+      async transform(chunk, ctrl) { await new Promise((r) => setTimeout(r, 40)); ctrl.enqueue(chunk); },
+    });
+    this.writable = real.writable;
+    this.readable = real.readable.pipeThrough(slow);
+  }
+};
+"""
+
+
+def test_choosing_a_node_while_fragments_stream_in(page: Page, tmp_path: Path) -> None:
+    url = write_page(linear_session(1500), tmp_path / "slow.html", leaf_id="a1499").as_uri()
+    page.add_init_script(SLOW_INFLATE)
+    page.goto(url)
+    wait_js(page, "performance.getEntriesByName('st-tree-ready').length > 0")
+    assert page.get_attribute("html", "data-st-ready") is None  # still inflating
+    page.click('.st-row[data-id="a1490"]')
+    page.wait_for_selector("html[data-st-ready]")
+    wait_js(page, "document.querySelector('#st-messages .st-entry:last-of-type')?.dataset.id === 'a1490'")
+    assert "answer number 1490" in page.inner_text('.st-entry[data-id="a1490"]')
+    texts = page.eval_on_selector_all("#st-messages .st-entry", "els => els.map(e => e.textContent.trim())")
+    assert texts and all(texts)
