@@ -162,3 +162,18 @@ def test_generated_session_with_blob_store(gen_session) -> None:  # type: ignore
     # an explicit blobs_dir elsewhere: the references stay and are reported
     other = load_session(path, blobs_dir=path.parent / "nowhere")
     assert len(other.missing_blobs) == len(images)
+
+
+def test_streamed_and_in_memory_parsing_agree(tmp_path: Path, gen_session) -> None:  # type: ignore[no-untyped-def]
+    from sessiontree.store import MemorySessionStorage, parse_session_text
+
+    data = gen_session(20).read_bytes().replace(b"\n", b"\r\n", 3) + b'{"type":"mess'
+    path = tmp_path / "s.jsonl"
+    path.write_bytes(data)
+    mem = MemorySessionStorage()
+    mem.files[path] = data
+    streamed, in_memory = load_session(path), load_session(path, storage=mem)
+    text = parse_session_text(data.decode())
+    assert streamed.entries == in_memory.entries == text.entries
+    assert streamed.bad_lines == in_memory.bad_lines == text.bad_lines
+    assert streamed.bad_lines[-1].reason.startswith("incomplete last line")

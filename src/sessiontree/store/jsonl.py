@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import gc
 import json
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any
@@ -47,26 +47,65 @@ def decode_text(data: bytes) -> str:
         return data.decode("utf-8", errors="replace")
 
 
-def parse_jsonl_lenient(text: str) -> tuple[list[tuple[int, Any]], list[BadLine]]:
-    """Parse JSONL text into (line number, value) pairs and the lines that failed.
+def split_keeping_newlines(data: bytes) -> Iterator[bytes]:
+    """Split on ``\n`` only (never on ``\r`` or other breaks), each piece keeping its newline."""
+    start = 0
+    while True:
+        end = data.find(b"\n", start)
+        if end < 0:
+            if start < len(data):
+                yield data[start:]
+            return
+        yield data[start : end + 1]
+        start = end + 1
 
-    Blank lines and CRLF endings are fine; a half-written last line (no newline, bad JSON) is
-    reported like any other bad line, so a file being written by the agent still loads.
+
+def decode_lines(raw_lines: Iterable[bytes]) -> Iterator[str]:
+    """Decode byte lines as UTF-8 (a leading BOM dropped, invalid bytes as U+FFFD)."""
+    first = True
+    for raw in raw_lines:
+        if first:
+            first = False
+            if raw.startswith(b"\xef\xbb\xbf"):
+                raw = raw[3:]
+        try:
+            yield raw.decode("utf-8")
+        except UnicodeDecodeError:
+            yield raw.decode("utf-8", errors="replace")
+
+
+def parse_jsonl_lines(lines: Iterable[str]) -> tuple[list[tuple[int, Any]], list[BadLine]]:
+    """Parse JSONL lines (newlines kept) into (line number, value) pairs and the lines that failed.
+
+    Blank lines and CRLF endings are fine. A bad last line without its newline is a record
+    being written (or cut by a crash): it is reported as an incomplete last line, not an error.
     """
     values: list[tuple[int, Any]] = []
     bad: list[BadLine] = []
+    lineno, line = 0, "\n"
     with paused_gc():
-        for lineno, line in enumerate(text.split("\n"), 1):
+        for lineno, line in enumerate(lines, 1):
             if not line or line.isspace():
                 continue
             try:
                 values.append((lineno, _decode(line)))
             except ValueError as exc:
                 reason = str(exc).split(":")[0]
-                bad.append(BadLine(lineno, reason, line[:120]))
+                bad.append(BadLine(lineno, reason, line.rstrip("\r\n")[:120]))
             except RecursionError:
-                bad.append(BadLine(lineno, "nesting too deep", line[:120]))
+                bad.append(BadLine(lineno, "nesting too deep", line.rstrip("\r\n")[:120]))
+    if bad and bad[-1].lineno == lineno and not line.endswith("\n"):
+        bad[-1] = BadLine(lineno, "incomplete last line (file still being written?)", bad[-1].text)
     return values, bad
+
+
+def parse_jsonl_lenient(text: str) -> tuple[list[tuple[int, Any]], list[BadLine]]:
+    """Parse JSONL text; see ``parse_jsonl_lines``."""
+    parts = text.split("\n")
+    lines = [part + "\n" for part in parts[:-1]]
+    if parts[-1]:
+        lines.append(parts[-1])
+    return parse_jsonl_lines(lines)
 
 
 def dumps_line(value: Any) -> str:

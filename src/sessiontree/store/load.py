@@ -2,22 +2,26 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any, TypeVar
 
 from sessiontree.errors import InvalidSession, SessionNotFound
 from sessiontree.store.blobs import BlobStore, resolve_blob_refs_in_entries
 from sessiontree.store.entries import Entry, header_version, is_valid_header
-from sessiontree.store.jsonl import BadLine, decode_text, parse_jsonl_lenient, paused_gc
+from sessiontree.store.jsonl import BadLine, decode_lines, parse_jsonl_lenient, parse_jsonl_lines, paused_gc
 from sessiontree.store.migrate import migrate_to_current
 from sessiontree.store.paths import blob_dirs_for
 from sessiontree.store.session import Session
 from sessiontree.store.storage import FileSessionStorage, SessionStorage
 
+T = TypeVar("T")
 
-def read_session_bytes(path: Path, storage: SessionStorage, *, strict: bool) -> bytes | None:
-    """The file's bytes; None for a missing file (unless strict); one-line errors otherwise."""
+
+def _open_errors(path: Path, action: Callable[[], T], *, strict: bool) -> T | None:
+    """Run a read of ``path``; None for a missing file (unless strict); one-line errors otherwise."""
     try:
-        return storage.read_bytes_sync(path)
+        return action()
     except FileNotFoundError:
         if strict:
             raise SessionNotFound(f"File not found: {path}") from None
@@ -30,12 +34,15 @@ def read_session_bytes(path: Path, storage: SessionStorage, *, strict: bool) -> 
         raise InvalidSession(f"Cannot read {path}: {exc.strerror or exc}") from None
 
 
-def parse_session_text(text: str, path: Path | None = None) -> Session:
-    """Parse and migrate session text in memory (no blob rehydration)."""
-    values, bad = parse_jsonl_lenient(text)
-    if bad and bad[-1].lineno == text.count("\n") + 1:
-        last = bad[-1]
-        bad[-1] = BadLine(last.lineno, "incomplete last line (file still being written?)", last.text)
+def read_session_bytes(path: Path, storage: SessionStorage, *, strict: bool) -> bytes | None:
+    """The file's bytes; None for a missing file (unless strict); one-line errors otherwise."""
+    return _open_errors(path, lambda: storage.read_bytes_sync(path), strict=strict)
+
+
+def session_from_values(
+    values: list[tuple[int, Any]], bad: list[BadLine], path: Path | None = None
+) -> Session:
+    """Check the header, keep the entries and migrate them in memory (no blob rehydration)."""
     if not values or not is_valid_header(values[0][1]):
         return Session(header={}, path=path, bad_lines=bad, version_found=0)
     header = values[0][1]
@@ -61,6 +68,12 @@ def parse_session_text(text: str, path: Path | None = None) -> Session:
     )
 
 
+def parse_session_text(text: str, path: Path | None = None) -> Session:
+    """Parse and migrate session text in memory (no blob rehydration)."""
+    values, bad = parse_jsonl_lenient(text)
+    return session_from_values(values, bad, path)
+
+
 def load_session(
     path: str | Path,
     *,
@@ -73,18 +86,20 @@ def load_session(
 
     A missing file (unless ``strict``), an empty one, or one whose first line is not a valid
     header gives an empty session (``session.is_empty``). A directory or an unreadable file
-    raises ``InvalidSession``.
+    raises ``InvalidSession``. The file is read line by line, so memory holds the parsed
+    entries, never the whole text besides them.
     """
     path = Path(path)
-    storage = storage or FileSessionStorage()
-    data = read_session_bytes(path, storage, strict=strict)
-    if data is None:
+    source = storage or FileSessionStorage()
+    raw_lines = _open_errors(path, lambda: source.iter_lines_sync(path), strict=strict)
+    if raw_lines is None:
         return Session(header={}, path=path, version_found=0)
     with paused_gc():
-        session = parse_session_text(decode_text(data), path)
+        parsed = _open_errors(path, lambda: parse_jsonl_lines(decode_lines(raw_lines)), strict=True)
+        assert parsed is not None  # strict: a read error mid-file raises, it does not return None
+        session = session_from_values(*parsed, path)
         if not session.is_empty:
             dirs = [blobs_dir] if blobs_dir is not None else blob_dirs_for(path, agent_dir)
-            session.missing_blobs = resolve_blob_refs_in_entries(
-                session.entries, [BlobStore(d) for d in dirs]
-            )
+            stores = [BlobStore(d) for d in dirs]
+            session.missing_blobs = resolve_blob_refs_in_entries(session.entries, stores)
     return session

@@ -9,9 +9,12 @@ from __future__ import annotations
 import asyncio
 import os
 import threading
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, Protocol, runtime_checkable
+
+from sessiontree.store.jsonl import split_keeping_newlines
 
 
 @dataclass(frozen=True, slots=True)
@@ -44,6 +47,7 @@ class SessionStorage(Protocol):
     def stat_sync(self, path: Path) -> FileStat: ...
     def list_files_sync(self, directory: Path, suffix: str = ".jsonl") -> list[Path]: ...
     def read_bytes_sync(self, path: Path) -> bytes: ...
+    def iter_lines_sync(self, path: Path) -> Iterator[bytes]: ...
     def read_text_prefix_sync(self, path: Path, max_bytes: int) -> str: ...
     def rename_sync(self, src: Path, dst: Path) -> None: ...
     def unlink_sync(self, path: Path) -> None: ...
@@ -103,6 +107,11 @@ class _AsyncFromSync:
 
     async def open_writer(self, path: Path) -> SessionStorageWriter:
         return await asyncio.to_thread(self.open_writer_sync, path)
+
+
+def _lines_then_close(fh: IO[bytes]) -> Iterator[bytes]:
+    with fh:
+        yield from fh
 
 
 def _decode_prefix(data: bytes) -> str:
@@ -195,6 +204,10 @@ class FileSessionStorage(_AsyncFromSync):
     def read_bytes_sync(self, path: Path) -> bytes:
         return Path(path).read_bytes()
 
+    def iter_lines_sync(self, path: Path) -> Iterator[bytes]:
+        """Open now (so errors raise here) and yield the lines, each with its ``\\n``."""
+        return _lines_then_close(open(path, "rb"))
+
     def read_text_prefix_sync(self, path: Path, max_bytes: int) -> str:
         with open(path, "rb") as fh:
             return _decode_prefix(fh.read(max_bytes))
@@ -285,6 +298,9 @@ class MemorySessionStorage(_AsyncFromSync):
 
     def read_text_prefix_sync(self, path: Path, max_bytes: int) -> str:
         return _decode_prefix(self.read_bytes_sync(path)[:max_bytes])
+
+    def iter_lines_sync(self, path: Path) -> Iterator[bytes]:
+        return split_keeping_newlines(self.read_bytes_sync(path))
 
     def rename_sync(self, src: Path, dst: Path) -> None:
         src, dst = Path(src), Path(dst)
