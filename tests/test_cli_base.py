@@ -15,3 +15,31 @@ def test_help_lists_the_tool() -> None:
     result = CliRunner().invoke(cli, ["--help"])
     assert result.exit_code == 0
     assert "coding-agent sessions" in result.output
+
+
+def test_every_command_is_known_to_the_lazy_loader() -> None:
+    import importlib
+    import pkgutil
+
+    import sessiontree.cli as package
+    from sessiontree.cli.base import LAZY_COMMANDS
+
+    for module in pkgutil.iter_modules(package.__path__):
+        importlib.import_module(f"sessiontree.cli.{module.name}")
+    assert set(cli.commands) == set(LAZY_COMMANDS)
+    for name, module_name in LAZY_COMMANDS.items():
+        assert cli.commands[name].callback is not None
+        assert cli.commands[name].callback.__module__ == module_name
+
+
+def test_a_command_loads_only_its_own_module() -> None:
+    import subprocess
+    import sys
+
+    code = (
+        "import sys; from sessiontree.cli import main\n"
+        "try:\n    main(['inspect', '--help'])\nexcept SystemExit:\n    pass\n"
+        "print(sorted(m for m in sys.modules if m.startswith(('pygments', 'httpx', 'jinja2', 'sqlite3'))))"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert out.strip().splitlines()[-1] == "[]"

@@ -41,6 +41,10 @@ class ExportError(SessiontreeError):
     """The session cannot be exported."""
 
 
+class InputFileError(ExportError):
+    """A file named on the command line (system prompt, tools) cannot be used."""
+
+
 class ClipboardError(SessiontreeError):
     """No way to reach the clipboard."""
 

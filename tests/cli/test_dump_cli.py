@@ -112,8 +112,6 @@ def test_not_a_session_and_conflicting_flags(tmp_path: Path, every_kind: Path) -
     assert code == 1 and stderr.startswith("Error: Not a session file:")
     code, _, stderr = run("dump", str(every_kind), "--no-tools", "--user-only")
     assert code == 1 and "pick one" in stderr
-    code, _, stderr = run("dump", str(every_kind), "--copy", "--stdout")
-    assert code == 1 and "pick one" in stderr
 
 
 def test_generated_session_with_branches(gen_session: GenSession) -> None:

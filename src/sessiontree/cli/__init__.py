@@ -4,13 +4,6 @@ from __future__ import annotations
 
 import sys
 
-# Each module attaches its commands to ``cli`` on import.
-from sessiontree.cli import artifacts as _artifacts  # noqa: F401
-from sessiontree.cli import dump as _dump  # noqa: F401
-from sessiontree.cli import export as _export  # noqa: F401
-from sessiontree.cli import sessions as _sessions  # noqa: F401
-from sessiontree.cli import share as _share  # noqa: F401
-from sessiontree.cli import store as _store  # noqa: F401
 from sessiontree.cli.base import cli
 
 # The reference agent's flag forms, rewritten to subcommands before click parses them.

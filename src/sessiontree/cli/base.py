@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import importlib
 import sys
 from collections.abc import Callable
 from pathlib import Path
@@ -22,8 +23,36 @@ class Context:
         self.agent_dir = agent_dir
 
 
+# Command name -> module that defines it: a command's imports (Pygments, httpx, SQLite, ...)
+# are paid only by the command that runs, not by every start of the CLI.
+LAZY_COMMANDS = {
+    "inspect": "sessiontree.cli.store",
+    "export": "sessiontree.cli.export",
+    "dump": "sessiontree.cli.dump",
+    "list": "sessiontree.cli.sessions",
+    "resume": "sessiontree.cli.sessions",
+    "continue": "sessiontree.cli.sessions",
+    "fork": "sessiontree.cli.sessions",
+    "move": "sessiontree.cli.sessions",
+    "artifact": "sessiontree.cli.artifacts",
+    "history": "sessiontree.cli.artifacts",
+    "share": "sessiontree.cli.share",
+    "shares": "sessiontree.cli.share",
+    "unshare": "sessiontree.cli.share",
+}
+
+
 class SessiontreeGroup(click.Group):
-    """A group that turns library errors into one line on stderr and an exit code."""
+    """A group that loads commands on demand and turns library errors into one line and an exit code."""
+
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        return sorted(set(super().list_commands(ctx)) | set(LAZY_COMMANDS))
+
+    def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
+        module = LAZY_COMMANDS.get(cmd_name)
+        if module is not None and cmd_name not in self.commands:
+            importlib.import_module(module)  # its decorators attach the command to this group
+        return super().get_command(ctx, cmd_name)
 
     def invoke(self, ctx: click.Context) -> Any:
         try:
@@ -60,3 +89,36 @@ def cli(ctx: click.Context, agent_dir: str | None) -> None:
 
 
 pass_context = click.pass_obj
+
+
+def _read_prompt(ctx: click.Context, param: click.Parameter, value: Path | None) -> str | None:
+    from sessiontree.store.system import read_text_file
+
+    return read_text_file(value) if value is not None else None
+
+
+def _read_tools(ctx: click.Context, param: click.Parameter, value: Path | None) -> list[Any] | None:
+    from sessiontree.store.system import read_tools_file
+
+    return read_tools_file(value) if value is not None else None
+
+
+def system_options(func: F) -> F:
+    """Add ``--system-prompt FILE`` and ``--tools FILE.json``, read into ``system_prompt`` and ``tools``."""
+    func = click.option(
+        "--tools",
+        "tools",
+        metavar="FILE.json",
+        type=click.Path(path_type=Path),
+        callback=_read_tools,
+        help="Use these tools (a JSON list of {name, description, parameters}, or names) "
+        "instead of the session's session_init.",
+    )(func)
+    return click.option(
+        "--system-prompt",
+        "system_prompt",
+        metavar="FILE",
+        type=click.Path(path_type=Path),
+        callback=_read_prompt,
+        help="Use this file as the system prompt instead of the session's session_init.",
+    )(func)

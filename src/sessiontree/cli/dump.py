@@ -4,15 +4,15 @@ from __future__ import annotations
 
 import sys
 from pathlib import Path
+from typing import Any
 
 import click
 
-from sessiontree.cli.base import cli
+from sessiontree.cli.base import cli, system_options
 from sessiontree.errors import ExportError
 from sessiontree.exporter.api import load_for_export
 from sessiontree.exporter.clipboard import copy_to_clipboard
-from sessiontree.exporter.sections import read_text_file
-from sessiontree.exporter.text import TextFilter, estimate_tokens, format_session_as_text, read_tools_json
+from sessiontree.exporter.text import TextFilter, estimate_tokens, format_session_as_text
 from sessiontree.store.output_sink import sanitize_text
 
 
@@ -22,41 +22,24 @@ from sessiontree.store.output_sink import sanitize_text
 @click.option("--leaf", "leaf_id", metavar="ID", help="Dump the branch ending at this entry.")
 @click.option("--no-tools", is_flag=True, help="Leave out tool calls, tool results and executions.")
 @click.option("--user-only", is_flag=True, help="Keep only the user's messages.")
-@click.option(
-    "--system-prompt",
-    "system_prompt_file",
-    metavar="FILE",
-    type=click.Path(path_type=Path),
-    help="Use this file as the system prompt (instead of the session's session_init).",
-)
-@click.option(
-    "--tools",
-    "tools_file",
-    metavar="FILE.json",
-    type=click.Path(path_type=Path),
-    help="List these tools (a JSON list of {name, description, parameters}) instead of the session's.",
-)
-@click.option("--copy", is_flag=True, hidden=True, help="Copy to the clipboard (the default).")
+@system_options
 def dump(
     session: Path,
     to_stdout: bool,
     leaf_id: str | None,
     no_tools: bool,
     user_only: bool,
-    system_prompt_file: Path | None,
-    tools_file: Path | None,
-    copy: bool,
+    system_prompt: str | None,
+    tools: list[Any] | None,
 ) -> None:
     """Copy the model's context of SESSION.jsonl as text to the clipboard (or print it)."""
     if no_tools and user_only:
         raise ExportError("--no-tools and --user-only do not go together; pick one")
-    if copy and to_stdout:
-        raise ExportError("--copy and --stdout do not go together; pick one")
     text_filter: TextFilter = "user-only" if user_only else "no-tools" if no_tools else "default"
     text = format_session_as_text(
         load_for_export(session),
-        read_text_file(system_prompt_file) if system_prompt_file else None,
-        read_tools_json(tools_file) if tools_file else None,
+        system_prompt,
+        tools,
         leaf_id=leaf_id,
         filter=text_filter,
     )

@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import click
 
-from sessiontree.cli.base import cli
+from sessiontree.cli.base import cli, system_options
 from sessiontree.errors import ExportError
-from sessiontree.exporter.api import export_to_file, load_tools_file, open_in_browser, read_text_file
+from sessiontree.exporter.api import export_to_file, open_in_browser
 from sessiontree.exporter.page import THEMES
 
 
@@ -24,20 +25,7 @@ from sessiontree.exporter.page import THEMES
     help="Colour theme; auto follows the reader's system setting.",
 )
 @click.option("--leaf", "leaf_id", metavar="ID", help="Export with this entry as the active leaf.")
-@click.option(
-    "--system-prompt",
-    "system_prompt_file",
-    metavar="FILE",
-    type=click.Path(path_type=Path),
-    help="Show this file as the system prompt (instead of the session's session_init).",
-)
-@click.option(
-    "--tools",
-    "tools_file",
-    metavar="FILE.json",
-    type=click.Path(path_type=Path),
-    help="Show these tools (a JSON list of tool schemas) instead of the session's.",
-)
+@system_options
 @click.option("--copy", is_flag=True, hidden=True, help="Not supported here; use `sessiontree dump`.")
 def export(
     session: Path,
@@ -45,20 +33,22 @@ def export(
     open_page: bool,
     theme: str,
     leaf_id: str | None,
-    system_prompt_file: Path | None,
-    tools_file: Path | None,
+    system_prompt: str | None,
+    tools: list[Any] | None,
     copy: bool,
 ) -> None:
     """Export SESSION.jsonl to one self-contained HTML file (default: session-<stem>.html here)."""
     if copy:
-        raise ExportError("export --copy is not supported; use `sessiontree dump SESSION.jsonl --copy`")
+        raise ExportError(
+            "export --copy is not supported; use `sessiontree dump SESSION.jsonl` to copy a session"
+        )
     path = export_to_file(
         session,
         output,
         theme=theme,
         leaf_id=leaf_id,
-        system_prompt=read_text_file(system_prompt_file) if system_prompt_file else None,
-        tools=load_tools_file(tools_file) if tools_file else None,
+        system_prompt=system_prompt,
+        tools=tools,
     )
     click.echo(f"Exported to: {path}")
     if open_page:

@@ -15,9 +15,7 @@ from sessiontree.exporter.page import THEMES, FragmentPacker, iter_page
 from sessiontree.exporter.render import Meta, RenderContext, one_line, render_entry
 from sessiontree.exporter.sections import (
     ToolSpec,
-    load_tools_file,
     normalise_tools,
-    read_text_file,
     render_header,
     render_system,
 )
@@ -36,13 +34,6 @@ class RenderedSession:
     header_html: str
     system_html: str
     leaf_id: str | None
-
-
-def _session_init(session: Session) -> Mapping[str, Any]:
-    for entry in session.entries:
-        if entry.get("type") == "session_init":
-            return entry
-    return {}
 
 
 def _title(session: Session) -> str:
@@ -100,7 +91,7 @@ def render_session(
     except BaseException:
         frags.close()
         raise
-    init = _session_init(session)
+    init = session.session_init(leaf) or {}
     prompt = system_prompt if system_prompt is not None else init.get("systemPrompt")
     tool_specs: list[ToolSpec] = normalise_tools(list(tools) if tools is not None else init.get("tools"))
     title = _title(session)
@@ -236,9 +227,7 @@ __all__ = [
     "default_output_path",
     "export_to_file",
     "load_for_export",
-    "load_tools_file",
     "open_in_browser",
-    "read_text_file",
     "render_session",
     "render_session_html",
 ]

@@ -2,18 +2,16 @@
 
 from __future__ import annotations
 
-import json
-from collections.abc import Mapping, Sequence
-from pathlib import Path
+from collections.abc import Sequence
 from typing import Any
 
 from markupsafe import Markup
 
-from sessiontree.errors import ExportError
 from sessiontree.exporter.blocks import pretty_json, render_output
 from sessiontree.exporter.render import format_ts, one_line
 from sessiontree.exporter.stats import SessionStats, render_chart
 from sessiontree.exporter.templating import MacroSet
+from sessiontree.store.system import Tool, canonical_tools
 
 ToolSpec = dict[str, str]
 
@@ -46,22 +44,12 @@ def render_header(
     return html
 
 
-def normalise_tool(tool: Any) -> ToolSpec | None:
-    """Return {name, summary, description, parameters} from a tool name or any common tool schema."""
-    if isinstance(tool, str):
-        return {"name": tool, "summary": "", "description": "", "parameters": ""}
-    if not isinstance(tool, Mapping):
-        return None
-    if isinstance(tool.get("function"), Mapping):  # OpenAI style
-        tool = tool["function"]
-    name = tool.get("name")
-    if not isinstance(name, str) or not name:
-        return None
-    description = tool.get("description")
-    description = description if isinstance(description, str) else ""
-    params = tool.get("parameters", tool.get("input_schema", tool.get("inputSchema")))
+def tool_spec(tool: Tool) -> ToolSpec:
+    """Return {name, summary, description, parameters} of a canonical tool, ready for the page."""
+    description = tool.get("description", "")
+    params = tool.get("parameters")
     return {
-        "name": name,
+        "name": tool["name"],
         "summary": one_line(description),
         "description": description if "\n" in description or len(description) > 120 else "",
         "parameters": pretty_json(params) if params else "",
@@ -69,36 +57,8 @@ def normalise_tool(tool: Any) -> ToolSpec | None:
 
 
 def normalise_tools(tools: Any) -> list[ToolSpec]:
-    """Return the tools of a list (or ``{"tools": [...]}``) as specs, skipping unusable items."""
-    if isinstance(tools, Mapping):
-        tools = tools.get("tools")
-    if not isinstance(tools, list):
-        return []
-    return [spec for spec in (normalise_tool(t) for t in tools) if spec is not None]
-
-
-def load_tools_file(path: str | Path) -> list[ToolSpec]:
-    """Read a tools JSON file (a list of tool schemas, or an object with ``tools``)."""
-    try:
-        data = json.loads(Path(path).read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        raise ExportError(f"File not found: {path}") from None
-    except (OSError, UnicodeDecodeError, ValueError) as exc:
-        raise ExportError(f"Cannot read tools file {path}: {exc}; give a JSON list of tools") from None
-    tools = normalise_tools(data)
-    if not tools and data:
-        raise ExportError(f"No tools found in {path}; give a JSON list of objects with a 'name'")
-    return tools
-
-
-def read_text_file(path: str | Path) -> str:
-    """Read a text file given on the command line (system prompt)."""
-    try:
-        return Path(path).read_text(encoding="utf-8", errors="replace")
-    except FileNotFoundError:
-        raise ExportError(f"File not found: {path}") from None
-    except OSError as exc:
-        raise ExportError(f"Cannot read {path}: {exc.strerror}") from None
+    """Return the page specs of tools given as names or any common schema (see ``canonical_tools``)."""
+    return [tool_spec(tool) for tool in canonical_tools(tools)]
 
 
 def render_system(prompt: str, tools: Sequence[ToolSpec]) -> Markup:

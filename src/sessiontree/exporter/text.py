@@ -10,12 +10,11 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Iterable, Mapping, Sequence
-from pathlib import Path
 from typing import Any, Literal
 
 from sessiontree.errors import EntryNotFound, ExportError
-from sessiontree.exporter.sections import read_text_file
 from sessiontree.store import Session
+from sessiontree.store.system import canonical_tools
 
 TextFilter = Literal["default", "no-tools", "user-only"]
 FILTERS: tuple[str, ...] = ("default", "no-tools", "user-only")
@@ -77,34 +76,6 @@ def _strip_typebox_fields(value: Any) -> Any:
     if isinstance(value, Mapping):
         return {k: _strip_typebox_fields(v) for k, v in value.items() if not str(k).startswith("TypeBox.")}
     return value
-
-
-def normalise_text_tools(tools: Any) -> list[dict[str, Any]]:
-    """Return ``{name, description?, parameters?}`` for tool names or tool objects, skipping the rest."""
-    if isinstance(tools, Mapping):
-        tools = tools.get("tools")
-    if not isinstance(tools, list):
-        return []
-    out: list[dict[str, Any]] = []
-    for tool in tools:
-        if isinstance(tool, str) and tool:
-            out.append({"name": tool})
-            continue
-        if not isinstance(tool, Mapping):
-            continue
-        if isinstance(tool.get("function"), Mapping):  # OpenAI style
-            tool = tool["function"]
-        name = tool.get("name")
-        if not isinstance(name, str) or not name:
-            continue
-        spec: dict[str, Any] = {"name": name}
-        if isinstance(tool.get("description"), str):
-            spec["description"] = tool["description"]
-        params = tool.get("parameters", tool.get("input_schema", tool.get("inputSchema")))
-        if isinstance(params, Mapping):
-            spec["parameters"] = params
-        out.append(spec)
-    return out
 
 
 def format_system_prompt(prompts: Sequence[str]) -> list[str]:
@@ -325,14 +296,6 @@ def format_messages_as_text(
     return _LONE_SURROGATE.sub("\ufffd", "\n".join(lines + body).strip())
 
 
-def session_init_on_path(session: Session, leaf_id: str | None) -> Mapping[str, Any]:
-    """Return the last ``session_init`` entry between the root and ``leaf_id`` (empty when none)."""
-    for entry in reversed(session.path_entries(leaf_id)):
-        if entry.get("type") == "session_init":
-            return entry
-    return {}
-
-
 def _prompts(value: Any) -> list[str]:
     if isinstance(value, str):
         return [value]
@@ -360,28 +323,16 @@ def format_session_as_text(
     if leaf is None:
         return ""
     ctx = session.context(leaf)
-    init = session_init_on_path(session, leaf)
+    init = session.session_init(leaf) or {}
     prompts = _prompts(init.get("systemPrompt")) if system_prompt is None else _prompts(system_prompt)
     return format_messages_as_text(
         ctx.messages,
         system_prompt=prompts,
         model=ctx.models.get("default"),
         thinking_level=ctx.thinking_level,
-        tools=normalise_text_tools(list(tools) if tools is not None else init.get("tools")),
+        tools=canonical_tools(list(tools) if tools is not None else init.get("tools")),
         text_filter=filter,
     )
-
-
-def read_tools_json(path: str | Path) -> list[dict[str, Any]]:
-    """Read a ``--tools`` file: a JSON list of ``{name, description, parameters}`` (or names)."""
-    try:
-        data = json.loads(read_text_file(path))
-    except ValueError as exc:
-        raise ExportError(f"{path} is not valid JSON ({exc}); give a JSON list of tools") from None
-    tools = normalise_text_tools(data)
-    if not tools and data:
-        raise ExportError(f"No tools found in {path}; give a JSON list of objects with a 'name'")
-    return tools
 
 
 def estimate_tokens(text: str) -> int:

@@ -68,6 +68,13 @@ class Session:
         leaf = self.leaf_id if leaf_id is UNSET else leaf_id
         return build_session_context(self.entries, leaf, self.tree.by_id)
 
+    def session_init(self, leaf_id: str | _Unset | None = UNSET) -> Entry | None:
+        """The last ``session_init`` entry on the path to ``leaf_id`` (what that branch was given)."""
+        for entry in reversed(self.path_entries(leaf_id)):
+            if entry.get("type") == "session_init":
+                return entry
+        return None
+
     def path_entries(self, leaf_id: str | _Unset | None = UNSET) -> list[Entry]:
         """Entries from the root to ``leaf_id`` (default: the session's leaf)."""
         return self.tree.path_to(self.leaf_id if leaf_id is UNSET else leaf_id)
