@@ -12,6 +12,7 @@ from typing import Any
 
 from sessiontree.errors import EntryNotFound, ExportError, SessionNotFound
 from sessiontree.exporter.page import THEMES, FragmentPacker, iter_page
+from sessiontree.exporter.parallel import render_all
 from sessiontree.exporter.render import Meta, RenderContext, one_line, render_entry
 from sessiontree.exporter.sections import (
     ToolSpec,
@@ -76,16 +77,18 @@ def render_session(
     tree = session.tree
     leaf = _resolve_leaf(session, leaf_id)
     ctx = RenderContext.for_entries(session.entries, tree.labels)
+    # A duplicated id: the tree keeps the last entry; so does the page.
+    by_id = tree.by_id
+    todo = [e for e in session.entries if isinstance(e.get("id"), str) and by_id.get(e["id"]) is e]
+
+    def render_one(index: int) -> tuple[Meta, str]:
+        entry = todo[index]
+        return render_entry(entry, ctx, parent_id=tree.parent_of(entry["id"]))
+
     metas: list[Meta] = []
     frags = FragmentPacker(compress=compress)
-    by_id = tree.by_id
     try:
-        for entry in session.entries:
-            entry_id = entry.get("id")
-            # A duplicated id: the tree keeps the last entry; so does the page.
-            if not isinstance(entry_id, str) or by_id.get(entry_id) is not entry:
-                continue
-            meta, html = render_entry(entry, ctx, parent_id=tree.parent_of(entry_id))
+        for meta, html in render_all(len(todo), render_one, images=lambda: ctx.images.images):
             metas.append(meta)
             frags.add(html)
     except BaseException:
@@ -209,11 +212,13 @@ def export_to_file(
         raise ExportError(f"Output {out} is the session file itself; choose another output path")
     if not out.parent.is_dir():
         raise ExportError(f"Directory not found: {out.parent}; create it or choose another output path")
-    html = render_session_html(
+    chunks = iter_session_page(
         session, theme=theme, leaf_id=leaf_id, system_prompt=system_prompt, tools=tools
     )
-    del session  # the page is all we need now; let the entries go before writing
-    write_text_atomic(out, html)
+    # The generator drops the entries once they are rendered; holding them here would keep
+    # the whole session alive while the page is written.
+    del session
+    write_text_atomic(out, chunks)
     return out
 
 

@@ -20,7 +20,7 @@ from sessiontree.exporter.templating import get_template, read_asset
 
 THEMES = ("auto", "light", "dark")
 DATA_VERSION = 1
-GZIP_LEVEL = 6
+GZIP_LEVEL = 4  # 2x faster than 6 for ~12% more bytes; the page stays well under the JSONL size
 # Where the st-data JSON goes in the rendered template; split on its last occurrence, after
 # which only our own viewer.js follows, so session text can never fake it.
 _DATA_SLOT = "\x00st-data\x00"
@@ -45,8 +45,8 @@ class _Deflater:
         self._queue: queue.Queue[bytes | None] = queue.Queue(maxsize=32)
         self._parts: list[bytes] = []
         self._error: BaseException | None = None
+        # Started on the first feed, so a packer can be made before the renderer forks.
         self._thread = threading.Thread(target=self._run, name="sessiontree-deflate", daemon=True)
-        self._thread.start()
 
     def _run(self) -> None:
         try:
@@ -59,10 +59,14 @@ class _Deflater:
                 pass
 
     def feed(self, data: bytes) -> None:
+        if self._thread.ident is None:
+            self._thread.start()
         self._queue.put(data)
 
     def finish(self) -> bytes:
         """Wait for the worker and return the whole gzip stream."""
+        if self._thread.ident is None:
+            self._thread.start()
         self._queue.put(None)
         self._thread.join()
         if self._error is not None:
