@@ -57,11 +57,17 @@ def main() -> int:
     base = best_of(baseline, path, a.runs)
     mine = best_of(ours, path, a.runs)
     size = path.stat().st_size / 1e6
-    print(f"session: {a.turns} turns, {size:.1f} MB, {baseline(path)} lines, blobs={'yes' if a.blobs else 'no'}")
+    print(
+        f"session: {a.turns} turns, {size:.1f} MB, {baseline(path)} lines, blobs={'yes' if a.blobs else 'no'}"
+    )
     for name, times in (("read + json.loads per line", base), ("load_session + tree", mine)):
-        print(f"{name:28s} best {min(times) * 1000:7.1f} ms   median {statistics.median(times) * 1000:7.1f} ms")
-    print(f"ratio (best of {a.runs}): {min(mine) / min(base):.2f}x   (median: "
-          f"{statistics.median(mine) / statistics.median(base):.2f}x; target <= 1.5x)")
+        print(
+            f"{name:28s} best {min(times) * 1000:7.1f} ms   median {statistics.median(times) * 1000:7.1f} ms"
+        )
+    print(
+        f"ratio (best of {a.runs}): {min(mine) / min(base):.2f}x   (median: "
+        f"{statistics.median(mine) / statistics.median(base):.2f}x; target <= 1.5x)"
+    )
     return 0
 
 
