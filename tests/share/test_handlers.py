@@ -262,3 +262,18 @@ def test_runner_is_shipped_next_to_the_module() -> None:
 
     assert handlers.RUNNER.is_file()
     assert os.access(handlers.RUNNER, os.R_OK)
+
+
+def test_async_python_handler_inside_a_running_event_loop(tmp_path: Path, html_file: Path) -> None:
+    import asyncio
+    import concurrent.futures
+
+    handler = tmp_path / "share.py"
+    handler.write_text(PY_HANDLERS["async"])
+
+    async def caller() -> object:
+        return run_handler(handler, html_file)
+
+    # A thread of its own, so the loop here is ours whatever else the test process runs.
+    with concurrent.futures.ThreadPoolExecutor(max_workers=1) as pool:
+        assert pool.submit(asyncio.run, caller()).result() == PY_EXPECTED["async"]

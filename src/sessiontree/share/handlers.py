@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import concurrent.futures
 import importlib.util
 import inspect
 import json
@@ -96,7 +97,7 @@ def _call_python_handler(handler: Path, module: Any, html_path: Path) -> Any:
     try:
         result = share(str(html_path))
         if inspect.isawaitable(result):
-            result = asyncio.run(_await(result))
+            result = _run_awaitable(result)
     except (Exception, SystemExit) as exc:
         raise ShareError(f"Share handler {handler} failed: {_describe(exc)}") from exc
     return result
@@ -104,6 +105,17 @@ def _call_python_handler(handler: Path, module: Any, html_path: Path) -> Any:
 
 async def _await(awaitable: Any) -> Any:
     return await awaitable
+
+
+def _run_awaitable(awaitable: Any) -> Any:
+    """Run an async handler to completion, also when this thread already runs an event loop."""
+    try:
+        asyncio.get_running_loop()
+    except RuntimeError:
+        return asyncio.run(_await(awaitable))
+    # Called from async code (a notebook, an async caller): asyncio.run would refuse here.
+    with concurrent.futures.ThreadPoolExecutor(max_workers=1) as pool:
+        return pool.submit(asyncio.run, _await(awaitable)).result()
 
 
 def _describe(exc: BaseException) -> str:
