@@ -24,15 +24,19 @@ CHROMIUM_ARGS = [
 ]
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="package")
 def playwright_sync() -> Iterator[Playwright]:
     with sync_playwright() as pw:
         yield pw
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="package")
 def browser(playwright_sync: Playwright) -> Iterator[Browser]:
-    """Launch Debian's Chromium once for the whole test session."""
+    """Launch Debian's Chromium once for the browser tests.
+
+    Package scope: Playwright's sync API keeps an event loop running in this thread, which the
+    asyncio code tested elsewhere must not find.
+    """
     if not Path(CHROMIUM).exists():
         pytest.skip(f"{CHROMIUM} is not installed")
     b = playwright_sync.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
