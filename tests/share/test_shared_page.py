@@ -8,18 +8,9 @@ from pathlib import Path
 import pytest
 
 from sessiontree.share.publish import share_session
+from tests.chromium import CHROMIUM, CHROMIUM_ARGS
 from tests.share.conftest import FakeGh
 from tests.share.sessions import SECRETS, page_text, write_session
-
-CHROMIUM = "/usr/bin/chromium"
-CHROMIUM_ARGS = [
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--no-first-run",
-    "--disable-sync",
-]
 
 
 def test_real_v1_session_shares_and_stays_untouched(
