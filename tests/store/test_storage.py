@@ -85,3 +85,15 @@ def test_file_writer_keeps_first_error(tmp_path: Path) -> None:
     with pytest.raises(OSError):
         writer.close()
     assert (tmp_path / "w.jsonl").read_text() == "one\n"
+
+
+def test_file_lines_close_even_before_the_first_line(tmp_path: Path) -> None:
+    path = tmp_path / "s.jsonl"
+    path.write_bytes(b"a\nb")
+    lines = FileSessionStorage().iter_lines_sync(path)
+    assert list(lines) == [b"a\n", b"b"]
+    unread = FileSessionStorage().iter_lines_sync(path)
+    unread.close()  # type: ignore[attr-defined]
+    assert unread._fh.closed  # type: ignore[attr-defined]
+    with pytest.raises(IsADirectoryError):
+        FileSessionStorage().iter_lines_sync(tmp_path)

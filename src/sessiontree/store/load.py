@@ -39,6 +39,24 @@ def read_session_bytes(path: Path, storage: SessionStorage, *, strict: bool) -> 
     return _open_errors(path, lambda: storage.read_bytes_sync(path), strict=strict)
 
 
+def ensure_readable(path: Path, storage: SessionStorage) -> None:
+    """Raise the one-line error for a missing, directory or unreadable file, reading nothing."""
+    lines = _open_errors(path, lambda: storage.iter_lines_sync(path), strict=True)
+    close = getattr(lines, "close", None)
+    if close is not None:
+        close()
+
+
+def rehydrate_blobs(
+    session: Session, path: Path, *, blobs_dir: Path | None = None, agent_dir: Path | None = None
+) -> None:
+    """Put the bytes of blob-referenced images back inline, recording the missing ones."""
+    if session.is_empty:
+        return
+    dirs = [blobs_dir] if blobs_dir is not None else blob_dirs_for(path, agent_dir)
+    session.missing_blobs = resolve_blob_refs_in_entries(session.entries, [BlobStore(d) for d in dirs])
+
+
 def session_from_values(
     values: list[tuple[int, Any]], bad: list[BadLine], path: Path | None = None
 ) -> Session:
@@ -98,8 +116,5 @@ def load_session(
         parsed = _open_errors(path, lambda: parse_jsonl_lines(decode_lines(raw_lines)), strict=True)
         assert parsed is not None  # strict: a read error mid-file raises, it does not return None
         session = session_from_values(*parsed, path)
-        if not session.is_empty:
-            dirs = [blobs_dir] if blobs_dir is not None else blob_dirs_for(path, agent_dir)
-            stores = [BlobStore(d) for d in dirs]
-            session.missing_blobs = resolve_blob_refs_in_entries(session.entries, stores)
+        rehydrate_blobs(session, path, blobs_dir=blobs_dir, agent_dir=agent_dir)
     return session

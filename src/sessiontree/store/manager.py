@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 from sessiontree.errors import EntryNotFound, InvalidSession, PersistError, SessiontreeError
-from sessiontree.store.blobs import BlobStore, resolve_blob_refs_in_entries
+from sessiontree.store.blobs import BlobStore
 from sessiontree.store.context import SessionContext, build_session_context
 from sessiontree.store.discovery import (
     find_continue_target,
@@ -24,8 +24,8 @@ from sessiontree.store.discovery import (
 )
 from sessiontree.store.entries import CURRENT_VERSION, Entry, Message, message_of
 from sessiontree.store.jsonl import decode_text
-from sessiontree.store.load import parse_session_text, read_session_bytes
-from sessiontree.store.paths import AgentPaths, artifacts_dir_for, blob_dirs_for, default_agent_dir
+from sessiontree.store.load import parse_session_text, read_session_bytes, rehydrate_blobs
+from sessiontree.store.paths import AgentPaths, artifacts_dir_for, default_agent_dir
 from sessiontree.store.persist import (
     NdjsonWriter,
     back_up_original,
@@ -243,9 +243,7 @@ class SessionManager:
         session = parse_session_text(decode_text(data), path)
         if session.bad_lines or (session.is_empty and data.strip()):
             self._unread = data  # a rewrite would drop what we could not parse: keep it first
-        if not session.is_empty:
-            stores = [BlobStore(d) for d in blob_dirs_for(path, self.agent_dir)]
-            session.missing_blobs = resolve_blob_refs_in_entries(session.entries, stores)
+        rehydrate_blobs(session, path, agent_dir=self.agent_dir)
         return session, bool(data) and not data.endswith(b"\n")
 
     def _new_session(self, parent_session: str | None) -> None:

@@ -15,7 +15,7 @@ from sessiontree.store.discovery import (
     printable,
     read_session_info,
 )
-from sessiontree.store.load import read_session_bytes
+from sessiontree.store.load import ensure_readable
 from sessiontree.store.manager import SessionManager
 from sessiontree.store.storage import FileSessionStorage, SessionStorage
 
@@ -41,7 +41,7 @@ def looks_like_path(value: str) -> bool:
 def check_session_file(path: Path, storage: SessionStorage | None = None) -> SessionInfo:
     """Return the metadata of ``path``; raise a one-line error when it is missing or not a session."""
     storage = storage or FileSessionStorage()
-    read_session_bytes(path, storage, strict=True)  # one-line errors: missing, directory, unreadable
+    ensure_readable(path, storage)  # one-line errors: missing, directory, unreadable
     info = read_session_info(path, storage)
     if info is None:
         raise InvalidSession(f"{path} is not a session file (no valid header on its first line)")

@@ -109,9 +109,24 @@ class _AsyncFromSync:
         return await asyncio.to_thread(self.open_writer_sync, path)
 
 
-def _lines_then_close(fh: IO[bytes]) -> Iterator[bytes]:
-    with fh:
-        yield from fh
+class FileLines:
+    """The lines of an open file, closed when exhausted or by ``close()`` (even before the first line)."""
+
+    def __init__(self, fh: IO[bytes]) -> None:
+        self._fh = fh
+
+    def __iter__(self) -> FileLines:
+        return self
+
+    def __next__(self) -> bytes:
+        try:
+            return next(self._fh)
+        except StopIteration:
+            self._fh.close()
+            raise
+
+    def close(self) -> None:
+        self._fh.close()
 
 
 def _decode_prefix(data: bytes) -> str:
@@ -206,7 +221,7 @@ class FileSessionStorage(_AsyncFromSync):
 
     def iter_lines_sync(self, path: Path) -> Iterator[bytes]:
         """Open now (so errors raise here) and yield the lines, each with its ``\\n``."""
-        return _lines_then_close(open(path, "rb"))
+        return FileLines(open(path, "rb"))  # closed when exhausted or by close()
 
     def read_text_prefix_sync(self, path: Path, max_bytes: int) -> str:
         with open(path, "rb") as fh:
