@@ -1,0 +1,329 @@
+"""The listing of a sessions folder: one record per session file, cached by (size, mtime).
+
+A folder is either an agent dir's ``sessions/`` (one sub-folder per project) or a flat folder of
+``.jsonl`` files; a session's own folder (``<file without .jsonl>/``) holds its artifacts and,
+for oh-my-pi, its subagents' sessions (``<AgentId>.jsonl``), which are listed under their parent.
+Metadata comes from a prefix read (``store.discovery``); the message count and a title set
+later in the file (``session_info`` / ``title_change``) from one pass over the lines, which a
+growing file continues from its last offset instead of reading again. The cache lives in a
+cache dir, never in the listed folder.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import tempfile
+import time
+from collections.abc import Iterable, Iterator
+from dataclasses import asdict, dataclass, field, replace
+from pathlib import Path
+from typing import Any
+
+from sessiontree.store.discovery import read_session_info
+from sessiontree.store.tail import TailReader, TailState
+
+CACHE_VERSION = 1
+LIVE_SECONDS = 60.0
+"""A session changed within this many seconds shows as live."""
+MAX_SUBAGENT_DEPTH = 4
+
+_MESSAGE_PREFIX = b'{"type":"message",'
+_TYPED_PREFIX = b'{"type":"'
+_TITLE_MARKERS = (b'"session_info"', b'"title_change"')
+
+
+@dataclass(frozen=True, slots=True)
+class CatalogEntry:
+    """What a listing shows of one file under the root (a session, or an unreadable file)."""
+
+    key: str
+    """The file's path relative to the root, with ``/`` separators (the id used in URLs)."""
+    size: int
+    mtime: float
+    id: str = ""
+    cwd: str = ""
+    title: str = ""
+    """The title to show: a later rename, else the header or title slot, else the first prompt."""
+    first_prompt: str = ""
+    created: str = ""
+    message_count: int = 0
+    parent: str | None = None
+    """Key of the session this one is a subagent of."""
+    error: str | None = None
+    """Why the file cannot be listed as a session (then only key, size and mtime are known)."""
+
+    def is_live(self, now: float | None = None) -> bool:
+        """True when the file changed in the last minute."""
+        return (time.time() if now is None else now) - self.mtime < LIVE_SECONDS
+
+
+@dataclass(slots=True)
+class _Scan:
+    """The line pass over one file, continued as the file grows."""
+
+    messages: int = 0
+    rename: str | None = None
+    tail: dict[str, Any] | None = None
+
+    def feed(self, lines: Iterable[bytes]) -> None:
+        for line in lines:
+            if line.startswith(_MESSAGE_PREFIX):
+                self.messages += 1
+            elif line.startswith(_TYPED_PREFIX) and not any(m in line[:64] for m in _TITLE_MARKERS):
+                continue  # another entry type, written as the agents write (type first)
+            else:
+                self._parse(line)
+
+    def _parse(self, line: bytes) -> None:
+        try:
+            value = json.loads(line)
+        except (ValueError, RecursionError):
+            return
+        if not isinstance(value, dict):
+            return
+        kind = value.get("type")
+        if kind == "message":
+            self.messages += 1
+        elif kind == "session_info" and isinstance(value.get("name"), str):
+            self.rename = value["name"] or None
+        elif kind == "title_change" and isinstance(value.get("title"), str):
+            self.rename = value["title"] or None
+
+
+def _scan_file(path: Path, previous: _Scan | None) -> _Scan:
+    """Count messages and find renames, from the last offset when the file only grew."""
+    if previous is not None and previous.tail is not None:
+        reader = TailReader(path, TailState.from_json(previous.tail))
+        result = reader.poll()
+        if result.kind == "append" and reader.state is not None:
+            scan = _Scan(previous.messages, previous.rename)
+            scan.feed(result.lines)
+            scan.tail = reader.state.to_json()
+            return scan
+    reader = TailReader(path)
+    scan = _Scan()
+    scan.feed(reader.read_all())
+    scan.tail = reader.state.to_json() if reader.state is not None else None
+    return scan
+
+
+def _one_line(text: str, limit: int = 200) -> str:
+    flat = " ".join(text.split())
+    return flat if len(flat) <= limit else flat[: limit - 1] + "…"
+
+
+def read_entry(root: Path, path: Path, parent: str | None, previous: _Cached | None) -> _Cached:
+    """Read one file's record (reusing the previous scan when the file only grew)."""
+    key = path.relative_to(root).as_posix()
+    try:
+        st = path.stat()
+    except OSError as exc:
+        return _Cached(CatalogEntry(key, 0, 0.0, parent=parent, error=_why(exc)))
+    base = CatalogEntry(key, st.st_size, st.st_mtime, parent=parent)
+    try:
+        info = read_session_info(path)
+        if info is None:
+            return _Cached(replace(base, error="not a session file"))
+        scan = _scan_file(path, previous.scan if previous is not None else None)
+    except OSError as exc:
+        return _Cached(replace(base, error=_why(exc)))
+    title = scan.rename or info.title or info.first_message or ""
+    entry = replace(
+        base,
+        id=info.id,
+        cwd=info.cwd,
+        title=_one_line(title),
+        first_prompt=info.first_message or "",
+        created=info.created or "",
+        message_count=scan.messages,
+    )
+    return _Cached(entry, scan, st.st_mtime_ns)
+
+
+def _why(exc: OSError) -> str:
+    if isinstance(exc, PermissionError):
+        return "unreadable: permission denied"
+    return f"unreadable: {exc.strerror or exc}"
+
+
+@dataclass(slots=True)
+class _Cached:
+    entry: CatalogEntry
+    scan: _Scan | None = None
+    mtime_ns: int = 0
+
+    def to_json(self) -> dict[str, Any]:
+        scan = None if self.scan is None else asdict(self.scan)
+        return {"entry": asdict(self.entry), "scan": scan, "mtimeNs": self.mtime_ns}
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> _Cached:
+        scan = data.get("scan")
+        return cls(CatalogEntry(**data["entry"]), _Scan(**scan) if scan else None, int(data["mtimeNs"]))
+
+
+def _inside(path: Path, root: Path) -> bool:
+    """True when ``path`` (following symlinks) stays under ``root`` (already resolved)."""
+    try:
+        return path.resolve().is_relative_to(root)
+    except (OSError, RuntimeError):
+        return False
+
+
+def _scandir(directory: Path) -> list[os.DirEntry[str]]:
+    try:
+        with os.scandir(directory) as it:
+            return sorted(it, key=lambda e: e.name)
+    except OSError:
+        return []
+
+
+def iter_session_files(root: Path) -> Iterator[tuple[Path, str | None]]:
+    """Yield (session file, parent key) under ``root``: flat files, project folders, subagents."""
+    real_root = root.resolve()
+
+    def files_in(directory: Path, parent: str | None, depth: int) -> Iterator[tuple[Path, str | None]]:
+        entries = _scandir(directory)
+        names = {e.name for e in entries}
+        for e in entries:
+            path = Path(e.path)
+            if not _inside(path, real_root):
+                continue  # a symlink leaving the root: never listed, never served
+            if e.name.endswith(".jsonl") and e.is_file():
+                yield path, parent
+                folder = path.with_name(e.name[: -len(".jsonl")])
+                if depth < MAX_SUBAGENT_DEPTH and folder.is_dir() and _inside(folder, real_root):
+                    yield from files_in(folder, path.relative_to(root).as_posix(), depth + 1)
+            elif parent is None and depth == 0 and e.is_dir() and f"{e.name}.jsonl" not in names:
+                yield from files_in(path, None, 1)  # a project folder: sessions/<encoded cwd>/
+
+    yield from files_in(root, None, 0)
+
+
+class Catalog:
+    """The listing of one sessions folder, kept up to date by ``scan()`` and cached on disk."""
+
+    def __init__(self, root: str | Path, cache_dir: str | Path | None = None) -> None:
+        self.root = Path(root)
+        self.cache_file = None if cache_dir is None else Path(cache_dir) / _cache_name(self.root)
+        self._cached: dict[str, _Cached] = self._load_cache()
+        self._dirty = False
+
+    def scan(self) -> list[CatalogEntry]:
+        """Stat every session file, re-read only the changed ones; newest first."""
+        seen: dict[str, _Cached] = {}
+        for path, parent in iter_session_files(self.root):
+            key = path.relative_to(self.root).as_posix()
+            old = self._cached.get(key)
+            try:
+                st = path.stat()
+            except OSError:
+                st = None
+            if (
+                old is not None
+                and st is not None
+                and old.entry.size == st.st_size
+                and old.mtime_ns == st.st_mtime_ns
+                and old.entry.parent == parent
+            ):
+                seen[key] = old
+                continue
+            seen[key] = read_entry(self.root, path, parent, old)
+            self._dirty = True
+        if seen.keys() != self._cached.keys():
+            self._dirty = True
+        self._cached = seen
+        self.save()
+        return self.entries()
+
+    def entries(self) -> list[CatalogEntry]:
+        """Every record from the last scan, newest first."""
+        return sorted((c.entry for c in self._cached.values()), key=lambda e: (-e.mtime, e.key))
+
+    def get(self, key: str) -> CatalogEntry | None:
+        """The record of one file by key, if listed."""
+        cached = self._cached.get(key)
+        return None if cached is None else cached.entry
+
+    def _load_cache(self) -> dict[str, _Cached]:
+        if self.cache_file is None:
+            return {}
+        try:
+            data = json.loads(self.cache_file.read_text(encoding="utf-8"))
+            if data.get("version") != CACHE_VERSION or data.get("root") != str(self.root.resolve()):
+                return {}
+            return {key: _Cached.from_json(value) for key, value in data["files"].items()}
+        except (OSError, ValueError, KeyError, TypeError, AttributeError):
+            return {}  # a missing or damaged cache is rebuilt, never an error
+
+    def save(self) -> None:
+        """Write the cache (atomically) when something changed since the last save."""
+        if self.cache_file is None or not self._dirty:
+            return
+        data = {
+            "version": CACHE_VERSION,
+            "root": str(self.root.resolve()),
+            "files": {key: c.to_json() for key, c in self._cached.items()},
+        }
+        try:
+            self.cache_file.parent.mkdir(parents=True, exist_ok=True)
+            _write_atomic(self.cache_file, json.dumps(data, ensure_ascii=False))
+        except OSError:
+            return  # a cache that cannot be written only costs speed next time
+        self._dirty = False
+
+
+def _cache_name(root: Path) -> str:
+    digest = hashlib.sha256(str(root.resolve()).encode("utf-8", "surrogateescape")).hexdigest()[:20]
+    return f"catalog-{digest}.json"
+
+
+def _write_atomic(path: Path, text: str) -> None:
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as fh:
+            fh.write(text)
+            fh.flush()
+            os.fsync(fh.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+
+
+@dataclass(slots=True)
+class CatalogNode:
+    """One session in a project group, with its subagents."""
+
+    entry: CatalogEntry
+    children: list[CatalogNode] = field(default_factory=list)
+
+
+@dataclass(slots=True)
+class ProjectGroup:
+    """The sessions of one working directory, newest first."""
+
+    cwd: str
+    nodes: list[CatalogNode]
+
+    @property
+    def modified(self) -> float:
+        return max((n.entry.mtime for n in self.nodes), default=0.0)
+
+
+def group_by_project(entries: Iterable[CatalogEntry]) -> list[ProjectGroup]:
+    """Group records by their real cwd (subagents under their parent); newest group first."""
+    ordered = sorted(entries, key=lambda e: (-e.mtime, e.key))
+    nodes = {e.key: CatalogNode(e) for e in ordered}
+    groups: dict[str, list[CatalogNode]] = {}
+    for e in ordered:
+        node = nodes[e.key]
+        if e.parent is not None and e.parent in nodes:
+            nodes[e.parent].children.append(node)
+        else:
+            groups.setdefault(e.cwd, []).append(node)
+    result = [ProjectGroup(cwd, members) for cwd, members in groups.items()]
+    result.sort(key=lambda g: (-g.modified, g.cwd))
+    return result

@@ -1,0 +1,197 @@
+"""The catalog of a sessions folder on real files: layouts, titles, counts, cache, unreadable files."""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from sessiontree.archive.catalog import Catalog, group_by_project, iter_session_files
+from tests.store.helpers import assistant, entry, header, msg, write_jsonl
+
+
+def session(path: Path, sid: str, cwd: str, *extra: dict[str, Any], title: str | None = None) -> Path:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    head = header(sid, cwd=cwd, **({"title": title} if title else {}))
+    return write_jsonl(
+        path, [head, msg("u1", None, "user", f"prompt of {sid}"), assistant("a1", "u1"), *extra]
+    )
+
+
+def set_mtime(path: Path, when: float) -> None:
+    os.utime(path, (when, when))
+
+
+def snapshot_bytes(root: Path) -> dict[str, bytes]:
+    return {p.relative_to(root).as_posix(): p.read_bytes() for p in sorted(root.rglob("*")) if p.is_file()}
+
+
+@pytest.fixture
+def sessions_dir(tmp_path: Path) -> Path:
+    root = tmp_path / "sessions"
+    session(root / "--work-a--" / "2026-01-01_s1.jsonl", "s1", "/work/a")
+    session(root / "--work-a--" / "2026-01-02_s2.jsonl", "s2", "/work/a", title="Named in header")
+    session(root / "--work-b--" / "2026-01-03_s3.jsonl", "s3", "/work/b")
+    # an oh-my-pi subagent, kept in the parent's session folder
+    session(root / "--work-b--" / "2026-01-03_s3" / "0-Explorer.jsonl", "s3a", "/work/b")
+    (root / "--work-b--" / "2026-01-03_s3" / "1.bash.log").write_text("artifact")
+    set_mtime(root / "--work-a--" / "2026-01-01_s1.jsonl", 1_000_000)
+    set_mtime(root / "--work-a--" / "2026-01-02_s2.jsonl", 2_000_000)
+    set_mtime(root / "--work-b--" / "2026-01-03_s3.jsonl", 3_000_000)
+    set_mtime(root / "--work-b--" / "2026-01-03_s3" / "0-Explorer.jsonl", 2_500_000)
+    return root
+
+
+def test_lists_project_folders_with_subagents_nested(sessions_dir: Path, tmp_path: Path) -> None:
+    entries = Catalog(sessions_dir, tmp_path / "cache").scan()
+    by_key = {e.key: e for e in entries}
+    assert set(by_key) == {
+        "--work-a--/2026-01-01_s1.jsonl",
+        "--work-a--/2026-01-02_s2.jsonl",
+        "--work-b--/2026-01-03_s3.jsonl",
+        "--work-b--/2026-01-03_s3/0-Explorer.jsonl",
+    }
+    assert by_key["--work-b--/2026-01-03_s3/0-Explorer.jsonl"].parent == "--work-b--/2026-01-03_s3.jsonl"
+    assert by_key["--work-a--/2026-01-02_s2.jsonl"].title == "Named in header"
+    assert by_key["--work-a--/2026-01-01_s1.jsonl"].title == "prompt of s1"
+    assert all(e.message_count == 2 for e in entries)
+    groups = group_by_project(entries)
+    assert [g.cwd for g in groups] == ["/work/b", "/work/a"]
+    assert [n.entry.id for n in groups[1].nodes] == ["s2", "s1"]  # newest first
+    (parent,) = groups[0].nodes
+    assert [c.entry.id for c in parent.children] == ["s3a"]
+
+
+def test_flat_folder(tmp_path: Path) -> None:
+    flat = tmp_path / "flat"
+    session(flat / "one.jsonl", "f1", "/x")
+    session(flat / "two.jsonl", "f2", "/y")
+    keys = sorted(e.key for e in Catalog(flat).scan())
+    assert keys == ["one.jsonl", "two.jsonl"]
+
+
+def test_later_rename_wins_and_counts_follow_growth(tmp_path: Path) -> None:
+    path = session(
+        tmp_path / "s" / "a.jsonl",
+        "s1",
+        "/w",
+        entry("session_info", "i1", "a1", name="Refactor auth"),
+        title="Header title",
+    )
+    catalog = Catalog(tmp_path / "s", tmp_path / "cache")
+    (first,) = catalog.scan()
+    assert first.title == "Refactor auth" and first.message_count == 2
+    with open(path, "a", encoding="utf-8") as fh:
+        fh.write(json.dumps(msg("u2", "i1", "user", "more")) + "\n")
+        fh.write(json.dumps(entry("title_change", "t1", "u2", title="Newest title", source="user")) + "\n")
+        fh.write('{"type":"message","id":"u3"')  # half-written: not counted yet
+    (grown,) = catalog.scan()
+    assert grown.title == "Newest title" and grown.message_count == 3
+    with open(path, "a", encoding="utf-8") as fh:
+        fh.write(',"parentId":"t1","message":{"role":"user","content":"x"}}\n')
+    (done,) = catalog.scan()
+    assert done.message_count == 4
+
+
+def test_lines_in_another_key_order_are_parsed(tmp_path: Path) -> None:
+    path = tmp_path / "s" / "a.jsonl"
+    path.parent.mkdir()
+    lines = [header("s1"), {"id": "u1", "type": "message", "message": {"role": "user", "content": "hi"}}]
+    write_jsonl(path, lines)
+    (e,) = Catalog(path.parent).scan()
+    assert e.message_count == 1
+
+
+def test_unreadable_and_non_session_files_are_listed(tmp_path: Path) -> None:
+    root = tmp_path / "s"
+    session(root / "good.jsonl", "g", "/w")
+    (root / "notes.jsonl").write_text("just some text\n")
+    (root / "empty.jsonl").write_bytes(b"")
+    entries = {e.key: e for e in Catalog(root).scan()}
+    assert entries["good.jsonl"].error is None
+    assert entries["notes.jsonl"].error == "not a session file"
+    assert entries["empty.jsonl"].error == "not a session file"
+
+
+@pytest.mark.skipif(os.geteuid() == 0, reason="root reads any file")
+def test_permission_denied_is_listed(tmp_path: Path) -> None:
+    root = tmp_path / "s"
+    path = session(root / "secret.jsonl", "g", "/w")
+    path.chmod(0)
+    try:
+        (e,) = Catalog(root).scan()
+    finally:
+        path.chmod(0o644)
+    assert e.error is not None and "permission denied" in e.error
+
+
+def test_symlinks_leaving_the_root_are_not_listed(tmp_path: Path) -> None:
+    root = tmp_path / "s"
+    outside = session(tmp_path / "outside" / "o.jsonl", "o", "/w")
+    session(root / "in.jsonl", "i", "/w")
+    (root / "link.jsonl").symlink_to(outside)
+    (root / "linkdir").symlink_to(outside.parent)
+    (root / "inner.jsonl").symlink_to(root / "in.jsonl")
+    keys = sorted(path.relative_to(root).as_posix() for path, _ in iter_session_files(root))
+    assert keys == ["in.jsonl", "inner.jsonl"]
+
+
+def test_warm_scan_reads_nothing_but_stat(
+    sessions_dir: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    cache = tmp_path / "cache"
+    cold = Catalog(sessions_dir, cache).scan()
+    assert list(cache.iterdir())
+    import sessiontree.archive.catalog as catalog_module
+
+    def fail(*args: object, **kwargs: object) -> None:
+        raise AssertionError("a warm scan read a file")
+
+    monkeypatch.setattr(catalog_module, "read_entry", fail)
+    warm = Catalog(sessions_dir, cache).scan()
+    assert warm == cold
+
+
+def test_changed_file_is_read_again(sessions_dir: Path, tmp_path: Path) -> None:
+    cache = tmp_path / "cache"
+    Catalog(sessions_dir, cache).scan()
+    path = sessions_dir / "--work-a--" / "2026-01-01_s1.jsonl"
+    session(path, "s1", "/work/a", title="Renamed by rewrite")
+    entries = {e.key: e for e in Catalog(sessions_dir, cache).scan()}
+    assert entries["--work-a--/2026-01-01_s1.jsonl"].title == "Renamed by rewrite"
+
+
+def test_damaged_cache_is_rebuilt(sessions_dir: Path, tmp_path: Path) -> None:
+    cache = tmp_path / "cache"
+    Catalog(sessions_dir, cache).scan()
+    (cache_file,) = cache.iterdir()
+    cache_file.write_text("{not json")
+    assert len(Catalog(sessions_dir, cache).scan()) == 4
+
+
+def test_never_writes_into_the_listed_folder(sessions_dir: Path, tmp_path: Path) -> None:
+    before = snapshot_bytes(sessions_dir)
+    catalog = Catalog(sessions_dir, tmp_path / "cache")
+    catalog.scan()
+    catalog.scan()
+    assert snapshot_bytes(sessions_dir) == before
+
+
+def test_removed_file_leaves_the_listing(sessions_dir: Path) -> None:
+    catalog = Catalog(sessions_dir)
+    assert len(catalog.scan()) == 4
+    (sessions_dir / "--work-a--" / "2026-01-01_s1.jsonl").unlink()
+    assert len(catalog.scan()) == 3
+
+
+def test_live_flag(sessions_dir: Path) -> None:
+    (e, *_) = Catalog(sessions_dir).scan()
+    assert e.is_live(e.mtime + 10)
+    assert not e.is_live(e.mtime + 61)
+
+
+def test_missing_root_lists_nothing(tmp_path: Path) -> None:
+    assert Catalog(tmp_path / "nope").scan() == []
