@@ -1,0 +1,134 @@
+"""The index page of a sessions folder: one group per project, newest first, a filter box.
+
+Shared by ``serve`` (live) and the static site builder: links come from a caller's link
+builder, serve-only scripts and CSP sources from ``IndexOptions``.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from typing import Any
+
+from markupsafe import Markup
+
+from sessiontree.archive.catalog import CatalogEntry, CatalogNode, group_by_project
+from sessiontree.errors import ExportError
+from sessiontree.exporter.page import THEMES, script_hash
+from sessiontree.exporter.templating import MacroSet, get_template, read_asset
+
+LinkBuilder = Callable[[CatalogEntry], "str | None"]
+"""Return the href of a session's page (None: not linked, e.g. an unreadable file)."""
+
+MACROS = MacroSet("index_macros.html.j2")
+
+
+@dataclass(frozen=True, slots=True)
+class IndexOptions:
+    """How the index page differs between callers (serve adds a live script and connect-src)."""
+
+    title: str = "Sessions"
+    theme: str = "auto"
+    extra_scripts: tuple[str, ...] = ()
+    """Inline scripts added after the index script (each hashed into the CSP)."""
+    connect_src: tuple[str, ...] = ()
+    """CSP ``connect-src`` sources, e.g. ``("'self'",)`` for a served page's event stream."""
+    now: float | None = None
+    """The time the live dots are computed against (default: now)."""
+
+
+def _size(n: int) -> str:
+    value = float(n)
+    for unit in ("B", "KB", "MB", "GB"):
+        if value < 1024 or unit == "GB":
+            return f"{value:.0f} {unit}" if unit == "B" else f"{value:.1f} {unit}"
+        value /= 1024
+    return f"{n} B"
+
+
+def _when(stamp: float) -> str:
+    return datetime.fromtimestamp(stamp, UTC).strftime("%Y-%m-%d %H:%M")
+
+
+def _created(text: str) -> str:
+    return text[:16].replace("T", " ") if len(text) >= 16 and text[10:11] == "T" else text[:40]
+
+
+def _item(node: CatalogNode, link_for: LinkBuilder, now: float) -> dict[str, Any]:
+    e = node.entry
+    title = e.title or (e.key.rsplit("/", 1)[-1] if e.error else e.id)
+    count = e.message_count
+    return {
+        "key": e.key,
+        "href": None if e.error else link_for(e),
+        "title": title,
+        "search": " ".join((title, e.first_prompt, e.cwd, e.key)).lower(),
+        "mtime_ms": int(e.mtime * 1000),
+        "live": e.is_live(now),
+        "error": e.error,
+        "size": _size(e.size),
+        "messages": f"{count} message{'s' if count != 1 else ''}",
+        "created": _created(e.created) or "?",
+        "modified": _when(e.mtime),
+        "modified_iso": datetime.fromtimestamp(e.mtime, UTC).isoformat(timespec="seconds"),
+        "children": [_item(child, link_for, now) for child in node.children],
+    }
+
+
+def render_index_groups(
+    entries: Iterable[CatalogEntry], link_for: LinkBuilder, now: float | None = None
+) -> str:
+    """Return the HTML of the project groups (what a live index swaps in on a change)."""
+    moment = time.time() if now is None else now
+    groups = [
+        {"cwd": g.cwd, "sessions": [_item(n, link_for, moment) for n in g.nodes]}
+        for g in group_by_project(entries)
+    ]
+    return str(MACROS.groups(groups))
+
+
+def index_summary(entries: Iterable[CatalogEntry]) -> str:
+    """One line: how many sessions, projects and unreadable files."""
+    listed = list(entries)
+    bad = sum(1 for e in listed if e.error)
+    projects = len({e.cwd for e in listed if not e.error})
+    text = f"{len(listed) - bad} sessions in {projects} project{'s' if projects != 1 else ''}"
+    return text + (f", {bad} unreadable" if bad else "")
+
+
+def index_csp(scripts: Iterable[str], css: str, connect_src: Iterable[str] = ()) -> str:
+    """The index page's CSP: only its own hashed inline script and style, nothing from the network."""
+    sources = " ".join(f"'{script_hash(s)}'" for s in scripts)
+    connect = " ".join(connect_src)
+    return (
+        f"default-src 'none'; script-src {sources}; style-src '{script_hash(css)}'; img-src 'none'; "
+        + (f"connect-src {connect}; " if connect else "")
+        + "base-uri 'none'; form-action 'none'; frame-ancestors 'none'"
+    )
+
+
+def render_index(
+    entries: Iterable[CatalogEntry], link_for: LinkBuilder, options: IndexOptions | None = None
+) -> str:
+    """Return the whole index page of a catalog's records."""
+    opts = options or IndexOptions()
+    if opts.theme not in THEMES:
+        raise ExportError(f"Unknown theme {opts.theme!r}; use one of: {', '.join(THEMES)}")
+    listed = list(entries)
+    css = read_asset("index.css")
+    scripts = (read_asset("index.js"), *opts.extra_scripts)
+    for text in (css, *scripts):
+        # Our own files, but a stray "</" would end the element early and break the page.
+        if "</script" in text.lower() or "</style" in text.lower():
+            raise ExportError("index scripts and styles must not contain '</script' or '</style'")
+    return get_template("index.html.j2").render(
+        theme=opts.theme,
+        csp=Markup(index_csp(scripts, css, opts.connect_src)),
+        title=opts.title,
+        css=Markup(css),
+        summary=index_summary(listed),
+        groups_html=Markup(render_index_groups(listed, link_for, opts.now)),
+        scripts=[Markup(s) for s in scripts],
+    )

@@ -1,0 +1,84 @@
+"""The index page: groups, order, escaping, links, CSP hashes of every inline script and style."""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import re
+
+import pytest
+
+from sessiontree.archive.catalog import CatalogEntry
+from sessiontree.errors import ExportError
+from sessiontree.exporter.index_page import IndexOptions, render_index, render_index_groups
+
+
+def rec(key: str, mtime: float, cwd: str = "/w", **kw: object) -> CatalogEntry:
+    return CatalogEntry(key=key, size=2048, mtime=mtime, id=key.split(".")[0], cwd=cwd, **kw)  # type: ignore[arg-type]
+
+
+def link(e: CatalogEntry) -> str:
+    return "/s/" + e.key
+
+
+def sha(text: str) -> str:
+    return "sha256-" + base64.b64encode(hashlib.sha256(text.encode()).digest()).decode()
+
+
+def test_groups_newest_first_with_subagents_nested() -> None:
+    entries = [
+        rec("old.jsonl", 100, "/a", title="Old one"),
+        rec("new.jsonl", 300, "/a", title="New one"),
+        rec("b.jsonl", 200, "/b", title="In b"),
+        rec("new/0-Sub.jsonl", 250, "/a", title="Sub", parent="new.jsonl"),
+    ]
+    html = render_index_groups(entries, link, now=310)
+    assert html.index('data-cwd="/a"') < html.index('data-cwd="/b"')
+    assert html.index("New one") < html.index("Sub") < html.index("Old one")
+    sub = html.index('class="st-subagents"')
+    assert html.index("New one") < sub < html.index("Sub")
+    assert 'href="/s/new.jsonl"' in html
+    # live: changed within the last minute of "now"
+    assert re.search(r'data-key="new.jsonl"[^>]*>\s*<span class="st-live st-on"', html)
+    assert re.search(r'data-key="old.jsonl"[^>]*>\s*<span class="st-live"', html)
+
+
+def test_session_text_is_escaped() -> None:
+    evil = '<script>alert(1)</script>"'
+    html = render_index([rec("x.jsonl", 1, cwd=evil, title=evil, first_prompt=evil)], link)
+    assert "<script>alert" not in html
+    assert "&lt;script&gt;alert(1)&lt;/script&gt;" in html
+
+
+def test_unreadable_files_are_listed_without_a_link() -> None:
+    html = render_index([rec("bad.jsonl", 1, error="not a session file")], link)
+    assert "not a session file" in html and "bad.jsonl" in html
+    assert 'href="/s/bad.jsonl"' not in html
+
+
+def test_csp_hashes_every_inline_script_and_style() -> None:
+    extra = "console.log('live');"
+    html = render_index(
+        [rec("x.jsonl", 1)], link, IndexOptions(extra_scripts=(extra,), connect_src=("'self'",))
+    )
+    csp = re.search(r'http-equiv="Content-Security-Policy" content="([^"]+)"', html)
+    assert csp is not None
+    policy = csp.group(1)
+    scripts = re.findall(r"<script>(.*?)</script>", html, re.S)
+    styles = re.findall(r"<style>(.*?)</style>", html, re.S)
+    assert len(scripts) == 2 and extra in scripts
+    for text in [*scripts]:
+        assert f"'{sha(text)}'" in policy.split("script-src")[1].split(";")[0]
+    assert f"'{sha(styles[0])}'" in policy.split("style-src")[1].split(";")[0]
+    assert "connect-src 'self'" in policy
+    assert "unsafe-inline" not in policy
+
+
+def test_without_connect_src_the_page_connects_nowhere() -> None:
+    html = render_index([], link)
+    assert "connect-src" not in html  # default-src 'none' covers it
+
+
+def test_unknown_theme_is_refused() -> None:
+    with pytest.raises(ExportError):
+        render_index([], link, IndexOptions(theme="neon"))
