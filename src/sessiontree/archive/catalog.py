@@ -14,7 +14,6 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-import tempfile
 import time
 from collections.abc import Iterable, Iterator
 from dataclasses import asdict, dataclass, field, replace
@@ -22,6 +21,8 @@ from pathlib import Path
 from typing import Any
 
 from sessiontree.store.discovery import read_session_info
+from sessiontree.store.persist import rewrite_atomically
+from sessiontree.store.storage import FileSessionStorage
 from sessiontree.store.tail import TailReader, TailState
 
 CACHE_VERSION = 1
@@ -269,7 +270,7 @@ class Catalog:
         }
         try:
             self.cache_file.parent.mkdir(parents=True, exist_ok=True)
-            _write_atomic(self.cache_file, json.dumps(data, ensure_ascii=False))
+            rewrite_atomically(FileSessionStorage(), self.cache_file, [json.dumps(data, ensure_ascii=False)])
         except OSError:
             return  # a cache that cannot be written only costs speed next time
         self._dirty = False
@@ -278,19 +279,6 @@ class Catalog:
 def _cache_name(root: Path) -> str:
     digest = hashlib.sha256(str(root.resolve()).encode("utf-8", "surrogateescape")).hexdigest()[:20]
     return f"catalog-{digest}.json"
-
-
-def _write_atomic(path: Path, text: str) -> None:
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as fh:
-            fh.write(text)
-            fh.flush()
-            os.fsync(fh.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
 
 
 @dataclass(slots=True)
