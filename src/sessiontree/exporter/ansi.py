@@ -44,6 +44,13 @@ def _basic_of_256(index: int) -> int:
     return index if index < 16 else nearest_basic(*_rgb_of(index))
 
 
+def _code(param: str) -> int:
+    # int() refuses more than 4,300 digits; no SGR code is longer than 3 (an unknown code is ignored).
+    if not param.isdigit():
+        return 0
+    return int(param) if len(param) <= 3 else -1
+
+
 class _State:
     __slots__ = ("bg", "bold", "fg")
 
@@ -63,7 +70,7 @@ class _State:
         return " ".join(out)
 
     def apply(self, params: str) -> None:
-        codes = [int(p) if p.isdigit() else 0 for p in params.replace(":", ";").split(";")] if params else [0]
+        codes = [_code(p) for p in params.replace(":", ";").split(";")] if params else [0]
         i = 0
         while i < len(codes):
             c = codes[i]

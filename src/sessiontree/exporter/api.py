@@ -22,6 +22,7 @@ from sessiontree.exporter.sections import (
 )
 from sessiontree.exporter.stats import compute_stats, cumulative_by_turn
 from sessiontree.store import Session, load_session
+from sessiontree.store.surrogates import SURROGATES
 
 
 @dataclass
@@ -182,7 +183,7 @@ def write_text_atomic(path: Path, chunks: str | Iterable[str]) -> None:
         umask = os.umask(0)
         os.umask(umask)
         os.chmod(tmp, 0o666 & ~umask)
-        with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as fh:
+        with os.fdopen(fd, "w", encoding="utf-8", errors=SURROGATES, newline="\n") as fh:
             if isinstance(chunks, str):
                 fh.write(chunks)
             else:

@@ -17,6 +17,7 @@ from markupsafe import Markup
 from sessiontree.errors import ExportError
 from sessiontree.exporter.highlight import theme_css
 from sessiontree.exporter.templating import get_template, read_asset
+from sessiontree.store.surrogates import SURROGATES
 
 THEMES = ("auto", "light", "dark")
 DATA_VERSION = 1
@@ -110,7 +111,7 @@ class FragmentPacker:
         self._started = True
         text = prefix + ",".join(json.dumps(h, ensure_ascii=False) for h in self._pending)
         self._pending.clear()
-        self._feed(text.encode("utf-8"))
+        self._feed(text.encode("utf-8", SURROGATES))
 
     def _finish(self) -> bytes:
         if self._packed is None:

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import math
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
@@ -24,6 +23,7 @@ from sessiontree.exporter.images import ImageRegistry
 from sessiontree.exporter.markdown import render_markdown
 from sessiontree.exporter.templating import MacroSet
 from sessiontree.exporter.tools import args_search_text, render_call, render_result
+from sessiontree.store.numbers import amount_of, count_of
 
 PREVIEW_CHARS = 120
 Meta = dict[str, Any]
@@ -125,19 +125,12 @@ def _usage(message: Mapping[str, Any]) -> Markup:
     total = cost.get("total") if isinstance(cost, Mapping) else None
     return MACROS.usage(
         model,
-        _num(usage.get("input")),
-        _num(usage.get("output")),
-        _num(usage.get("cacheRead")),
-        _num(usage.get("cacheWrite")),
-        float(total) if isinstance(total, int | float) and math.isfinite(total) else 0.0,
+        count_of(usage.get("input")),
+        count_of(usage.get("output")),
+        count_of(usage.get("cacheRead")),
+        count_of(usage.get("cacheWrite")),
+        amount_of(total),
     )
-
-
-def _num(value: Any) -> int:
-    # json.loads accepts Infinity and NaN: never let a number break the page.
-    if isinstance(value, bool) or not isinstance(value, int | float) or not math.isfinite(value):
-        return 0
-    return int(value)
 
 
 def _assistant(

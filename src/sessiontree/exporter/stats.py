@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
-import math
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
 from markupsafe import Markup
+
+from sessiontree.store.numbers import amount_of, count_of
 
 CHART_WIDTH = 320
 CHART_HEIGHT = 64
@@ -29,21 +30,14 @@ class SessionStats:
     models: list[str] = field(default_factory=list)
 
 
-def _num(value: Any) -> float:
-    # json.loads accepts Infinity and NaN; they count as nothing.
-    if isinstance(value, bool) or not isinstance(value, int | float) or not math.isfinite(value):
-        return 0.0
-    return float(value)
-
-
 def usage_of(message: Mapping[str, Any]) -> tuple[dict[str, int], float]:
     """Return (tokens by kind, cost) of one assistant message (zeros when it has no usage)."""
     usage = message.get("usage")
     if not isinstance(usage, Mapping):
         return dict.fromkeys(TOKEN_KEYS, 0), 0.0
     cost = usage.get("cost")
-    total = _num(cost.get("total")) if isinstance(cost, Mapping) else _num(cost)
-    return {k: int(_num(usage.get(k))) for k in TOKEN_KEYS}, total
+    total = amount_of(cost.get("total")) if isinstance(cost, Mapping) else amount_of(cost)
+    return {k: count_of(usage.get(k)) for k in TOKEN_KEYS}, total
 
 
 def _model_of(message: Mapping[str, Any]) -> str:

@@ -22,6 +22,7 @@ from sessiontree.share.progress import echo, spinner
 from sessiontree.share.records import ShareRecord, append_record, now_iso
 from sessiontree.share.redact import RedactionReport, redact_entries
 from sessiontree.store import Session
+from sessiontree.store.surrogates import replace_surrogates
 
 MiB = 1024 * 1024
 WARN_BYTES = 1 * MiB  # gistpreview reads the gist through the API, which cuts files at 1 MB
@@ -96,7 +97,8 @@ def _export_and_publish(
         session, report = redact_session(session)
         if report.total:
             say(f"Redacted {report.total} secret(s): {report.summary()} (--no-redact shares as is)")
-    html = render_session_html(session)
+    # Encoded for the file and for the API upload: a lone surrogate would fail both.
+    html = replace_surrogates(render_session_html(session))
     size = len(html.encode("utf-8"))
     check_size(size, force=force, warn=say if backend.kind != "handler" else None)
     title, date = page_title(html), share_date(session)

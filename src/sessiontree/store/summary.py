@@ -6,14 +6,12 @@ from collections import Counter
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
+from sessiontree.store.discovery import printable
 from sessiontree.store.entries import message_of
+from sessiontree.store.numbers import amount_of, count_of
 from sessiontree.store.session import Session
 
 USAGE_KEYS = ("input", "output", "cacheRead", "cacheWrite")
-
-
-def _number(value: object) -> float:
-    return float(value) if isinstance(value, int | float) and not isinstance(value, bool) else 0.0
 
 
 @dataclass
@@ -50,7 +48,7 @@ def summarize_session(session: Session) -> SessionSummary:
     """Count entries by type and role, tokens and cost, models, branches and load problems."""
     types: Counter[str] = Counter()
     roles: Counter[str] = Counter()
-    tokens = dict.fromkeys(USAGE_KEYS, 0.0)
+    tokens = dict.fromkeys(USAGE_KEYS, 0)
     cost = 0.0
     models: dict[str, None] = {}
     for entry in session.entries:
@@ -71,10 +69,10 @@ def summarize_session(session: Session) -> SessionSummary:
         usage = message.get("usage")
         if isinstance(usage, dict):
             for key in USAGE_KEYS:
-                tokens[key] += _number(usage.get(key))
+                tokens[key] += count_of(usage.get(key))
             usage_cost = usage.get("cost")
             if isinstance(usage_cost, dict):
-                cost += _number(usage_cost.get("total"))
+                cost += amount_of(usage_cost.get("total"))
     tree = session.tree
     return SessionSummary(
         path=str(session.path) if session.path else None,
@@ -93,7 +91,7 @@ def summarize_session(session: Session) -> SessionSummary:
         leaf_depth=len(tree.path_ids(session.leaf_id)),
         labels=len(tree.labels),
         models=list(models),
-        tokens={key: int(value) for key, value in tokens.items()},
+        tokens={key: count_of(value) for key, value in tokens.items()},
         cost=round(cost, 6),
         bad_lines=[{"line": b.lineno, "reason": b.reason} for b in session.bad_lines],
         missing_blobs=list(session.missing_blobs),
@@ -103,33 +101,36 @@ def summarize_session(session: Session) -> SessionSummary:
 def format_summary(summary: SessionSummary) -> str:
     """The human-readable form of a summary."""
 
+    # Every string here may come from the session: escape sequences must not reach the terminal.
+    safe = printable
+
     def counts(values: dict[str, int]) -> str:
-        return ", ".join(f"{name} {count}" for name, count in values.items()) or "none"
+        return ", ".join(f"{safe(name)} {count}" for name, count in values.items()) or "none"
 
     migrated = ", ".join(summary.migrations) if summary.migrations else "none needed"
     tokens = summary.tokens
     lines = [
-        f"Session   {summary.id or '?'}" + (f"  {summary.title}" if summary.title else ""),
-        f"File      {summary.path}",
-        f"Cwd       {summary.cwd or '?'}",
-        f"Created   {summary.created or '?'}",
+        f"Session   {safe(summary.id or '?')}" + (f"  {safe(summary.title)}" if summary.title else ""),
+        f"File      {safe(str(summary.path))}",
+        f"Cwd       {safe(summary.cwd or '?')}",
+        f"Created   {safe(summary.created or '?')}",
         f"Version   v{summary.version_found} (migrations: {migrated})",
         f"Entries   {summary.entries}: {counts(summary.entry_types)}",
         f"Messages  {sum(summary.message_roles.values())}: {counts(summary.message_roles)}",
         f"Tree      {summary.roots} root(s), {summary.branch_points} branch point(s), "
         f"{summary.labels} label(s)",
-        f"Leaf      {summary.leaf_id or '-'} (depth {summary.leaf_depth})",
-        f"Models    {', '.join(summary.models) or 'none'}",
+        f"Leaf      {safe(summary.leaf_id or '-')} (depth {summary.leaf_depth})",
+        f"Models    {safe(', '.join(summary.models)) or 'none'}",
         f"Tokens    input {tokens['input']:,}, output {tokens['output']:,}, "
         f"cache read {tokens['cacheRead']:,}, cache write {tokens['cacheWrite']:,}",
         f"Cost      ${summary.cost:.4f}",
     ]
     if summary.bad_lines:
-        shown = ", ".join(f"{b['line']} ({b['reason']})" for b in summary.bad_lines[:10])
+        shown = ", ".join(f"{b['line']} ({safe(b['reason'])})" for b in summary.bad_lines[:10])
         more = f" and {len(summary.bad_lines) - 10} more" if len(summary.bad_lines) > 10 else ""
         lines.append(f"Bad lines {len(summary.bad_lines)} skipped: {shown}{more}")
     if summary.missing_blobs:
         lines.append(
-            f"Missing   {len(summary.missing_blobs)} blob(s): {', '.join(summary.missing_blobs[:5])}"
+            f"Missing   {len(summary.missing_blobs)} blob(s): {safe(', '.join(summary.missing_blobs[:5]))}"
         )
     return "\n".join(lines)

@@ -1,0 +1,29 @@
+"""Lone UTF-16 surrogates (legal in JSON, not in UTF-8) become U+FFFD where text is encoded."""
+
+from __future__ import annotations
+
+import codecs
+import re
+
+_LONE_SURROGATE = re.compile("[\ud800-\udfff]")
+
+# The codec error handler for every UTF-8 write of session text: ``errors=SURROGATES``.
+SURROGATES = "sessiontree.replace-surrogates"
+
+
+def _replace(error: UnicodeError) -> tuple[str | bytes, int]:
+    if isinstance(error, UnicodeEncodeError):
+        # The UTF-8 encoder takes only ASCII text from a handler, so give it U+FFFD's bytes.
+        replacement = "\ufffd".encode() if error.encoding in ("utf-8", "utf8") else "?"
+        return replacement * (error.end - error.start), error.end
+    raise error
+
+
+codecs.register_error(SURROGATES, _replace)
+
+
+def replace_surrogates(text: str) -> str:
+    """Return ``text`` with every lone surrogate replaced by U+FFFD (the same object when none)."""
+    if text.isascii():
+        return text
+    return _LONE_SURROGATE.sub("\ufffd", text)
