@@ -13,7 +13,7 @@ from sessiontree.share.publish import (
     MAX_BYTES,
     WARN_BYTES,
     check_size,
-    page_title,
+    plain_title,
     share_date,
     share_file_name,
     share_session,
@@ -244,7 +244,7 @@ def test_names_from_title_and_date(session_file: Path) -> None:
     assert slugify("Ünïcode: fix the *login* bug!  (v2)") == "unicode-fix-the-login-bug-v2"
     assert slugify("日本語") == ""
     assert share_file_name("日本語", "2026-02-16") == "sessiontree-session-2026-02-16.html"
-    assert page_title("<html><title>a &lt;b&gt;\n c</title>") == "a <b> c"
+    assert plain_title("a <b>\n c\x1b") == "a <b> c"
     assert share_date(load_session(session_file)) == "2026-02-16"
 
 

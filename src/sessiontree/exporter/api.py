@@ -6,12 +6,13 @@ import os
 import tempfile
 import webbrowser
 from collections.abc import Iterable, Iterator, Mapping, Sequence
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from sessiontree.errors import EntryNotFound, ExportError, SessionNotFound
-from sessiontree.exporter.page import THEMES, FragmentPacker, iter_page
+from sessiontree.exporter.fragments import FragmentPacker
+from sessiontree.exporter.options import PageOptions, RenderedSession, RenderOptions
+from sessiontree.exporter.page import iter_page
 from sessiontree.exporter.parallel import render_all
 from sessiontree.exporter.render import Meta, RenderContext, one_line, render_entry
 from sessiontree.exporter.sections import (
@@ -23,19 +24,6 @@ from sessiontree.exporter.sections import (
 from sessiontree.exporter.stats import compute_stats, cumulative_by_turn
 from sessiontree.store import Session, load_session
 from sessiontree.store.surrogates import SURROGATES
-
-
-@dataclass
-class RenderedSession:
-    """Everything a page is assembled from (a site builder may assemble its own pages from it)."""
-
-    session_meta: dict[str, Any]
-    entries: list[Meta]
-    frags: FragmentPacker
-    images: dict[str, str]
-    header_html: str
-    system_html: str
-    leaf_id: str | None
 
 
 def _title(session: Session) -> str:
@@ -63,20 +51,15 @@ def _resolve_leaf(session: Session, leaf_id: str | None) -> str | None:
     return leaf_id
 
 
-def render_session(
-    session: Session,
-    *,
-    leaf_id: str | None = None,
-    system_prompt: str | None = None,
-    tools: Sequence[Any] | None = None,
-    compress: bool = True,
-) -> RenderedSession:
-    """Render every entry of a session to (meta, fragment) plus the header and system sections.
+def render_session(session: Session, options: RenderOptions | None = None) -> RenderedSession:
+    """Render every entry of a session to (meta, fragment), its title, stats, header and system sections.
 
-    Fragments go straight into a ``FragmentPacker`` (gzip on the fly unless ``compress`` is off).
+    Fragments go straight into a ``FragmentPacker`` (gzip on the fly unless ``options.compress``
+    is off). Pass the result to ``iter_page`` with ``PageOptions`` for a page.
     """
+    opts = options or RenderOptions()
     tree = session.tree
-    leaf = _resolve_leaf(session, leaf_id)
+    leaf = _resolve_leaf(session, opts.leaf_id)
     ctx = RenderContext.for_entries(session.entries, tree.labels)
     # A duplicated id: the tree keeps the last entry; so does the page.
     by_id = tree.by_id
@@ -87,27 +70,33 @@ def render_session(
         return render_entry(entry, ctx, parent_id=tree.parent_of(entry["id"]))
 
     metas: list[Meta] = []
-    frags = FragmentPacker(compress=compress)
+    frags = FragmentPacker(compress=opts.compress)
     try:
-        for meta, html in render_all(len(todo), render_one, images=lambda: ctx.images.images):
+        rendered = render_all(len(todo), render_one, images=lambda: ctx.images.images, parallel=opts.parallel)
+        for meta, html in rendered:
             metas.append(meta)
             frags.add(html)
     except BaseException:
         frags.close()
         raise
     init = session.session_init(leaf) or {}
-    prompt = system_prompt if system_prompt is not None else init.get("systemPrompt")
-    tool_specs: list[ToolSpec] = normalise_tools(list(tools) if tools is not None else init.get("tools"))
+    prompt = opts.system_prompt if opts.system_prompt is not None else init.get("systemPrompt")
+    tool_specs: list[ToolSpec] = normalise_tools(
+        list(opts.tools) if opts.tools is not None else init.get("tools")
+    )
     title = _title(session)
+    stats = compute_stats(session.entries)
     header = render_header(
         title=title,
         session_id=session.id or "",
         cwd=session.cwd or "",
         date=session.timestamp or "",
-        stats=compute_stats(session.entries),
+        stats=stats,
         chart_points=cumulative_by_turn(tree.path_to(leaf)) if leaf else [],
     )
     return RenderedSession(
+        title=title,
+        stats=stats,
         session_meta={"id": session.id, "title": title, "cwd": session.cwd, "timestamp": session.timestamp},
         entries=metas,
         frags=frags,
@@ -127,7 +116,7 @@ def render_session_html(
     tools: Sequence[Any] | None = None,
     compress: bool = True,
 ) -> str:
-    """Return the self-contained HTML page of a loaded session.
+    """Return the self-contained HTML page of a loaded session (``render_session`` + ``iter_page``).
 
     ``system_prompt`` and ``tools`` (tool names or schemas) replace what the session's
     ``session_init`` entry holds; ``leaf_id`` picks the active leaf (default: the last entry).
@@ -149,13 +138,15 @@ def iter_session_page(
     compress: bool = True,
 ) -> Iterator[str]:
     """Yield the page of a session in chunks (for writing without one giant string)."""
-    if theme not in THEMES:
-        raise ExportError(f"Unknown theme {theme!r}; use one of: {', '.join(THEMES)}")
-    r = render_session(session, leaf_id=leaf_id, system_prompt=system_prompt, tools=tools, compress=compress)
+    page = PageOptions(theme=theme, compress=compress)
+    render = RenderOptions(leaf_id=leaf_id, system_prompt=system_prompt, tools=tools, compress=compress)
+    return _iter_rendered_page(session, render, page)
+
+
+def _iter_rendered_page(session: Session, render: RenderOptions, page: PageOptions) -> Iterator[str]:
+    rendered = render_session(session, render)
     del session  # only the rendered parts are needed from here on (frees the entries when we own them)
-    yield from iter_page(
-        r.session_meta, r.entries, r.frags, r.images, r.header_html, r.system_html, theme, leaf_id=r.leaf_id
-    )
+    yield from iter_page(rendered, page)
 
 
 def load_for_export(input_path: str | Path, *, blobs_dir: Path | None = None) -> Session:
@@ -213,8 +204,10 @@ def export_to_file(
         raise ExportError(f"Output {out} is the session file itself; choose another output path")
     if not out.parent.is_dir():
         raise ExportError(f"Directory not found: {out.parent}; create it or choose another output path")
-    chunks = iter_session_page(
-        session, theme=theme, leaf_id=leaf_id, system_prompt=system_prompt, tools=tools
+    # Options are checked before anything is rendered (a bad theme fails at once).
+    page = PageOptions(theme=theme)
+    chunks = _iter_rendered_page(
+        session, RenderOptions(leaf_id=leaf_id, system_prompt=system_prompt, tools=tools), page
     )
     # The generator drops the entries once they are rendered; holding them here would keep
     # the whole session alive while the page is written.
@@ -229,6 +222,8 @@ def open_in_browser(path: Path) -> None:
 
 
 __all__ = [
+    "PageOptions",
+    "RenderOptions",
     "RenderedSession",
     "default_output_path",
     "export_to_file",

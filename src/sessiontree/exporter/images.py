@@ -66,3 +66,32 @@ class ImageRegistry:
         out = {sha: self.images[sha] for sha in self._new}
         self._new.clear()
         return out
+
+
+EXTENSIONS = {"image/png": "png", "image/jpeg": "jpg", "image/gif": "gif", "image/webp": "webp"}
+
+
+@dataclass(frozen=True, slots=True)
+class ImageFile:
+    """One distinct image of a render as a file: ``<sha256>.<ext>`` holding ``data``."""
+
+    sha256: str
+    ext: str
+    mime: str
+    data: bytes
+
+    @property
+    def name(self) -> str:
+        """Return the file name ``<sha256>.<ext>`` (what an image URL under a prefix ends with)."""
+        return f"{self.sha256}.{self.ext}"
+
+
+def image_file(sha: str, data_url: str) -> ImageFile:
+    """Decode one ``images`` item (sha256 -> ``data:`` URL made by the registry) into its file."""
+    mime = data_url[5 : data_url.index(";")]
+    return ImageFile(sha, EXTENSIONS[mime], mime, base64.b64decode(data_url[data_url.index(",") + 1 :]))
+
+
+def image_url(prefix: str, sha: str, data_url: str) -> str:
+    """Return the URL of an image under ``prefix``: ``prefix + sha256 + "." + ext``."""
+    return f"{prefix}{sha}.{EXTENSIONS[data_url[5 : data_url.index(';')]]}"

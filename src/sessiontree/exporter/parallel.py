@@ -71,14 +71,17 @@ def _read_child(out_path: str, count: int, images: dict[str, str]) -> Iterator[R
         images.update(pickle.load(fh))
 
 
-def render_all(count: int, render: RenderOne, *, images: Callable[[], dict[str, str]]) -> Iterator[Rendered]:
+def render_all(
+    count: int, render: RenderOne, *, images: Callable[[], dict[str, str]], parallel: bool = True
+) -> Iterator[Rendered]:
     """Yield ``render(i)`` for ``i`` in ``range(count)``, in order, on up to two cores.
 
     ``images`` returns the image map the renders fill; the child's is merged into it. The first
     entries are rendered here before forking, so both processes start with warm caches
     (compiled lexers, the markdown parser): forking cold would make each pay that cost.
+    ``parallel=False`` renders everything here.
     """
-    if count < PARALLEL_MIN_ENTRIES or _workers() < 2 or not _can_fork():
+    if not parallel or count < PARALLEL_MIN_ENTRIES or _workers() < 2 or not _can_fork():
         for i in range(count):
             yield render(i)
         return

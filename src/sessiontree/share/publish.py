@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import dataclasses
-import html as htmllib
 import re
 import shutil
 import tempfile
@@ -14,7 +13,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 from sessiontree.errors import ExportError, ShareCancelled, ShareError
-from sessiontree.exporter import load_for_export, render_session_html
+from sessiontree.exporter import iter_page, load_for_export, render_session
 from sessiontree.share.gist import Gist, check_gh_auth, create_gist_gh, find_gh
 from sessiontree.share.github_api import GitHubAPI, github_token
 from sessiontree.share.handlers import find_handler, run_handler
@@ -97,11 +96,12 @@ def _export_and_publish(
         session, report = redact_session(session)
         if report.total:
             say(f"Redacted {report.total} secret(s): {report.summary()} (--no-redact shares as is)")
+    rendered = render_session(session)
     # Encoded for the file and for the API upload: a lone surrogate would fail both.
-    html = replace_surrogates(render_session_html(session))
+    html = replace_surrogates("".join(iter_page(rendered)))
     size = len(html.encode("utf-8"))
     check_size(size, force=force, warn=say if backend.kind != "handler" else None)
-    title, date = page_title(html), share_date(session)
+    title, date = plain_title(rendered.title), share_date(session)
     # A private (0700) directory: the page may hold what redaction could not recognise.
     workdir = Path(tempfile.mkdtemp(prefix="sessiontree-share-"))
     try:
@@ -174,11 +174,9 @@ def check_size(size: int, *, force: bool, warn: Notify | None) -> None:
         warn(f"Warning: the exported page is {size / MiB:.1f} MB; gist previews may not load more than 1 MB")
 
 
-def page_title(html: str) -> str:
-    """Return the exported page's ``<title>`` (the exporter's choice of title), unescaped."""
-    match = re.search(r"<title>(.*?)</title>", html, re.DOTALL)
-    text = htmllib.unescape(match.group(1)) if match else ""
-    return " ".join("".join(c if c.isprintable() else " " for c in text).split())
+def plain_title(title: str) -> str:
+    """Return a page title on one line of printable characters (for file names and descriptions)."""
+    return " ".join("".join(c if c.isprintable() else " " for c in title).split())
 
 
 def share_date(session: Session) -> str:

@@ -388,9 +388,12 @@
   }
 
   const SAFE_IMG = /^data:image\/(png|jpeg|jpg|gif|webp|bmp|avif|svg\+xml|x-icon);base64,/i;
+  // An image served by URL (PageOptions.image_prefix): a path ending in <sha256>.<ext>, no scheme.
+  const IMG_URL = /^(?:\.{0,2}\/)?(?:[A-Za-z0-9._~-]+\/)*[0-9a-f]{64}\.(png|jpg|gif|webp)$/;
   function imageSrc(sha) {
     const u = S.images[sha];
-    return typeof u === 'string' && SAFE_IMG.test(u.slice(0, 40)) ? u : '';
+    if (typeof u !== 'string') return '';
+    return SAFE_IMG.test(u.slice(0, 40)) || IMG_URL.test(u) ? u : '';
   }
 
   function parseFrag(i) {

@@ -1,0 +1,112 @@
+"""The options of the renderer seam (export, serve and build differ only in these) and its result."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from sessiontree.errors import ExportError
+from sessiontree.exporter.fragments import FragmentPacker
+from sessiontree.exporter.stats import SessionStats
+
+THEMES = ("auto", "light", "dark")
+
+# A CSP source is one token: a keyword ('self', 'wasm-unsafe-eval'), a scheme (data:), a host or
+# URL. Anything with a space, quote-less punctuation that ends a directive, or a control
+# character could smuggle in another directive.
+_SOURCE = re.compile(r"(?:'[a-z0-9+/=-]+'|[A-Za-z0-9*][A-Za-z0-9+.*:/_%\-\[\]]*)")
+_DIRECTIVE = re.compile(r"[a-z]+(?:-[a-z]+)*")
+# What an image prefix may be: a path, absolute ("/blobs/") or relative ("assets/"), no scheme.
+_PREFIX = re.compile(r"(?:/|\.{0,2}/)?(?:[A-Za-z0-9._~-]+/)*")
+
+
+def check_theme(theme: str) -> str:
+    """Return ``theme`` if the page knows it, else raise ExportError naming the choices."""
+    if theme not in THEMES:
+        raise ExportError(f"Unknown theme {theme!r}; use one of: {', '.join(THEMES)}")
+    return theme
+
+
+@dataclass(frozen=True)
+class RenderOptions:
+    """How a session is rendered to fragments (the same for every page made from the result).
+
+    ``leaf_id`` picks the active leaf (default: the session's last entry); ``system_prompt`` and
+    ``tools`` (names or schemas) replace what the ``session_init`` entry holds. ``compress``
+    says how fragments are held while rendering: gzip on the fly (small memory; what a page
+    usually wants) or a plain list; a page of the other form converts. ``parallel`` lets a big
+    session render on two cores (a forked worker): turn it off in a server or any process that
+    runs other threads.
+    """
+
+    leaf_id: str | None = None
+    system_prompt: str | None = None
+    tools: Sequence[Any] | None = None
+    compress: bool = True
+    parallel: bool = True
+
+
+@dataclass(frozen=True)
+class PageOptions:
+    """How a rendered session becomes one page (what export, serve and build set differently).
+
+    - ``theme``: ``auto``, ``light`` or ``dark``.
+    - ``compress``: ``frags`` as ``gz:<base64>`` (default) or a plain JSON array.
+    - ``extra_scripts``: JavaScript sources, each appended after the viewer as its own inline
+      ``<script>`` (for example ``live_script()`` for a live page); the CSP lists the hash of
+      every inline script, so nothing else runs.
+    - ``connect_src``: sources a script may fetch or open an EventSource to (``'self'``, a URL).
+    - ``csp_sources``: more sources for any directive, e.g. ``{"script-src": ("'wasm-unsafe-eval'",)}``.
+    - ``image_prefix``: ``None`` embeds each image as a ``data:`` URL; a path prefix (``/blobs/``
+      for a server, ``assets/`` for a static site) makes each image the URL
+      ``prefix + sha256 + "." + ext``, where sha256 is the hex digest of the image's bytes and ext
+      follows its mime type (``png``, ``jpg``, ``gif``, ``webp``); the files themselves come from
+      ``image_files(rendered)``. The CSP then allows images from ``'self'``.
+    """
+
+    theme: str = "auto"
+    compress: bool = True
+    extra_scripts: tuple[str, ...] = ()
+    connect_src: tuple[str, ...] = ()
+    csp_sources: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
+    image_prefix: str | None = None
+
+    def __post_init__(self) -> None:
+        check_theme(self.theme)
+        for directive, sources in {"connect-src": self.connect_src, **self.csp_sources}.items():
+            if not _DIRECTIVE.fullmatch(directive):
+                raise ExportError(f"Bad CSP directive {directive!r}")
+            if isinstance(sources, str):
+                raise ExportError(f"CSP sources for {directive} must be a tuple of strings, not one string")
+            for source in sources:
+                if not _SOURCE.fullmatch(source):
+                    raise ExportError(f"Bad CSP source {source!r} for {directive}")
+        for script in self.extra_scripts:
+            if "</script" in script.lower():
+                raise ExportError("An extra script must not contain '</script'")
+        if self.image_prefix is not None and not _PREFIX.fullmatch(self.image_prefix):
+            raise ExportError(
+                f"Bad image prefix {self.image_prefix!r}; use a path such as '/blobs/' or 'assets/'"
+            )
+
+
+@dataclass
+class RenderedSession:
+    """A session rendered once: what any number of pages (or a site builder's own) are made from.
+
+    ``entries`` and ``frags`` are aligned (one meta dict and one ``<article>`` fragment per entry,
+    file order); ``images`` maps the sha256 of an image's bytes to its ``data:`` URL;
+    ``header_html`` and ``system_html`` are trusted HTML from our templates.
+    """
+
+    title: str
+    stats: SessionStats
+    session_meta: dict[str, Any]
+    entries: list[dict[str, Any]]
+    frags: FragmentPacker
+    images: dict[str, str]
+    header_html: str
+    system_html: str
+    leaf_id: str | None
