@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from sessiontree.exporter.page import assemble_page
+from sessiontree.exporter.page import PageOptions, assemble_page, live_script
 
 
 def tiny_png() -> str:
@@ -211,7 +211,10 @@ def write_page(
     compress: bool = True,
     title: str = "Test session",
 ) -> Path:
-    """Assemble ``built`` with the real page assembler and write it to ``out``."""
+    """Assemble ``built`` with the real page assembler and write it to ``out``.
+
+    These pages carry the live script, as a served page does, so tests can drive ``appendEntry``.
+    """
     leaf = leaf_id if leaf_id is not None else (built.entries[-1]["id"] if built.entries else None)
     session = {"id": "sess-1", "title": title, "cwd": "/tmp/project", "timestamp": "2026-02-16T10:20:00Z"}
     header = f"<h1>{html.escape(title)}</h1>"
@@ -222,9 +225,9 @@ def write_page(
         built.images,
         header,
         "<p>system</p>",
-        theme,
         leaf_id=leaf,
         compress=compress,
+        options=PageOptions(theme=theme, compress=compress, extra_scripts=(live_script(),)),
     )
     out.write_text(page, encoding="utf-8")
     return out

@@ -5,6 +5,7 @@ from __future__ import annotations
 import base64
 import hashlib
 import json
+from pathlib import Path
 
 import pytest
 
@@ -12,8 +13,10 @@ from sessiontree.errors import ExportError
 from sessiontree.exporter import (
     PageOptions,
     RenderOptions,
+    export_to_file,
     image_files,
     iter_page,
+    live_script,
     render_session,
 )
 from sessiontree.exporter.page import content_security_policy, script_hash, viewer_assets
@@ -123,6 +126,17 @@ def test_images_by_url_under_a_prefix(gen_session: GenSession) -> None:
     assert "img-src data: 'self'" in page.csp
     inline = parse_page(page_of(rendered))
     assert inline.data["images"] == rendered.images
+
+
+def test_an_export_does_not_carry_the_live_script(gen_session: GenSession, tmp_path: Path) -> None:
+    live = live_script()
+    assert "appendEntry" in live
+    exported = export_to_file(gen_session(6), tmp_path / "out.html").read_text(encoding="utf-8")
+    scripts = [text for attrs, text in parse_page(exported).scripts if "type" not in attrs]
+    assert len(scripts) == 1
+    assert "appendEntry" not in exported and live not in exported
+    served = page_of(render_session(load_session(gen_session(6))), PageOptions(extra_scripts=(live,)))
+    assert live in served
 
 
 def test_extra_scripts_keep_st_data_parseable(gen_session: GenSession) -> None:

@@ -7,8 +7,10 @@ from pathlib import Path
 
 import pytest
 
+from sessiontree.exporter import live_script
 from sessiontree.share.publish import share_session
 from tests.chromium import CHROMIUM, CHROMIUM_ARGS
+from tests.exporter.conftest import parse_page
 from tests.share.conftest import FakeGh
 from tests.share.sessions import SECRETS, page_text, write_session
 
@@ -60,3 +62,13 @@ def test_redacted_page_renders_in_chromium(fake_gh: FakeGh, isolated_agent_dir: 
     assert "[REDACTED:env-assignment]" in shown
     assert all(secret not in shown for secret in SECRETS)
     assert "Login fails. My token is" in shown
+
+
+def test_a_shared_page_does_not_carry_the_live_script(
+    tmp_path: Path, fake_gh: FakeGh, isolated_agent_dir: Path
+) -> None:
+    share_session(write_session(tmp_path / "s.jsonl"), isolated_agent_dir, notify=lambda _: None)
+    shared = fake_gh.uploaded()
+    scripts = [text for attrs, text in parse_page(shared).scripts if "type" not in attrs]
+    assert len(scripts) == 1 and "sessiontree" in scripts[0]
+    assert "appendEntry" not in shared and live_script() not in shared

@@ -52,7 +52,7 @@
     collapsed: new Set(), rows: [], rowOf: null, lvl: null, bs: null, ep: null, last: null, nkids: null,
     visCount: 0, counts: {}, focusRow: 0,
     shown: [], shownPos: new Map(), resultFor: new Map(), merged: new Set(), lo: 0, hi: 0, gen: 0,
-    cur: -1, fragsDone: false, pending: 0, thinkingOpen: false, outputsOpen: false, gist: null, ready: false, queue: [],
+    cur: -1, fragsDone: false, pending: 0, thinkingOpen: false, outputsOpen: false, gist: null,
   };
   const ui = {};
 
@@ -1016,10 +1016,12 @@
     toast(S.outputsOpen ? 'Tool outputs expanded' : 'Tool outputs collapsed');
   }
 
-  // ---------------------------------------------------------------- live append
-  function appendEntry(meta, html, images) {
-    if (!S.ready) { S.queue.push([meta, html, images]); return; }
-    if (!meta || typeof meta !== 'object') return;
+  // ---------------------------------------------------------------- hook for added scripts
+  // What a page's extra scripts (templates/viewer/live.js on a served page) build on; an exported
+  // page exposes it too but nothing calls it there.
+
+  // Add one entry (meta as in st-data, its fragment, images to merge) to the index; nothing shown changes.
+  function addEntry(meta, html, images) {
     const i = S.n++;
     S.E.push(meta);
     S.frags.push(str(html));
@@ -1029,21 +1031,26 @@
     S.sub[i] = 1;
     for (let j = S.par[i], guard = 0; j >= 0 && guard < S.n; j = S.par[j], guard++) S.sub[j]++;
     if (images && typeof images === 'object') for (const k of Object.keys(images)) S.images[k] = images[k];
-    if (S.par[i] >= 0 && S.par[i] === S.leaf) {
-      const atEnd = S.hi >= S.shown.length;
-      setPath(i);
-      computeShown();
-      if (S.merged.has(i)) {
-        const call = ui.msgs.querySelector('.st-call[data-call-id="' + CSS.escape(str(meta.result)) + '"]');
-        if (call) fillCall(call, i);
-      } else if (atEnd && S.shownPos.has(i)) {
-        const nearBottom = ui.main.scrollHeight - ui.main.scrollTop - ui.main.clientHeight < 80;
-        extendDown(S.shown.length - S.hi);
-        if (nearBottom) ui.main.scrollTop = ui.main.scrollHeight;
-      }
-      syncSentinels();
+    return i;
+  }
+
+  // If entry i continues the current leaf, move the leaf to it and show it in place: a result
+  // fills its call; a message is added at the bottom (followed if the reader was at the bottom).
+  function followEntry(i) {
+    if (!(S.par[i] >= 0 && S.par[i] === S.leaf)) return false;
+    const atEnd = S.hi >= S.shown.length;
+    setPath(i);
+    computeShown();
+    if (S.merged.has(i)) {
+      const call = ui.msgs.querySelector('.st-call[data-call-id="' + CSS.escape(str(S.E[i].result)) + '"]');
+      if (call) fillCall(call, i);
+    } else if (atEnd && S.shownPos.has(i)) {
+      const nearBottom = ui.main.scrollHeight - ui.main.scrollTop - ui.main.clientHeight < 80;
+      extendDown(S.shown.length - S.hi);
+      if (nearBottom) ui.main.scrollTop = ui.main.scrollHeight;
     }
-    refreshTree();
+    syncSentinels();
+    return true;
   }
 
   // ---------------------------------------------------------------- boot
@@ -1142,7 +1149,7 @@
     const node = $('st-data');
     let data;
     try { data = JSON.parse(node ? node.textContent : 'null'); } catch (_) { data = null; }
-    if (!data || typeof data !== 'object') { fail('missing or invalid session data'); return; }
+    if (!data || typeof data !== 'object') { fail('missing or invalid session data'); return false; }
     mark('st-data-parsed');
     S.E = Array.isArray(data.entries) ? data.entries : [];
     S.n = S.E.length;
@@ -1183,21 +1190,20 @@
     await fragsDone;
     S.text = [];
     fillInIdle(S.gen);
-    S.ready = true;
     root.setAttribute('data-st-ready', '1');
-    for (const args of S.queue.splice(0)) appendEntry(...args);
     warmSearch();
+    return true;
   }
 
   const api = {
-    appendEntry,
+    hook: { addEntry, followEntry, refreshTree },
     selectLeaf: (id) => { const i = S.ids.get(str(id)); if (i !== undefined) selectLeaf(i); },
     get leafId() { return S.leaf >= 0 ? str(S.E[S.leaf].id) : null; },
     get filter() { return S.filter; },
     link: (id) => linkFor(S.ids.has(str(id)) ? S.ids.get(str(id)) : null),
   };
   api.ready = new Promise((resolve) => {
-    const run = () => boot().catch((err) => fail(String(err && err.message))).then(resolve);
+    const run = () => boot().catch((err) => { fail(String(err && err.message)); return false; }).then(resolve);
     // Normally the script sits after the content; if not, wait for it (document.write pages too).
     if ($('st-app') && $('st-data')) run(); else doc.addEventListener('DOMContentLoaded', run, { once: true });
   });
