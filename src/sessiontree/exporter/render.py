@@ -24,6 +24,7 @@ from sessiontree.exporter.markdown import render_markdown
 from sessiontree.exporter.templating import MacroSet
 from sessiontree.exporter.tools import args_search_text, render_call, render_result
 from sessiontree.store.numbers import amount_of, count_of
+from sessiontree.store.tree import apply_label
 
 PREVIEW_CHARS = 120
 Meta = dict[str, Any]
@@ -47,12 +48,7 @@ class RenderContext:
 
     def register(self, entry: Mapping[str, Any]) -> None:
         """Index the tool calls (and a label) of one entry, as a live viewer does for appended entries."""
-        if entry.get("type") == "label" and isinstance(entry.get("targetId"), str):
-            label = entry.get("label")
-            if isinstance(label, str) and label:
-                self.labels[entry["targetId"]] = label
-            else:
-                self.labels.pop(entry["targetId"], None)
+        if apply_label(self.labels, entry):
             return
         message = entry.get("message")
         if entry.get("type") != "message" or not isinstance(message, Mapping):

@@ -158,9 +158,7 @@ def _load(source: Path | Session) -> Session:
 def redact_session(session: Session) -> tuple[Session, RedactionReport]:
     """Return a copy of the session with secrets masked; the original is left as it was."""
     header, entries, report = redact_entries(session.header, session.entries)
-    copy = dataclasses.replace(session, header=header, entries=entries)
-    copy.invalidate()
-    return copy, report
+    return dataclasses.replace(session, header=header, entries=entries), report
 
 
 def check_size(size: int, *, force: bool, warn: Notify | None) -> None:

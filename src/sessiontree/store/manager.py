@@ -12,7 +12,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, TypeVar
 
-from sessiontree.errors import EntryNotFound, InvalidSession, PersistError, SessiontreeError
+from sessiontree.errors import EntryNotFound, PersistError, SessiontreeError
 from sessiontree.store.blobs import BlobStore
 from sessiontree.store.context import SessionContext, build_session_context
 from sessiontree.store.discovery import (
@@ -23,7 +23,7 @@ from sessiontree.store.discovery import (
     write_terminal_breadcrumb,
 )
 from sessiontree.store.entries import CURRENT_VERSION, Entry, Message, message_of
-from sessiontree.store.jsonl import decode_text
+from sessiontree.store.jsonl import decode_text, paused_gc
 from sessiontree.store.load import parse_session_text, read_session_bytes, rehydrate_blobs
 from sessiontree.store.paths import AgentPaths, artifacts_dir_for, default_agent_dir
 from sessiontree.store.persist import (
@@ -35,8 +35,9 @@ from sessiontree.store.persist import (
     rewrite_atomically,
     to_line,
 )
-from sessiontree.store.session import Session
+from sessiontree.store.session import Session, explain_not_a_session
 from sessiontree.store.storage import FileSessionStorage, MemorySessionStorage, SessionStorage
+from sessiontree.store.tree import SessionTree
 
 log = logging.getLogger(__name__)
 
@@ -99,8 +100,7 @@ class SessionManager:
         self.term = term if term is not None else (terminal_id() if persist else None)
         self.header: dict[str, Any] = {}
         self._entries: list[Entry] = []
-        self._by_id: dict[str, Entry] = {}
-        self._labels: dict[str, str] = {}
+        self._tree = SessionTree()
         self._leaf_id: str | None = None
         self._session_file: Path | None = None
         self._flushed = False
@@ -196,7 +196,7 @@ class SessionManager:
         manager = cls.create(target_cwd, session_dir, agent_dir=agent_dir, storage=storage, term=term)
         loaded, _ = manager._load(source)
         if loaded is None or loaded.is_empty:
-            raise InvalidSession(f"{source} is not a session file (no valid header on its first line)")
+            raise explain_not_a_session(source, manager.storage)
         manager.header["parentSession"] = str(source)
         manager._set_entries(loaded.entries, loaded.leaf_id)
         manager._run(manager._rewrite_file)
@@ -259,23 +259,16 @@ class SessionManager:
         )
 
     def _set_entries(self, entries: list[Entry], leaf_id: str | None) -> None:
-        self._entries, self._by_id, self._labels = [], {}, {}
+        self._entries, self._tree = [], SessionTree()
         self._has_assistant = False
-        for entry in entries:
-            self._index(entry)
+        with paused_gc():
+            for entry in entries:
+                self._index(entry)
         self._leaf_id = leaf_id
 
     def _index(self, entry: Entry) -> None:
         self._entries.append(entry)
-        entry_id = entry.get("id")
-        if isinstance(entry_id, str):
-            self._by_id[entry_id] = entry
-        if entry.get("type") == "label" and isinstance(entry.get("targetId"), str):
-            label = entry.get("label")
-            if isinstance(label, str) and label:
-                self._labels[entry["targetId"]] = label
-            else:
-                self._labels.pop(entry["targetId"], None)
+        self._tree.add(entry)
         message = message_of(entry)
         if message is not None and message.get("role") == "assistant":
             self._has_assistant = True
@@ -316,10 +309,15 @@ class SessionManager:
         return list(self._entries)
 
     def get_entry(self, entry_id: str) -> Entry | None:
-        return self._by_id.get(entry_id)
+        return self._tree.by_id.get(entry_id)
 
     def get_label(self, entry_id: str) -> str | None:
-        return self._labels.get(entry_id)
+        return self._tree.label_of(entry_id)
+
+    @property
+    def tree(self) -> SessionTree:
+        """The entry tree, kept up to date by every append (read it, do not add to it)."""
+        return self._tree
 
     def to_session(self) -> Session:
         """Return a read-side ``Session`` view of the current state."""
@@ -329,18 +327,18 @@ class SessionManager:
 
     def get_branch(self, leaf_id: str | None = None) -> list[Entry]:
         """Return the entries from the root to ``leaf_id`` (default: the current leaf)."""
-        return self.to_session().path_entries(leaf_id if leaf_id is not None else self._leaf_id)
+        return self._tree.path_to(leaf_id if leaf_id is not None else self._leaf_id)
 
     def build_context(self) -> SessionContext:
         """Build the model context of the current leaf."""
-        return build_session_context(self._entries, self._leaf_id, self._by_id)
+        return build_session_context(self._entries, self._leaf_id, self._tree.by_id)
 
     # Appending ---------------------------------------------------------------------------------
 
     def _new_entry_id(self) -> str:
         while True:
             candidate = secrets.token_hex(4)
-            if candidate not in self._by_id:
+            if candidate not in self._tree.by_id:
                 return candidate
 
     def _append(self, kind: str, fields: dict[str, Any]) -> str:
@@ -419,7 +417,7 @@ class SessionManager:
     # Moving the leaf ---------------------------------------------------------------------------
 
     def _require_entry(self, entry_id: str) -> None:
-        if entry_id not in self._by_id:
+        if entry_id not in self._tree.by_id:
             raise EntryNotFound(
                 f"No entry {entry_id!r} in session {self.session_id}; pick an id from its tree"
             )
@@ -467,7 +465,9 @@ class SessionManager:
         """Re-index the entries (edited in place by the caller) and rewrite the file atomically."""
         with self._lock:
             self._check()
-            self._set_entries(list(self._entries), self._leaf_id if self._leaf_id in self._by_id else None)
+            self._set_entries(
+                list(self._entries), self._leaf_id if self._leaf_id in self._tree.by_id else None
+            )
             if self._leaf_id is None and self._entries:
                 self._leaf_id = self._entries[-1].get("id")
             if self._flushed and self._session_file is not None and self.persist:

@@ -6,9 +6,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from sessiontree.errors import InvalidSession, SessionNotFound, SessiontreeError
 from sessiontree.store.context import UNSET, SessionContext, _Unset, build_session_context
 from sessiontree.store.entries import CURRENT_VERSION, Entry
 from sessiontree.store.jsonl import BadLine, paused_gc
+from sessiontree.store.storage import FileSessionStorage, SessionStorage
 from sessiontree.store.tree import SessionTree
 
 
@@ -24,7 +26,8 @@ class Session:
     migrations: list[str] = field(default_factory=list)
     bad_lines: list[BadLine] = field(default_factory=list)
     missing_blobs: list[str] = field(default_factory=list)
-    _tree: SessionTree | None = field(default=None, repr=False)
+    # Derived from the entries, never given: dataclasses.replace() then builds a fresh tree.
+    _tree: SessionTree | None = field(default=None, init=False, repr=False)
 
     @property
     def is_empty(self) -> bool:
@@ -53,15 +56,11 @@ class Session:
 
     @property
     def tree(self) -> SessionTree:
-        """The entry tree, built on first use and cached until ``invalidate()``."""
+        """The entry tree, built on first use."""
         if self._tree is None:
             with paused_gc():
                 self._tree = SessionTree(self.entries)
         return self._tree
-
-    def invalidate(self) -> None:
-        """Forget derived state after the entries changed."""
-        self._tree = None
 
     def context(self, leaf_id: str | _Unset | None = UNSET) -> SessionContext:
         """The model context of ``leaf_id`` (default: the session's leaf)."""
@@ -78,3 +77,32 @@ class Session:
     def path_entries(self, leaf_id: str | _Unset | None = UNSET) -> list[Entry]:
         """Entries from the root to ``leaf_id`` (default: the session's leaf)."""
         return self.tree.path_to(self.leaf_id if leaf_id is UNSET else leaf_id)
+
+
+def not_a_session_file(path: Path | None, why: str) -> InvalidSession:
+    """The one error for a file that is not a session, saying why (``it is empty``, ...)."""
+    return InvalidSession(f"Not a session file: {path} ({why})")
+
+
+def explain_not_a_session(path: Path | None, storage: SessionStorage | None = None) -> SessiontreeError:
+    """The error for a path that gave no session: missing, a directory, empty, or no header."""
+    if path is None:
+        return not_a_session_file(path, "it has no file")
+    try:
+        stat = (storage or FileSessionStorage()).stat_sync(path)
+    except FileNotFoundError:
+        return SessionNotFound(f"File not found: {path}")
+    except OSError as exc:
+        return InvalidSession(f"Cannot read {path}: {exc.strerror or exc}")
+    if not stat.is_file:
+        return not_a_session_file(path, "it is a directory")
+    return not_a_session_file(
+        path, "it is empty" if stat.size == 0 else "its first line is not a session header"
+    )
+
+
+def require_header(session: Session, storage: SessionStorage | None = None) -> Session:
+    """Return ``session``, or raise the one "not a session file" error when it has no valid header."""
+    if session.is_empty:
+        raise explain_not_a_session(session.path, storage)
+    return session

@@ -3,50 +3,103 @@
 Files can be damaged or hand-edited: a parent that is missing makes an orphan (a root), a
 self-parent is a root, and a parent cycle is broken at its earliest entry, so nothing here can
 loop or recurse without bound.
+
+The tree grows one entry at a time (``add``), so the manager, the renderer of a live page and
+the file tail reader keep one index up to date instead of rebuilding it: adding the entries of a
+file one by one gives exactly the tree built from the whole file.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+import bisect
+from collections.abc import Iterable, Mapping
+from typing import Any
 
 from sessiontree.store.entries import Entry
 
 
+def apply_label(labels: dict[str, str], entry: Mapping[str, Any]) -> bool:
+    """Apply a ``label`` entry to ``labels`` (last label wins, an empty label clears); tell if it was one."""
+    target = entry.get("targetId")
+    if entry.get("type") != "label" or not isinstance(target, str):
+        return False
+    label = entry.get("label")
+    if isinstance(label, str) and label:
+        labels[target] = label
+    else:
+        labels.pop(target, None)
+    return True
+
+
 class SessionTree:
-    """A read-only tree over a session's entries."""
+    """The tree over a session's entries, kept up to date as entries are added."""
 
-    def __init__(self, entries: Iterable[Entry]) -> None:
-        by_id: dict[str, Entry] = {}
-        position: dict[str, int] = {}
-        labels: dict[str, str] = {}
-        last_id: str | None = None
-        for index, entry in enumerate(entries):
-            entry_id = entry.get("id")
-            if isinstance(entry_id, str):
-                position.setdefault(entry_id, index)
-                by_id[entry_id] = entry  # a duplicate id: the last entry wins, as in the reference
-                last_id = entry_id
-            if entry.get("type") == "label" and isinstance(entry.get("targetId"), str):
-                label = entry.get("label")
-                if isinstance(label, str) and label:
-                    labels[entry["targetId"]] = label
-                else:
-                    labels.pop(entry["targetId"], None)
-        self.by_id = by_id
-        self.labels = labels
-        self.last_id = last_id
-        self._order = list(by_id)  # dicts keep first-insertion order: file order of first occurrence
-        self._parent = self._effective_parents(position)
-        children: dict[str | None, list[str]] = {}
-        for entry_id in self._order:
-            children.setdefault(self._parent[entry_id], []).append(entry_id)
-        self._children = children
+    def __init__(self, entries: Iterable[Entry] = ()) -> None:
+        self.by_id: dict[str, Entry] = {}
+        self.labels: dict[str, str] = {}
+        self.last_id: str | None = None
+        self._order: list[str] = []  # file order of each id's first occurrence
+        self._position: dict[str, int] = {}
+        self._parent: dict[str, str | None] = {}
+        self._children: dict[str | None, list[str]] = {}
+        self._waiting: dict[str, list[str]] = {}  # a parent id not seen yet -> its children so far
+        for entry in entries:
+            self.add(entry)
 
-    def _effective_parents(self, position: dict[str, int]) -> dict[str, str | None]:
+    def add(self, entry: Entry) -> None:
+        """Index one more entry (in file order): its id, parent, children and label."""
+        apply_label(self.labels, entry)
+        entry_id = entry.get("id")
+        if not isinstance(entry_id, str):
+            return
+        self.last_id = entry_id
+        old = self.by_id.get(entry_id)
+        self.by_id[entry_id] = entry  # a duplicate id: the last entry wins, as in the reference
+        if old is not None:
+            if old.get("parentId") != entry.get("parentId"):
+                self._relink_all()  # a damaged file: one id, two parents; rare enough to redo
+            return
+        self._position[entry_id] = len(self._order)
+        self._order.append(entry_id)
+        raw = entry.get("parentId")
+        parent = raw if isinstance(raw, str) and raw in self.by_id and raw != entry_id else None
+        if isinstance(raw, str) and raw != entry_id and parent is None:
+            self._waiting.setdefault(raw, []).append(entry_id)
+        self._parent[entry_id] = parent
+        self._children.setdefault(parent, []).append(entry_id)
+        adopted = self._waiting.pop(entry_id, None)
+        if adopted:
+            self._adopt(entry_id, adopted)
+
+    def _adopt(self, entry_id: str, orphans: list[str]) -> None:
+        """Give earlier orphans that named ``entry_id`` as parent their parent; break a cycle that makes."""
+        roots = self._children[None]
+        for orphan in orphans:
+            roots.remove(orphan)
+            self._parent[orphan] = entry_id
+        self._children[entry_id] = list(orphans)  # new, so no child before them; file order kept
+        cycle = [entry_id]
+        node = self._parent[entry_id]
+        while node is not None and node != entry_id:
+            cycle.append(node)
+            node = self._parent[node]
+        if node is None:
+            return
+        cut = min(cycle, key=self._position.__getitem__)
+        self._children[self._parent[cut]].remove(cut)
+        self._parent[cut] = None
+        bisect.insort(self._children.setdefault(None, []), cut, key=self._position.__getitem__)
+
+    def _relink_all(self) -> None:
+        """Recompute every effective parent from the entries as they are now."""
         parent: dict[str, str | None] = {}
+        self._waiting = {}
         for entry_id in self._order:
             raw = self.by_id[entry_id].get("parentId")
-            parent[entry_id] = raw if isinstance(raw, str) and raw in self.by_id and raw != entry_id else None
+            known = isinstance(raw, str) and raw in self.by_id and raw != entry_id
+            parent[entry_id] = raw if known else None
+            if isinstance(raw, str) and raw != entry_id and not known:
+                self._waiting.setdefault(raw, []).append(entry_id)
         done: set[str] = set()
         for start in self._order:
             chain: list[str] = []
@@ -58,9 +111,12 @@ class SessionTree:
                 node = parent[node]
             if node is not None and node in on_chain:
                 cycle = chain[chain.index(node) :]
-                parent[min(cycle, key=position.__getitem__)] = None
+                parent[min(cycle, key=self._position.__getitem__)] = None
             done.update(chain)
-        return parent
+        self._parent = parent
+        self._children = {}
+        for entry_id in self._order:
+            self._children.setdefault(parent[entry_id], []).append(entry_id)
 
     @property
     def order(self) -> list[str]:
