@@ -73,7 +73,7 @@ def test_system_prompt_and_tools_files(gen_session: GenSession, tmp_path: Path) 
     ("make", "message"),
     [
         (lambda d: d / "missing.jsonl", "Error: File not found: {p}\n"),
-        (lambda d: d, "Error: {p} is a directory, not a session file\n"),
+        (lambda d: d, "Error: Not a session file: {p} (it is a directory)\n"),
         (lambda d: _write(d / "bad.jsonl", "nonsense\n"), "Error: Not a session file: {p} "),
         (lambda d: _write(d / "empty.jsonl", ""), "Error: Not a session file: {p} (it is empty)\n"),
     ],

@@ -51,7 +51,7 @@ def test_inspect_errors_are_one_line(tmp_path: Path) -> None:
     runner = CliRunner()
     for args, expected in [
         ([str(tmp_path / "nope.jsonl")], f"Error: File not found: {tmp_path / 'nope.jsonl'}\n"),
-        ([str(tmp_path)], f"Error: {tmp_path} is a directory, not a session file\n"),
+        ([str(tmp_path)], f"Error: Not a session file: {tmp_path} (it is a directory)\n"),
     ]:
         result = runner.invoke(cli, ["inspect", *args])
         assert result.exit_code == 1
@@ -59,5 +59,5 @@ def test_inspect_errors_are_one_line(tmp_path: Path) -> None:
     (tmp_path / "x.jsonl").write_text("hello\n")
     result = runner.invoke(cli, ["inspect", str(tmp_path / "x.jsonl")])
     assert (
-        result.exit_code == 1 and "not a session file" in result.output and "Traceback" not in result.output
+        result.exit_code == 1 and "Not a session file" in result.output and "Traceback" not in result.output
     )

@@ -130,7 +130,7 @@ def test_resume_errors_are_one_line(project: Path, isolated_agent_dir: Path, tmp
     assert_clean_error(run("resume", str(tmp_path / "missing.jsonl")), "File not found: ")
     garbage = tmp_path / "garbage.jsonl"
     garbage.write_bytes(b"\x00\x01 not json\n")
-    assert_clean_error(run("resume", str(garbage)), "not a session file")
+    assert_clean_error(run("resume", str(garbage)), "Not a session file")
     assert garbage.read_bytes() == b"\x00\x01 not json\n"  # resume never rewrites what it reads
     assert_clean_error(run("resume", str(tmp_path) + "/"), "is a directory")
 
@@ -138,6 +138,23 @@ def test_resume_errors_are_one_line(project: Path, isolated_agent_dir: Path, tmp
 def test_resume_without_value_needs_a_terminal(project: Path, isolated_agent_dir: Path) -> None:
     add_session(isolated_agent_dir, project, "abcd000000000001")
     assert_clean_error(run("resume"), "the picker needs a terminal")
+
+
+def test_resume_with_standard_input_closed(project: Path, isolated_agent_dir: Path) -> None:
+    path = add_session(isolated_agent_dir, project, "abcd000000000001")
+    # exec ... 0<&-: the process starts with descriptor 0 not open at all (sys.stdin is None).
+    script = 'exec "$0" -m sessiontree "$@" 0<&-'
+    env = {**os.environ, "SESSIONTREE_AGENT_DIR": str(isolated_agent_dir)}
+
+    def resume(*args: str) -> subprocess.CompletedProcess[str]:
+        command = ["sh", "-c", script, sys.executable, "resume", *args]
+        return subprocess.run(command, capture_output=True, text=True, env=env, cwd=project, timeout=60)
+
+    found = resume("abcd")
+    assert (found.returncode, found.stdout, found.stderr) == (0, f"{path}\n", "")
+    picker = resume()
+    assert picker.returncode == 1 and "Traceback" not in picker.stderr
+    assert picker.stderr == "Error: No session given: pass an ID or PATH (the picker needs a terminal)\n"
 
 
 def test_resume_picker_on_a_terminal(

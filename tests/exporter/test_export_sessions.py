@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from sessiontree.errors import EntryNotFound, ExportError, SessionNotFound
+from sessiontree.errors import EntryNotFound, InvalidSession, SessionNotFound
 from sessiontree.exporter import export_to_file, render_session_html
 from sessiontree.store import load_session
 from tests.conftest import GenSession
@@ -96,7 +96,7 @@ def test_missing_directory_and_invalid_inputs(tmp_path: Path) -> None:
         export_to_file(tmp_path / "x.jsonl")
     bad = tmp_path / "bad.jsonl"
     bad.write_text("not json\n")
-    with pytest.raises(ExportError, match="Not a session file"):
+    with pytest.raises(InvalidSession, match="Not a session file"):
         export_to_file(bad, tmp_path / "o.html")
     assert not (tmp_path / "o.html").exists()
 

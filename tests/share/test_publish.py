@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from sessiontree.errors import ExportError, SessionNotFound, ShareError
+from sessiontree.errors import ExportError, InvalidSession, SessionNotFound, ShareError
 from sessiontree.share.publish import (
     MAX_BYTES,
     WARN_BYTES,
@@ -207,7 +207,7 @@ def test_missing_and_non_session_files(tmp_path: Path, fake_gh: FakeGh, isolated
         share_session(tmp_path / "nope.jsonl", isolated_agent_dir)
     junk = tmp_path / "junk.jsonl"
     junk.write_text("not json\n")
-    with pytest.raises(ExportError, match="Not a session file"):
+    with pytest.raises(InvalidSession, match="Not a session file"):
         share_session(junk, isolated_agent_dir)
     assert fake_gh.calls() == []
 

@@ -265,7 +265,7 @@ def test_fork_from_copies_into_another_project(tmp_path: Path) -> None:
 def test_fork_from_a_non_session_is_an_error(tmp_path: Path) -> None:
     bad = tmp_path / "bad.jsonl"
     bad.write_text("hello\n")
-    with pytest.raises(InvalidSession, match="not a session"):
+    with pytest.raises(InvalidSession, match="Not a session file"):
         SessionManager.fork_from(bad, tmp_path, agent_dir=tmp_path / "agent", term="t")
 
 

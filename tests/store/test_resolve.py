@@ -52,7 +52,7 @@ def test_missing_path(agent: Path, tmp_path: Path) -> None:
 def test_path_that_is_not_a_session(agent: Path, tmp_path: Path) -> None:
     bad = tmp_path / "bad.jsonl"
     bad.write_text("hello\n")
-    with pytest.raises(InvalidSession, match="not a session file"):
+    with pytest.raises(InvalidSession, match="Not a session file"):
         resolve_session(str(bad), agent, "/proj")
     with pytest.raises(InvalidSession, match="directory"):
         resolve_session(str(tmp_path) + "/", agent, "/proj")

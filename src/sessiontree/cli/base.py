@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 import importlib
+import os
 import sys
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import click
 
@@ -26,7 +27,7 @@ class Context:
 # Command name -> module that defines it: a command's imports (Pygments, httpx, SQLite, ...)
 # are paid only by the command that runs, not by every start of the CLI.
 LAZY_COMMANDS = {
-    "inspect": "sessiontree.cli.store",
+    "inspect": "sessiontree.cli.inspect",
     "export": "sessiontree.cli.export",
     "dump": "sessiontree.cli.dump",
     "list": "sessiontree.cli.sessions",
@@ -35,7 +36,7 @@ LAZY_COMMANDS = {
     "fork": "sessiontree.cli.sessions",
     "move": "sessiontree.cli.sessions",
     "artifact": "sessiontree.cli.artifacts",
-    "history": "sessiontree.cli.artifacts",
+    "history": "sessiontree.cli.history",
     "share": "sessiontree.cli.share",
     "shares": "sessiontree.cli.share",
     "unshare": "sessiontree.cli.share",
@@ -58,7 +59,8 @@ class SessiontreeGroup(click.Group):
         try:
             return super().invoke(ctx)
         except SessiontreeError as exc:
-            click.echo(f"Error: {exc}", err=True)
+            # A cancellation (exit code 130, like Ctrl-C) is what the user asked for, not an error.
+            click.echo(str(exc) if exc.exit_code == 130 else f"Error: {exc}", err=True)
             ctx.exit(exc.exit_code)
         except KeyboardInterrupt:
             click.echo("Interrupted", err=True)
@@ -89,6 +91,59 @@ def cli(ctx: click.Context, agent_dir: str | None) -> None:
 
 
 pass_context = click.pass_obj
+
+
+if TYPE_CHECKING:
+    _PathType = click.ParamType[Path, Any]  # generic in click 8.2+
+else:
+    _PathType = click.ParamType
+
+
+class SessionType(_PathType):
+    """A session named by its ``.jsonl`` path or by an id prefix (this project first, then all).
+
+    Converts to the session file's path; a missing file, a non-session or an id prefix that
+    matches none or several sessions is one clear error line. ``--session-dir``, when the
+    command has it, must be eager so the lookup can use it.
+    """
+
+    name = "session"
+
+    def __init__(self, *, must_exist: bool = True) -> None:
+        self.must_exist = must_exist
+
+    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> Path:
+        if isinstance(value, Path):
+            return value
+        from sessiontree.store.resolve import find_session, looks_like_path
+
+        text = str(value)
+        if not self.must_exist and (looks_like_path(text) or os.path.exists(text)):
+            return Path(text).expanduser().absolute()
+        obj = ctx.find_object(Context) if ctx is not None else None
+        agent_dir = obj.agent_dir if obj is not None else default_agent_dir()
+        given = ctx.params.get("session_dir") if ctx is not None else None
+        session_dir = given if isinstance(given, Path) else None  # click may hold a sentinel here
+        return find_session(text, agent_dir, os.getcwd(), session_dir=session_dir).path
+
+
+SESSION = SessionType()
+"""The argument type of every command that takes one session."""
+
+
+def session_argument(name: str = "session") -> Callable[[F], F]:
+    """Add the ``SESSION`` argument (a ``.jsonl`` path or an id prefix), given as a ``Path``."""
+    return click.argument(name, metavar="SESSION", type=SESSION)
+
+
+def session_dir_option(func: F) -> F:
+    """Add ``--session-dir``: a folder for session storage and lookup instead of the per-cwd one."""
+    return click.option(
+        "--session-dir",
+        type=click.Path(file_okay=False, path_type=Path),
+        is_eager=True,  # a SESSION argument looks ids up there, so it must be known first
+        help="Folder for session storage and lookup (instead of <agent-dir>/sessions/--<cwd>--).",
+    )(func)
 
 
 def _read_prompt(ctx: click.Context, param: click.Parameter, value: Path | None) -> str | None:

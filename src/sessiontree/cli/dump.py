@@ -8,7 +8,7 @@ from typing import Any
 
 import click
 
-from sessiontree.cli.base import cli, system_options
+from sessiontree.cli.base import cli, session_argument, system_options
 from sessiontree.errors import ExportError
 from sessiontree.exporter.api import load_for_export
 from sessiontree.exporter.clipboard import copy_to_clipboard
@@ -17,7 +17,7 @@ from sessiontree.store.output_sink import sanitize_text
 
 
 @cli.command()
-@click.argument("session", metavar="SESSION.jsonl", type=click.Path(path_type=Path))
+@session_argument()
 @click.option("--stdout", "to_stdout", is_flag=True, help="Print the text instead of copying it.")
 @click.option("--leaf", "leaf_id", metavar="ID", help="Dump the branch ending at this entry.")
 @click.option("--no-tools", is_flag=True, help="Leave out tool calls, tool results and executions.")
@@ -32,7 +32,10 @@ def dump(
     system_prompt: str | None,
     tools: list[Any] | None,
 ) -> None:
-    """Copy the model's context of SESSION.jsonl as text to the clipboard (or print it)."""
+    """Copy a session's model context as text to the clipboard.
+
+    SESSION is its .jsonl file or an id prefix; --stdout prints the text instead.
+    """
     if no_tools and user_only:
         raise ExportError("--no-tools and --user-only do not go together; pick one")
     text_filter: TextFilter = "user-only" if user_only else "no-tools" if no_tools else "default"

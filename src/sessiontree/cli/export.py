@@ -7,14 +7,14 @@ from typing import Any
 
 import click
 
-from sessiontree.cli.base import cli, system_options
+from sessiontree.cli.base import cli, session_argument, system_options
 from sessiontree.errors import ExportError
 from sessiontree.exporter.api import export_to_file, open_in_browser
 from sessiontree.exporter.page import THEMES
 
 
 @cli.command()
-@click.argument("session", metavar="SESSION.jsonl", type=click.Path(path_type=Path))
+@session_argument()
 @click.argument("output", metavar="[OUTPUT.html]", required=False, type=click.Path(path_type=Path))
 @click.option("--open", "open_page", is_flag=True, help="Open the page in the browser afterwards.")
 @click.option(
@@ -37,7 +37,11 @@ def export(
     tools: list[Any] | None,
     copy: bool,
 ) -> None:
-    """Export SESSION.jsonl to one self-contained HTML file (default: session-<stem>.html here)."""
+    """Export a session to one self-contained HTML file.
+
+    SESSION is its .jsonl file or an id prefix; OUTPUT defaults to session-<file stem>.html in the
+    current directory.
+    """
     if copy:
         raise ExportError(
             "export --copy is not supported; use `sessiontree dump SESSION.jsonl` to copy a session"

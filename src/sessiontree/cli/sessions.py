@@ -5,14 +5,12 @@ from __future__ import annotations
 import json
 import os
 import sys
-from collections.abc import Callable
 from datetime import datetime
 from pathlib import Path
-from typing import Any, TypeVar
 
 import click
 
-from sessiontree.cli.base import Context, cli, pass_context
+from sessiontree.cli.base import Context, cli, pass_context, session_argument, session_dir_option
 from sessiontree.errors import SessionNotFound
 from sessiontree.store.discovery import (
     SessionInfo,
@@ -23,23 +21,13 @@ from sessiontree.store.discovery import (
     terminal_id,
 )
 from sessiontree.store.manager import SessionManager
-from sessiontree.store.resolve import find_session, resolve_session
-
-F = TypeVar("F", bound=Callable[..., Any])
-
-
-def session_dir_option(func: F) -> F:
-    """Add ``--session-dir``: a folder for session storage and lookup instead of the per-cwd one."""
-    return click.option(
-        "--session-dir",
-        type=click.Path(file_okay=False, path_type=Path),
-        help="Folder for session storage and lookup (instead of <agent-dir>/sessions/--<cwd>--).",
-    )(func)
+from sessiontree.store.resolve import resolve_session
 
 
 def is_interactive() -> bool:
     """Tell whether a person can answer prompts (stdin and stdout are terminals)."""
-    return sys.stdin.isatty() and sys.stdout.isatty()
+    # A stream whose descriptor was closed when Python started is None, not a file.
+    return all(stream is not None and stream.isatty() for stream in (sys.stdin, sys.stdout))
 
 
 def format_table(infos: list[SessionInfo]) -> str:
@@ -112,7 +100,11 @@ def confirm_on_tty(question: str) -> bool:
 @session_dir_option
 @pass_context
 def resume(ctx: Context, value: str | None, session_dir: Path | None) -> None:
-    """Find a session by id prefix or path (no value: pick one) and print its file path."""
+    """Find a session and print its file path.
+
+    ID|PATH is an id prefix or a .jsonl file; without it, pick one from a list. A session of
+    another project is forked into this one when you agree.
+    """
     if value is None:
         click.echo(pick_session(list_sessions(os.getcwd(), ctx.agent_dir, session_dir)))
         return
@@ -127,41 +119,45 @@ def resume(ctx: Context, value: str | None, session_dir: Path | None) -> None:
 @session_dir_option
 @pass_context
 def continue_command(ctx: Context, session_dir: Path | None) -> None:
-    """Print the session to continue: this terminal's last one here, else the newest here."""
+    """Print the path of the session to continue here.
+
+    That is this terminal's last session in this directory, else the newest one here.
+    """
     target = find_continue_target(os.getcwd(), ctx.agent_dir, session_dir, term=terminal_id())
     if target is None:
         raise SessionNotFound(f"No session to continue in {os.getcwd()}; start one with the agent first")
     click.echo(target)
 
 
-def find_anywhere(value: str, ctx: Context, session_dir: Path | None) -> Path:
-    """Find a session by path or id prefix (here, then in every project), where it lives."""
-    return find_session(value, ctx.agent_dir, os.getcwd(), session_dir=session_dir).path
-
-
 @cli.command()
-@click.argument("session", metavar="SESSION")
+@session_argument()
 @session_dir_option
 @pass_context
-def fork(ctx: Context, session: str, session_dir: Path | None) -> None:
-    """Copy a session into a new file (parentSession = its id) and print the new path."""
-    path = find_anywhere(session, ctx, session_dir)
-    manager = SessionManager.open(path, agent_dir=ctx.agent_dir, rewrite_migrated=False)
+def fork(ctx: Context, session: Path, session_dir: Path | None) -> None:
+    """Copy a session into a new file and print its path.
+
+    The copy gets a new id and names the original as its parentSession. SESSION is a .jsonl file
+    or an id prefix.
+    """
+    manager = SessionManager.open(session, agent_dir=ctx.agent_dir, rewrite_migrated=False)
     with manager:
         new_path = manager.fork()
     if new_path is None:
-        raise SessionNotFound(f"Cannot fork {path}: it is not written to disk yet")
+        raise SessionNotFound(f"Cannot fork {session}: it is not written to disk yet")
     click.echo(new_path)
 
 
 @cli.command()
-@click.argument("session", metavar="SESSION")
+@session_argument()
 @click.argument("new_cwd", metavar="NEW_CWD", type=click.Path(file_okay=False, path_type=Path))
 @session_dir_option
 @pass_context
-def move(ctx: Context, session: str, new_cwd: Path, session_dir: Path | None) -> None:
-    """Move a session (file and artifacts) to another project's folder and print the new path."""
-    path = find_anywhere(session, ctx, session_dir)
-    with SessionManager.open(path, agent_dir=ctx.agent_dir) as manager:
+def move(ctx: Context, session: Path, new_cwd: Path, session_dir: Path | None) -> None:
+    """Move a session to another project and print its new path.
+
+    The file goes to that project's session folder, its artifact folder with it. SESSION is a
+    .jsonl file or an id prefix.
+    """
+    with SessionManager.open(session, agent_dir=ctx.agent_dir) as manager:
         new_path = manager.move_to(new_cwd, session_dir)
     click.echo(new_path)

@@ -7,8 +7,7 @@ from pathlib import Path
 
 import click
 
-from sessiontree.cli.base import Context, cli, pass_context
-from sessiontree.errors import ShareCancelled
+from sessiontree.cli.base import Context, cli, pass_context, session_argument
 from sessiontree.share.publish import ShareOutcome, share_session
 from sessiontree.share.records import read_records
 from sessiontree.share.unshare import unshare
@@ -20,18 +19,18 @@ def _say(text: str) -> None:
 
 
 @cli.command()
-@click.argument("session_file", metavar="SESSION.jsonl", type=click.Path(path_type=Path))
+@session_argument()
 @click.option("--no-open", is_flag=True, help="Print the links without opening the preview.")
 @click.option("--force", is_flag=True, help="Share pages over the 10 MB limit.")
 @click.option("--no-redact", is_flag=True, help="Share as is, without masking the secrets found.")
 @pass_context
-def share(ctx: Context, session_file: Path, no_open: bool, force: bool, no_redact: bool) -> None:
-    """Publish a session as HTML (custom share script, else a secret gist) and print the links."""
-    try:
-        outcome = share_session(session_file, ctx.agent_dir, force=force, redact=not no_redact, notify=_say)
-    except ShareCancelled as exc:
-        click.echo(str(exc), err=True)
-        raise SystemExit(130) from None
+def share(ctx: Context, session: Path, no_open: bool, force: bool, no_redact: bool) -> None:
+    """Publish a session as an HTML page and print the links.
+
+    SESSION is its .jsonl file or an id prefix. The page goes through the custom share script
+    when there is one, else to a secret gist; secrets found are masked first.
+    """
+    outcome = share_session(session, ctx.agent_dir, force=force, redact=not no_redact, notify=_say)
     print_outcome(outcome)
     if outcome.url and not no_open:
         webbrowser.open(outcome.url)
@@ -70,12 +69,11 @@ def shares(ctx: Context) -> None:
 @click.argument("ref", metavar="ID|URL")
 @pass_context
 def unshare_command(ctx: Context, ref: str) -> None:
-    """Delete a shared gist (by gist id, gist URL or share URL) and mark its record."""
-    try:
-        outcome = unshare(ctx.agent_dir, ref)
-    except ShareCancelled as exc:
-        click.echo(str(exc), err=True)
-        raise SystemExit(130) from None
+    """Delete a shared gist and mark its record as unshared.
+
+    REF is the gist id, the gist URL or the share URL.
+    """
+    outcome = unshare(ctx.agent_dir, ref)
     gist_id = outcome.record.gist_id
     if outcome.already_gone:
         click.echo(f"Gist {gist_id} no longer exists on GitHub; record marked as unshared")

@@ -9,7 +9,7 @@ from collections.abc import Iterable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from sessiontree.errors import EntryNotFound, ExportError, SessionNotFound
+from sessiontree.errors import EntryNotFound, ExportError
 from sessiontree.exporter.fragments import FragmentPacker
 from sessiontree.exporter.options import PageOptions, RenderedSession, RenderOptions
 from sessiontree.exporter.page import iter_page
@@ -23,6 +23,7 @@ from sessiontree.exporter.sections import (
 )
 from sessiontree.exporter.stats import compute_stats, cumulative_by_turn
 from sessiontree.store import Session, load_session
+from sessiontree.store.session import require_header
 from sessiontree.store.surrogates import SURROGATES
 
 
@@ -151,14 +152,7 @@ def _iter_rendered_page(session: Session, render: RenderOptions, page: PageOptio
 
 def load_for_export(input_path: str | Path, *, blobs_dir: Path | None = None) -> Session:
     """Load a session file for export (read-only), refusing missing files and non-sessions."""
-    path = Path(input_path)
-    if not path.exists():
-        raise SessionNotFound(f"File not found: {path}")
-    session = load_session(path, blobs_dir=blobs_dir)
-    if session.is_empty:
-        why = "it is empty" if path.stat().st_size == 0 else "its first line is not a session header"
-        raise ExportError(f"Not a session file: {path} ({why})")
-    return session
+    return require_header(load_session(Path(input_path), blobs_dir=blobs_dir, strict=True))
 
 
 def default_output_path(input_path: str | Path) -> Path:

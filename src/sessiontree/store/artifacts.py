@@ -31,7 +31,7 @@ def artifacts_dir_for(session_file: Path) -> Path:
     """Return the artifact directory of a session file: its path without ``.jsonl``."""
     name = session_file.name
     if not name.endswith(SESSION_SUFFIX) or name == SESSION_SUFFIX:
-        raise ArtifactError(f"Not a session file: {session_file}; pass a path ending in {SESSION_SUFFIX}")
+        raise ArtifactError(f"Not a session file: {session_file} (its name does not end in {SESSION_SUFFIX})")
     return paths.artifacts_dir_for(session_file)
 
 

@@ -12,7 +12,7 @@ from sessiontree.store.entries import Entry, header_version, is_valid_header
 from sessiontree.store.jsonl import BadLine, decode_lines, parse_jsonl_lenient, parse_jsonl_lines, paused_gc
 from sessiontree.store.migrate import migrate_to_current
 from sessiontree.store.paths import blob_dirs_for
-from sessiontree.store.session import Session
+from sessiontree.store.session import Session, not_a_session_file
 from sessiontree.store.storage import FileSessionStorage, SessionStorage
 
 T = TypeVar("T")
@@ -27,7 +27,7 @@ def _open_errors(path: Path, action: Callable[[], T], *, strict: bool) -> T | No
             raise SessionNotFound(f"File not found: {path}") from None
         return None
     except IsADirectoryError:
-        raise InvalidSession(f"{path} is a directory, not a session file") from None
+        raise not_a_session_file(path, "it is a directory") from None
     except PermissionError:
         raise InvalidSession(f"Cannot read {path}: permission denied") from None
     except OSError as exc:

@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-from sessiontree.errors import AmbiguousSession, InvalidSession, SessionNotFound
+from sessiontree.errors import AmbiguousSession, SessionNotFound
 from sessiontree.store.discovery import (
     SessionInfo,
     list_all_sessions,
@@ -17,6 +18,7 @@ from sessiontree.store.discovery import (
 )
 from sessiontree.store.load import ensure_readable
 from sessiontree.store.manager import SessionManager
+from sessiontree.store.session import explain_not_a_session
 from sessiontree.store.storage import FileSessionStorage, SessionStorage
 
 Confirm = Callable[[str], bool]
@@ -44,7 +46,7 @@ def check_session_file(path: Path, storage: SessionStorage | None = None) -> Ses
     ensure_readable(path, storage)  # one-line errors: missing, directory, unreadable
     info = read_session_info(path, storage)
     if info is None:
-        raise InvalidSession(f"{path} is not a session file (no valid header on its first line)")
+        raise explain_not_a_session(path, storage)
     return info
 
 
@@ -75,7 +77,7 @@ def _find(
     value: str, agent_dir: Path, cwd: str | Path, session_dir: Path | None, storage: SessionStorage
 ) -> tuple[SessionInfo, bool]:
     """Find the session a value names, and whether it was found without the global search."""
-    if looks_like_path(value):
+    if looks_like_path(value) or os.path.isfile(value):
         return check_session_file(Path(value).expanduser().absolute(), storage), True
     if not value.strip():
         raise SessionNotFound("Empty session id; pass an id prefix or a path to a .jsonl file")
