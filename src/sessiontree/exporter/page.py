@@ -32,7 +32,23 @@ _SCRIPT_SLOT = re.compile("\x00st-script-([0-9]+)\x00")
 
 # The viewer's modules in the order they are joined into its one inline script: the pure data
 # modules (no DOM; each also loads under node for its tests) first, then the DOM modules.
-VIEWER_MODULES = ("viewer.js",)
+VIEWER_MODULES = tuple(
+    f"viewer/{name}.js"
+    for name in (
+        "entry-index",
+        "search-text",
+        "tree-rows",
+        "shown-messages",
+        "fragment-stream",
+        "link-query",
+        "base",
+        "tree-view",
+        "messages",
+        "navigation",
+        "chrome",
+        "boot",
+    )
+)
 LIVE_SCRIPT = "viewer/live.js"
 
 
@@ -72,8 +88,6 @@ def content_security_policy(script: str | Sequence[str], options: PageOptions | 
 def viewer_script() -> str:
     """Return the viewer's one inline script: its modules joined in order inside one closure."""
     parts = [read_asset(name) for name in VIEWER_MODULES]
-    if len(parts) == 1:
-        return parts[0]
     return "(() => {\n'use strict';\n" + "\n".join(parts) + "})();\n"
 
 
@@ -88,7 +102,7 @@ def viewer_assets() -> tuple[str, str]:
     js = viewer_script()
     # Our own files, but a stray "</" would end the element early and break the page.
     if "</script" in js.lower() or "</style" in css.lower():
-        raise ExportError("viewer.js/viewer.css must not contain '</script' or '</style'")
+        raise ExportError("the viewer's JS and CSS must not contain '</script' or '</style'")
     return css, js
 
 

@@ -33,7 +33,7 @@ def get_template(name: str) -> Template:
 
 
 def read_asset(name: str) -> str:
-    """Read a file from ``templates/`` (viewer.css, viewer.js) as text."""
+    """Read a file from ``templates/`` (viewer.css, viewer/*.js) as text."""
     return (TEMPLATES_DIR / name).read_text(encoding="utf-8")
 
 

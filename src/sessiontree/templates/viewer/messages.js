@@ -1,0 +1,216 @@
+/* Messages (DOM): the active path's messages, rendered in a window around an anchor and extended
+ * in idle time or on scroll; tool results fill their calls; images, thinking and long outputs. */
+
+function computeShown() {
+  state.view = shownMessages.computeShown(state.index, state.path, state.filter, entryIndex.passesFilter);
+}
+
+const SAFE_IMG = /^data:image\/(png|jpeg|jpg|gif|webp|bmp|avif|svg\+xml|x-icon);base64,/i;
+// An image served by URL (PageOptions.image_prefix): a path ending in <sha256>.<ext>, no scheme.
+const IMG_URL = /^(?:\.{0,2}\/)?(?:[A-Za-z0-9._~-]+\/)*[0-9a-f]{64}\.(png|jpg|gif|webp)$/;
+function imageSrc(sha) {
+  const u = state.images[sha];
+  if (typeof u !== 'string') return '';
+  return SAFE_IMG.test(u.slice(0, 40)) || IMG_URL.test(u) ? u : '';
+}
+
+function parseFrag(i) {
+  const tpl = doc.createElement('template');
+  tpl.innerHTML = state.frags ? str(state.frags[i]) : '';
+  return tpl.content.firstElementChild;
+}
+
+function buildArticle(i) {
+  let art = parseFrag(i);
+  if (!art || !art.classList.contains('st-entry')) {
+    art = h('article', { class: 'st-entry st-unknown' });
+    art.appendChild(h('pre', null, str(state.frags && state.frags[i])));
+  }
+  art.setAttribute('data-idx', String(i));
+  art.tabIndex = -1;
+  for (const call of art.querySelectorAll('.st-call[data-call-id]')) {
+    const result = state.view.resultFor.get(call.getAttribute('data-call-id'));
+    if (result !== undefined) fillCall(call, result);
+  }
+  prepare(art);
+  return art;
+}
+
+function fillCall(call, resultIndex) {
+  const frag = parseFrag(resultIndex);
+  const res = frag && (frag.matches('.st-result') ? frag : frag.querySelector('.st-result'));
+  const slot = call.querySelector('.st-call-result');
+  if (res && slot) { slot.replaceChildren(res); prepare(res); }
+  call.setAttribute('data-status', entries()[resultIndex].error ? 'error' : 'success');
+  call.setAttribute('data-result-idx', String(resultIndex));
+}
+
+function prepare(scope) {
+  for (const img of scope.querySelectorAll('img.st-img[data-img]')) {
+    const src = imageSrc(img.getAttribute('data-img'));
+    if (src) img.src = src; else img.classList.add('st-img-missing');
+  }
+  if (state.thinkingOpen) for (const d of scope.querySelectorAll('details.st-thinking')) d.open = true;
+  for (const o of scope.querySelectorAll('.st-output[data-more]')) setOutput(o, state.outputsOpen);
+}
+
+function setOutput(out, on) {
+  out.classList.toggle('st-expanded', on);
+  for (const e of out.querySelectorAll('[hidden], [data-st-hidden]')) {
+    if (e.closest('.st-output') !== out) continue;
+    if (on && e.hidden) { e.setAttribute('data-st-hidden', ''); e.hidden = false; }
+    else if (!on && e.hasAttribute('data-st-hidden')) e.hidden = true;
+  }
+  for (const b of out.querySelectorAll('.st-more')) {
+    if (b.closest('.st-output') !== out) continue;
+    if (!b.hasAttribute('data-label')) {
+      b.setAttribute('data-label', b.textContent.trim() || (out.getAttribute('data-more') + ' more lines'));
+    }
+    b.textContent = on ? 'Show less' : b.getAttribute('data-label');
+    b.setAttribute('aria-expanded', String(on));
+  }
+}
+
+function renderRange(start, end) {
+  const frag = doc.createDocumentFragment();
+  for (let k = start; k < end; k++) frag.appendChild(buildArticle(state.view.shown[k]));
+  return frag;
+}
+
+function extendDown(count) {
+  if (state.windowEnd >= state.view.shown.length || !state.fragsDone) return false;
+  const end = Math.min(state.view.shown.length, state.windowEnd + count);
+  ui.msgs.insertBefore(renderRange(state.windowEnd, end), ui.bottom);
+  state.windowEnd = end;
+  syncSentinels();
+  return true;
+}
+
+function extendUp(count) {
+  if (state.windowStart <= 0 || !state.fragsDone) return false;
+  const start = Math.max(0, state.windowStart - count);
+  const ref = ui.top.nextElementSibling;
+  const before = ref ? ref.getBoundingClientRect().top : 0;
+  ui.msgs.insertBefore(renderRange(start, state.windowStart), ref);
+  state.windowStart = start;
+  // Keep what the reader looks at still while earlier messages arrive above it.
+  if (ref) ui.main.scrollTop += ref.getBoundingClientRect().top - before;
+  syncSentinels();
+  return true;
+}
+
+function syncSentinels() {
+  const total = state.view.shown.length;
+  ui.top.textContent = state.windowStart > 0 ? state.windowStart + ' earlier messages' : '';
+  ui.top.hidden = state.windowStart <= 0;
+  ui.bottom.textContent = state.windowEnd < total ? (total - state.windowEnd) + ' more messages' : '';
+  ui.bottom.hidden = state.windowEnd >= total;
+}
+
+function anchorPos(i) {
+  return shownMessages.anchorPos(state.view, state.index, state.path, i);
+}
+
+function windowAround(a) {
+  return shownMessages.windowAround(a, state.view.shown.length, WINDOW_BEFORE, WINDOW_AFTER);
+}
+
+function articleFor(i) {
+  if (state.view.merged.has(i)) {
+    const call = ui.msgs.querySelector('.st-call[data-result-idx="' + i + '"]');
+    if (call) return call;
+  }
+  return ui.msgs.querySelector('.st-entry[data-idx="' + i + '"]');
+}
+
+// The highest fragment index the first screen around `anchor` needs.
+function lastNeeded(anchor) {
+  computeShown();
+  const [start, end] = windowAround(anchorPos(anchor));
+  return shownMessages.lastNeeded(state.index, state.view, start, end);
+}
+
+function renderMessages(anchor, align, highlight) {
+  state.generation++;
+  computeShown();
+  ui.msgs.classList.toggle('st-hide-tools', state.filter === 'no-tools');
+  const a = anchorPos(anchor);
+  [state.windowStart, state.windowEnd] = windowAround(a);
+  const first = renderRange(state.windowStart, state.windowEnd);
+  // The first window is laid out for real so scrolling to the anchor lands exactly.
+  for (const art of first.children) art.classList.add('st-eager');
+  ui.msgs.replaceChildren(ui.top, first, ui.bottom);
+  syncSentinels();
+  state.current = -1;
+  const target = anchor >= 0 ? articleFor(anchor) : null;
+  if (target && a >= 0) {
+    if (highlight) {
+      for (const e of ui.msgs.querySelectorAll('.st-target')) e.classList.remove('st-target');
+      target.classList.add('st-target');
+    }
+    target.scrollIntoView({ block: align || 'start' });
+    const generation = state.generation;
+    requestAnimationFrame(() => {
+      const r = target.getBoundingClientRect();
+      const m = ui.main.getBoundingClientRect();
+      if (generation === state.generation && (r.bottom < m.top || r.top > m.bottom)) target.scrollIntoView({ block: align || 'start' });
+    });
+    if (target.classList.contains('st-entry')) state.current = anchor;
+  } else {
+    ui.main.scrollTop = 0;
+  }
+  fillInIdle(state.generation);
+}
+
+function fillInIdle(generation) {
+  const step = (deadline) => {
+    if (generation !== state.generation) return;
+    const until = performance.now() + Math.max(6, Math.min(14, deadline.timeRemaining()));
+    while (performance.now() < until && state.windowEnd - state.windowStart < IDLE_CAP) {
+      if (!extendDown(8) && !extendUp(8)) return;
+    }
+    const partial = state.windowStart > 0 || state.windowEnd < state.view.shown.length;
+    if (state.windowEnd - state.windowStart < IDLE_CAP && partial) idle(step);
+  };
+  idle(step);
+}
+
+function firstVisibleArticle() {
+  const top = ui.main.getBoundingClientRect().top;
+  for (const a of ui.msgs.children) {
+    if (a.classList.contains('st-entry') && a.getBoundingClientRect().bottom > top + 4) return a;
+  }
+  return null;
+}
+
+// If entry i continues the current leaf, move the leaf to it and show it in place: a result
+// fills its call; a message is added at the bottom (followed if the reader was at the bottom).
+function followEntry(i) {
+  const parent = state.index.parent[i];
+  if (!(parent >= 0 && parent === state.leaf)) return false;
+  const atEnd = state.windowEnd >= state.view.shown.length;
+  setPath(i);
+  computeShown();
+  if (state.view.merged.has(i)) {
+    const call = ui.msgs.querySelector('.st-call[data-call-id="' + CSS.escape(str(entries()[i].result)) + '"]');
+    if (call) fillCall(call, i);
+  } else if (atEnd && state.view.shownPos.has(i)) {
+    const nearBottom = ui.main.scrollHeight - ui.main.scrollTop - ui.main.clientHeight < 80;
+    extendDown(state.view.shown.length - state.windowEnd);
+    if (nearBottom) ui.main.scrollTop = ui.main.scrollHeight;
+  }
+  syncSentinels();
+  return true;
+}
+
+function toggleThinking() {
+  state.thinkingOpen = !state.thinkingOpen;
+  for (const d of ui.msgs.querySelectorAll('details.st-thinking')) d.open = state.thinkingOpen;
+  toast(state.thinkingOpen ? 'Thinking shown' : 'Thinking hidden');
+}
+
+function toggleOutputs() {
+  state.outputsOpen = !state.outputsOpen;
+  for (const o of ui.msgs.querySelectorAll('.st-output[data-more]')) setOutput(o, state.outputsOpen);
+  toast(state.outputsOpen ? 'Tool outputs expanded' : 'Tool outputs collapsed');
+}
