@@ -12,7 +12,14 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
-SHARED = Path(os.environ.get("SESSIONTREE_SHARED", ROOT.parent / "shared")).resolve()
+# ../shared beside a clone; ../../shared from a git worktree under a sibling folder.
+SHARED = Path(
+    os.environ.get("SESSIONTREE_SHARED")
+    or next(
+        (p / "shared" for p in (ROOT.parent, ROOT.parent.parent) if (p / "shared").is_dir()),
+        ROOT.parent / "shared",
+    )
+).resolve()
 GEN_SESSION = SHARED / "tools" / "gen_session.py"
 REAL_V1 = SHARED / "fixtures" / "real-v1-large-session.jsonl"
 

@@ -17,6 +17,10 @@ class InvalidSession(SessiontreeError):
     """A file that is not a session (no valid header, a directory, unreadable)."""
 
 
+class ForeignSession(InvalidSession):
+    """Another agent's session file (Claude Code, Codex CLI) where only our own format will do."""
+
+
 class AmbiguousSession(SessiontreeError):
     """An id prefix that matches more than one session."""
 

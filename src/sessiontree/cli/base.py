@@ -109,8 +109,10 @@ class SessionType(_PathType):
 
     name = "session"
 
-    def __init__(self, *, must_exist: bool = True) -> None:
+    def __init__(self, *, must_exist: bool = True, foreign: bool = False) -> None:
         self.must_exist = must_exist
+        self.foreign = foreign
+        """Also take other agents' files (Claude Code, Codex CLI) by path: the read commands."""
 
     def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> Path:
         if isinstance(value, Path):
@@ -120,6 +122,12 @@ class SessionType(_PathType):
         text = str(value)
         if not self.must_exist and (looks_like_path(text) or os.path.exists(text)):
             return Path(text).expanduser().absolute()
+        if self.foreign and (looks_like_path(text) or os.path.isfile(text)):
+            from sessiontree.readers import foreign_agent
+
+            path = Path(text).expanduser().absolute()
+            if foreign_agent(path) is not None:
+                return path  # the write commands get a ForeignSession error from the lookup instead
         obj = ctx.find_object(Context) if ctx is not None else None
         agent_dir = obj.agent_dir if obj is not None else default_agent_dir()
         given = ctx.params.get("session_dir") if ctx is not None else None
@@ -130,10 +138,16 @@ class SessionType(_PathType):
 SESSION = SessionType()
 """The argument type of every command that takes one session."""
 
+ANY_SESSION = SessionType(foreign=True)
+"""The argument type of the commands that only read a session (any agent's file)."""
 
-def session_argument(name: str = "session") -> Callable[[F], F]:
-    """Add the ``SESSION`` argument (a ``.jsonl`` path or an id prefix), given as a ``Path``."""
-    return click.argument(name, metavar="SESSION", type=SESSION)
+
+def session_argument(name: str = "session", *, read_only: bool = False) -> Callable[[F], F]:
+    """Add the ``SESSION`` argument (a ``.jsonl`` path or an id prefix), given as a ``Path``.
+
+    ``read_only`` commands also take Claude Code and Codex CLI files.
+    """
+    return click.argument(name, metavar="SESSION", type=ANY_SESSION if read_only else SESSION)
 
 
 def session_dir_option(func: F) -> F:
@@ -156,6 +170,20 @@ def _read_tools(ctx: click.Context, param: click.Parameter, value: Path | None) 
     from sessiontree.store.system import read_tools_file
 
     return read_tools_file(value) if value is not None else None
+
+
+AGENT_CHOICES = ("claude", "codex", "pi")
+
+
+def agent_option(func: F) -> F:
+    """Add ``--agent claude|codex|pi``: read the file as that agent's format (default: detect by content)."""
+    return click.option(
+        "--agent",
+        "agent",
+        type=click.Choice(AGENT_CHOICES),
+        default=None,
+        help="Read the file as this agent's format (default: detected from the content).",
+    )(func)
 
 
 def system_options(func: F) -> F:

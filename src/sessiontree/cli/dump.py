@@ -8,7 +8,7 @@ from typing import Any
 
 import click
 
-from sessiontree.cli.base import cli, session_argument, system_options
+from sessiontree.cli.base import agent_option, cli, session_argument, system_options
 from sessiontree.errors import ExportError
 from sessiontree.exporter.api import load_for_export
 from sessiontree.exporter.clipboard import copy_to_clipboard
@@ -17,12 +17,13 @@ from sessiontree.store.output_sink import sanitize_text
 
 
 @cli.command()
-@session_argument()
+@session_argument(read_only=True)
 @click.option("--stdout", "to_stdout", is_flag=True, help="Print the text instead of copying it.")
 @click.option("--leaf", "leaf_id", metavar="ID", help="Dump the branch ending at this entry.")
 @click.option("--no-tools", is_flag=True, help="Leave out tool calls, tool results and executions.")
 @click.option("--user-only", is_flag=True, help="Keep only the user's messages.")
 @system_options
+@agent_option
 def dump(
     session: Path,
     to_stdout: bool,
@@ -31,6 +32,7 @@ def dump(
     user_only: bool,
     system_prompt: str | None,
     tools: list[Any] | None,
+    agent: str | None,
 ) -> None:
     """Copy a session's model context as text to the clipboard.
 
@@ -40,7 +42,7 @@ def dump(
         raise ExportError("--no-tools and --user-only do not go together; pick one")
     text_filter: TextFilter = "user-only" if user_only else "no-tools" if no_tools else "default"
     text = format_session_as_text(
-        load_for_export(session),
+        load_for_export(session, agent=agent),
         system_prompt,
         tools,
         leaf_id=leaf_id,

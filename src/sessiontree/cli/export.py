@@ -7,14 +7,14 @@ from typing import Any
 
 import click
 
-from sessiontree.cli.base import cli, session_argument, system_options
+from sessiontree.cli.base import agent_option, cli, session_argument, system_options
 from sessiontree.errors import ExportError
 from sessiontree.exporter.api import export_to_file, open_in_browser
 from sessiontree.exporter.page import THEMES
 
 
 @cli.command()
-@session_argument()
+@session_argument(read_only=True)
 @click.argument("output", metavar="[OUTPUT.html]", required=False, type=click.Path(path_type=Path))
 @click.option("--open", "open_page", is_flag=True, help="Open the page in the browser afterwards.")
 @click.option(
@@ -26,6 +26,7 @@ from sessiontree.exporter.page import THEMES
 )
 @click.option("--leaf", "leaf_id", metavar="ID", help="Export with this entry as the active leaf.")
 @system_options
+@agent_option
 @click.option("--copy", is_flag=True, hidden=True, help="Not supported here; use `sessiontree dump`.")
 def export(
     session: Path,
@@ -35,6 +36,7 @@ def export(
     leaf_id: str | None,
     system_prompt: str | None,
     tools: list[Any] | None,
+    agent: str | None,
     copy: bool,
 ) -> None:
     """Export a session to one self-contained HTML file.
@@ -53,6 +55,7 @@ def export(
         leaf_id=leaf_id,
         system_prompt=system_prompt,
         tools=tools,
+        agent=agent,
     )
     click.echo(f"Exported to: {path}")
     if open_page:

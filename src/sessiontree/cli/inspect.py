@@ -7,22 +7,23 @@ from pathlib import Path
 
 import click
 
-from sessiontree.cli.base import Context, cli, pass_context, session_argument
-from sessiontree.store import load_session
+from sessiontree.cli.base import Context, agent_option, cli, pass_context, session_argument
+from sessiontree.readers import load_any
 from sessiontree.store.session import require_header
 from sessiontree.store.summary import format_summary, summarize_session
 
 
 @cli.command()
-@session_argument()
+@session_argument(read_only=True)
 @click.option("--json", "as_json", is_flag=True, help="Print the summary as JSON.")
+@agent_option
 @pass_context
-def inspect(ctx: Context, session: Path, as_json: bool) -> None:
+def inspect(ctx: Context, session: Path, as_json: bool, agent: str | None) -> None:
     """Summarise a session: counts, branches, tokens, problems.
 
     Also its format version and the migrations it needs. SESSION is its .jsonl file or an id
     prefix.
     """
-    loaded = require_header(load_session(session, agent_dir=ctx.agent_dir, strict=True))
+    loaded = require_header(load_any(session, agent, agent_dir=ctx.agent_dir))
     summary = summarize_session(loaded)
     click.echo(json.dumps(summary.to_json(), indent=2) if as_json else format_summary(summary))

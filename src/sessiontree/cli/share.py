@@ -7,7 +7,7 @@ from pathlib import Path
 
 import click
 
-from sessiontree.cli.base import Context, cli, pass_context, session_argument
+from sessiontree.cli.base import Context, agent_option, cli, pass_context, session_argument
 from sessiontree.share.publish import ShareOutcome, share_session
 from sessiontree.share.records import read_records
 from sessiontree.share.unshare import unshare
@@ -19,18 +19,23 @@ def _say(text: str) -> None:
 
 
 @cli.command()
-@session_argument()
+@session_argument(read_only=True)
 @click.option("--no-open", is_flag=True, help="Print the links without opening the preview.")
 @click.option("--force", is_flag=True, help="Share pages over the 10 MB limit.")
 @click.option("--no-redact", is_flag=True, help="Share as is, without masking the secrets found.")
+@agent_option
 @pass_context
-def share(ctx: Context, session: Path, no_open: bool, force: bool, no_redact: bool) -> None:
+def share(
+    ctx: Context, session: Path, no_open: bool, force: bool, no_redact: bool, agent: str | None
+) -> None:
     """Publish a session as an HTML page and print the links.
 
     SESSION is its .jsonl file or an id prefix. The page goes through the custom share script
     when there is one, else to a secret gist; secrets found are masked first.
     """
-    outcome = share_session(session, ctx.agent_dir, force=force, redact=not no_redact, notify=_say)
+    outcome = share_session(
+        session, ctx.agent_dir, force=force, redact=not no_redact, notify=_say, agent=agent
+    )
     print_outcome(outcome)
     if outcome.url and not no_open:
         webbrowser.open(outcome.url)

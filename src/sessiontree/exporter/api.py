@@ -22,7 +22,8 @@ from sessiontree.exporter.sections import (
     render_system,
 )
 from sessiontree.exporter.stats import compute_stats, cumulative_by_turn
-from sessiontree.store import Session, load_session
+from sessiontree.readers import load_any
+from sessiontree.store import Session
 from sessiontree.store.session import require_header
 from sessiontree.store.surrogates import SURROGATES
 
@@ -150,9 +151,14 @@ def _iter_rendered_page(session: Session, render: RenderOptions, page: PageOptio
     yield from iter_page(rendered, page)
 
 
-def load_for_export(input_path: str | Path, *, blobs_dir: Path | None = None) -> Session:
-    """Load a session file for export (read-only), refusing missing files and non-sessions."""
-    return require_header(load_session(Path(input_path), blobs_dir=blobs_dir, strict=True))
+def load_for_export(
+    input_path: str | Path, *, blobs_dir: Path | None = None, agent: str | None = None
+) -> Session:
+    """Load a session file of any agent for export (read-only), refusing missing files and non-sessions.
+
+    ``agent`` forces the reader (claude, codex, pi); by default the file's content decides.
+    """
+    return require_header(load_any(Path(input_path), agent, blobs_dir=blobs_dir))
 
 
 def default_output_path(input_path: str | Path) -> Path:
@@ -188,9 +194,13 @@ def export_to_file(
     system_prompt: str | None = None,
     tools: Sequence[Any] | None = None,
     blobs_dir: Path | None = None,
+    agent: str | None = None,
 ) -> Path:
-    """Export a session file to a self-contained HTML file and return its path (input untouched)."""
-    session = load_for_export(input_path, blobs_dir=blobs_dir)
+    """Export a session file to a self-contained HTML file and return its path (input untouched).
+
+    ``agent`` forces the reader of the file (claude, codex, pi); by default its content decides.
+    """
+    session = load_for_export(input_path, blobs_dir=blobs_dir, agent=agent)
     out = Path(output_path) if output_path is not None else default_output_path(input_path)
     if out.is_dir():
         out = out / default_output_path(input_path).name

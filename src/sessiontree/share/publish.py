@@ -63,10 +63,14 @@ def share_session(
     redact: bool = True,
     notify: Notify | None = None,
     api_base: str | None = None,
+    agent: str | None = None,
 ) -> ShareOutcome:
-    """Export a session to a temp HTML file, publish it, record the share and remove the file."""
+    """Export a session to a temp HTML file, publish it, record the share and remove the file.
+
+    ``agent`` forces the reader of a file (claude, codex, pi); by default the content decides.
+    """
     say = notify or _to_stderr
-    session = _load(source)
+    session = _load(source, agent)
     try:
         backend = choose_backend(agent_dir)
         outcome = _export_and_publish(session, backend, force, redact, say, api_base)
@@ -147,12 +151,12 @@ def choose_backend(agent_dir: Path) -> Backend:
     )
 
 
-def _load(source: Path | Session) -> Session:
+def _load(source: Path | Session, agent: str | None) -> Session:
     if isinstance(source, Session):
         if source.path is None:
             raise ExportError("Cannot export in-memory session to HTML")
         return source
-    return load_for_export(source)
+    return load_for_export(source, agent=agent)
 
 
 def redact_session(session: Session) -> tuple[Session, RedactionReport]:

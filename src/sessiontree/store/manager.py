@@ -241,6 +241,10 @@ class SessionManager:
         if data is None:
             return None, False
         session = parse_session_text(decode_text(data), path)
+        if session.is_empty and data.strip():
+            from sessiontree.readers import refuse_foreign_data  # the readers import the store
+
+            refuse_foreign_data(data, path)  # never rewrite another agent's file
         if session.bad_lines or (session.is_empty and data.strip()):
             self._unread = data  # a rewrite would drop what we could not parse: keep it first
         rehydrate_blobs(session, path, agent_dir=self.agent_dir)

@@ -46,6 +46,9 @@ def check_session_file(path: Path, storage: SessionStorage | None = None) -> Ses
     ensure_readable(path, storage)  # one-line errors: missing, directory, unreadable
     info = read_session_info(path, storage)
     if info is None:
+        from sessiontree.readers import refuse_foreign  # the readers import the store
+
+        refuse_foreign(path)  # another agent's file: say so (the write path never takes one)
         raise explain_not_a_session(path, storage)
     return info
 

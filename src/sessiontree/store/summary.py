@@ -38,6 +38,9 @@ class SessionSummary:
     cost: float = 0.0
     bad_lines: list[dict[str, Any]] = field(default_factory=list)
     missing_blobs: list[str] = field(default_factory=list)
+    agent: str = "pi"
+    """The agent that wrote the file (claude, codex: read by sessiontree.readers, never written)."""
+    agent_version: str | None = None
 
     def to_json(self) -> dict[str, Any]:
         """A JSON-ready dict."""
@@ -95,7 +98,13 @@ def summarize_session(session: Session) -> SessionSummary:
         cost=round(cost, 6),
         bad_lines=[{"line": b.lineno, "reason": b.reason} for b in session.bad_lines],
         missing_blobs=list(session.missing_blobs),
+        agent=_str(session.header.get("agent")) or "pi",
+        agent_version=_str(session.header.get("agentVersion")),
     )
+
+
+def _str(value: object) -> str | None:
+    return value if isinstance(value, str) and value else None
 
 
 def format_summary(summary: SessionSummary) -> str:
@@ -114,7 +123,9 @@ def format_summary(summary: SessionSummary) -> str:
         f"File      {safe(str(summary.path))}",
         f"Cwd       {safe(summary.cwd or '?')}",
         f"Created   {safe(summary.created or '?')}",
-        f"Version   v{summary.version_found} (migrations: {migrated})",
+        f"Version   v{summary.version_found} (migrations: {migrated})"
+        if summary.agent == "pi"
+        else f"Agent     {summary.agent} {safe(summary.agent_version or '')}".rstrip() + " (read only)",
         f"Entries   {summary.entries}: {counts(summary.entry_types)}",
         f"Messages  {sum(summary.message_roles.values())}: {counts(summary.message_roles)}",
         f"Tree      {summary.roots} root(s), {summary.branch_points} branch point(s), "

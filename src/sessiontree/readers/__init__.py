@@ -1,0 +1,148 @@
+"""Other agents' session formats (Claude Code, Codex CLI) read into the same Session model.
+
+``load_any(path)`` detects the format from the file's content (never its name) and returns a
+``Session`` the renderer, viewer, dump, search and stats use unchanged. Foreign files are only
+ever read: ``refuse_foreign`` is what the write path calls before it touches a file.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from sessiontree.errors import ForeignSession, InvalidSession, SessionNotFound
+from sessiontree.readers import claude, codex, pi  # noqa: F401  (each registers its reader)
+from sessiontree.readers.base import READERS, SNIFF_BYTES, SNIFF_LINES, Reader, read_prefix_values
+from sessiontree.store.session import Session
+
+AGENTS: tuple[str, ...] = ("claude", "codex", "pi")
+"""The ``--agent`` choices."""
+
+DETECTION_ORDER: tuple[str, ...] = ("pi", "codex", "claude")
+
+
+def agent_label(agent: str) -> str:
+    """The name people know an agent by (``Claude Code``)."""
+    reader = READERS.get(agent)
+    return reader.label if reader is not None else agent
+
+
+def detect_values(values: list[Any]) -> str | None:
+    """The agent whose format the first parsed lines of a file are, or None."""
+    for name in DETECTION_ORDER:
+        if READERS[name].sniff(values):
+            return name
+    return None
+
+
+def _readable(path: Path) -> None:
+    if not path.exists():
+        raise SessionNotFound(f"File not found: {path}")
+    if path.is_dir():
+        raise InvalidSession(f"{path} is a directory, not a session file")
+
+
+def detect_agent(path: str | Path) -> str | None:
+    """The agent that wrote a file, from its first lines (None when no reader knows it)."""
+    path = Path(path)
+    _readable(path)
+    try:
+        return detect_values(read_prefix_values(path))
+    except PermissionError:
+        raise InvalidSession(f"Cannot read {path}: permission denied") from None
+    except OSError as exc:
+        raise InvalidSession(f"Cannot read {path}: {exc.strerror or exc}") from None
+
+
+def reader_for(agent: str) -> Reader:
+    """The reader of an ``--agent`` name."""
+    try:
+        return READERS[agent]
+    except KeyError:
+        raise InvalidSession(f"Unknown agent {agent!r}; use one of: {', '.join(AGENTS)}") from None
+
+
+def load_any(
+    path: str | Path,
+    agent: str | None = None,
+    *,
+    agent_dir: Path | None = None,
+    blobs_dir: Path | None = None,
+) -> Session:
+    """Load a session file of any known agent, read-only (``agent`` forces a reader).
+
+    A file no reader knows gives the empty session of the pi loader (``session.is_empty``), so
+    callers keep one "not a session file" message. Missing files, directories and unreadable
+    files raise the store's one-line errors.
+    """
+    path = Path(path)
+    name = agent or detect_agent(path) or "pi"
+    reader = reader_for(name)
+    try:
+        session = reader.read(path, agent_dir=agent_dir, blobs_dir=blobs_dir)
+    except PermissionError:
+        raise InvalidSession(f"Cannot read {path}: permission denied") from None
+    except IsADirectoryError:
+        raise InvalidSession(f"{path} is a directory, not a session file") from None
+    if name != "pi" and not session.entries and not session.bad_lines and agent is not None:
+        session.header = {}  # forced onto a file that has nothing of that format
+    return session
+
+
+def agent_of(session: Session) -> str:
+    """The agent that wrote a loaded session (``pi`` for our own format)."""
+    agent = session.header.get("agent")
+    return agent if isinstance(agent, str) and agent in READERS and agent != "pi" else "pi"
+
+
+def foreign_agent(path: str | Path) -> str | None:
+    """The other agent that wrote ``path`` (None for our own format, unknown or missing files)."""
+    try:
+        agent = detect_agent(path)
+    except (SessionNotFound, InvalidSession):
+        return None
+    return agent if agent not in (None, "pi") else None
+
+
+def _refusal(agent: str, path: str | Path) -> ForeignSession:
+    return ForeignSession(
+        f"{path} is a {agent_label(agent)} session: sessiontree only reads those (inspect, export, "
+        "dump, share); it never resumes, forks, moves or appends to another agent's file"
+    )
+
+
+def refuse_foreign(path: str | Path) -> None:
+    """Raise ``ForeignSession`` when ``path`` is another agent's file: the write path never takes those."""
+    agent = foreign_agent(path)
+    if agent is not None:
+        raise _refusal(agent, path)
+
+
+def refuse_foreign_data(data: bytes, path: str | Path) -> None:
+    """``refuse_foreign`` for a file already read into memory."""
+    values: list[Any] = []
+    for line in data[:SNIFF_BYTES].split(b"\n")[:SNIFF_LINES]:
+        if line.strip():
+            try:
+                values.append(json.loads(line))
+            except (ValueError, RecursionError):
+                values.append(None)
+    agent = detect_values(values)
+    if agent not in (None, "pi"):
+        raise _refusal(agent, path)
+
+
+__all__ = [
+    "AGENTS",
+    "READERS",
+    "agent_label",
+    "agent_of",
+    "detect_agent",
+    "detect_values",
+    "foreign_agent",
+    "load_any",
+    "reader_for",
+    "refuse_foreign",
+    "refuse_foreign_data",
+]

@@ -1,0 +1,151 @@
+"""What every reader shares: the reader shape, the registry, prefix sniffing and line reading."""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, ClassVar, Protocol
+
+from sessiontree.store.entries import Entry
+from sessiontree.store.jsonl import BadLine, decode_lines, parse_jsonl_lines
+from sessiontree.store.session import Session
+from sessiontree.store.storage import FileSessionStorage
+
+SNIFF_LINES = 24
+"""How many JSON lines detection looks at."""
+
+SNIFF_BYTES = 1 << 20
+"""Detection stops reading after this many bytes (a first line may be an image-sized record)."""
+
+_CSI = re.compile(r"\x1b\[[0-9;?]*[ -/]*[@-~]")
+
+
+class Reader(Protocol):
+    """One agent's file format, read into the session model (read-only)."""
+
+    agent: ClassVar[str]
+    """The ``--agent`` name: claude, codex, pi."""
+    label: ClassVar[str]
+    """The name shown to people: Claude Code, Codex CLI, pi."""
+
+    def sniff(self, values: list[Any]) -> bool:
+        """Tell whether the first parsed lines of a file are this format."""
+        ...
+
+    def read(self, path: Path, *, agent_dir: Path | None = None, blobs_dir: Path | None = None) -> Session:
+        """Read a whole file into a Session (never writes)."""
+        ...
+
+
+READERS: dict[str, Reader] = {}
+"""``--agent`` name -> reader, in detection order (most specific first)."""
+
+
+def register(reader: Reader) -> Reader:
+    """Add a reader to the registry (detection tries readers in registration order)."""
+    READERS[reader.agent] = reader
+    return reader
+
+
+def read_prefix_values(path: Path, limit: int = SNIFF_LINES) -> list[Any]:
+    """The first ``limit`` JSON values of a file (unparsable lines as None), read lazily."""
+    values: list[Any] = []
+    read = 0
+    lines = FileSessionStorage().iter_lines_sync(path)
+    try:
+        for line in decode_lines(lines):
+            read += len(line)
+            if line.strip():
+                try:
+                    values.append(json.loads(line))
+                except (ValueError, RecursionError):
+                    values.append(None)
+            if len(values) >= limit or read >= SNIFF_BYTES:
+                break
+    finally:
+        close = getattr(lines, "close", None)
+        if close is not None:
+            close()
+    return values
+
+
+def read_values(path: Path) -> tuple[list[tuple[int, Any]], list[BadLine]]:
+    """Every line of a file as (line number, JSON value), and the lines that were not JSON."""
+    lines = FileSessionStorage().iter_lines_sync(path)
+    try:
+        return parse_jsonl_lines(decode_lines(lines))
+    finally:
+        close = getattr(lines, "close", None)
+        if close is not None:
+            close()
+
+
+def text_of(value: Any) -> str:
+    """The text of a string or of the text blocks of a content list."""
+    if isinstance(value, str):
+        return value
+    if isinstance(value, list):
+        parts = [b.get("text") for b in value if isinstance(b, dict)]
+        return "\n".join(p for p in parts if isinstance(p, str))
+    return ""
+
+
+def strip_csi(text: str) -> str:
+    """Drop terminal colour sequences from text an agent captured from a terminal."""
+    return _CSI.sub("", text) if "\x1b" in text else text
+
+
+def as_str(value: Any) -> str | None:
+    """The value when it is a non-empty string, else None."""
+    return value if isinstance(value, str) and value else None
+
+
+@dataclass
+class EntryBuilder:
+    """Collects the entries a reader makes: fresh ids, the custom entries that carry unknown lines."""
+
+    prefix: str
+    entries: list[Entry] = field(default_factory=list)
+    bad_lines: list[BadLine] = field(default_factory=list)
+
+    def line_id(self, lineno: int, part: int = 0) -> str:
+        """An id for something made from line ``lineno`` (ids of the file itself never look like this)."""
+        return f"{self.prefix}{lineno}" + (f".{part}" if part else "")
+
+    def carry(self, lineno: int, kind: str, data: Any, parent: str | None, ts: Any = None) -> Entry:
+        """Keep a line sessiontree does not show as a conversation part, as JSON under "all"."""
+        entry: Entry = {
+            "type": "custom",
+            "id": self.line_id(lineno),
+            "parentId": parent,
+            "customType": kind,
+            "data": data,
+        }
+        if isinstance(ts, str):
+            entry["timestamp"] = ts
+        self.entries.append(entry)
+        return entry
+
+
+def make_session(
+    path: Path,
+    header: dict[str, Any],
+    entries: list[Entry],
+    bad: list[BadLine],
+    leaf_id: str | None,
+) -> Session:
+    """A Session from a reader's work (foreign files are never migrated: version 3 as made)."""
+    bad.sort(key=lambda b: b.lineno)
+    return Session(header=header, entries=entries, path=path, leaf_id=leaf_id, bad_lines=bad)
+
+
+def iter_dicts(values: list[tuple[int, Any]], bad: list[BadLine]) -> Iterator[tuple[int, dict[str, Any]]]:
+    """The JSON objects among parsed lines; anything else is reported as a bad line."""
+    for lineno, value in values:
+        if isinstance(value, dict):
+            yield lineno, value
+        else:
+            bad.append(BadLine(lineno, "not a JSON object", str(value)[:120]))

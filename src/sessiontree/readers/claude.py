@@ -1,0 +1,371 @@
+"""Claude Code sessions (``~/.claude/projects/<cwd>/<id>.jsonl``) read into the session model.
+
+Each message line becomes an entry keyed by its ``uuid`` and linked by ``parentUuid``; one API
+reply written over several lines (same ``message.id``) becomes one assistant entry; each
+``tool_result`` block becomes a ``toolResult`` entry; a compaction boundary becomes a
+``compaction`` entry; every other line is carried as a ``custom`` entry (JSON under "all").
+The linking itself (what is a real fork, subagents as side branches) is in ``claude_links``.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any, ClassVar
+
+from sessiontree.readers.base import (
+    EntryBuilder,
+    as_str,
+    iter_dicts,
+    make_session,
+    read_prefix_values,
+    read_values,
+    register,
+    strip_csi,
+    text_of,
+)
+from sessiontree.readers.claude_blocks import (
+    STOP_REASONS,
+    convert_assistant_block,
+    convert_content,
+    convert_usage,
+    tool_calls_of,
+)
+from sessiontree.readers.claude_links import Linker, Node
+from sessiontree.store.entries import Entry
+from sessiontree.store.jsonl import BadLine
+from sessiontree.store.session import Session
+
+MESSAGE_TYPES = ("user", "assistant", "system")
+CLAUDE_LINE_TYPES = frozenset(
+    {"user", "assistant", "system", "summary", "file-history-snapshot", "queue-operation", "progress",
+     "attachment", "permission-mode", "custom-title", "last-prompt", "tag", "agent-name"}
+)  # fmt: skip
+# Fields of a message line that the mapping uses or that every line repeats; others are shown.
+KNOWN_FIELDS = frozenset(
+    {"type", "uuid", "parentUuid", "logicalParentUuid", "sessionId", "timestamp", "cwd", "gitBranch",
+     "version", "userType", "isSidechain", "isMeta", "message", "requestId", "toolUseResult", "agentId",
+     "slug", "content", "subtype", "level", "toolUseID", "isCompactSummary", "isVisibleInTranscriptOnly",
+     "compactMetadata", "isApiErrorMessage", "thinkingMetadata", "todos", "sourceToolUseID",
+     "sourceToolAssistantUUID", "imagePasteIds", "permissionMode", "error", "durationMs", "stopReason",
+     "hookCount", "hookInfos", "hookErrors", "preventedContinuation", "hasOutput", "cause",
+     "retryInMs", "retryAttempt", "maxRetries", "isCompactBoundary", "planContent"}
+)  # fmt: skip
+SHOWN_SYSTEM_SUBTYPES = frozenset({"api_error", "local_command", "informational"})
+# What Claude Code writes for slash commands and bash mode: said by the user, but not a prompt.
+LOCAL_COMMAND_TAGS = ("<command-name>", "<command-message>", "<local-command-", "<bash-input>", "<bash-std")
+
+
+def _is_local_command(content: Any) -> bool:
+    return text_of(content).lstrip().startswith(LOCAL_COMMAND_TAGS)
+
+
+def is_claude_line(value: Any) -> bool:
+    """Tell whether one parsed line has the shape of a Claude Code record."""
+    if not isinstance(value, dict):
+        return False
+    kind = value.get("type")
+    if kind in MESSAGE_TYPES:
+        return "uuid" in value and ("parentUuid" in value or "sessionId" in value)
+    if kind == "summary":
+        return "leafUuid" in value
+    if kind == "file-history-snapshot":
+        return "snapshot" in value or "messageId" in value
+    return kind in CLAUDE_LINE_TYPES and "sessionId" in value
+
+
+class _Converter:
+    """Turns the lines of a session file (and its subagents' files) into entries and tree nodes."""
+
+    def __init__(self) -> None:
+        self.linker = Linker()
+        self.calls: dict[str, tuple[str, Any]] = {}  # tool_use id -> (name, input)
+        self.agent_calls: dict[str, str] = {}  # subagent id -> the tool_use id that started it
+        self.by_message_id: dict[tuple[str, str], Entry] = {}
+        self.header: dict[str, Any] = {}
+        self.titles: list[tuple[str, str]] = []  # (leafUuid or "", text) from summary / custom-title lines
+        self.session_ids: list[str] = []
+
+    def add_file(self, values: list[tuple[int, Any]], bad: list[BadLine], prefix: str, chain: str) -> None:
+        """Convert one file's lines; ``chain`` names the conversation they belong to (main or a subagent)."""
+        build = EntryBuilder(prefix)
+        for lineno, obj in iter_dicts(values, bad):
+            try:
+                self._line(build, lineno, obj, chain)
+            except (TypeError, ValueError, AttributeError, KeyError, RecursionError):
+                # A shape no version wrote: keep the line as it is rather than lose it.
+                self._carry(build, lineno, obj, chain, "claude:unreadable")
+
+    # --- one line ---------------------------------------------------------------------------
+
+    def _line(self, build: EntryBuilder, lineno: int, obj: dict[str, Any], chain: str) -> None:
+        kind = obj.get("type")
+        uuid = as_str(obj.get("uuid"))
+        if uuid is not None and self.linker.known(uuid):
+            return  # the same record written twice (a resumed session repeats its history)
+        if chain == "main" and obj.get("isSidechain") is True:
+            chain = "side"
+        self._note_header(obj, chain)
+        if kind == "user" and isinstance(obj.get("message"), dict) and uuid:
+            self._user(build, lineno, obj, uuid, chain)
+        elif kind == "assistant" and isinstance(obj.get("message"), dict) and uuid:
+            self._assistant(build, lineno, obj, uuid, chain)
+        elif kind == "system" and uuid:
+            self._system(build, lineno, obj, uuid, chain)
+        else:
+            if kind == "summary" and isinstance(obj.get("summary"), str):
+                self.titles.append((as_str(obj.get("leafUuid")) or "", obj["summary"]))
+            elif kind == "custom-title" and isinstance(obj.get("customTitle"), str):
+                self.titles.append(("", obj["customTitle"]))
+            self._carry(
+                build, lineno, obj, chain, f"claude:{kind}" if isinstance(kind, str) else "claude:line"
+            )
+            return
+        self._carry_extra_fields(build, lineno, obj, chain)
+
+    def _note_header(self, obj: dict[str, Any], chain: str) -> None:
+        session_id = as_str(obj.get("sessionId"))
+        if session_id and chain == "main" and session_id not in self.session_ids:
+            self.session_ids.append(session_id)
+        for key, field in (("cwd", "cwd"), ("version", "agentVersion"), ("gitBranch", "gitBranch")):
+            value = as_str(obj.get(key))
+            if value and field not in self.header:
+                self.header[field] = value
+        ts = as_str(obj.get("timestamp"))
+        if ts and "timestamp" not in self.header:
+            self.header["timestamp"] = ts
+
+    def _entry(self, build: EntryBuilder, entry_id: str, obj: dict[str, Any], **fields: Any) -> Entry:
+        entry: Entry = {"type": fields.pop("type", "message"), "id": entry_id, "parentId": None}
+        ts = obj.get("timestamp")
+        if isinstance(ts, str):
+            entry["timestamp"] = ts
+        entry.update(fields)
+        build.entries.append(entry)
+        return entry
+
+    def _node(self, entry: Entry, parent: str | None, chain: str, *, conv: bool = False, **kw: Any) -> None:
+        self.linker.add(Node(entry, parent, chain, conv=conv, **kw))
+
+    def _raw_parent(self, obj: dict[str, Any]) -> tuple[str | None, bool]:
+        parent = as_str(obj.get("parentUuid"))
+        if parent is None and as_str(obj.get("logicalParentUuid")):
+            return obj["logicalParentUuid"], True  # a compaction restarts the chain; keep it one tree
+        return parent, False
+
+    def _user(self, build: EntryBuilder, lineno: int, obj: dict[str, Any], uuid: str, chain: str) -> None:
+        message = obj["message"]
+        parent, logical = self._raw_parent(obj)
+        content = message.get("content")
+        if obj.get("isCompactSummary") is True:
+            self._compact_summary(build, obj, uuid, parent, chain)
+            return
+        if obj.get("isMeta") is True:
+            entry = self._entry(
+                build, uuid, obj, type="custom_message", customType="claude:meta",
+                content=convert_content(content), display=False,
+            )  # fmt: skip
+            self._node(entry, parent, chain, logical=logical)
+            return
+        results = (
+            [b for b in content if isinstance(b, dict) and b.get("type") == "tool_result"]
+            if isinstance(content, list)
+            else []
+        )
+        rest = (
+            [b for b in content if not (isinstance(b, dict) and b.get("type") == "tool_result")]
+            if isinstance(content, list)
+            else content
+        )
+        parts: list[tuple[str, dict[str, Any], bool]] = []
+        for block in results:
+            parts.append(("toolResult", self._tool_result(block, obj, len(results) == 1), False))
+        if rest or not results:
+            user = {"role": "user", "content": convert_content(rest)}
+            parts.append(("user", user, not results and not _is_local_command(rest)))
+        for index, (_, msg, conv) in enumerate(parts):
+            last = index == len(parts) - 1
+            entry_id = uuid if last else build.line_id(lineno, index + 1)
+            entry = self._entry(build, entry_id, obj, message=msg)
+            self._node(entry, parent, chain, conv=conv, logical=logical and index == 0)
+            parent, logical = entry_id, False
+
+    def _tool_result(self, block: dict[str, Any], obj: dict[str, Any], single: bool) -> dict[str, Any]:
+        call_id = as_str(block.get("tool_use_id")) or ""
+        name = self.calls.get(call_id, ("", None))[0]
+        message: dict[str, Any] = {
+            "role": "toolResult",
+            "toolCallId": call_id,
+            "toolName": name,
+            "content": convert_content(block.get("content")),
+            "isError": block.get("is_error") is True,
+        }
+        details = obj.get("toolUseResult")
+        if single and details is not None:
+            message["details"] = details
+            agent_id = as_str(details.get("agentId")) if isinstance(details, dict) else None
+            if agent_id:
+                self.agent_calls[agent_id] = call_id
+        return message
+
+    def _compact_summary(
+        self, build: EntryBuilder, obj: dict[str, Any], uuid: str, parent: str | None, chain: str
+    ) -> None:
+        text = text_of(obj["message"].get("content"))
+        boundary = self.linker.entry(parent) if parent else None
+        if boundary is not None and boundary.get("type") == "compaction" and not boundary.get("summary"):
+            boundary["summary"] = text
+            self.linker.alias(uuid, boundary["id"])
+            return
+        entry = self._entry(build, uuid, obj, type="compaction", summary=text, tokensBefore=0)
+        self._node(entry, parent, chain)
+
+    def _assistant(
+        self, build: EntryBuilder, lineno: int, obj: dict[str, Any], uuid: str, chain: str
+    ) -> None:
+        message = obj["message"]
+        content = message.get("content")
+        blocks = (
+            content if isinstance(content, list) else [{"type": "text", "text": content}] if content else []
+        )
+        for call_id, name, args in tool_calls_of(blocks):
+            self.calls[call_id] = (name, args)
+        reply_id = as_str(message.get("id"))
+        merged = self.by_message_id.get((chain, reply_id)) if reply_id else None
+        if merged is not None:
+            # One API reply streamed over several lines: one entry, children re-pointed to it.
+            merged["message"]["content"].extend(convert_assistant_block(b) for b in blocks)
+            self._finish_assistant(merged["message"], message, obj)
+            self.linker.alias(uuid, merged["id"])
+            return
+        out: dict[str, Any] = {"role": "assistant", "content": [convert_assistant_block(b) for b in blocks]}
+        model = as_str(message.get("model"))
+        if model and model != "<synthetic>":
+            out.update(provider="anthropic", model=model)
+        if reply_id:
+            out["responseId"] = reply_id
+        self._finish_assistant(out, message, obj)
+        entry = self._entry(build, uuid, obj, message=out)
+        if reply_id:
+            self.by_message_id[(chain, reply_id)] = entry
+        parent, logical = self._raw_parent(obj)
+        self._node(entry, parent, chain, conv=True, logical=logical)
+
+    def _finish_assistant(self, out: dict[str, Any], message: dict[str, Any], obj: dict[str, Any]) -> None:
+        usage = convert_usage(message.get("usage"), obj.get("costUSD"))
+        if usage is not None:
+            out["usage"] = usage  # a later line of a streamed reply carries the reply's final counts
+        stop = message.get("stop_reason")
+        if isinstance(stop, str):
+            out["stopReason"] = STOP_REASONS.get(stop, stop)
+        if obj.get("isApiErrorMessage") is True:
+            out["stopReason"] = "error"
+            out["errorMessage"] = text_of(message.get("content")) or as_str(obj.get("error")) or "API error"
+
+    def _system(self, build: EntryBuilder, lineno: int, obj: dict[str, Any], uuid: str, chain: str) -> None:
+        subtype = as_str(obj.get("subtype"))
+        parent, logical = self._raw_parent(obj)
+        if subtype == "compact_boundary":
+            meta = obj.get("compactMetadata")
+            tokens = meta.get("preTokens") if isinstance(meta, dict) else None
+            entry = self._entry(
+                build, uuid, obj, type="compaction", summary="",
+                tokensBefore=tokens if isinstance(tokens, int) and not isinstance(tokens, bool) else 0,
+            )  # fmt: skip
+            self._node(entry, parent, chain, logical=logical)
+            return
+        text = strip_csi(text_of(obj.get("content")))
+        level = as_str(obj.get("level"))
+        shown = bool(text) and (subtype in SHOWN_SYSTEM_SUBTYPES or level in ("warning", "error"))
+        entry = self._entry(
+            build, uuid, obj, type="custom_message", customType=f"claude:system/{subtype or level or 'info'}",
+            content=text or "", display=shown, details={k: v for k, v in obj.items() if k not in KNOWN_FIELDS}
+            or None,
+        )  # fmt: skip
+        self._node(entry, parent, chain, logical=logical)
+
+    def _carry(self, build: EntryBuilder, lineno: int, obj: dict[str, Any], chain: str, kind: str) -> None:
+        uuid = as_str(obj.get("uuid"))
+        entry = build.carry(lineno, kind, obj, None, obj.get("timestamp"))
+        if uuid and not self.linker.known(uuid):
+            # A line other lines may point at (progress, attachment): keep its uuid reachable.
+            self.linker.alias(uuid, entry["id"], merged=False)
+            self._node(entry, as_str(obj.get("parentUuid")), chain)
+        else:
+            self._node(entry, None, chain, follow=True)
+
+    def _carry_extra_fields(self, build: EntryBuilder, lineno: int, obj: dict[str, Any], chain: str) -> None:
+        extra = {k: v for k, v in obj.items() if k not in KNOWN_FIELDS}
+        if not extra:
+            return
+        entry = build.carry(lineno, "claude:fields", extra, None, obj.get("timestamp"))
+        entry["id"] = build.line_id(lineno, 99)
+        self._node(entry, None, chain, follow=True)
+
+    # --- the whole ----------------------------------------------------------------------------
+
+    def session(self, path: Path, bad: list[BadLine]) -> Session:
+        """Link the entries into a tree and make the session."""
+        entries, leaf = self.linker.link(self.calls, self.agent_calls)
+        stem = path.stem
+        header: dict[str, Any] = {
+            "type": "session",
+            "version": 3,
+            "id": stem if stem in self.session_ids or not self.session_ids else self.session_ids[0],
+        }
+        header.update(self.header)
+        known = self.linker.ids()
+        titles = [text for leaf_uuid, text in self.titles if not leaf_uuid or leaf_uuid in known]
+        if titles:
+            header["title"] = titles[-1]
+        header["agent"] = "claude"
+        return make_session(path, header, entries, bad, leaf)
+
+
+def subagent_files(path: Path, session_id: str) -> list[Path]:
+    """The subagent transcripts kept beside a session: ``<id>/subagents/agent-*.jsonl`` (2.1) or
+    ``agent-*.jsonl`` in the same folder whose lines name this session (2.0)."""
+    if path.name.startswith("agent-"):
+        return []
+    found = sorted((path.parent / path.stem / "subagents").glob("agent-*.jsonl"))
+    for candidate in sorted(path.parent.glob("agent-*.jsonl")):
+        try:
+            first = read_prefix_values(candidate, 1)
+        except OSError:
+            continue
+        if first and isinstance(first[0], dict) and first[0].get("sessionId") == session_id:
+            found.append(candidate)
+    return found
+
+
+class ClaudeReader:
+    """Claude Code JSONL (CLI 1.0 to 2.1)."""
+
+    agent: ClassVar[str] = "claude"
+    label: ClassVar[str] = "Claude Code"
+
+    def sniff(self, values: list[Any]) -> bool:
+        """A Claude file: one of its first lines is a Claude record."""
+        return any(is_claude_line(v) for v in values)
+
+    def read(self, path: Path, *, agent_dir: Path | None = None, blobs_dir: Path | None = None) -> Session:
+        """Read the session and its subagents' transcripts (read-only)."""
+        values, bad = read_values(path)
+        convert = _Converter()
+        convert.add_file(values, bad, "L", "main")
+        del values
+        session_id = (
+            path.stem
+            if path.stem in convert.session_ids or not convert.session_ids
+            else convert.session_ids[0]
+        )
+        for index, agent_path in enumerate(subagent_files(path, session_id)):
+            try:
+                agent_values, agent_bad = read_values(agent_path)
+            except OSError:
+                continue
+            convert.add_file(agent_values, agent_bad, f"A{index}:", f"agent:{agent_path.stem[6:]}")
+            bad.extend(BadLine(b.lineno, f"{agent_path.name}: {b.reason}", b.text) for b in agent_bad)
+        return convert.session(path, bad)
+
+
+register(ClaudeReader())

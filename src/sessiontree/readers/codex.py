@@ -1,0 +1,334 @@
+"""Codex CLI rollouts (``~/.codex/sessions/YYYY/MM/DD/rollout-*.jsonl``) read into the session model.
+
+A rollout is linear. Codex records most things twice, as a ``response_item`` (what the model
+saw) and an ``event_msg`` (what the terminal showed): the response items are shown, the events
+only where they add something (token counts become the usage of the reply before them, an
+aborted turn a notice). Consecutive reasoning, tool calls and text of one reply become one
+assistant entry; each tool output a ``toolResult`` entry. Unknown lines are carried as
+``custom`` entries. The old format (a bare header line, ``record_type: state`` lines, CRLF)
+reads the same way.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any, ClassVar
+
+from sessiontree.readers.base import EntryBuilder, as_str, iter_dicts, make_session, read_values, register
+from sessiontree.readers.codex_items import (
+    CONTEXT_PREFIXES,
+    convert_call,
+    convert_output,
+    convert_user_content,
+    reasoning_block,
+    usage_of,
+)
+from sessiontree.store.entries import Entry
+from sessiontree.store.jsonl import BadLine
+from sessiontree.store.session import Session
+
+LINE_TYPES = frozenset({"session_meta", "response_item", "event_msg", "turn_context", "compacted"})
+ITEM_TYPES = frozenset(
+    {"message", "reasoning", "function_call", "function_call_output", "custom_tool_call",
+     "custom_tool_call_output", "local_shell_call", "web_search_call"}
+)  # fmt: skip
+CALL_ITEMS = frozenset({"function_call", "custom_tool_call", "local_shell_call", "web_search_call"})
+OUTPUT_ITEMS = frozenset({"function_call_output", "custom_tool_call_output"})
+# Events that repeat a response item (shown once, from the item).
+ECHO_EVENTS = frozenset(
+    {"user_message", "agent_message", "agent_reasoning", "agent_reasoning_raw_content",
+     "agent_reasoning_section_break"}
+)  # fmt: skip
+
+
+def is_old_header(value: Any) -> bool:
+    """The bare first line of the old rollout format: ``{id, timestamp, instructions?, git?}``."""
+    return (
+        isinstance(value, dict)
+        and "type" not in value
+        and isinstance(value.get("id"), str)
+        and isinstance(value.get("timestamp"), str)
+        and ("instructions" in value or "git" in value)
+    )
+
+
+def normalise_line(obj: dict[str, Any], first: bool) -> tuple[str, dict[str, Any]]:
+    """(line kind, payload) for both the current and the old layout."""
+    kind = obj.get("type")
+    payload = obj.get("payload")
+    if isinstance(kind, str) and kind in LINE_TYPES and isinstance(payload, dict):
+        return kind, payload
+    if "record_type" in obj:
+        return f"old:{obj['record_type']}", obj
+    if first and is_old_header(obj):
+        return "session_meta", obj
+    if isinstance(kind, str) and kind in ITEM_TYPES:
+        return "response_item", obj
+    return kind if isinstance(kind, str) else "line", obj
+
+
+class _Converter:
+    """The entries of one rollout, made line by line."""
+
+    def __init__(self, use_events: bool) -> None:
+        self.build = EntryBuilder("X")
+        self.header: dict[str, Any] = {"type": "session", "version": 3}
+        self.use_events = use_events  # no response_item messages at all: fall back to the events
+        self.last_id: str | None = None
+        self.reply: Entry | None = None  # the assistant entry still being added to
+        self.last_reply: Entry | None = None
+        self.provider = "openai"
+        self.model: str | None = None
+        self.effort: str | None = None
+        self.calls: dict[str, tuple[str, dict[str, Any]]] = {}
+        self.last_total: Any = None
+
+    def add(self, entry: Entry, ts: Any) -> Entry:
+        entry["parentId"] = self.last_id
+        if isinstance(ts, str):
+            entry["timestamp"] = ts
+        self.build.entries.append(entry)
+        self.last_id = entry["id"]
+        return entry
+
+    def line(self, lineno: int, obj: dict[str, Any], first: bool) -> None:
+        kind, payload = normalise_line(obj, first)
+        ts = obj.get("timestamp", payload.get("timestamp"))
+        if kind == "session_meta":
+            self._meta(lineno, payload, ts)
+        elif kind == "turn_context":
+            self._turn_context(lineno, payload, ts)
+        elif kind == "response_item":
+            self._item(lineno, payload, ts)
+        elif kind == "event_msg":
+            self._event(lineno, payload, ts)
+        elif kind == "compacted":
+            self.reply = None
+            summary = as_str(payload.get("message")) or ""
+            self.add(
+                {
+                    "type": "compaction",
+                    "id": self.build.line_id(lineno),
+                    "summary": summary,
+                    "tokensBefore": 0,
+                },
+                ts,
+            )
+        elif kind == "old:state":
+            pass  # the old format's state snapshots repeat what the items already say
+        else:
+            self._carry(lineno, f"codex:{kind}", obj, ts)
+
+    def _carry(self, lineno: int, kind: str, data: Any, ts: Any) -> None:
+        entry = self.build.carry(lineno, kind, data, None, None)
+        self.build.entries.pop()
+        self.add(entry, ts)
+
+    def _meta(self, lineno: int, meta: dict[str, Any], ts: Any) -> None:
+        header = self.header
+        for key, field in (
+            ("id", "id"),
+            ("timestamp", "timestamp"),
+            ("cwd", "cwd"),
+            ("cli_version", "agentVersion"),
+        ):
+            value = as_str(meta.get(key))
+            if value and field not in header:
+                header[field] = value
+        git = meta.get("git")
+        if isinstance(git, dict) and as_str(git.get("branch")):
+            header.setdefault("gitBranch", git["branch"])
+        self.provider = as_str(meta.get("model_provider")) or self.provider
+        base = meta.get("base_instructions")
+        prompt = as_str(meta.get("instructions")) or (
+            as_str(base.get("text")) if isinstance(base, dict) else None
+        )
+        if prompt:
+            self.add({"type": "session_init", "id": self.build.line_id(lineno), "systemPrompt": prompt}, ts)
+
+    def _turn_context(self, lineno: int, ctx: dict[str, Any], ts: Any) -> None:
+        model, effort = as_str(ctx.get("model")), as_str(ctx.get("effort"))
+        if model and model != self.model:
+            self.model = model
+            self.add(
+                {
+                    "type": "model_change",
+                    "id": self.build.line_id(lineno),
+                    "model": f"{self.provider}/{model}",
+                },
+                ts,
+            )
+        if effort and effort != self.effort:
+            self.effort = effort
+            self.add(
+                {
+                    "type": "thinking_level_change",
+                    "id": self.build.line_id(lineno, 1),
+                    "thinkingLevel": effort,
+                },
+                ts,
+            )
+
+    def _open_reply(self, lineno: int, ts: Any) -> Entry:
+        if self.reply is None:
+            message: dict[str, Any] = {"role": "assistant", "content": [], "provider": self.provider}
+            if self.model:
+                message["model"] = self.model
+            self.reply = self.add(
+                {"type": "message", "id": self.build.line_id(lineno), "message": message}, ts
+            )
+            self.last_reply = self.reply
+        return self.reply
+
+    def _item(self, lineno: int, item: dict[str, Any], ts: Any) -> None:
+        kind = item.get("type")
+        if kind == "message":
+            self._message(lineno, item, ts)
+        elif kind == "reasoning":
+            block = reasoning_block(item)
+            if block is not None:
+                self._open_reply(lineno, ts)["message"]["content"].append(block)
+        elif kind in CALL_ITEMS:
+            call = convert_call(item)
+            self.calls[call["id"]] = (call["name"], call["arguments"])
+            self._open_reply(lineno, ts)["message"]["content"].append(call)
+        elif kind in OUTPUT_ITEMS:
+            self.reply = None
+            call_id = as_str(item.get("call_id")) or ""
+            name, args = self.calls.get(call_id, ("tool", {}))
+            message = convert_output(item.get("output"), call_id, name, args)
+            self.add({"type": "message", "id": self.build.line_id(lineno), "message": message}, ts)
+        else:
+            self._carry(lineno, f"codex:{kind}" if isinstance(kind, str) else "codex:item", item, ts)
+
+    def _message(self, lineno: int, item: dict[str, Any], ts: Any) -> None:
+        role = item.get("role")
+        content = item.get("content")
+        if role == "assistant":
+            texts = (
+                [b.get("text") for b in content if isinstance(b, dict)]
+                if isinstance(content, list)
+                else [content]
+            )
+            reply = self._open_reply(lineno, ts)["message"]["content"]
+            reply.extend({"type": "text", "text": t} for t in texts if isinstance(t, str))
+            return
+        self.reply = None
+        blocks = convert_user_content(content)
+        text = "".join(b.get("text", "") for b in blocks if b.get("type") == "text").lstrip()
+        entry_id = self.build.line_id(lineno)
+        if role == "user" and not text.startswith(CONTEXT_PREFIXES):
+            self.add({"type": "message", "id": entry_id, "message": {"role": "user", "content": blocks}}, ts)
+            return
+        # Context the CLI injects (environment, AGENTS.md) and developer/system messages.
+        kind = "codex:context" if role == "user" else f"codex:{role}"
+        self.add(
+            {
+                "type": "custom_message",
+                "id": entry_id,
+                "customType": kind,
+                "content": blocks,
+                "display": False,
+            },
+            ts,
+        )
+
+    def _event(self, lineno: int, event: dict[str, Any], ts: Any) -> None:
+        kind = event.get("type")
+        if kind == "token_count":
+            self._tokens(event.get("info"))
+        elif kind in ECHO_EVENTS:
+            if self.use_events:
+                self._event_message(lineno, event, ts)
+        elif kind == "turn_aborted":
+            self.reply = None
+            reason = as_str(event.get("reason")) or "aborted"
+            notice = {
+                "customType": "codex:turn_aborted",
+                "content": f"Turn aborted ({reason})",
+                "display": True,
+            }
+            self.add({"type": "custom_message", "id": self.build.line_id(lineno), **notice}, ts)
+        else:
+            self._carry(lineno, f"codex:event/{kind}" if isinstance(kind, str) else "codex:event", event, ts)
+
+    def _event_message(self, lineno: int, event: dict[str, Any], ts: Any) -> None:
+        kind, text = event.get("type"), as_str(event.get("message")) or as_str(event.get("text")) or ""
+        if kind == "user_message":
+            self.reply = None
+            message = {"role": "user", "content": [{"type": "text", "text": text}]}
+            self.add({"type": "message", "id": self.build.line_id(lineno), "message": message}, ts)
+        elif kind == "agent_message":
+            self._open_reply(lineno, ts)["message"]["content"].append({"type": "text", "text": text})
+        elif kind == "agent_reasoning" and text:
+            self._open_reply(lineno, ts)["message"]["content"].append({"type": "thinking", "thinking": text})
+
+    def _tokens(self, info: Any) -> None:
+        if not isinstance(info, dict) or self.last_reply is None:
+            return
+        total = info.get("total_token_usage")
+        if total is not None and total == self.last_total:
+            return  # the same count reported again
+        self.last_total = total
+        usage = usage_of(info.get("last_token_usage"))
+        if usage is None:
+            return
+        message = self.last_reply["message"]
+        old = message.get("usage")
+        if isinstance(old, dict):  # two model calls in one reply: add them up
+            usage = {k: old.get(k, 0) + v for k, v in usage.items()}
+        message["usage"] = usage
+
+    def session(self, path: Path, bad: list[BadLine]) -> Session:
+        header = self.header
+        header.setdefault("id", path.stem)
+        header["agent"] = "codex"
+        return make_session(path, header, self.build.entries, bad, self.last_id)
+
+
+def has_response_messages(values: list[tuple[int, Any]]) -> bool:
+    """Tell whether a rollout holds its messages as response items (else only events have them)."""
+    for _, obj in values:
+        if not isinstance(obj, dict):
+            continue
+        payload = obj.get("payload") if obj.get("type") == "response_item" else obj
+        if isinstance(payload, dict) and payload.get("type") == "message":
+            return True
+    return False
+
+
+class CodexReader:
+    """Codex CLI rollouts (the 2025 formats, old and current)."""
+
+    agent: ClassVar[str] = "codex"
+    label: ClassVar[str] = "Codex CLI"
+
+    def sniff(self, values: list[Any]) -> bool:
+        """A rollout starts with ``session_meta`` (or the old bare header) or has Codex line types."""
+        if values and (
+            is_old_header(values[0])
+            or (isinstance(values[0], dict) and values[0].get("type") == "session_meta")
+        ):
+            return True
+        return any(
+            isinstance(v, dict)
+            and (
+                (v.get("type") in LINE_TYPES and isinstance(v.get("payload"), dict))
+                or v.get("record_type") == "state"
+            )
+            for v in values
+        )
+
+    def read(self, path: Path, *, agent_dir: Path | None = None, blobs_dir: Path | None = None) -> Session:
+        """Read the rollout (read-only)."""
+        values, bad = read_values(path)
+        convert = _Converter(use_events=not has_response_messages(values))
+        for index, (lineno, obj) in enumerate(iter_dicts(values, bad)):
+            try:
+                convert.line(lineno, obj, index == 0)
+            except (TypeError, ValueError, AttributeError, KeyError, RecursionError):
+                convert._carry(lineno, "codex:unreadable", obj, obj.get("timestamp"))
+        return convert.session(path, bad)
+
+
+register(CodexReader())

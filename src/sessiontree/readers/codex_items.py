@@ -1,0 +1,160 @@
+"""Codex response items -> model blocks: tool calls of every CLI version, their outputs, reasoning."""
+
+from __future__ import annotations
+
+import json
+import math
+import re
+import shlex
+from typing import Any
+
+from sessiontree.readers.base import as_str
+
+CONTEXT_PREFIXES = (
+    "<environment_context>",
+    "<user_instructions>",
+    "# AGENTS.md instructions",
+    "<permissions instructions>",
+    "<user_shell_command>",
+)
+"""User messages that are context the CLI injected, not something the person typed."""
+
+_EXIT_CODE = re.compile(r"\AExit code: (-?\d+)")
+_SHELLS = {"bash", "sh", "zsh", "/bin/bash", "/bin/sh", "/bin/zsh", "/usr/bin/bash"}
+
+
+def _parse_json(text: Any) -> Any:
+    if not isinstance(text, str):
+        return text
+    try:
+        return json.loads(text)
+    except (ValueError, RecursionError):
+        return None
+
+
+def _argv_text(argv: list[Any]) -> str:
+    """A command given as an argv list as one line a person would type (``bash -lc X`` shows X)."""
+    words = [str(w) for w in argv]
+    if len(words) == 3 and words[0] in _SHELLS and words[1] in ("-lc", "-c"):
+        return words[2]
+    return shlex.join(words)
+
+
+def convert_call(item: dict[str, Any]) -> dict[str, Any]:
+    """A function / custom / local-shell / web-search call as a ``toolCall`` block."""
+    kind = item.get("type")
+    call_id = as_str(item.get("call_id")) or as_str(item.get("id")) or ""
+    name = as_str(item.get("name")) or {
+        "local_shell_call": "local_shell",
+        "web_search_call": "web_search",
+    }.get(str(kind), "tool")
+    args: dict[str, Any]
+    if kind == "custom_tool_call":
+        args = {"input": item.get("input")}
+    elif kind in ("local_shell_call", "web_search_call"):
+        action = item.get("action")
+        args = dict(action) if isinstance(action, dict) else {}
+    else:
+        parsed = _parse_json(item.get("arguments"))
+        args = parsed if isinstance(parsed, dict) else {"arguments": item.get("arguments")}
+    command = args.get("command")
+    if isinstance(command, list):
+        # ``shell`` (0.58 and before) passes argv; the page and search want the command line.
+        args = {**args, "command": _argv_text(command), "argv": command}
+    if isinstance(args.get("cmd"), str) and "command" not in args:
+        args = {**args, "command": args["cmd"]}  # exec_command
+    return {"type": "toolCall", "id": call_id, "name": name, "arguments": args}
+
+
+def convert_output(output: Any, call_id: str, name: str, args: dict[str, Any]) -> dict[str, Any]:
+    """A tool output (plain text, or the JSON ``{output, metadata}`` string) as a ``toolResult``."""
+    details: dict[str, Any] = {}
+    text: str
+    parsed = _parse_json(output) if isinstance(output, str) and output[:1] == "{" else None
+    if isinstance(output, dict):
+        parsed = output
+    if isinstance(parsed, dict) and ("output" in parsed or "content" in parsed):
+        body = parsed.get("output", parsed.get("content"))
+        text = body if isinstance(body, str) else json.dumps(body, ensure_ascii=False)
+        metadata = parsed.get("metadata")
+        if isinstance(metadata, dict):
+            details["metadata"] = metadata
+        if parsed.get("success") is False:
+            details["success"] = False
+    else:
+        text = output if isinstance(output, str) else json.dumps(output, ensure_ascii=False)
+    code = details.get("metadata", {}).get("exit_code")
+    match = _EXIT_CODE.match(text)
+    if not isinstance(code, int) and match:
+        code = int(match.group(1))
+    is_error = details.get("success") is False or (
+        isinstance(code, int) and not isinstance(code, bool) and code != 0
+    )
+    patch = args.get("input")
+    if name == "apply_patch" and isinstance(patch, str):
+        details["diff"] = patch  # the page shows an edit tool's change from details.diff
+    message: dict[str, Any] = {
+        "role": "toolResult",
+        "toolCallId": call_id,
+        "toolName": name,
+        "content": [{"type": "text", "text": text}],
+        "isError": is_error,
+    }
+    if details:
+        message["details"] = details
+    return message
+
+
+def convert_user_content(content: Any) -> list[dict[str, Any]]:
+    """``input_text`` / ``input_image`` parts as text and image blocks."""
+    if isinstance(content, str):
+        return [{"type": "text", "text": content}]
+    blocks: list[dict[str, Any]] = []
+    for part in content if isinstance(content, list) else ():
+        if not isinstance(part, dict):
+            continue
+        kind = part.get("type")
+        if kind in ("input_text", "output_text", "text") and isinstance(part.get("text"), str):
+            blocks.append({"type": "text", "text": part["text"]})
+        elif kind == "input_image" and isinstance(part.get("image_url"), str):
+            url = part["image_url"]
+            head, sep, data = url.partition(";base64,")
+            if url.startswith("data:") and sep:
+                blocks.append({"type": "image", "data": data, "mimeType": head[5:]})
+            else:
+                blocks.append({"type": "text", "text": f"[image: {url[:200]}]"})
+        else:
+            blocks.append(part)
+    return blocks
+
+
+def reasoning_block(item: dict[str, Any]) -> dict[str, Any] | None:
+    """A reasoning item as a thinking block (its summary, or its raw text); encrypted-only as redacted."""
+    texts: list[str] = []
+    for key in ("summary", "content"):
+        parts = item.get(key)
+        for part in parts if isinstance(parts, list) else ():
+            if isinstance(part, dict) and isinstance(part.get("text"), str):
+                texts.append(part["text"])
+    if texts:
+        return {"type": "thinking", "thinking": "\n\n".join(texts)}
+    if item.get("encrypted_content"):
+        return {"type": "redactedThinking"}
+    return None
+
+
+def _count(value: Any) -> int:
+    if isinstance(value, bool) or not isinstance(value, int | float) or not math.isfinite(value):
+        return 0
+    return int(value)
+
+
+def usage_of(last: Any) -> dict[str, int] | None:
+    """A ``last_token_usage`` as ``{input, output, cacheRead, cacheWrite, totalTokens}``."""
+    if not isinstance(last, dict):
+        return None
+    cached = _count(last.get("cached_input_tokens"))
+    output = _count(last.get("output_tokens"))
+    inputs = max(_count(last.get("input_tokens")) - cached, 0)
+    total = _count(last.get("total_tokens")) or inputs + cached + output
+    return {"input": inputs, "output": output, "cacheRead": cached, "cacheWrite": 0, "totalTokens": total}

@@ -1,0 +1,120 @@
+"""Fixture paths and counts computed straight from the raw JSON lines (independent of the readers)."""
+
+from __future__ import annotations
+
+import json
+from collections import Counter
+from pathlib import Path
+from typing import Any
+
+from tests.conftest import ROOT, SHARED
+
+FIXTURES = ROOT / "tests" / "fixtures"
+REAL = SHARED / "fixtures" / "real"
+assert (REAL / "claude").is_dir(), f"the real session files are missing: {REAL}"
+TOUR = FIXTURES / "claude" / "tour" / "5e55a0b1-0000-4000-8000-00000000000a.jsonl"
+TOUR_AGENT = TOUR.with_suffix("") / "subagents" / "agent-a1b2c3d.jsonl"
+CODEX_NEW = next((FIXTURES / "codex").glob("rollout-2026-*.jsonl"))
+CODEX_OLD = next((FIXTURES / "codex").glob("rollout-2025-*.jsonl"))
+CLAUDE_FILES = sorted([*(FIXTURES / "claude").glob("*.jsonl"), TOUR, *(REAL / "claude").glob("*.jsonl")])
+CODEX_FILES = sorted([*(FIXTURES / "codex").glob("*.jsonl"), *(REAL / "codex").glob("*.jsonl")])
+REAL_FILES = sorted([*(REAL / "claude").glob("*.jsonl"), *(REAL / "codex").glob("*.jsonl")])
+CONTEXT_PREFIXES = (
+    "<environment_context>",
+    "<user_instructions>",
+    "# AGENTS.md instructions",
+    "<permissions instructions>",
+    "<user_shell_command>",
+)
+
+
+def raw_objects(path: Path) -> list[dict[str, Any]]:
+    """Every line of a file that parses as a JSON object."""
+    out = []
+    for line in path.read_bytes().decode("utf-8", "replace").split("\n"):
+        try:
+            value = json.loads(line)
+        except ValueError:
+            continue
+        if isinstance(value, dict):
+            out.append(value)
+    return out
+
+
+def claude_role_counts(*paths: Path) -> Counter[str]:
+    """Messages by role as a Claude file states them: one per reply id, one per tool_result block."""
+    counts: Counter[str] = Counter()
+    seen: set[str] = set()
+    for path in paths:
+        replies: set[str] = set()
+        for obj in raw_objects(path):
+            message, uuid = obj.get("message"), obj.get("uuid")
+            if obj.get("type") not in ("user", "assistant") or not isinstance(message, dict) or not uuid:
+                continue
+            if uuid in seen:
+                continue
+            seen.add(uuid)
+            if obj["type"] == "assistant":
+                reply = message.get("id")
+                if reply is None or reply not in replies:
+                    counts["assistant"] += 1
+                replies.add(reply)
+                continue
+            if obj.get("isMeta") is True or obj.get("isCompactSummary") is True:
+                continue
+            content = message.get("content")
+            blocks = content if isinstance(content, list) else []
+            results = [b for b in blocks if isinstance(b, dict) and b.get("type") == "tool_result"]
+            counts["toolResult"] += len(results)
+            if not results or len(results) < len(blocks):
+                counts["user"] += 1
+    return +counts
+
+
+def codex_role_counts(path: Path) -> Counter[str]:
+    """Messages by role as a rollout states them: typed prompts, tool outputs, runs of model output."""
+    counts: Counter[str] = Counter()
+    in_reply = False
+    objs = raw_objects(path)
+    for obj in objs:
+        kind = obj.get("type")
+        payload = obj.get("payload") if isinstance(obj.get("payload"), dict) else obj
+        if kind == "event_msg":
+            if payload.get("type") == "turn_aborted":
+                in_reply = False
+            continue
+        if kind == "compacted":
+            in_reply = False
+            continue
+        if kind not in (
+            "response_item",
+            "message",
+            "reasoning",
+            "function_call",
+            "function_call_output",
+            "custom_tool_call",
+            "custom_tool_call_output",
+            "web_search_call",
+            "local_shell_call",
+        ):
+            continue
+        item = payload.get("type")
+        role = payload.get("role")
+        model_part = (
+            item in ("function_call", "custom_tool_call", "web_search_call", "local_shell_call")
+            or (item == "message" and role == "assistant")
+            or (item == "reasoning" and (payload.get("summary") or payload.get("encrypted_content")))
+        )
+        if model_part:
+            if not in_reply:
+                counts["assistant"] += 1
+            in_reply = True
+        elif item in ("function_call_output", "custom_tool_call_output"):
+            counts["toolResult"] += 1
+            in_reply = False
+        elif item == "message":
+            in_reply = False
+            texts = "".join(p.get("text", "") for p in payload.get("content") or [] if isinstance(p, dict))
+            if role == "user" and not texts.lstrip().startswith(CONTEXT_PREFIXES):
+                counts["user"] += 1
+    return +counts
