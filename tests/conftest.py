@@ -26,11 +26,12 @@ REAL_V1 = SHARED / "fixtures" / "real-v1-large-session.jsonl"
 
 @pytest.fixture(autouse=True)
 def isolated_agent_dir(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> Path:
-    """Point the agent dir and HOME at temp dirs so no test touches the user's files."""
+    """Point the agent dir, HOME and the cache dir at temp dirs so no test touches the user's files."""
     home = tmp_path_factory.mktemp("home")
     agent = home / ".xcsh" / "agent"
     monkeypatch.setenv("HOME", str(home))
     monkeypatch.setenv("SESSIONTREE_AGENT_DIR", str(agent))
+    monkeypatch.setenv("XDG_CACHE_HOME", str(home / ".cache"))  # the search index's default home
     return agent
 
 

@@ -41,6 +41,10 @@ class HistoryError(SessiontreeError):
     """The prompt history database cannot be opened, read or written."""
 
 
+class SearchError(SessiontreeError):
+    """The search index cannot be opened, updated or queried, or a search option is invalid."""
+
+
 class ExportError(SessiontreeError):
     """The session cannot be exported."""
 

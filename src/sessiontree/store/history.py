@@ -46,6 +46,11 @@ _COLUMNS = "h.id, h.prompt, h.created_at, h.cwd"
 _FTS_SYNTAX_ERRORS = ("fts5:", "no such column", "unknown special query", "unterminated string")
 
 
+def is_fts_syntax_error(exc: sqlite3.Error) -> bool:
+    """Tell whether SQLite refused a MATCH because the text is not FTS5 query syntax."""
+    return isinstance(exc, sqlite3.OperationalError) and str(exc).startswith(_FTS_SYNTAX_ERRORS)
+
+
 @dataclass(frozen=True)
 class HistoryEntry:
     """One remembered prompt."""
@@ -283,11 +288,9 @@ class HistoryStorage:
         )
         try:
             return self._select(fts_sql, (query, *extra, limit))
-        except sqlite3.OperationalError as exc:
-            if not str(exc).startswith(_FTS_SYNTAX_ERRORS):
-                raise _describe(self.db_path, exc) from None
         except sqlite3.Error as exc:
-            raise _describe(self.db_path, exc) from None
+            if not is_fts_syntax_error(exc):
+                raise _describe(self.db_path, exc) from None
         like_sql = (
             f"SELECT {_COLUMNS} FROM history h WHERE h.prompt LIKE ? ESCAPE '\\'{scope} "
             "ORDER BY h.id DESC LIMIT ?"

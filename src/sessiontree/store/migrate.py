@@ -8,13 +8,18 @@ from typing import Any
 from sessiontree.store.entries import CURRENT_VERSION, Entry, header_version
 
 
+def stable_entry_id(seed: str, index: int, salt: int = 0) -> str:
+    """The id a v1 entry gets on migration: 8 hex digits from the header id and its position."""
+    return hashlib.sha256(f"{seed}:{index}:{salt}".encode()).hexdigest()[:8]
+
+
 def _stable_ids(seed: str, count: int, taken: set[str]) -> list[str]:
     """Make ``count`` unique 8-hex ids derived from ``seed``, so a re-load gives the same ids."""
     ids: list[str] = []
     for index in range(count):
         salt = 0
         while True:
-            candidate = hashlib.sha256(f"{seed}:{index}:{salt}".encode()).hexdigest()[:8]
+            candidate = stable_entry_id(seed, index, salt)
             if candidate not in taken:
                 break
             salt += 1
