@@ -40,6 +40,8 @@ LAZY_COMMANDS = {
     "share": "sessiontree.cli.share",
     "shares": "sessiontree.cli.share",
     "unshare": "sessiontree.cli.share",
+    "search": "sessiontree.cli.search",
+    "stats": "sessiontree.cli.stats",
 }
 
 

@@ -1,0 +1,422 @@
+"""The search index database: schema, connections, and keeping it in step with session files.
+
+One SQLite file in the cache dir. ``files`` remembers, per session file, where indexing stopped
+(the tail reader's state: offset, checksums of the head and of the bytes before the offset);
+``rows`` holds one row per searchable piece of an entry; ``fts`` is a contentless FTS5 table
+(the index only, no copy of the text) and ``chunks`` the rows' texts, zlib-compressed some
+64 KB at a time (per-row compression of short texts saves little), kept to make snippets and
+because a contentless table can only forget a row given the exact text it indexed.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import sqlite3
+import time
+import zlib
+from collections.abc import Iterable, Iterator, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from sessiontree.archive.extract import Row, parse_time, rows_of_entry, title_row
+from sessiontree.archive.scope import list_session_files, root_clause
+from sessiontree.archive.usage import Usage, usage_of_entry
+from sessiontree.errors import SearchError
+from sessiontree.store.entries import header_version, is_valid_header
+from sessiontree.store.jsonl import decode_text
+from sessiontree.store.migrate import stable_entry_id
+from sessiontree.store.tail import TailReader, TailState
+
+SCHEMA_VERSION = 3
+BUSY_TIMEOUT = 120.0
+"""Seconds a process waits for another one's indexing transaction (one file at a time)."""
+
+BATCH_ROWS = 2_000
+CHUNK_CHARS = 64_000
+"""Text characters packed into one compressed chunk."""
+RACY_SECONDS = 2.0
+"""A file whose mtime was this close to the moment it was indexed is re-checked even when its stat matches."""
+
+_SCHEMA = f"""
+CREATE TABLE IF NOT EXISTS files (
+    id INTEGER PRIMARY KEY,
+    path TEXT NOT NULL UNIQUE,
+    session_id TEXT,
+    title TEXT,
+    cwd TEXT,
+    started INTEGER NOT NULL DEFAULT 0,
+    version INTEGER NOT NULL DEFAULT 3,
+    entries INTEGER NOT NULL DEFAULT 0,
+    size INTEGER NOT NULL DEFAULT 0,
+    mtime_ns INTEGER NOT NULL DEFAULT 0,
+    ino INTEGER NOT NULL DEFAULT 0,
+    checked_ns INTEGER NOT NULL DEFAULT 0,
+    tail TEXT
+);
+CREATE TABLE IF NOT EXISTS rows (
+    id INTEGER PRIMARY KEY,
+    file_id INTEGER NOT NULL,
+    entry_id TEXT,
+    role TEXT NOT NULL,
+    tier INTEGER NOT NULL,
+    ts INTEGER NOT NULL,
+    chunk INTEGER NOT NULL,
+    part INTEGER NOT NULL
+);
+CREATE INDEX IF NOT EXISTS rows_file ON rows(file_id);
+CREATE TABLE IF NOT EXISTS chunks (id INTEGER PRIMARY KEY, file_id INTEGER NOT NULL, z BLOB NOT NULL);
+CREATE INDEX IF NOT EXISTS chunks_file ON chunks(file_id);
+CREATE TABLE IF NOT EXISTS usage (
+    file_id INTEGER NOT NULL,
+    entry_id TEXT,
+    ts INTEGER NOT NULL,
+    model TEXT NOT NULL,
+    input INTEGER NOT NULL,
+    output INTEGER NOT NULL,
+    cache_read INTEGER NOT NULL,
+    cache_write INTEGER NOT NULL,
+    cost REAL
+);
+CREATE INDEX IF NOT EXISTS usage_file ON usage(file_id);
+CREATE VIRTUAL TABLE IF NOT EXISTS fts USING fts5(
+    text, content='', tokenize='unicode61 remove_diacritics 2'
+);
+PRAGMA user_version = {SCHEMA_VERSION};
+"""
+
+
+def pack_texts(texts: list[str]) -> bytes:
+    """Pack the texts of one chunk of rows (exactly as indexed: a row is forgotten by its text)."""
+    return zlib.compress(json.dumps(texts, ensure_ascii=False).encode("utf-8", "surrogatepass"), 6)
+
+
+def unpack_texts(blob: bytes) -> list[str]:
+    """Unpack what ``pack_texts`` made."""
+    texts: list[str] = json.loads(zlib.decompress(blob).decode("utf-8", "surrogatepass"))
+    return texts
+
+
+def connect(db_path: Path, busy_timeout: float = BUSY_TIMEOUT) -> sqlite3.Connection:
+    """Open (creating as needed) the index in WAL mode, so readers never wait for the writer."""
+    try:
+        db_path.parent.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise SearchError(f"Cannot create the cache dir {db_path.parent}: {exc.strerror}") from None
+    try:
+        conn = sqlite3.connect(db_path, timeout=busy_timeout, isolation_level=None, check_same_thread=False)
+    except sqlite3.Error as exc:
+        raise describe_error(db_path, exc) from None
+    try:
+        conn.execute("PRAGMA journal_mode=WAL")
+        conn.execute("PRAGMA synchronous=NORMAL")
+        if conn.execute("PRAGMA user_version").fetchone()[0] != SCHEMA_VERSION:
+            _create_schema(conn)
+    except sqlite3.Error as exc:
+        conn.close()
+        raise describe_error(db_path, exc) from None
+    return conn
+
+
+def _create_schema(conn: sqlite3.Connection) -> None:
+    """Create the schema, or start over when the file holds an older one (it is only a cache)."""
+    conn.execute("BEGIN IMMEDIATE")
+    try:
+        version = conn.execute("PRAGMA user_version").fetchone()[0]
+        if version != SCHEMA_VERSION:  # another process may have created it meanwhile
+            if version != 0:
+                for name in ("fts", "texts", "chunks", "usage", "rows", "files"):
+                    conn.execute(f"DROP TABLE IF EXISTS {name}")
+            for statement in _SCHEMA.split(";\n"):
+                if statement.strip():
+                    conn.execute(statement)
+        conn.execute("COMMIT")
+    except BaseException:
+        with contextlib.suppress(sqlite3.Error):
+            conn.execute("ROLLBACK")
+        raise
+
+
+def describe_error(path: Path, exc: sqlite3.Error) -> SearchError:
+    """Turn an SQLite error into a one-line message that says what to do."""
+    text = str(exc)
+    if "locked" in text or "busy" in text:
+        return SearchError(f"The search index {path} is busy in another process; try again")
+    if "not a database" in text or "malformed" in text:
+        return SearchError(f"{path} is not a usable search index; delete it to rebuild the index")
+    return SearchError(f"Cannot use the search index {path}: {text}")
+
+
+@dataclass
+class UpdateReport:
+    """What one ``update_index`` did."""
+
+    files: int = 0
+    whole: int = 0
+    appended: int = 0
+    removed: int = 0
+    rows: int = 0
+
+
+@dataclass
+class _FileState:
+    id: int
+    session_id: str | None
+    version: int
+    entries: int
+    tail: TailState | None
+
+
+def update_index(conn: sqlite3.Connection, roots: Sequence[Path]) -> UpdateReport:
+    """Bring the index in step with the session files under ``roots``: appends, rewrites, deletions."""
+    report = UpdateReport()
+    found = list_session_files(roots)
+    clause, params = root_clause(roots, "path")
+    known = {
+        str(r[0]): r[1:]
+        for r in conn.execute(
+            f"SELECT path, id, size, mtime_ns, ino, checked_ns FROM files WHERE {clause}", params
+        )
+    }
+    for known_path, (file_id, *_rest) in known.items():
+        if known_path not in found:
+            with _write(conn):
+                _forget_file(conn, file_id)
+                conn.execute("DELETE FROM files WHERE id = ?", (file_id,))
+            report.removed += 1
+    for key, found_path in found.items():
+        report.files += 1
+        try:
+            st = os.stat(found_path)
+        except OSError:
+            continue
+        seen = known.get(key)
+        if seen is not None and _unchanged(st, *seen[1:]):
+            continue
+        _update_file(conn, found_path, report)
+    return report
+
+
+def _unchanged(st: os.stat_result, size: int, mtime_ns: int, ino: int, checked_ns: int) -> bool:
+    """Tell from the stat alone that a file is as it was indexed (and not modified within the same tick)."""
+    same = (st.st_size, st.st_mtime_ns, st.st_ino) == (size, mtime_ns, ino)
+    return same and checked_ns - mtime_ns > RACY_SECONDS * 1e9
+
+
+@contextlib.contextmanager
+def _write(conn: sqlite3.Connection) -> Iterator[None]:
+    conn.execute("BEGIN IMMEDIATE")
+    try:
+        yield
+    except BaseException:
+        with contextlib.suppress(sqlite3.Error):
+            conn.execute("ROLLBACK")
+        raise
+    conn.execute("COMMIT")
+
+
+def _load_state(conn: sqlite3.Connection, path: Path) -> _FileState | None:
+    row = conn.execute(
+        "SELECT id, session_id, version, entries, tail FROM files WHERE path = ?", (str(path),)
+    ).fetchone()
+    if row is None:
+        return None
+    tail = TailState.from_json(json.loads(row[4])) if row[4] else None
+    return _FileState(row[0], row[1], row[2], row[3], tail)
+
+
+def _update_file(conn: sqlite3.Connection, path: Path, report: UpdateReport) -> None:
+    """Index what changed in one file, in one transaction (state re-read under the write lock)."""
+    with _write(conn):
+        state = _load_state(conn, path)
+        if state is None:
+            conn.execute("INSERT INTO files (path) VALUES (?)", (str(path),))
+            state = _FileState(conn.execute("SELECT last_insert_rowid()").fetchone()[0], None, 3, 0, None)
+        reader = TailReader(path, state.tail)
+        try:
+            read = reader.poll()
+            if read.kind == "missing":
+                _forget_file(conn, state.id)
+                conn.execute("DELETE FROM files WHERE id = ?", (state.id,))
+                report.removed += 1
+                return
+            if read.kind == "append":
+                lines: Iterable[bytes] = read.lines
+                report.appended += bool(read.lines)
+            else:
+                _forget_file(conn, state.id)
+                state = _FileState(state.id, None, 3, 0, None)
+                lines = reader.read_all()
+                report.whole += 1
+            report.rows += _index_lines(conn, state, lines)
+        except OSError:
+            return  # unreadable now (permissions, vanished mid-read): keep what was indexed
+        st = os.stat(path)
+        conn.execute(
+            "UPDATE files SET size = ?, mtime_ns = ?, ino = ?, checked_ns = ?, tail = ?, entries = ? "
+            "WHERE id = ?",
+            (
+                st.st_size,
+                st.st_mtime_ns,
+                st.st_ino,
+                time.time_ns(),
+                json.dumps(reader.state.to_json()) if reader.state else None,
+                state.entries,
+                state.id,
+            ),
+        )
+
+
+def _parse(line: bytes) -> Any:
+    try:
+        return json.loads(decode_text(line))
+    except (ValueError, RecursionError):
+        return None
+
+
+def _index_lines(conn: sqlite3.Connection, state: _FileState, lines: Iterable[bytes]) -> int:
+    """Index complete lines of one file (the header when it comes first); return the rows added."""
+    batch: list[Row] = []
+    spent: list[tuple[str | None, Usage]] = []
+    added = 0
+    for line in lines:
+        value = _parse(line)
+        if not isinstance(value, dict):
+            continue
+        if state.session_id is None:
+            if state.entries == 0 and is_valid_header(value):
+                _take_header(conn, state, value)
+                row = title_row(value)
+                if row is not None:
+                    batch.append(row)
+            state.entries = -1 if state.session_id is None else 0
+            continue
+        entry_id = value.get("id")
+        if state.version < 2:
+            entry_id = stable_entry_id(state.session_id, state.entries)
+        entry_id = entry_id if isinstance(entry_id, str) else None
+        state.entries += 1
+        try:
+            batch.extend(rows_of_entry(value, entry_id))
+        except RecursionError:
+            continue
+        usage = usage_of_entry(value)
+        if usage is not None:
+            spent.append((entry_id, usage))
+        if len(batch) >= BATCH_ROWS:
+            added += _insert_rows(conn, state.id, batch)
+            batch = []
+    if batch:
+        added += _insert_rows(conn, state.id, batch)
+    conn.executemany(
+        "INSERT INTO usage (file_id, entry_id, ts, model, input, output, cache_read, cache_write, cost) "
+        "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+        [
+            (state.id, eid, u.ts, u.model, u.input, u.output, u.cache_read, u.cache_write, u.cost)
+            for eid, u in spent
+        ],
+    )
+    return added
+
+
+def _take_header(conn: sqlite3.Connection, state: _FileState, header: dict[str, Any]) -> None:
+    state.session_id = str(header["id"])
+    state.version = header_version(header)
+    title, cwd = header.get("title"), header.get("cwd")
+    conn.execute(
+        "UPDATE files SET session_id = ?, title = ?, cwd = ?, started = ?, version = ? WHERE id = ?",
+        (
+            state.session_id,
+            title if isinstance(title, str) else None,
+            cwd if isinstance(cwd, str) else None,
+            parse_time(header.get("timestamp")),
+            state.version,
+            state.id,
+        ),
+    )
+
+
+def _insert_rows(conn: sqlite3.Connection, file_id: int, rows: list[Row]) -> int:
+    labels = [(file_id, r.entry_id) for r in rows if r.role == "label"]
+    for key in labels:  # a new label on an entry replaces the old one
+        _forget_rows(conn, "file_id = ? AND role = 'label' AND entry_id IS ?", key)
+    next_id = conn.execute("SELECT coalesce(max(id), 0) + 1 FROM rows").fetchone()[0]
+    for chunk in _chunks(rows):
+        conn.execute(
+            "INSERT INTO chunks (file_id, z) VALUES (?, ?)", (file_id, pack_texts([r.text for r in chunk]))
+        )
+        chunk_id = conn.execute("SELECT last_insert_rowid()").fetchone()[0]
+        ids = range(next_id, next_id + len(chunk))
+        next_id += len(chunk)
+        conn.executemany(
+            "INSERT INTO rows (id, file_id, entry_id, role, tier, ts, chunk, part) "
+            "VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+            [
+                (i, file_id, r.entry_id, r.role, r.tier, r.ts, chunk_id, part)
+                for part, (i, r) in enumerate(zip(ids, chunk, strict=True))
+            ],
+        )
+        conn.executemany(
+            "INSERT INTO fts (rowid, text) VALUES (?, ?)",
+            [(i, r.text) for i, r in zip(ids, chunk, strict=True)],
+        )
+    first_user = next((r.text for r in rows if r.role == "user"), None)
+    if first_user is not None:
+        conn.execute(
+            "UPDATE files SET title = ? WHERE id = ? AND title IS NULL",
+            (" ".join(first_user.split())[:200], file_id),
+        )
+    return len(rows)
+
+
+def _chunks(rows: list[Row]) -> Iterator[list[Row]]:
+    chunk: list[Row] = []
+    size = 0
+    for row in rows:
+        chunk.append(row)
+        size += len(row.text)
+        if size >= CHUNK_CHARS:
+            yield chunk
+            chunk, size = [], 0
+    if chunk:
+        yield chunk
+
+
+def read_texts(conn: sqlite3.Connection, row_ids: Iterable[int]) -> dict[int, str]:
+    """The indexed text of each row (each chunk unpacked once)."""
+    wanted: dict[int, list[tuple[int, int]]] = {}
+    for row_id in row_ids:
+        found = conn.execute("SELECT chunk, part FROM rows WHERE id = ?", (row_id,)).fetchone()
+        if found is not None:
+            wanted.setdefault(found[0], []).append((row_id, found[1]))
+    texts: dict[int, str] = {}
+    for chunk_id, parts in wanted.items():
+        blob = conn.execute("SELECT z FROM chunks WHERE id = ?", (chunk_id,)).fetchone()
+        unpacked = unpack_texts(blob[0]) if blob else []
+        for row_id, part in parts:
+            texts[row_id] = unpacked[part] if part < len(unpacked) else ""
+    return texts
+
+
+def _forget_file(conn: sqlite3.Connection, file_id: int) -> None:
+    """Remove every row of one file from the index."""
+    _forget_rows(conn, "file_id = ?", (file_id,))
+    conn.execute("DELETE FROM chunks WHERE file_id = ?", (file_id,))
+    conn.execute("DELETE FROM usage WHERE file_id = ?", (file_id,))
+    conn.execute(
+        "UPDATE files SET session_id = NULL, title = NULL, entries = 0, tail = NULL WHERE id = ?", (file_id,)
+    )
+
+
+def _forget_rows(conn: sqlite3.Connection, where: str, params: tuple[Any, ...]) -> None:
+    """Remove some rows from the index (their chunk keeps the dead text until the file goes)."""
+    ids = [r[0] for r in conn.execute(f"SELECT id FROM rows WHERE {where}", params)]
+    for start in range(0, len(ids), BATCH_ROWS):
+        chunk = ids[start : start + BATCH_ROWS]
+        texts = read_texts(conn, chunk)
+        # A contentless FTS5 table forgets a row only when given the exact text it indexed.
+        conn.executemany("INSERT INTO fts (fts, rowid, text) VALUES ('delete', ?, ?)", list(texts.items()))
+        marks = ",".join("?" * len(chunk))
+        conn.execute(f"DELETE FROM rows WHERE id IN ({marks})", chunk)

@@ -1,0 +1,256 @@
+"""Search every session: an SQLite FTS5 index in the cache dir, brought up to date before each query.
+
+The index lives outside the agent dir and the sessions folders (they stay read-only); it is a
+cache, rebuilt from the files whenever it is missing or of an older schema. Several processes can
+search and index at once (WAL; one file indexed per transaction).
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import sqlite3
+import sys
+import threading
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+from types import TracebackType
+from typing import Any
+
+from sessiontree.archive.index import (
+    UpdateReport,
+    connect,
+    describe_error,
+    read_texts,
+    update_index,
+)
+from sessiontree.archive.scope import root_clause
+from sessiontree.archive.snippet import Snippet, fts_patterns, make_snippet, plain_pattern
+from sessiontree.archive.usage import UsageRecord, read_usage
+from sessiontree.errors import SearchError
+from sessiontree.store.history import is_fts_syntax_error
+
+INDEX_FILE = "search.db"
+ROLE_CHOICES = ("user", "assistant", "tool")
+_TOKEN = re.compile(r"[^\W_]+", re.UNICODE)
+_SCAN_PAGE = 200
+
+
+def default_cache_dir() -> Path:
+    """The user cache dir: ``$XDG_CACHE_HOME/sessiontree`` (``~/.cache``; the platform's own elsewhere)."""
+    if sys.platform == "darwin":
+        return Path.home() / "Library" / "Caches" / "sessiontree"
+    if os.name == "nt" and os.environ.get("LOCALAPPDATA"):
+        return Path(os.environ["LOCALAPPDATA"]) / "sessiontree" / "Cache"
+    base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
+    return Path(base).expanduser() / "sessiontree"
+
+
+def check_cache_dir(cache_dir: Path, keep_out: Sequence[Path]) -> None:
+    """Refuse a cache dir inside (or equal to) a folder that must stay read-only."""
+    cache = cache_dir.expanduser().resolve()
+    for folder in keep_out:
+        guarded = folder.expanduser().resolve()
+        if cache == guarded or guarded in cache.parents:
+            raise SearchError(
+                f"The cache dir {cache_dir} is inside {folder}, which search never writes to; "
+                "choose another --cache-dir"
+            )
+
+
+@dataclass(frozen=True, slots=True)
+class SearchFilters:
+    """What narrows a search; None means no restriction."""
+
+    project: str | None = None
+    """Only sessions whose header cwd is exactly this (absolute) directory."""
+    since_ms: int | None = None
+    """Only entries at or after this time (epoch milliseconds)."""
+    role: str | None = None
+    """``user``, ``assistant`` or ``tool`` (tool calls and their results)."""
+    limit: int = 20
+
+
+@dataclass(frozen=True, slots=True)
+class SearchHit:
+    """One matching entry (or session title) and where to open it."""
+
+    path: Path
+    session_id: str | None
+    title: str | None
+    cwd: str | None
+    entry_id: str | None
+    role: str
+    ts: int
+    snippet: Snippet
+    score: float
+
+    @property
+    def time(self) -> str:
+        """The entry's time as ISO 8601 UTC (empty when unknown)."""
+        if self.ts <= 0:
+            return ""
+        return (
+            datetime.fromtimestamp(self.ts / 1000, UTC).isoformat(timespec="seconds").replace("+00:00", "Z")
+        )
+
+    def to_json(self) -> dict[str, Any]:
+        """A JSON-ready dict."""
+        return {
+            "path": str(self.path),
+            "sessionId": self.session_id,
+            "title": self.title,
+            "cwd": self.cwd,
+            "entryId": self.entry_id,
+            "role": self.role,
+            "time": self.time,
+            "snippet": self.snippet.text,
+            "marks": [list(m) for m in self.snippet.marks],
+            "score": self.score,
+        }
+
+
+_SELECT = (
+    "SELECT r.id, r.entry_id, r.role, r.ts, f.path, f.session_id, f.title, f.cwd, bm25(fts) AS score "
+    "FROM fts JOIN rows r ON r.id = fts.rowid JOIN files f ON f.id = r.file_id "
+    "WHERE fts MATCH ?"
+)
+
+
+def _filter_sql(roots: Sequence[Path], filters: SearchFilters) -> tuple[str, list[Any]]:
+    clause, params = root_clause(roots, "f.path")
+    sql = f" AND {clause}"
+    if filters.project is not None:
+        sql += " AND f.cwd = ?"
+        params.append(filters.project)
+    if filters.since_ms is not None:
+        sql += " AND r.ts >= ?"
+        params.append(filters.since_ms)
+    if filters.role is not None:
+        sql += " AND r.role = ?"
+        params.append(filters.role)
+    return sql, params
+
+
+def plain_query(text: str) -> str:
+    """The FTS5 phrase of a plain-text query's words (candidates; the text itself is checked after)."""
+    words = _TOKEN.findall(text)
+    return '"' + " ".join(words) + '"' if words else ""
+
+
+class SearchIndex:
+    """The search index of some session folders: ``update`` then ``search`` (thread-safe)."""
+
+    def __init__(
+        self, roots: Sequence[Path], cache_dir: Path | None = None, *, keep_out: Sequence[Path] = ()
+    ) -> None:
+        self.roots = [Path(os.path.abspath(r.expanduser())) for r in roots]
+        self.cache_dir = (cache_dir or default_cache_dir()).expanduser()
+        check_cache_dir(self.cache_dir, [*self.roots, *keep_out])
+        self.db_path = self.cache_dir / INDEX_FILE
+        self._lock = threading.Lock()
+        self._conn = connect(self.db_path)
+
+    def __enter__(self) -> SearchIndex:
+        return self
+
+    def __exit__(
+        self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
+    ) -> None:
+        self.close()
+
+    def close(self) -> None:
+        """Close the database."""
+        with self._lock:
+            self._conn.close()
+
+    def update(self) -> UpdateReport:
+        """Index what was appended, rewritten or added under the roots; forget deleted files."""
+        with self._lock:
+            try:
+                return update_index(self._conn, self.roots)
+            except sqlite3.Error as exc:
+                raise describe_error(self.db_path, exc) from None
+
+    def usage(self, *, project: str | None = None, since_ms: int | None = None) -> list[UsageRecord]:
+        """Every indexed usage record under the roots (call ``update`` first)."""
+        with self._lock:
+            try:
+                return read_usage(self._conn, self.roots, project=project, since_ms=since_ms)
+            except sqlite3.Error as exc:
+                raise describe_error(self.db_path, exc) from None
+
+    def search(self, query: str, filters: SearchFilters | None = None) -> list[SearchHit]:
+        """Rank matches (title and label hits first, then bm25, newest first on ties).
+
+        FTS5 syntax (words, "a phrase", pre*, a OR b, a NOT b); text that is not valid FTS5 is
+        matched as plain text.
+        """
+        filters = filters or SearchFilters()
+        query = query.strip()
+        if not query:
+            return []
+        where, params = _filter_sql(self.roots, filters)
+        sql = _SELECT + where + " ORDER BY r.tier, score, r.ts DESC"
+        with self._lock:
+            try:
+                rows = self._conn.execute(sql + " LIMIT ?", [query, *params, filters.limit]).fetchall()
+                patterns = fts_patterns(query)
+                return [self._hit(row, patterns) for row in rows]
+            except sqlite3.Error as exc:
+                if not is_fts_syntax_error(exc):
+                    raise describe_error(self.db_path, exc) from None
+            try:
+                return list(self._plain_search(query, sql, params, filters.limit))
+            except sqlite3.Error as exc:
+                raise describe_error(self.db_path, exc) from None
+
+    def _plain_search(self, query: str, sql: str, params: list[Any], limit: int) -> Iterator[SearchHit]:
+        """Match ``query`` as plain text: FTS5 finds rows with its words in order, the text decides."""
+        phrase = plain_query(query)
+        if not phrase or limit <= 0:
+            return
+        pattern = plain_pattern(query)
+        found = 0
+        cursor = self._conn.execute(sql, [phrase, *params])
+        while rows := cursor.fetchmany(_SCAN_PAGE):
+            for row in rows:
+                text = self._text(row[0])
+                if pattern.search(" ".join(text.split())):
+                    yield self._hit(row, [pattern], text)
+                    found += 1
+                    if found >= limit:
+                        return
+
+    def _text(self, row_id: int) -> str:
+        return read_texts(self._conn, [row_id]).get(row_id, "")
+
+    def _hit(self, row: Any, patterns: list[re.Pattern[str]], text: str | None = None) -> SearchHit:
+        text = self._text(row[0]) if text is None else text
+        return SearchHit(
+            path=Path(row[4]),
+            session_id=row[5],
+            title=row[6],
+            cwd=row[7],
+            entry_id=row[1],
+            role=row[2],
+            ts=int(row[3]),
+            snippet=make_snippet(text, patterns),
+            score=float(row[8]),
+        )
+
+
+def search_sessions(
+    roots: Sequence[Path],
+    query: str,
+    filters: SearchFilters | None = None,
+    *,
+    cache_dir: Path | None = None,
+    keep_out: Sequence[Path] = (),
+) -> list[SearchHit]:
+    """Update the index of ``roots`` and search it (what ``sessiontree search`` does)."""
+    with SearchIndex(roots, cache_dir, keep_out=keep_out) as index:
+        index.update()
+        return index.search(query, filters)

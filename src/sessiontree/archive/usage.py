@@ -1,0 +1,278 @@
+"""Where the tokens went: usage and cost of every assistant message, on every branch, totalled.
+
+The index keeps one usage record per assistant message (and per ``model_usage`` entry) as it
+indexes a file, so totals over a large archive come from the cache, not from re-reading it.
+Every number comes from a session file and is untrusted: non-numbers, Infinity, NaN, negative
+and absurdly large values count as nothing.
+"""
+
+from __future__ import annotations
+
+import math
+import sqlite3
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Literal
+
+from sessiontree.archive.dates import day_of, week_of
+from sessiontree.archive.extract import parse_time
+from sessiontree.archive.scope import root_clause
+
+GroupBy = Literal["day", "week", "project", "model", "session"]
+GROUP_CHOICES: tuple[GroupBy, ...] = ("day", "week", "project", "model", "session")
+TOKEN_FIELDS = ("input", "output", "cache_read", "cache_write")
+
+MAX_TOKENS = 10**12
+"""More tokens than this in one message is not a count (and could overflow SQLite's sums)."""
+MAX_COST = 1e6
+"""More dollars than this for one message is not a price."""
+
+# Each kind of count under the names pi, oh-my-pi and Claude Code write it.
+_ALIASES = {
+    "input": ("input", "inputTokens", "input_tokens"),
+    "output": ("output", "outputTokens", "output_tokens"),
+    "cache_read": ("cacheRead", "cacheReadTokens", "cache_read_input_tokens"),
+    "cache_write": ("cacheWrite", "cacheWriteTokens", "cache_creation_input_tokens"),
+}
+
+
+@dataclass(frozen=True, slots=True)
+class Usage:
+    """Tokens and cost of one assistant message (``cost`` None when the session recorded none)."""
+
+    model: str
+    ts: int
+    input: int
+    output: int
+    cache_read: int
+    cache_write: int
+    cost: float | None
+
+
+def count_of(value: object) -> int:
+    """A token count from untrusted JSON: a finite number in [0, MAX_TOKENS], else 0."""
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        return 0
+    if isinstance(value, float) and not math.isfinite(value):
+        return 0
+    return int(value) if 0 <= value <= MAX_TOKENS else 0
+
+
+def cost_of(value: object) -> float | None:
+    """A cost from untrusted JSON (``{total: ...}`` or a number); None when there is none."""
+    if isinstance(value, Mapping):
+        value = value.get("total")
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        return None
+    number = float(value) if not isinstance(value, int) or abs(value) <= MAX_COST else math.inf
+    return number if math.isfinite(number) and 0 <= number <= MAX_COST else 0.0
+
+
+def model_name(provider: object, model: object) -> str:
+    """``provider/model`` (or the model alone); ``unknown`` when the message names none."""
+    if not isinstance(model, str) or not model:
+        return "unknown"
+    if isinstance(provider, str) and provider and "/" not in model:
+        return f"{provider}/{model}"
+    return model
+
+
+def usage_from(usage: object, model: str, ts: int) -> Usage | None:
+    """Read one ``usage`` object; None when it is not one."""
+    if not isinstance(usage, Mapping):
+        return None
+    counts = {
+        key: next((count_of(usage[n]) for n in names if n in usage), 0) for key, names in _ALIASES.items()
+    }
+    cost = cost_of(usage.get("cost"))
+    if cost is None and "costUSD" in usage:
+        cost = cost_of(usage.get("costUSD"))
+    return Usage(model, ts, cost=cost, **counts)
+
+
+def usage_of_entry(entry: Mapping[str, Any]) -> Usage | None:
+    """The usage an entry records: an assistant message's ``usage``, or a ``model_usage`` entry's.
+
+    A ``model_usage`` entry (``type: "model_usage"``, or a ``custom`` entry of that
+    ``customType`` with the fields in ``data``) carries ``model`` (and ``provider``) and a
+    ``usage`` object shaped like an assistant message's: usage spent outside the conversation.
+    """
+    kind = entry.get("type")
+    ts = parse_time(entry.get("timestamp"))
+    if kind == "message":
+        message = entry.get("message")
+        if not isinstance(message, Mapping) or message.get("role") != "assistant":
+            return None
+        ts = ts or parse_time(message.get("timestamp"))
+        return usage_from(message.get("usage"), model_name(message.get("provider"), message.get("model")), ts)
+    record: object = entry
+    if kind == "custom" and entry.get("customType") == "model_usage":
+        record = entry.get("data")
+    elif kind != "model_usage":
+        return None
+    if not isinstance(record, Mapping):
+        return None
+    ts = ts or parse_time(record.get("timestamp"))
+    return usage_from(record.get("usage"), model_name(record.get("provider"), record.get("model")), ts)
+
+
+@dataclass(frozen=True, slots=True)
+class UsageRecord:
+    """One message's usage with the session it belongs to."""
+
+    usage: Usage
+    path: str
+    title: str | None
+    cwd: str | None
+
+
+@dataclass
+class UsageTotal:
+    """Summed tokens and cost of a group (``cost`` None when no message in it recorded one)."""
+
+    key: str
+    messages: int = 0
+    input: int = 0
+    output: int = 0
+    cache_read: int = 0
+    cache_write: int = 0
+    cost: float | None = None
+    label: str | None = None
+    """What to show for the key (a session's title; its key is the path)."""
+
+    @property
+    def tokens(self) -> int:
+        """All four kinds of tokens together."""
+        return self.input + self.output + self.cache_read + self.cache_write
+
+    def add(self, usage: Usage) -> None:
+        """Add one message."""
+        self.messages += 1
+        self.input += usage.input
+        self.output += usage.output
+        self.cache_read += usage.cache_read
+        self.cache_write += usage.cache_write
+        if usage.cost is not None:
+            self.cost = (self.cost or 0.0) + usage.cost
+
+    def to_json(self) -> dict[str, Any]:
+        """A JSON-ready dict (``cost`` null when none was recorded)."""
+        data: dict[str, Any] = {"key": self.key}
+        if self.label is not None:
+            data["title"] = self.label
+        data.update(
+            messages=self.messages,
+            input=self.input,
+            output=self.output,
+            cacheRead=self.cache_read,
+            cacheWrite=self.cache_write,
+            tokens=self.tokens,
+            cost=None if self.cost is None else round(self.cost, 6),
+        )
+        return data
+
+
+@dataclass
+class UsageReport:
+    """Totals grouped one way, and the grand total."""
+
+    by: GroupBy
+    groups: list[UsageTotal] = field(default_factory=list)
+    total: UsageTotal = field(default_factory=lambda: UsageTotal("total"))
+
+    def to_json(self) -> dict[str, Any]:
+        """A JSON-ready dict; ``branches: "all"`` says abandoned branches are counted too."""
+        return {
+            "by": self.by,
+            "branches": "all",
+            "groups": [g.to_json() for g in self.groups],
+            "total": self.total.to_json(),
+        }
+
+
+def key_of(record: UsageRecord, by: GroupBy) -> str:
+    """The group a record falls in."""
+    if by == "day":
+        return day_of(record.usage.ts)
+    if by == "week":
+        return week_of(record.usage.ts)
+    if by == "project":
+        return record.cwd or "unknown"
+    if by == "model":
+        return record.usage.model
+    return record.path
+
+
+def summarize(records: Iterable[UsageRecord], by: GroupBy) -> UsageReport:
+    """Total the records per group: days and weeks in time order, the rest by cost then tokens."""
+    report = UsageReport(by)
+    groups: dict[str, UsageTotal] = {}
+    for record in records:
+        key = key_of(record, by)
+        group = groups.get(key)
+        if group is None:
+            group = groups[key] = UsageTotal(key, label=(record.title or "") if by == "session" else None)
+        group.add(record.usage)
+        report.total.add(record.usage)
+    if by in ("day", "week"):
+        report.groups = sorted(groups.values(), key=lambda g: (g.key == "unknown", g.key))
+    else:
+        report.groups = sorted(groups.values(), key=lambda g: (-(g.cost or 0.0), -g.tokens, g.key))
+    return report
+
+
+def by_day_and_model(records: Iterable[UsageRecord]) -> dict[str, dict[str, UsageTotal]]:
+    """Day -> model -> total (days with a known date only), for the usage chart."""
+    days: dict[str, dict[str, UsageTotal]] = {}
+    for record in records:
+        if record.usage.ts <= 0:
+            continue
+        models = days.setdefault(day_of(record.usage.ts), {})
+        total = models.get(record.usage.model)
+        if total is None:
+            total = models[record.usage.model] = UsageTotal(record.usage.model)
+        total.add(record.usage)
+    return dict(sorted(days.items()))
+
+
+def top_sessions(records: Sequence[UsageRecord], count: int = 20) -> list[UsageTotal]:
+    """The sessions that cost most (then used most tokens), at most ``count``."""
+    return summarize(records, "session").groups[:count]
+
+
+def read_usage(
+    conn: sqlite3.Connection,
+    roots: Sequence[Path],
+    *,
+    project: str | None = None,
+    since_ms: int | None = None,
+) -> list[UsageRecord]:
+    """Every usage record of the indexed sessions under ``roots``.
+
+    A fork copies its parent's messages (same ids, times and counts) into a new file: such
+    copies are counted once, for the session that started first.
+    """
+    clause, params = root_clause(roots, "f.path")
+    sql = (
+        "SELECT u.entry_id, u.ts, u.model, u.input, u.output, u.cache_read, u.cache_write, u.cost, "
+        f"f.path, f.title, f.cwd FROM usage u JOIN files f ON f.id = u.file_id WHERE {clause}"
+    )
+    if project is not None:
+        sql += " AND f.cwd = ?"
+        params.append(project)
+    if since_ms is not None:
+        sql += " AND u.ts >= ?"
+        params.append(since_ms)
+    sql += " ORDER BY f.started, f.id"
+    seen: set[tuple[Any, ...]] = set()
+    records: list[UsageRecord] = []
+    for row in conn.execute(sql, params):
+        if row[0] is not None:
+            copy_key = row[:8]
+            if copy_key in seen:
+                continue
+            seen.add(copy_key)
+        usage = Usage(row[2], row[1], row[3], row[4], row[5], row[6], row[7])
+        records.append(UsageRecord(usage, row[8], row[9], row[10]))
+    return records

@@ -1,0 +1,63 @@
+"""Options shared by the commands over many sessions (search, stats): folders, project, time, cache."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any, TypeVar
+
+import click
+
+from sessiontree.archive.dates import parse_since
+from sessiontree.archive.search import SearchIndex
+from sessiontree.cli.base import Context
+from sessiontree.store.discovery import normalize_cwd
+from sessiontree.store.paths import AgentPaths
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+
+def archive_options(func: F) -> F:
+    """Add ``--sessions-dir`` (repeatable), ``--project``, ``--since`` and ``--cache-dir``."""
+    func = click.option(
+        "--cache-dir",
+        type=click.Path(file_okay=False, path_type=Path),
+        help="Where the index lives [default: the user cache dir, e.g. ~/.cache/sessiontree].",
+    )(func)
+    func = click.option(
+        "--since",
+        metavar="DATE",
+        help="Only from this time on: YYYY-MM-DD, an ISO date-time (UTC unless given), or 12h / 7d / 2w.",
+    )(func)
+    func = click.option(
+        "--project", metavar="CWD", help="Only sessions started in this working directory (exactly)."
+    )(func)
+    return click.option(
+        "--sessions-dir",
+        "sessions_dirs",
+        multiple=True,
+        type=click.Path(file_okay=False, exists=True, path_type=Path),
+        help="Folder of session files to cover instead of <agent-dir>/sessions (repeatable).",
+    )(func)
+
+
+def project_of(value: str | None) -> str | None:
+    """The ``--project`` value as the absolute cwd headers record."""
+    return normalize_cwd(value) if value else None
+
+
+def since_of(value: str | None) -> int | None:
+    """The ``--since`` value in epoch milliseconds."""
+    return parse_since(value) if value else None
+
+
+def open_index(ctx: Context, sessions_dirs: tuple[Path, ...], cache_dir: Path | None) -> SearchIndex:
+    """Open the index of the given folders (else the agent dir's sessions) and bring it up to date."""
+    roots = list(sessions_dirs) or [AgentPaths(ctx.agent_dir).sessions_dir]
+    index = SearchIndex(roots, cache_dir, keep_out=[ctx.agent_dir])
+    try:
+        index.update()
+    except BaseException:
+        index.close()
+        raise
+    return index

@@ -1,0 +1,105 @@
+"""CLI command: stats (tokens and cost of every session, grouped by day, week, project, model or session)."""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+from pathlib import Path
+
+import click
+
+from sessiontree.archive.usage import GROUP_CHOICES, GroupBy, UsageReport, UsageTotal, summarize
+from sessiontree.cli.archive_options import archive_options, open_index, project_of, since_of
+from sessiontree.cli.base import Context, cli, pass_context
+from sessiontree.store.discovery import printable
+
+BRANCH_NOTE = "Counted over every branch of each session (abandoned branches too), not only the active path."
+KEY_WIDTH = 60
+TITLE_WIDTH = 32
+_HEADINGS = ("MESSAGES", "INPUT", "OUTPUT", "CACHE READ", "CACHE WRITE", "COST")
+CSV_FIELDS = ("key", "title", "messages", "input", "output", "cacheRead", "cacheWrite", "tokens", "cost")
+
+
+def format_cost(cost: float | None) -> str:
+    """Dollars with cents (four decimals under a cent); ``-`` when nothing recorded a cost."""
+    if cost is None:
+        return "-"
+    return f"${cost:,.2f}" if cost >= 0.01 or cost == 0 else f"${cost:.4f}"
+
+
+def _cells(total: UsageTotal, key: str) -> tuple[str, ...]:
+    counts = (total.messages, total.input, total.output, total.cache_read, total.cache_write)
+    return (key, *(f"{n:,}" for n in counts), format_cost(total.cost))
+
+
+def format_table(report: UsageReport) -> str:
+    """The totals as an aligned table, the grand total last, and the note that all branches count."""
+    rows: list[tuple[str, ...]] = [(report.by.upper(), *_HEADINGS)]
+    for group in report.groups:
+        key = printable(group.key, KEY_WIDTH, keep_end=True)
+        if report.by == "session":
+            key = printable(group.label or "(untitled)", TITLE_WIDTH) + "  " + key
+        rows.append(_cells(group, key))
+    rows.append(_cells(report.total, "TOTAL"))
+    widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]))]
+    lines = [
+        "  ".join(
+            cell.ljust(w) if i == 0 else cell.rjust(w)
+            for i, (cell, w) in enumerate(zip(row, widths, strict=True))
+        )
+        for row in rows
+    ]
+    return "\n".join([*lines, BRANCH_NOTE])
+
+
+def format_csv(report: UsageReport) -> str:
+    """The totals as CSV (the grand total as a last row keyed ``total``; empty cost when none recorded)."""
+    out = io.StringIO()
+    writer = csv.DictWriter(out, fieldnames=CSV_FIELDS, lineterminator="\n", extrasaction="ignore")
+    writer.writeheader()
+    for total in [*report.groups, report.total]:
+        row = total.to_json()
+        row["cost"] = "" if row["cost"] is None else row["cost"]
+        writer.writerow({k: (printable(v) if isinstance(v, str) else v) for k, v in row.items()})
+    return out.getvalue().rstrip("\n")
+
+
+@cli.command()
+@archive_options
+@click.option(
+    "--by",
+    "by",
+    type=click.Choice(GROUP_CHOICES),
+    default="day",
+    show_default=True,
+    help="How to group the totals.",
+)
+@click.option("--json", "as_json", is_flag=True, help="Print JSON (groups, total, branches: all).")
+@click.option("--csv", "as_csv", is_flag=True, help="Print CSV, one row per group and a total row.")
+@pass_context
+def stats(
+    ctx: Context,
+    sessions_dirs: tuple[Path, ...],
+    project: str | None,
+    since: str | None,
+    cache_dir: Path | None,
+    by: GroupBy,
+    as_json: bool,
+    as_csv: bool,
+) -> None:
+    """Tokens (input, output, cache read, cache write) and cost, summed from every assistant message.
+
+    Every branch counts, not only the active path. Sessions that recorded no cost show tokens only.
+    """
+    if as_json and as_csv:
+        raise click.UsageError("Choose one of --json and --csv")
+    with open_index(ctx, sessions_dirs, cache_dir) as index:
+        records = index.usage(project=project_of(project), since_ms=since_of(since))
+    report = summarize(records, by)
+    if as_json:
+        click.echo(json.dumps(report.to_json(), ensure_ascii=True, indent=2))
+    elif as_csv:
+        click.echo(format_csv(report))
+    else:
+        click.echo(format_table(report))

@@ -1,0 +1,211 @@
+"""Search over generated sessions: every field, every filter, ranking, FTS5 syntax and plain text."""
+
+from __future__ import annotations
+
+import copy
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from sessiontree.archive.search import SearchFilters, SearchIndex, check_cache_dir, search_sessions
+from sessiontree.errors import SearchError
+from tests.archive.sessions import make_session, write_lines
+
+
+def _first(lines: list[dict[str, Any]], test: Any) -> dict[str, Any]:
+    return next(line for line in lines if test(line))
+
+
+def _role(line: dict[str, Any]) -> str | None:
+    message = line.get("message")
+    return message.get("role") if line.get("type") == "message" and isinstance(message, dict) else None
+
+
+def _block(line: dict[str, Any], kind: str) -> dict[str, Any] | None:
+    content = line["message"].get("content")
+    return next((b for b in content if isinstance(b, dict) and b.get("type") == kind), None)
+
+
+def plant_markers(lines: list[dict[str, Any]]) -> dict[str, tuple[str | None, str]]:
+    """Put one unique word into each searchable field; return word -> (entry id, role of the hit)."""
+    planted: dict[str, tuple[str | None, str]] = {}
+    user = _first(lines, lambda e: _role(e) == "user")
+    user["message"]["content"][0]["text"] += " zqusertext"
+    planted["zqusertext"] = (user["id"], "user")
+    said = _first(lines, lambda e: _role(e) == "assistant" and _block(e, "text") is not None)
+    said_block = _block(said, "text")
+    assert said_block is not None
+    said_block["text"] += " zqassistanttext"
+    planted["zqassistanttext"] = (said["id"], "assistant")
+    thought = _first(lines, lambda e: _role(e) == "assistant" and _block(e, "thinking") is not None)
+    thinking = _block(thought, "thinking")
+    assert thinking is not None
+    thinking["thinking"] += " zqthinking"
+    planted["zqthinking"] = (thought["id"], "assistant")
+    caller = _first(lines, lambda e: _role(e) == "assistant" and _block(e, "toolCall") is not None)
+    call = _block(caller, "toolCall")
+    assert call is not None
+    call["name"] = "zqtoolname"
+    call["arguments"] = {**call["arguments"], "pattern": "zqtoolargument"}
+    planted["zqtoolname"] = (caller["id"], "tool")
+    planted["zqtoolargument"] = (caller["id"], "tool")
+    result = _first(lines, lambda e: _role(e) == "toolResult")
+    result["message"]["content"][0]["text"] += "\nzqtoolresult"
+    planted["zqtoolresult"] = (result["id"], "tool")
+    compaction = _first(lines, lambda e: e.get("type") == "compaction")
+    compaction["summary"] += " zqcompaction"
+    planted["zqcompaction"] = (compaction["id"], "summary")
+    branch = _first(lines, lambda e: e.get("type") == "branch_summary")
+    branch["summary"] += " zqbranchsummary"
+    planted["zqbranchsummary"] = (branch["id"], "summary")
+    label = _first(lines, lambda e: e.get("type") == "label")
+    label["label"] = "zqlabel"
+    planted["zqlabel"] = (label["targetId"], "label")
+    custom = _first(lines, lambda e: e.get("type") == "custom_message")
+    custom["content"] += " zqcustommessage"
+    planted["zqcustommessage"] = (custom["id"], "custom")
+    bash = _first(lines, lambda e: _role(e) == "bashExecution")
+    bash["message"]["output"] += "\nzqbashoutput"
+    planted["zqbashoutput"] = (bash["id"], "tool")
+    lines[0]["title"] = "Refactor the zqtitle parser"
+    planted["zqtitle"] = (None, "title")
+    return planted
+
+
+@pytest.fixture
+def planted(roots: Path) -> tuple[Path, dict[str, tuple[str | None, str]]]:
+    path, lines = make_session(roots / "--home-dev-demo--", "rich", seed=3, turns=45, title="x")
+    markers = plant_markers(lines)
+    write_lines(path, lines)
+    return path, markers
+
+
+def test_every_field_is_found_at_its_entry(planted: Any, roots: Path, cache_dir: Path) -> None:
+    path, markers = planted
+    with SearchIndex([roots], cache_dir) as index:
+        index.update()
+        for word, (entry_id, role) in markers.items():
+            hits = index.search(word)
+            assert [(h.path, h.entry_id, h.role) for h in hits] == [(path, entry_id, role)], word
+            assert (word, True) in [(t.lower(), m) for t, m in hits[0].snippet.parts()], word
+
+
+def test_phrases_prefixes_and_boolean_queries(planted: Any, roots: Path, cache_dir: Path) -> None:
+    _path, _ = planted
+    with SearchIndex([roots], cache_dir) as index:
+        index.update()
+        assert [h.role for h in index.search('"the zqtitle parser"')] == ["title"]
+        assert index.search('"parser zqtitle"') == []
+        assert {h.entry_id for h in index.search("zqtool*")} == {
+            h.entry_id for w in ("zqtoolname", "zqtoolargument", "zqtoolresult") for h in index.search(w)
+        }
+        assert [h.role for h in index.search("zqusertext OR zqthinking")].count("user") == 1
+        assert index.search("zqusertext NOT zqusertext") == []
+
+
+def test_text_that_is_not_fts5_syntax_is_matched_as_plain_text(roots: Path, cache_dir: Path) -> None:
+    path, lines = make_session(roots / "p", "plain", seed=5, turns=6)
+    user = _first(lines, lambda e: _role(e) == "user")
+    user["message"]["content"][0]["text"] += ' call foo(bar, "baz and c++ AND'
+    write_lines(path, lines)
+    with SearchIndex([roots], cache_dir) as index:
+        index.update()
+        for query in ['foo(bar, "baz', "c++ AND", '"baz and c++']:
+            hits = index.search(query)
+            assert [h.entry_id for h in hits] == [user["id"]], query
+        assert index.search("foo(baz") == []  # the words are there, the text is not
+
+
+def test_filters_project_since_role_limit(roots: Path, cache_dir: Path) -> None:
+    old, _ = make_session(roots / "a", "old", seed=1, turns=12, cwd="/work/alpha", days=0)
+    new, _ = make_session(roots / "b", "new", seed=1, turns=12, cwd="/work/beta", days=30)
+    with SearchIndex([roots], cache_dir) as index:
+        index.update()
+        every = index.search("fsync", SearchFilters(limit=10_000))
+        assert {h.path for h in every} == {old, new}
+        alpha = index.search("fsync", SearchFilters(project="/work/alpha", limit=10_000))
+        assert alpha and {h.path for h in alpha} == {old}
+        cut = min(h.ts for h in every if h.path == new)
+        recent = index.search("fsync", SearchFilters(since_ms=cut, limit=10_000))
+        assert recent and {h.path for h in recent} == {new} and min(h.ts for h in recent) >= cut
+        for role in ("user", "assistant", "tool"):
+            only = index.search("fsync", SearchFilters(role=role, limit=10_000))
+            assert only and {h.role for h in only} == {role}
+        assert len(index.search("fsync", SearchFilters(limit=3))) == 3
+        assert len(every) > 3
+
+
+def test_title_hit_ranks_above_body_hits(roots: Path, cache_dir: Path) -> None:
+    body_path, lines = make_session(roots / "p", "body", seed=2, turns=8, title="Unrelated work")
+    for line in lines:
+        if _role(line) == "user":
+            line["message"]["content"][0]["text"] += " kestrel kestrel kestrel"
+    write_lines(body_path, lines)
+    title_path, _ = make_session(
+        roots / "p", "titled", seed=4, turns=8, title="The kestrel migration", days=-9
+    )
+    with SearchIndex([roots], cache_dir) as index:
+        index.update()
+        hits = index.search("kestrel", SearchFilters(limit=50))
+        assert (hits[0].path, hits[0].role) == (title_path, "title")
+        assert len(hits) > 1 and all(h.path == body_path for h in hits[1:])
+
+
+def test_ties_are_broken_newest_first(roots: Path, cache_dir: Path) -> None:
+    paths = [
+        make_session(roots / "p", f"copy{d}", seed=6, turns=4, days=d, title="Synthetic")[0]
+        for d in (3, 9, 1)
+    ]
+    with SearchIndex([roots], cache_dir) as index:
+        index.update()
+        hits = index.search("Synthetic", SearchFilters(limit=10))
+        assert [h.path for h in hits[:3]] == [paths[1], paths[0], paths[2]]
+        assert hits[0].score == hits[1].score == hits[2].score
+
+
+def test_search_sessions_writes_only_the_cache_and_refuses_a_cache_inside(
+    roots: Path, cache_dir: Path
+) -> None:
+    make_session(roots / "p", "s", seed=1, turns=4)
+    before = sorted((p, p.stat().st_mtime_ns) for p in roots.parent.rglob("*"))
+    assert search_sessions([roots], "fsync", cache_dir=cache_dir)
+    assert sorted((p, p.stat().st_mtime_ns) for p in roots.parent.rglob("*")) == before
+    assert (cache_dir / "search.db").is_file()
+    with pytest.raises(SearchError, match="inside"):
+        check_cache_dir(roots / "p" / "cache", [roots])
+    with pytest.raises(SearchError, match="inside"):
+        SearchIndex([roots], roots.parent / "cache", keep_out=[roots.parent])
+
+
+def test_hostile_lines_are_skipped_not_fatal(roots: Path, cache_dir: Path) -> None:
+    path, lines = make_session(roots / "p", "hostile", seed=8, turns=4)
+    deep = '{"type":"message","id":"deep","message":{"role":"user","content":' + "[" * 100_000 + "]" * 100_000
+    bad = [
+        deep + "}}",
+        '{"type":"message","id":"big","message":{"role":"user","content":"huge ' + "9" * 5000 + '"}}',
+        '{"type":"message","id":"nan","timestamp":NaN,"message":{"role":"user","content":"zqnan",'
+        '"timestamp":Infinity}}',
+        '{"type":"message","id":"num","message":{"role":"user","content":"zqbignumber"},"n":'
+        + "9" * 5000
+        + "}",
+        '{"type":"message","id":"utf","message":{"role":"user","content":"zqbadbytes \xff"}}',
+    ]
+    data = "".join(__import__("json").dumps(line) + "\n" for line in lines) + "\n".join(bad) + "\n"
+    path.write_bytes(data.encode("utf-8", "surrogateescape").replace(b"\xc3\xbf", b"\xff"))
+    with SearchIndex([roots], cache_dir) as index:
+        index.update()
+        assert [h.entry_id for h in index.search("zqnan")] == ["nan"]
+        assert index.search("zqnan")[0].ts == 0
+        assert [h.entry_id for h in index.search("zqbadbytes")] == ["utf"]
+        assert index.search("zqbignumber") == []  # a number Python refuses to read: the line is skipped
+        assert index.search("fsync")
+
+
+def test_a_copy_of_lines_keeps_rows_apart(roots: Path, cache_dir: Path) -> None:
+    """Two files with the same entries (a fork) both show up: hits are per file."""
+    _path, lines = make_session(roots / "p", "one", seed=9, turns=4)
+    write_lines(roots / "p" / "two.jsonl", copy.deepcopy(lines))
+    with SearchIndex([roots], cache_dir) as index:
+        index.update()
+        assert {h.path.name for h in index.search("fsync")} == {"one.jsonl", "two.jsonl"}

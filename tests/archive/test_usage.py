@@ -1,0 +1,193 @@
+"""Usage totals checked against sums the test computes itself from the files, on every branch."""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import math
+from collections import defaultdict
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from click.testing import CliRunner
+
+from sessiontree.cli import cli
+from sessiontree.store.load import load_session
+from tests.archive.sessions import make_session, write_lines
+
+KINDS = {"input": "input", "output": "output", "cacheRead": "cacheRead", "cacheWrite": "cacheWrite"}
+
+
+def build_archive(roots: Path) -> list[Path]:
+    """Four sessions: two projects, two models, one with no cost recorded, one fork copy."""
+    a, lines_a = make_session(
+        roots / "a", "alpha", seed=11, turns=45, cwd="/work/alpha", title="Alpha", days=0
+    )
+    for n, line in enumerate(lines_a):
+        message = line.get("message")
+        if isinstance(message, dict) and message.get("role") == "assistant" and n % 3 == 0:
+            message["provider"], message["model"] = "openai", "gpt-5"
+    write_lines(a, lines_a)
+    b, _ = make_session(roots / "b", "beta", seed=12, turns=30, cwd="/work/beta", title="Beta", days=3)
+    c, lines_c = make_session(roots / "b", "free", seed=13, turns=10, cwd="/work/beta", title="Free", days=9)
+    for line in lines_c:
+        message = line.get("message")
+        if isinstance(message, dict) and isinstance(message.get("usage"), dict):
+            message["usage"].pop("cost", None)
+    write_lines(c, lines_c)
+    # A fork: a new header (later, pointing at its parent) over a copy of the parent's entries,
+    # which is not new spending.
+    fork_header = {**lines_a[0], "id": "fork-of-alpha", "parentSession": lines_a[0]["id"]}
+    fork_header["timestamp"] = "2030-01-01T00:00:00.000Z"
+    fork = write_lines(roots / "a" / "alpha-fork.jsonl", [fork_header, *lines_a[1:]])
+    return [a, b, c, fork]
+
+
+def independent_totals(files: list[Path], by: str) -> dict[str, dict[str, Any]]:
+    """Sum every assistant message's usage straight from the JSON, once per message id."""
+    totals: dict[str, dict[str, Any]] = defaultdict(
+        lambda: {**dict.fromkeys(KINDS, 0), "messages": 0, "cost": None}
+    )
+    seen: set[tuple[Any, ...]] = set()
+    for path in files:
+        lines = [json.loads(raw) for raw in path.read_text().splitlines()]
+        header = lines[0]
+        for line in lines[1:]:
+            message = line.get("message")
+            if not isinstance(message, dict) or message.get("role") != "assistant" or "usage" not in message:
+                continue
+            usage = message["usage"]
+            key = (line["id"], line["timestamp"], *(usage[k] for k in KINDS))
+            if key in seen:
+                continue
+            seen.add(key)
+            group = {
+                "day": line["timestamp"][:10],
+                "model": f"{message['provider']}/{message['model']}",
+                "project": header["cwd"],
+                "session": str(path),
+            }[by]
+            total = totals[group]
+            total["messages"] += 1
+            for k in KINDS:
+                total[k] += usage[k]
+            if "cost" in usage:
+                total["cost"] = (total["cost"] or 0.0) + usage["cost"]["total"]
+    return dict(totals)
+
+
+def run_stats(roots: Path, cache: Path, *args: str) -> Any:
+    result = CliRunner().invoke(
+        cli, ["stats", "--sessions-dir", str(roots), "--cache-dir", str(cache), *args], catch_exceptions=False
+    )
+    assert result.exit_code == 0, result.output
+    return result.output
+
+
+def test_stats_sums_match_independent_totals_for_every_grouping(roots: Path, cache_dir: Path) -> None:
+    files = build_archive(roots)
+    for by in ("day", "model", "project", "session"):
+        report = json.loads(run_stats(roots, cache_dir, "--by", by, "--json"))
+        expected = independent_totals(files[:3], by)  # the fork adds nothing
+        got = {g["key"]: g for g in report["groups"]}
+        assert set(got) == set(expected), by
+        for key, want in expected.items():
+            group = got[key]
+            assert group["messages"] == want["messages"], (by, key)
+            assert [group[k] for k in KINDS] == [want[k] for k in KINDS], (by, key)
+            if want["cost"] is None:
+                assert group["cost"] is None, (by, key)
+            else:
+                assert math.isclose(group["cost"], want["cost"], rel_tol=1e-9), (by, key)
+        assert report["branches"] == "all"
+        assert report["total"]["messages"] == sum(w["messages"] for w in expected.values())
+    assert len(independent_totals(files[:3], "model")) == 2
+
+
+def test_sessions_without_cost_show_tokens_only(roots: Path, cache_dir: Path) -> None:
+    build_archive(roots)
+    table = run_stats(roots, cache_dir, "--by", "session")
+    free = next(line for line in table.splitlines() if line.startswith("Free"))
+    assert free.rstrip().endswith("-") and "$" not in free
+    rows = list(csv.DictReader(io.StringIO(run_stats(roots, cache_dir, "--by", "session", "--csv"))))
+    by_title = {r["title"]: r for r in rows}
+    assert by_title["Free"]["cost"] == "" and int(by_title["Free"]["tokens"]) > 0
+    assert float(by_title["Alpha"]["cost"]) > 0
+    assert rows[-1]["key"] == "total"
+    assert "every branch" in table
+
+
+def test_every_branch_counts_not_only_the_active_path(roots: Path, cache_dir: Path) -> None:
+    path, lines = make_session(roots / "p", "branchy", seed=21, turns=45)
+    session = load_session(path)
+    on_path = sum(
+        1
+        for e in session.tree.path_to(session.leaf_id)
+        if e.get("type") == "message" and e["message"]["role"] == "assistant"
+    )
+    everywhere = sum(
+        1 for e in lines if isinstance(e.get("message"), dict) and e["message"]["role"] == "assistant"
+    )
+    assert everywhere > on_path  # the generated session has abandoned branches
+    report = json.loads(run_stats(roots, cache_dir, "--json"))
+    assert report["total"]["messages"] == everywhere
+
+
+def test_project_and_since_filters(roots: Path, cache_dir: Path) -> None:
+    files = build_archive(roots)
+    beta = json.loads(run_stats(roots, cache_dir, "--project", "/work/beta", "--by", "session", "--json"))
+    assert {g["key"] for g in beta["groups"]} == {str(files[1]), str(files[2])}
+    days = sorted(independent_totals(files[:3], "day"))
+    since = days[len(days) // 2]
+    later = json.loads(run_stats(roots, cache_dir, "--since", since, "--json"))
+    expected = {d: t for d, t in independent_totals(files[:3], "day").items() if d >= since}
+    assert {g["key"]: g["messages"] for g in later["groups"]} == {
+        d: t["messages"] for d, t in expected.items()
+    }
+    result = CliRunner().invoke(
+        cli, ["stats", "--sessions-dir", str(roots), "--cache-dir", str(cache_dir), "--since", "soon"]
+    )
+    assert result.exit_code == 1 and "--since" in result.output and "Traceback" not in result.output
+
+
+def test_week_groups_are_iso_weeks(roots: Path, cache_dir: Path) -> None:
+    files = build_archive(roots)
+    report = json.loads(run_stats(roots, cache_dir, "--by", "week", "--json"))
+    weeks: dict[str, int] = defaultdict(int)
+    for day, total in independent_totals(files[:3], "day").items():
+        year, week, _ = datetime.fromisoformat(day).replace(tzinfo=UTC).isocalendar()
+        weeks[f"{year}-W{week:02d}"] += total["messages"]
+    assert {g["key"]: g["messages"] for g in report["groups"]} == dict(weeks)
+
+
+def test_untrusted_numbers_count_as_nothing(roots: Path, cache_dir: Path) -> None:
+    path, lines = make_session(roots / "p", "odd", seed=31, turns=6, title="Odd")
+    assistants = [
+        e for e in lines if isinstance(e.get("message"), dict) and e["message"]["role"] == "assistant"
+    ]
+    good = assistants[0]["message"]["usage"]
+    odd_values = [float("inf"), float("nan"), 10**30, -5, "12", True, None, {"x": 1}]
+    for entry, value in zip(assistants[1:], odd_values, strict=False):
+        entry["message"]["usage"] = {
+            "input": value,
+            "output": value,
+            "cacheRead": value,
+            "cacheWrite": value,
+            "cost": {"total": value},
+        }
+    keep = assistants[: len(odd_values) + 1]
+    text = "".join(json.dumps(e) + "\n" for e in [lines[0], *keep])
+    text += (
+        '{"type":"message","id":"huge","message":{"role":"assistant","usage":{"input":' + "9" * 5000 + "}}}\n"
+    )
+    path.write_text(text)
+    report = json.loads(run_stats(roots, cache_dir, "--by", "session", "--json"))
+    total = report["total"]
+    assert total["messages"] == len(keep)
+    assert [total[k] for k in ("input", "output", "cacheRead", "cacheWrite")] == [good[k] for k in KINDS]
+    assert math.isclose(total["cost"], good["cost"]["total"], rel_tol=1e-9)
+    for fmt in ("--csv", "--json"):
+        run_stats(roots, cache_dir, "--by", "model", fmt)
+    assert "TOTAL" in run_stats(roots, cache_dir)

@@ -1,0 +1,73 @@
+"""`sessiontree search`: one line per hit, JSON, filters as options, safe terminal text, clean errors."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from click.testing import CliRunner
+
+from sessiontree.cli import cli
+from tests.archive.sessions import make_session, write_lines
+
+
+def invoke(*args: str) -> tuple[int, str, str]:
+    result = CliRunner().invoke(cli, list(args))
+    return result.exit_code, result.stdout, result.stderr
+
+
+def test_search_prints_title_time_role_snippet_and_where(isolated_agent_dir: Path) -> None:
+    folder = isolated_agent_dir / "sessions" / "--work-demo--"
+    path, lines = make_session(folder, "s", seed=1, turns=6, title="Demo work", cwd="/work/demo")
+    user = next(e for e in lines if e.get("type") == "message" and e["message"]["role"] == "user")
+    user["message"]["content"][0]["text"] = "please fix zqcliword \x1b]0;owned\x07 and \x1b[31mred\x1b[0m"
+    write_lines(path, lines)
+    code, out, err = invoke("search", "zqcliword")
+    assert code == 0, err
+    title, when, role, snippet, where = out.rstrip("\n").split("\t")
+    assert (title, role) == ("Demo work", "user")
+    assert when == user["timestamp"][:19] + "Z"
+    assert "«zqcliword»" in snippet and "\x1b" not in out and "\x07" not in out
+    assert where == f"{path} --leaf {user['id']}"
+    # the cache is the user cache dir, not the agent dir
+    assert not list(isolated_agent_dir.rglob("*.db"))
+    assert list((isolated_agent_dir.parents[1] / ".cache" / "sessiontree").glob("search.db"))
+
+
+def test_search_json_and_filters(isolated_agent_dir: Path, tmp_path: Path) -> None:
+    folder = tmp_path / "elsewhere"
+    make_session(folder / "a", "a", seed=2, turns=6, cwd="/work/a", title="A")
+    make_session(folder / "b", "b", seed=2, turns=6, cwd="/work/b", title="B", days=20)
+    base = ["search", "--sessions-dir", str(folder), "--cache-dir", str(tmp_path / "c")]
+    code, out, _err = invoke(*base, "fsync", "--json", "--limit", "500")
+    hits = json.loads(out)
+    assert code == 0 and {h["title"] for h in hits} == {"A", "B"}
+    assert set(hits[0]) >= {"path", "entryId", "role", "time", "snippet", "marks", "title", "sessionId"}
+    code, out, _ = invoke(
+        *base, "fsync", "--json", "--project", "/work/b", "--role", "tool", "--limit", "500"
+    )
+    only = json.loads(out)
+    assert only and {(h["title"], h["role"]) for h in only} == {("B", "tool")}
+    code, out, _ = invoke(*base, "fsync", "--json", "--since", "2026-03-01")
+    assert {h["title"] for h in json.loads(out)} == {"B"}
+    code, out, _ = invoke(*base, "fsync", "--limit", "2")
+    assert len(out.splitlines()) == 2
+
+
+def test_search_errors_are_one_line(isolated_agent_dir: Path, tmp_path: Path) -> None:
+    code, _, err = invoke("search", "x", "--cache-dir", str(isolated_agent_dir / "cache"))
+    assert code == 1 and err.startswith("Error: ") and len(err.strip().splitlines()) == 1
+    code, _, err = invoke("search", "x", "--since", "yesterday-ish")
+    assert code == 1 and "--since" in err and "Traceback" not in err
+    code, _, err = invoke("search", "x", "--role", "system")
+    assert code == 2 and "--role" in err
+    bad_db = tmp_path / "bad"
+    bad_db.mkdir()
+    (bad_db / "search.db").write_bytes(b"not a database at all" * 100)
+    code, _, err = invoke("search", "x", "--cache-dir", str(bad_db))
+    assert code == 1 and "search index" in err and len(err.strip().splitlines()) == 1
+
+
+def test_search_with_no_sessions_finds_nothing(isolated_agent_dir: Path) -> None:
+    code, out, _err = invoke("search", "anything")
+    assert (code, out) == (0, "")
