@@ -54,10 +54,12 @@ def search(
     limit: int,
     as_json: bool,
 ) -> None:
-    """Search every session (FTS5 syntax: words, "a phrase", pre*, a OR b; other text is matched as is).
+    """Search the text of every session.
 
-    Title and label hits come first, then by relevance (bm25), newest first on ties. Each line
-    is title, time, role, snippet and FILE --leaf ID: `sessiontree export FILE --leaf ID` shows it.
+    FTS5 syntax: words, "a phrase", pre*, a OR b, a NOT b; text that is not valid FTS5 is
+    matched as plain text. Title and label hits come first, then by relevance (bm25), newest
+    first on ties. Each line is title, time, role, snippet and FILE --leaf ID:
+    `sessiontree export FILE --leaf ID` shows it.
     """
     filters = SearchFilters(project=project_of(project), since_ms=since_of(since), role=role, limit=limit)
     with open_index(ctx, sessions_dirs, cache_dir) as index:

@@ -88,9 +88,11 @@ def stats(
     as_json: bool,
     as_csv: bool,
 ) -> None:
-    """Tokens (input, output, cache read, cache write) and cost, summed from every assistant message.
+    """Total the tokens and cost of every session, grouped.
 
-    Every branch counts, not only the active path. Sessions that recorded no cost show tokens only.
+    Input, output, cache-read and cache-write tokens and cost, summed from every assistant
+    message's usage (and model_usage entries). Every branch counts, not only the active
+    path. Sessions that recorded no cost show tokens only.
     """
     if as_json and as_csv:
         raise click.UsageError("Choose one of --json and --csv")
