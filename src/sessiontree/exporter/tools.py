@@ -1,9 +1,9 @@
-"""Tool renderers: the call block inside an assistant fragment and the result block of its output."""
+"""Tool renderers: one class per tool family, each showing its call block and its result block."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
-from typing import Any
+from collections.abc import Mapping
+from typing import Any, ClassVar
 
 from markupsafe import Markup, escape
 
@@ -24,16 +24,6 @@ from sessiontree.exporter.images import ImageRegistry
 from sessiontree.exporter.markdown import render_markdown
 
 Args = Mapping[str, Any]
-
-BASH_TOOLS = {"bash", "shell", "sh", "exec", "run_command", "terminal"}
-READ_TOOLS = {"read", "read_file", "view"}
-WRITE_TOOLS = {"write", "write_file", "create_file"}
-EDIT_TOOLS = {"edit", "edit_file", "multiedit", "str_replace", "apply_patch", "patch"}
-SEARCH_TOOLS = {"grep", "find", "ls", "glob", "search", "rg", "list_dir"}
-TODO_TOOLS = {"todo", "todo_write", "todowrite", "todoread", "todo_read", "todos"}
-TASK_TOOLS = {"task", "subagent", "agent", "dispatch_agent"}
-CELL_TOOLS = {"python": "python", "ipython": "python", "notebook": "python", "js": "javascript",
-              "javascript": "javascript", "node": "javascript", "eval": "python"}  # fmt: skip
 
 
 def _str(args: Args, *keys: str) -> str:
@@ -68,45 +58,6 @@ def _summary(text: str, kind: str = "arg") -> Markup:
     return Markup(f'<span class="st-call-{kind}">{escape_text(text)}</span>')
 
 
-# --- the call block (inside the assistant fragment) -----------------------------------------
-
-
-def _call_bash(args: Args) -> tuple[Markup, Markup]:
-    cmd = _str(args, "command", "cmd", "script")
-    return _summary(cmd.split("\n", 1)[0][:200], "cmd"), render_output("$ " + cmd, kind="cmd")
-
-
-def _call_read(args: Args) -> tuple[Markup, Markup]:
-    path, rng = _path(args), _line_range(args)
-    head = _summary(path, "path")
-    if rng:
-        head += Markup(' <span class="st-call-range">:{}</span>').format(rng)
-    return head, Markup("")
-
-
-def _call_write(args: Args) -> tuple[Markup, Markup]:
-    path = _path(args)
-    content = _str(args, "content", "text", "file_text")
-    lines = content.count("\n") + (1 if content and not content.endswith("\n") else 0)
-    head = _summary(path, "path") + Markup(' <span class="st-call-lines">({} line{})</span>').format(
-        lines, "" if lines == 1 else "s"
-    )
-    return head, render_output(content, lexer=lexer_for_path(path), kind="code")
-
-
-def _call_edit(args: Args) -> tuple[Markup, Markup]:
-    return _summary(_path(args), "path"), Markup("")
-
-
-def _call_search(args: Args) -> tuple[Markup, Markup]:
-    pattern = _str(args, "pattern", "query", "regex", "glob", "name")
-    path = _path(args) or _str(args, "dir", "directory", "cwd")
-    parts = [str(_summary(pattern, "pattern"))] if pattern else []
-    if path:
-        parts.append(str(Markup('<span class="st-call-in">in</span> ') + _summary(path, "path")))
-    return Markup(" ".join(parts)), Markup("")
-
-
 def render_todos(todos: Any) -> Markup:
     """Return a todo list as a checklist (status: pending / in_progress / completed)."""
     if not isinstance(todos, list):
@@ -127,108 +78,10 @@ def render_todos(todos: Any) -> Markup:
     return Markup('<ul class="st-todos">{}</ul>').format(Markup("").join(items))
 
 
-def _call_todo(args: Args) -> tuple[Markup, Markup]:
-    todos = args.get("todos", args.get("items"))
-    count = len(todos) if isinstance(todos, list) else 0
-    return _summary(f"{count} item{'' if count == 1 else 's'}"), render_todos(todos) if todos else Markup("")
-
-
 def _task_prompt(title: str, prompt: str) -> Markup:
     return Markup(
         '<details class="st-task-prompt"><summary>{}</summary><div class="st-md">{}</div></details>'
     ).format(title, render_markdown(prompt))
-
-
-def _call_task(args: Args) -> tuple[Markup, Markup]:
-    agent = _str(args, "subagent_type", "agent", "agentType")
-    desc = _str(args, "description", "title")
-    prompt = _str(args, "prompt", "task", "instructions")
-    tasks = args.get("tasks")
-    # One call may start several subagents (a list of tasks), each with its own prompt.
-    subtasks = [t for t in tasks if isinstance(t, Mapping)] if isinstance(tasks, list) else []
-    if subtasks and not desc:
-        desc = f"{len(subtasks)} task{'' if len(subtasks) == 1 else 's'}"
-    parts = [_task_prompt("Prompt", prompt)] if prompt else []
-    for task in subtasks:
-        text = _str(task, "task", "prompt", "instructions")
-        title = _str(task, "description", "title", "id") or "Task"
-        parts.append(_task_prompt(title, text) if text else _summary(title))
-    context = _str(args, "context")
-    if context:
-        parts.append(_task_prompt("Context", context))
-    return _summary(" · ".join(p for p in (agent, desc) if p)), Markup("").join(parts)
-
-
-def _cell_code(args: Args) -> str:
-    code = _str(args, "code", "source", "script", "input")
-    cells = args.get("cells")
-    if not code and isinstance(cells, list):
-        code = "\n\n".join(_str(c, "code", "source") for c in cells if isinstance(c, Mapping))
-    return code
-
-
-def _call_cell(name: str) -> Callable[[Args], tuple[Markup, Markup]]:
-    def render(args: Args) -> tuple[Markup, Markup]:
-        code = _cell_code(args)
-        if not code:
-            return Markup(""), render_json(args)
-        lexer = lexer_by_name(CELL_TOOLS[name])
-        return _summary(code.split("\n", 1)[0][:120], "code"), render_output(code, lexer=lexer, kind="code")
-
-    return render
-
-
-def _call_generic(args: Args) -> tuple[Markup, Markup]:
-    return Markup(""), render_json(args, kind="args") if args else Markup("")
-
-
-def _call_renderer(name: str) -> Callable[[Args], tuple[Markup, Markup]]:
-    key = name.lower()
-    if key in BASH_TOOLS:
-        return _call_bash
-    if key in READ_TOOLS:
-        return _call_read
-    if key in WRITE_TOOLS:
-        return _call_write
-    if key in EDIT_TOOLS:
-        return _call_edit
-    if key in SEARCH_TOOLS:
-        return _call_search
-    if key in TODO_TOOLS:
-        return _call_todo
-    if key in TASK_TOOLS:
-        return _call_task
-    if key in CELL_TOOLS:
-        return _call_cell(key)
-    return _call_generic
-
-
-def render_call(call_id: str, name: str, args: Any) -> Markup:
-    """Return the ``st-call`` block of one tool call with its empty result slot."""
-    safe_args: Args = args if isinstance(args, Mapping) else {}
-    head, body = _call_renderer(name)(safe_args)
-    if not isinstance(args, Mapping) and args is not None:
-        body = render_json(args, kind="args")
-    attr_id, attr_name = escape(call_id), escape(name)
-    return Markup(
-        f'<div class="st-call" data-call-id="{attr_id}" data-tool="{attr_name}" data-status="pending">'
-        f'<div class="st-call-head"><span class="st-tool-name">{attr_name}</span> {head}</div>{body}'
-        '<div class="st-call-result"></div></div>'
-    )
-
-
-# --- the result block (inside the toolResult fragment) --------------------------------------
-
-
-def _result_images(content: Any, images: ImageRegistry) -> Markup:
-    if not isinstance(content, list):
-        return Markup("")
-    tags = []
-    for block in content:
-        if isinstance(block, Mapping) and block.get("type") == "image":
-            ref = images.add(block.get("data"), block.get("mimeType"))
-            tags.append(render_image_tag(ref.sha) if ref.sha else render_note(ref.note or "image"))
-    return Markup("").join(tags)
 
 
 def _edit_diff(args: Args, details: Any) -> str:
@@ -249,27 +102,200 @@ def _edit_diff(args: Args, details: Any) -> str:
     return ""
 
 
-def _result_body(name: str, args: Args, text: str, details: Any, is_error: bool) -> Markup:
-    key = name.lower()
-    if is_error:
-        return render_output(text, ansi=True, kind="error")
-    if key in BASH_TOOLS:
+# --- one renderer per tool family -------------------------------------------------------------
+
+
+class ToolRenderer:
+    """A tool family: how its call (head summary and body) and its result body are shown.
+
+    This base class is the fallback for tools no family claims: arguments and details as JSON,
+    output as text. A new family is one subclass with its ``names``, added to ``RENDERERS``.
+    """
+
+    names: ClassVar[tuple[str, ...]] = ()
+
+    def call(self, name: str, args: Args) -> tuple[Markup, Markup]:
+        """Return (head summary, body) of a call; ``name`` is the tool's name as called, lower case."""
+        return Markup(""), render_json(args, kind="args") if args else Markup("")
+
+    def result(self, name: str, args: Args, text: str, details: Any) -> Markup:
+        """Return the body of a successful result (``text``: its text blocks joined)."""
+        if not text and details:
+            return render_json(details, kind="details")
+        return render_output(text, ansi=True, kind="text") if text else Markup("")
+
+
+class BashRenderer(ToolRenderer):
+    names = ("bash", "shell", "sh", "exec", "run_command", "terminal")
+
+    def call(self, name: str, args: Args) -> tuple[Markup, Markup]:
+        cmd = _str(args, "command", "cmd", "script")
+        return _summary(cmd.split("\n", 1)[0][:200], "cmd"), render_output("$ " + cmd, kind="cmd")
+
+    def result(self, name: str, args: Args, text: str, details: Any) -> Markup:
         return render_output(text, ansi=True, kind="bash")
-    if key in READ_TOOLS:
+
+
+class ReadRenderer(ToolRenderer):
+    names = ("read", "read_file", "view")
+
+    def call(self, name: str, args: Args) -> tuple[Markup, Markup]:
+        path, rng = _path(args), _line_range(args)
+        head = _summary(path, "path")
+        if rng:
+            head += Markup(' <span class="st-call-range">:{}</span>').format(rng)
+        return head, Markup("")
+
+    def result(self, name: str, args: Args, text: str, details: Any) -> Markup:
         return render_output(text, lexer=lexer_for_path(_path(args)), kind="code")
-    if key in EDIT_TOOLS:
+
+
+class WriteRenderer(ToolRenderer):
+    names = ("write", "write_file", "create_file")
+
+    def call(self, name: str, args: Args) -> tuple[Markup, Markup]:
+        path = _path(args)
+        content = _str(args, "content", "text", "file_text")
+        lines = content.count("\n") + (1 if content and not content.endswith("\n") else 0)
+        head = _summary(path, "path") + Markup(' <span class="st-call-lines">({} line{})</span>').format(
+            lines, "" if lines == 1 else "s"
+        )
+        return head, render_output(content, lexer=lexer_for_path(path), kind="code")
+
+
+class EditRenderer(ToolRenderer):
+    names = ("edit", "edit_file", "multiedit", "str_replace", "apply_patch", "patch")
+
+    def call(self, name: str, args: Args) -> tuple[Markup, Markup]:
+        return _summary(_path(args), "path"), Markup("")
+
+    def result(self, name: str, args: Args, text: str, details: Any) -> Markup:
         diff = _edit_diff(args, details)
         out = render_diff_text(diff) if diff else Markup("")
         return out + (render_output(text, kind="text") if text and not diff else Markup(""))
-    if key in TODO_TOOLS and isinstance(details, Mapping) and isinstance(details.get("todos"), list):
-        return render_todos(details["todos"])
-    if key in TASK_TOOLS:
+
+
+class SearchRenderer(ToolRenderer):
+    names = ("grep", "find", "ls", "glob", "search", "rg", "list_dir")
+
+    def call(self, name: str, args: Args) -> tuple[Markup, Markup]:
+        pattern = _str(args, "pattern", "query", "regex", "glob", "name")
+        path = _path(args) or _str(args, "dir", "directory", "cwd")
+        parts = [str(_summary(pattern, "pattern"))] if pattern else []
+        if path:
+            parts.append(str(Markup('<span class="st-call-in">in</span> ') + _summary(path, "path")))
+        return Markup(" ".join(parts)), Markup("")
+
+
+class TodoRenderer(ToolRenderer):
+    names = ("todo", "todo_write", "todowrite", "todoread", "todo_read", "todos")
+
+    def call(self, name: str, args: Args) -> tuple[Markup, Markup]:
+        todos = args.get("todos", args.get("items"))
+        count = len(todos) if isinstance(todos, list) else 0
+        body = render_todos(todos) if todos else Markup("")
+        return _summary(f"{count} item{'' if count == 1 else 's'}"), body
+
+    def result(self, name: str, args: Args, text: str, details: Any) -> Markup:
+        if isinstance(details, Mapping) and isinstance(details.get("todos"), list):
+            return render_todos(details["todos"])
+        return super().result(name, args, text, details)
+
+
+class TaskRenderer(ToolRenderer):
+    names = ("task", "subagent", "agent", "dispatch_agent")
+
+    def call(self, name: str, args: Args) -> tuple[Markup, Markup]:
+        agent = _str(args, "subagent_type", "agent", "agentType")
+        desc = _str(args, "description", "title")
+        prompt = _str(args, "prompt", "task", "instructions")
+        tasks = args.get("tasks")
+        # One call may start several subagents (a list of tasks), each with its own prompt.
+        subtasks = [t for t in tasks if isinstance(t, Mapping)] if isinstance(tasks, list) else []
+        if subtasks and not desc:
+            desc = f"{len(subtasks)} task{'' if len(subtasks) == 1 else 's'}"
+        parts = [_task_prompt("Prompt", prompt)] if prompt else []
+        for task in subtasks:
+            text = _str(task, "task", "prompt", "instructions")
+            title = _str(task, "description", "title", "id") or "Task"
+            parts.append(_task_prompt(title, text) if text else _summary(title))
+        context = _str(args, "context")
+        if context:
+            parts.append(_task_prompt("Context", context))
+        return _summary(" · ".join(p for p in (agent, desc) if p)), Markup("").join(parts)
+
+    def result(self, name: str, args: Args, text: str, details: Any) -> Markup:
         return Markup('<div class="st-md">{}</div>').format(render_markdown(text)) if text else Markup("")
-    if key in CELL_TOOLS:
+
+
+class CellRenderer(ToolRenderer):
+    """Code cells (Python, JavaScript): the language follows the tool's name."""
+
+    languages: ClassVar[dict[str, str]] = {
+        "python": "python", "ipython": "python", "notebook": "python", "eval": "python",
+        "js": "javascript", "javascript": "javascript", "node": "javascript",
+    }  # fmt: skip
+    names = tuple(languages)
+
+    def call(self, name: str, args: Args) -> tuple[Markup, Markup]:
+        code = _str(args, "code", "source", "script", "input")
+        cells = args.get("cells")
+        if not code and isinstance(cells, list):
+            code = "\n\n".join(_str(c, "code", "source") for c in cells if isinstance(c, Mapping))
+        if not code:
+            return Markup(""), render_json(args)
+        lexer = lexer_by_name(self.languages.get(name, "python"))
+        return _summary(code.split("\n", 1)[0][:120], "code"), render_output(code, lexer=lexer, kind="code")
+
+    def result(self, name: str, args: Args, text: str, details: Any) -> Markup:
         return render_output(text, ansi=True, kind="cell")
-    if not text and details:
-        return render_json(details, kind="details")
-    return render_output(text, ansi=True, kind="text") if text else Markup("")
+
+
+FALLBACK = ToolRenderer()
+RENDERERS: tuple[ToolRenderer, ...] = (
+    BashRenderer(),
+    ReadRenderer(),
+    WriteRenderer(),
+    EditRenderer(),
+    SearchRenderer(),
+    TodoRenderer(),
+    TaskRenderer(),
+    CellRenderer(),
+)
+_BY_NAME: dict[str, ToolRenderer] = {name: r for r in RENDERERS for name in r.names}
+
+
+def renderer_for(name: str) -> ToolRenderer:
+    """Return the renderer of a tool by its name (case-insensitive), or the JSON fallback."""
+    return _BY_NAME.get(name.lower(), FALLBACK)
+
+
+# --- the call and result blocks of the contract -----------------------------------------------
+
+
+def render_call(call_id: str, name: str, args: Any) -> Markup:
+    """Return the ``st-call`` block of one tool call with its empty result slot."""
+    safe_args: Args = args if isinstance(args, Mapping) else {}
+    head, body = renderer_for(name).call(name.lower(), safe_args)
+    if not isinstance(args, Mapping) and args is not None:
+        body = render_json(args, kind="args")
+    attr_id, attr_name = escape(call_id), escape(name)
+    return Markup(
+        f'<div class="st-call" data-call-id="{attr_id}" data-tool="{attr_name}" data-status="pending">'
+        f'<div class="st-call-head"><span class="st-tool-name">{attr_name}</span> {head}</div>{body}'
+        '<div class="st-call-result"></div></div>'
+    )
+
+
+def _result_images(content: Any, images: ImageRegistry) -> Markup:
+    if not isinstance(content, list):
+        return Markup("")
+    tags = []
+    for block in content:
+        if isinstance(block, Mapping) and block.get("type") == "image":
+            ref = images.add(block.get("data"), block.get("mimeType"))
+            tags.append(render_image_tag(ref.sha) if ref.sha else render_note(ref.note or "image"))
+    return Markup("").join(tags)
 
 
 def render_result(
@@ -281,7 +307,10 @@ def render_result(
     text = join_text_blocks(content)
     safe_args: Args = args if isinstance(args, Mapping) else {}
     details = message.get("details")
-    body = _result_body(name, safe_args, text, details, is_error)
+    if is_error:
+        body = render_output(text, ansi=True, kind="error")
+    else:
+        body = renderer_for(name).result(name.lower(), safe_args, text, details)
     if isinstance(details, Mapping) and (details.get("truncated") or details.get("truncation")):
         body += render_truncation_note(artifact_ref(dict(details)))
     status = "error" if is_error else "success"
@@ -302,4 +331,12 @@ def args_search_text(args: Any) -> str:
     return "" if args is None else str(args)[:200]
 
 
-__all__ = ["args_search_text", "render_call", "render_result", "render_todos"]
+__all__ = [
+    "RENDERERS",
+    "ToolRenderer",
+    "args_search_text",
+    "render_call",
+    "render_result",
+    "render_todos",
+    "renderer_for",
+]
