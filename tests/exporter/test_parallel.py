@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+import asyncio
 import os
+import threading
+from pathlib import Path
 
 import pytest
 
-from sessiontree.exporter import parallel
+from sessiontree.exporter import RenderOptions, iter_page, parallel, render_session
 from sessiontree.exporter.api import render_session_html
 from sessiontree.exporter.parallel import render_all
 from sessiontree.store import load_session
@@ -51,3 +54,57 @@ def test_small_sessions_render_in_process(monkeypatch: pytest.MonkeyPatch) -> No
 
     assert [m for m, _ in render_all(5, render, images=dict)] == [0, 1, 2, 3, 4]
     assert set(calls) == {os.getpid()}
+
+
+@pytest.fixture
+def forks(monkeypatch: pytest.MonkeyPatch) -> list[int]:
+    """Make every session of this test big enough to fork; record the thread count at each fork."""
+    seen: list[int] = []
+    real_fork = os.fork
+
+    def fork() -> int:
+        seen.append(threading.active_count())
+        return real_fork()
+
+    monkeypatch.setattr(parallel, "PARALLEL_MIN_ENTRIES", 10)
+    monkeypatch.setattr(parallel, "WARM_ENTRIES", 70)  # more than one gzip batch before the fork
+    monkeypatch.setenv(parallel.WORKERS_ENV, "2")
+    monkeypatch.setattr(parallel.os, "fork", fork)
+    return seen
+
+
+def page_of(path: Path, options: RenderOptions | None = None) -> str:
+    return "".join(iter_page(render_session(load_session(path), options)))
+
+
+def test_the_render_forks_before_any_thread_starts(gen_session: GenSession, forks: list[int]) -> None:
+    path = gen_session(150, blobs=True)
+    assert threading.active_count() == 1, "another test left a thread running"
+    forked = page_of(path)
+    assert forks == [1]  # the gzip thread starts only after the fork
+    assert forked == page_of(path, RenderOptions(parallel=False))
+
+
+def test_no_fork_while_another_thread_runs(gen_session: GenSession, forks: list[int]) -> None:
+    path = gen_session(150)
+    stop = threading.Event()
+    other = threading.Thread(target=stop.wait)
+    other.start()
+    try:
+        page = page_of(path)
+    finally:
+        stop.set()
+        other.join()
+    assert forks == []
+    assert page == page_of(path, RenderOptions(parallel=False))
+
+
+def test_no_fork_when_turned_off_or_inside_an_event_loop(gen_session: GenSession, forks: list[int]) -> None:
+    path = gen_session(150)
+    page_of(path, RenderOptions(parallel=False))
+
+    async def in_a_server() -> str:
+        return page_of(path)
+
+    asyncio.run(in_a_server())
+    assert forks == []

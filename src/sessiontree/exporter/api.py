@@ -13,7 +13,7 @@ from sessiontree.errors import EntryNotFound, ExportError
 from sessiontree.exporter.fragments import FragmentPacker
 from sessiontree.exporter.options import PageOptions, RenderedSession, RenderOptions
 from sessiontree.exporter.page import iter_page
-from sessiontree.exporter.parallel import render_all
+from sessiontree.exporter.parallel import render_all, warm_count
 from sessiontree.exporter.render import Meta, RenderContext, one_line, render_entry
 from sessiontree.exporter.sections import (
     ToolSpec,
@@ -72,7 +72,8 @@ def render_session(session: Session, options: RenderOptions | None = None) -> Re
         return render_entry(entry, ctx, parent_id=tree.parent_of(entry["id"]))
 
     metas: list[Meta] = []
-    frags = FragmentPacker(compress=opts.compress)
+    # No thread may run when the renderer forks: the packer holds what comes before the fork.
+    frags = FragmentPacker(compress=opts.compress, hold=warm_count(len(todo), parallel=opts.parallel))
     try:
         rendered = render_all(len(todo), render_one, images=lambda: ctx.images.images, parallel=opts.parallel)
         for meta, html in rendered:

@@ -72,9 +72,12 @@ class FragmentPacker:
     whole array of fragment strings. Call ``close()`` when abandoning a packer unfinished.
     """
 
-    def __init__(self, *, compress: bool = True) -> None:
+    def __init__(self, *, compress: bool = True, hold: int = 0) -> None:
         self.compress = compress
         self.count = 0
+        # The first ``hold`` fragments wait here before the compressing thread starts (a render
+        # about to fork must not have started a thread: see parallel.warm_count).
+        self._hold = hold
         self._list: list[str] = []
         self._pending: list[str] = []
         self._started = False
@@ -88,7 +91,7 @@ class FragmentPacker:
             self._list.append(html)
             return
         self._pending.append(html)
-        if len(self._pending) >= _BATCH:
+        if len(self._pending) >= _BATCH and self.count > self._hold:
             self._flush_pending()
 
     def _feed(self, data: bytes) -> None:

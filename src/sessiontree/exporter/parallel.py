@@ -2,8 +2,12 @@
 
 Rendering is pure Python (the GIL rules out threads), and each entry's fragment depends only on
 the entry and the read-only render context, so halves can be rendered apart and joined in order.
-Where ``os.fork`` is missing, the session is small, or the child fails, everything is rendered
-here, with the same result.
+Forking is only safe in a process with one thread and no running event loop (a forked child
+inherits every lock another thread holds), so it happens only then: not in a server, not while
+the page writer's gzip thread runs (the render holds its fragments until the fork is done,
+see ``warm_count``), and not when the caller passes ``parallel=False``. Where ``os.fork`` is
+missing, the session is small, or the child fails, everything is rendered here, with the same
+result.
 """
 
 from __future__ import annotations
@@ -39,13 +43,36 @@ def _workers() -> int:
 
 
 def _can_fork() -> bool:
-    # Forking is only sound from the main thread and where fork is the native way (not macOS,
-    # whose system libraries are not fork-safe once threads exist).
+    # Forking is only sound where fork is the native way (not macOS, whose system libraries are
+    # not fork-safe), from the main thread of a process that runs no other thread (a lock held by
+    # another thread stays held forever in the child) and no event loop (a server's).
     return (
         hasattr(os, "fork")
         and sys.platform.startswith("linux")
         and threading.current_thread() is threading.main_thread()
+        and threading.active_count() == 1
+        and not _in_event_loop()
     )
+
+
+def _in_event_loop() -> bool:
+    asyncio = sys.modules.get("asyncio")  # not imported: no loop can be running
+    return asyncio is not None and asyncio._get_running_loop() is not None
+
+
+def _will_fork(count: int, parallel: bool) -> bool:
+    return parallel and count >= PARALLEL_MIN_ENTRIES and _workers() >= 2 and _can_fork()
+
+
+def warm_count(count: int, *, parallel: bool = True) -> int:
+    """Return how many renders ``render_all`` yields before it forks (0: it will not fork).
+
+    A consumer that starts a thread per render result (the gzip packer) holds that many results
+    first, so the process still has one thread when the fork comes.
+    """
+    if not _will_fork(count, parallel):
+        return 0
+    return min(count, max(WARM_ENTRIES, count // 20))
 
 
 def _render_in_child(
@@ -81,19 +108,25 @@ def render_all(
     (compiled lexers, the markdown parser): forking cold would make each pay that cost.
     ``parallel=False`` renders everything here.
     """
-    if not parallel or count < PARALLEL_MIN_ENTRIES or _workers() < 2 or not _can_fork():
+    warm = warm_count(count, parallel=parallel)
+    if not warm:
         for i in range(count):
             yield render(i)
         return
-    warm = min(count, max(WARM_ENTRIES, count // 20))
     for i in range(warm):
         yield render(i)
+    if not _can_fork():  # the consumer started a thread (or a loop) meanwhile
+        log.debug("rendering serially: another thread runs")
+        for i in range(warm, count):
+            yield render(i)
+        return
     split = warm + (count - warm) // 2
     fd, out_path = tempfile.mkstemp(prefix="sessiontree-render-", suffix=".pickle")
     os.close(fd)
     try:
         sys.stdout.flush()
         sys.stderr.flush()
+        log.debug("forking a render worker for entries %d-%d", split, count - 1)
         pid = os.fork()
         if pid == 0:
             _render_in_child(render, range(split, count), images, out_path)
