@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import copy
+import os
 from pathlib import Path
 from typing import Any
 
@@ -209,3 +210,22 @@ def test_a_copy_of_lines_keeps_rows_apart(roots: Path, cache_dir: Path) -> None:
     with SearchIndex([roots], cache_dir) as index:
         index.update()
         assert {h.path.name for h in index.search("fsync")} == {"one.jsonl", "two.jsonl"}
+
+
+def test_a_very_common_word_ranks_the_newest_rows_and_filters_still_find_the_rest(
+    roots: Path, cache_dir: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr("sessiontree.archive.search.RANK_WINDOW", 10)
+    old, _ = make_session(roots / "a", "old", seed=1, turns=12, cwd="/work/old")
+    new, _ = make_session(roots / "b", "new", seed=2, turns=12, cwd="/work/new")
+    os.utime(old, (1_000_000_000, 1_000_000_000))  # indexed first: its rows get the lower ids
+    with SearchIndex([roots], cache_dir) as index:
+        index.update()
+        hits = index.search("fsync", SearchFilters(limit=3))
+        assert len(hits) == 3 and {h.path for h in hits} == {new}
+        assert [h.score for h in hits] == sorted(h.score for h in hits)
+        older = index.search("fsync", SearchFilters(limit=3, project="/work/old"))
+        assert len(older) == 3 and {h.path for h in older} == {old}
+        monkeypatch.setattr("sessiontree.archive.search.RANK_WINDOW", 10**9)
+        everything = index.search("fsync", SearchFilters(limit=10**5))
+        assert {h.path for h in everything} == {old, new}

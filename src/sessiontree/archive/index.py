@@ -2,7 +2,8 @@
 
 One SQLite file in the cache dir. ``files`` remembers, per session file, where indexing stopped
 (the tail reader's state: offset, checksums of the head and of the bytes before the offset);
-``rows`` holds one row per searchable piece of an entry; ``fts`` is a contentless FTS5 table
+``rows`` holds one row per searchable piece of an entry; ``fts`` (bodies) and ``tfts`` (session
+titles and labels, searched first) are contentless FTS5 tables
 (the index only, no copy of the text) and ``chunks`` the rows' texts, zlib-compressed some
 64 KB at a time (per-row compression of short texts saves little), kept to make snippets and
 because a contentless table can only forget a row given the exact text it indexed.
@@ -21,7 +22,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from sessiontree.archive.extract import Row, parse_time, rows_of_entry, title_row
+from sessiontree.archive.extract import BODY_TIER, TITLE_TIER, Row, parse_time, rows_of_entry, title_row
 from sessiontree.archive.scope import list_session_files, root_clause
 from sessiontree.archive.usage import Usage, usage_of_entry
 from sessiontree.errors import SearchError
@@ -30,11 +31,15 @@ from sessiontree.store.jsonl import decode_text
 from sessiontree.store.migrate import stable_entry_id
 from sessiontree.store.tail import TailReader, TailState
 
-SCHEMA_VERSION = 3
+SCHEMA_VERSION = 4
 BUSY_TIMEOUT = 120.0
 """Seconds a process waits for another one's indexing transaction (one file at a time)."""
 
 BATCH_ROWS = 2_000
+FTS_TABLES = {"tfts": TITLE_TIER, "fts": BODY_TIER}
+"""Each FTS5 table and the tier of the rows it holds."""
+WAL_LIMIT = 8 * 2**20
+"""Bytes the write-ahead log shrinks back to after a big transaction (re-indexing a large file)."""
 CHUNK_CHARS = 64_000
 """Text characters packed into one compressed chunk."""
 RACY_SECONDS = 2.0
@@ -84,6 +89,9 @@ CREATE INDEX IF NOT EXISTS usage_file ON usage(file_id);
 CREATE VIRTUAL TABLE IF NOT EXISTS fts USING fts5(
     text, content='', tokenize='unicode61 remove_diacritics 2'
 );
+CREATE VIRTUAL TABLE IF NOT EXISTS tfts USING fts5(
+    text, content='', tokenize='unicode61 remove_diacritics 2'
+);
 PRAGMA user_version = {SCHEMA_VERSION};
 """
 
@@ -112,6 +120,7 @@ def connect(db_path: Path, busy_timeout: float = BUSY_TIMEOUT) -> sqlite3.Connec
     try:
         conn.execute("PRAGMA journal_mode=WAL")
         conn.execute("PRAGMA synchronous=NORMAL")
+        conn.execute(f"PRAGMA journal_size_limit={WAL_LIMIT}")
         if conn.execute("PRAGMA user_version").fetchone()[0] != SCHEMA_VERSION:
             _create_schema(conn)
     except sqlite3.Error as exc:
@@ -127,7 +136,7 @@ def _create_schema(conn: sqlite3.Connection) -> None:
         version = conn.execute("PRAGMA user_version").fetchone()[0]
         if version != SCHEMA_VERSION:  # another process may have created it meanwhile
             if version != 0:
-                for name in ("fts", "texts", "chunks", "usage", "rows", "files"):
+                for name in ("fts", "tfts", "texts", "chunks", "usage", "rows", "files"):
                     conn.execute(f"DROP TABLE IF EXISTS {name}")
             for statement in _SCHEMA.split(";\n"):
                 if statement.strip():
@@ -186,6 +195,7 @@ def update_index(conn: sqlite3.Connection, roots: Sequence[Path]) -> UpdateRepor
                 _forget_file(conn, file_id)
                 conn.execute("DELETE FROM files WHERE id = ?", (file_id,))
             report.removed += 1
+    stats: list[tuple[float, str, Path, os.stat_result]] = []
     for key, found_path in found.items():
         report.files += 1
         try:
@@ -193,9 +203,14 @@ def update_index(conn: sqlite3.Connection, roots: Sequence[Path]) -> UpdateRepor
         except OSError:
             continue
         seen = known.get(key)
-        if seen is not None and _unchanged(st, *seen[1:]):
-            continue
+        if seen is None or not _unchanged(st, *seen[1:]):
+            stats.append((st.st_mtime, key, found_path, st))
+    # Oldest first, so row ids follow time and a search can rank the newest rows first.
+    for _mtime, _key, found_path, _st in sorted(stats, key=lambda s: (s[0], s[1])):
         _update_file(conn, found_path, report)
+    if report.rows or report.removed or report.whole:
+        # Never waits for readers (PASSIVE); with journal_size_limit the log shrinks back.
+        conn.execute("PRAGMA wal_checkpoint(PASSIVE)")
     return report
 
 
@@ -358,10 +373,11 @@ def _insert_rows(conn: sqlite3.Connection, file_id: int, rows: list[Row]) -> int
                 for part, (i, r) in enumerate(zip(ids, chunk, strict=True))
             ],
         )
-        conn.executemany(
-            "INSERT INTO fts (rowid, text) VALUES (?, ?)",
-            [(i, r.text) for i, r in zip(ids, chunk, strict=True)],
-        )
+        for table, tier in FTS_TABLES.items():
+            conn.executemany(
+                f"INSERT INTO {table} (rowid, text) VALUES (?, ?)",
+                [(i, r.text) for i, r in zip(ids, chunk, strict=True) if r.tier == tier],
+            )
     first_user = next((r.text for r in rows if r.role == "user"), None)
     if first_user is not None:
         conn.execute(
@@ -387,10 +403,14 @@ def _chunks(rows: list[Row]) -> Iterator[list[Row]]:
 def read_texts(conn: sqlite3.Connection, row_ids: Iterable[int]) -> dict[int, str]:
     """The indexed text of each row (each chunk unpacked once)."""
     wanted: dict[int, list[tuple[int, int]]] = {}
-    for row_id in row_ids:
-        found = conn.execute("SELECT chunk, part FROM rows WHERE id = ?", (row_id,)).fetchone()
-        if found is not None:
-            wanted.setdefault(found[0], []).append((row_id, found[1]))
+    ids = list(row_ids)
+    for start in range(0, len(ids), BATCH_ROWS):
+        batch = ids[start : start + BATCH_ROWS]
+        marks = ",".join("?" * len(batch))
+        for row_id, chunk_id, part in conn.execute(
+            f"SELECT id, chunk, part FROM rows WHERE id IN ({marks})", batch
+        ):
+            wanted.setdefault(chunk_id, []).append((row_id, part))
     texts: dict[int, str] = {}
     for chunk_id, parts in wanted.items():
         blob = conn.execute("SELECT z FROM chunks WHERE id = ?", (chunk_id,)).fetchone()
@@ -416,7 +436,12 @@ def _forget_rows(conn: sqlite3.Connection, where: str, params: tuple[Any, ...]) 
     for start in range(0, len(ids), BATCH_ROWS):
         chunk = ids[start : start + BATCH_ROWS]
         texts = read_texts(conn, chunk)
-        # A contentless FTS5 table forgets a row only when given the exact text it indexed.
-        conn.executemany("INSERT INTO fts (fts, rowid, text) VALUES ('delete', ?, ?)", list(texts.items()))
         marks = ",".join("?" * len(chunk))
+        # A contentless FTS5 table forgets a row only when given the exact text it indexed.
+        tiers = dict(conn.execute(f"SELECT id, tier FROM rows WHERE id IN ({marks})", chunk).fetchall())
+        for table, tier in FTS_TABLES.items():
+            conn.executemany(
+                f"INSERT INTO {table} ({table}, rowid, text) VALUES ('delete', ?, ?)",
+                [(i, text) for i, text in texts.items() if tiers.get(i) == tier],
+            )
         conn.execute(f"DELETE FROM rows WHERE id IN ({marks})", chunk)

@@ -112,11 +112,23 @@ class SearchHit:
         }
 
 
-_SELECT = (
-    "SELECT r.id, r.entry_id, r.role, r.ts, f.path, f.session_id, f.title, f.cwd, bm25(fts) AS score "
-    "FROM fts JOIN rows r ON r.id = fts.rowid JOIN files f ON f.id = r.file_id "
-    "WHERE fts MATCH ?"
-)
+RANK_WINDOW = 50_000
+"""A query matching more body rows than this ranks the most recently indexed ones first.
+
+bm25 scores every matching row; a word found in most of a 1 GB archive would take seconds.
+Rows are indexed oldest file first and appends come last, so the window holds the newest
+entries; when it gives fewer hits than asked (filters), the whole match set is ranked.
+"""
+_ORDER = " ORDER BY score, r.ts DESC"
+
+
+def _select(table: str) -> str:
+    return (
+        "SELECT r.id, r.entry_id, r.role, r.ts, f.path, f.session_id, f.title, f.cwd, "
+        f"bm25({table}) AS score "
+        f"FROM {table} JOIN rows r ON r.id = {table}.rowid JOIN files f ON f.id = r.file_id "
+        f"WHERE {table} MATCH ?"
+    )
 
 
 def _filter_sql(roots: Sequence[Path], filters: SearchFilters) -> tuple[str, list[Any]]:
@@ -193,36 +205,58 @@ class SearchIndex:
         if not query:
             return []
         where, params = _filter_sql(self.roots, filters)
-        sql = _SELECT + where + " ORDER BY r.tier, score, r.ts DESC"
         with self._lock:
             try:
-                rows = self._conn.execute(sql + " LIMIT ?", [query, *params, filters.limit]).fetchall()
+                rows = self._ranked(query, where, params, filters.limit)
                 patterns = fts_patterns(query)
                 return [self._hit(row, patterns) for row in rows]
             except sqlite3.Error as exc:
                 if not is_fts_syntax_error(exc):
                     raise describe_error(self.db_path, exc) from None
             try:
-                return list(self._plain_search(query, sql, params, filters.limit))
+                return list(self._plain_search(query, where, params, filters.limit))
             except sqlite3.Error as exc:
                 raise describe_error(self.db_path, exc) from None
 
-    def _plain_search(self, query: str, sql: str, params: list[Any], limit: int) -> Iterator[SearchHit]:
+    def _ranked(self, query: str, where: str, params: list[Any], limit: int) -> list[Any]:
+        """Title and label hits, then body hits (bm25 within each; the body ranking windowed)."""
+        run = self._conn.execute
+        rows = run(_select("tfts") + where + _ORDER + " LIMIT ?", [query, *params, limit]).fetchall()
+        wanted = limit - len(rows)
+        if wanted <= 0:
+            return rows
+        body = _select("fts") + where
+        floor = run(
+            "SELECT rowid FROM fts WHERE fts MATCH ? ORDER BY rowid DESC LIMIT 1 OFFSET ?",
+            (query, RANK_WINDOW),
+        ).fetchone()
+        if floor is not None:
+            recent = run(
+                body + " AND fts.rowid > ?" + _ORDER + " LIMIT ?", [query, *params, floor[0], wanted]
+            )
+            found = recent.fetchall()
+            if len(found) == wanted:
+                return rows + found
+        return rows + run(body + _ORDER + " LIMIT ?", [query, *params, wanted]).fetchall()
+
+    def _plain_search(self, query: str, where: str, params: list[Any], limit: int) -> Iterator[SearchHit]:
         """Match ``query`` as plain text: FTS5 finds rows with its words in order, the text decides."""
         phrase = plain_query(query)
         if not phrase or limit <= 0:
             return
         pattern = plain_pattern(query)
         found = 0
-        cursor = self._conn.execute(sql, [phrase, *params])
-        while rows := cursor.fetchmany(_SCAN_PAGE):
-            for row in rows:
-                text = self._text(row[0])
-                if pattern.search(" ".join(text.split())):
-                    yield self._hit(row, [pattern], text)
-                    found += 1
-                    if found >= limit:
-                        return
+        for table in ("tfts", "fts"):
+            cursor = self._conn.execute(_select(table) + where + _ORDER, [phrase, *params])
+            while rows := cursor.fetchmany(_SCAN_PAGE):
+                texts = read_texts(self._conn, [row[0] for row in rows])
+                for row in rows:
+                    text = texts.get(row[0], "")
+                    if pattern.search(" ".join(text.split())):
+                        yield self._hit(row, [pattern], text)
+                        found += 1
+                        if found >= limit:
+                            return
 
     def _text(self, row_id: int) -> str:
         return read_texts(self._conn, [row_id]).get(row_id, "")
