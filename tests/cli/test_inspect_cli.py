@@ -11,7 +11,7 @@ from sessiontree.cli import cli
 def test_inspect_real_v1(real_v1: Path) -> None:
     result = CliRunner().invoke(cli, ["inspect", str(real_v1)])
     assert result.exit_code == 0, result.output
-    assert "v1 (migrations: v1->v2, v2->v3" in result.output
+    assert "v1 (migrated v1->v2, v2->v3 in memory" in result.output
     assert "Messages  914: assistant 453, toolResult 373, user 88" in result.output
     assert "Cost      $" in result.output
 

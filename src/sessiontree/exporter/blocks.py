@@ -8,8 +8,13 @@ from typing import Any
 
 from markupsafe import Markup, escape
 
-from sessiontree.exporter.ansi import ansi_to_html, has_ansi
+from sessiontree.exporter.ansi import ansi_to_html, has_ansi, strip_ansi
 from sessiontree.exporter.highlight import HL_CLASS, Lexer, escape_text, highlight_code
+from sessiontree.exporter.templating import MacroSet
+
+MACROS = MacroSet("macros.html.j2")
+PREVIEW_CHARS = 120
+Meta = dict[str, Any]
 
 # Outputs show this many lines, then "N more lines". Highlighting is the costly part of an
 # export, so only the preview is highlighted; the rest is escaped plain text.
@@ -17,6 +22,23 @@ PREVIEW_LINES = 10
 # A preview longer than this (minified files, one-line dumps) is not highlighted at all.
 MAX_HIGHLIGHT_CHARS = 8_000
 MAX_JSON_CHARS = 100_000
+
+
+def one_line(text: str, limit: int = PREVIEW_CHARS) -> str:
+    """Return the first ``limit`` characters of text on one line (whitespace collapsed)."""
+    return " ".join(strip_ansi(text[: limit * 3]).split())[:limit]
+
+
+def format_ts(ts: Any) -> str:
+    """Return an ISO timestamp as ``YYYY-MM-DD HH:MM:SS`` (other values as given)."""
+    if isinstance(ts, str):
+        return ts[:19].replace("T", " ") if len(ts) >= 19 and ts[10:11] == "T" else ts[:40]
+    return ""
+
+
+def text_of(value: Any) -> str:
+    """Return a value when it is a string, else ""."""
+    return value if isinstance(value, str) else ""
 
 
 def _split_preview(text: str, limit: int) -> tuple[str, str, int]:

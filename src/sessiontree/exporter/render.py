@@ -8,26 +8,31 @@ from typing import Any
 
 from markupsafe import Markup
 
-from sessiontree.exporter.ansi import strip_ansi
 from sessiontree.exporter.blocks import (
+    MACROS,
+    Meta,
     artifact_ref,
+    format_ts,
     join_text_blocks,
+    one_line,
     pretty_json,
     render_image_tag,
     render_note,
     render_output,
     render_truncation_note,
 )
+from sessiontree.exporter.blocks import text_of as _str
 from sessiontree.exporter.highlight import lexer_by_name
 from sessiontree.exporter.images import ImageRegistry
 from sessiontree.exporter.markdown import render_markdown
-from sessiontree.exporter.templating import MacroSet
+from sessiontree.exporter.notices import NOTICE_RENDERERS
 from sessiontree.exporter.tools import args_search_text, render_call, render_result
+from sessiontree.store.archive import archived_ids
 from sessiontree.store.numbers import amount_of, count_of
+from sessiontree.store.session import Session
 from sessiontree.store.tree import apply_label
 
-PREVIEW_CHARS = 120
-Meta = dict[str, Any]
+__all__ = ["Meta", "RenderContext", "format_ts", "one_line", "render_appended_entry", "render_entry"]
 
 
 @dataclass
@@ -37,14 +42,33 @@ class RenderContext:
     labels: dict[str, str] = field(default_factory=dict)
     images: ImageRegistry = field(default_factory=ImageRegistry)
     calls: dict[str, tuple[str, Any]] = field(default_factory=dict)
+    # Entry id -> note where loading reattached an entry whose parent was lost (store.repair).
+    joints: dict[str, str] = field(default_factory=dict)
+    # Ids inside archived branches: hidden in the tree except under the "all" filter.
+    archived: set[str] = field(default_factory=set)
 
     @classmethod
-    def for_entries(cls, entries: Iterable[Mapping[str, Any]], labels: Mapping[str, str]) -> RenderContext:
+    def for_entries(
+        cls,
+        entries: Iterable[Mapping[str, Any]],
+        labels: Mapping[str, str],
+        *,
+        joints: Mapping[str, str] | None = None,
+        archived: Iterable[str] = (),
+    ) -> RenderContext:
         """Build a context indexing every tool call of the entries (results render by their call)."""
-        ctx = cls(labels=dict(labels))
+        ctx = cls(labels=dict(labels), joints=dict(joints or {}), archived=set(archived))
         for entry in entries:
             ctx.register(entry)
         return ctx
+
+    @classmethod
+    def for_session(cls, session: Session) -> RenderContext:
+        """Build the context of a loaded session: calls, labels, repaired joints, archived branches."""
+        tree = session.tree
+        return cls.for_entries(
+            session.entries, tree.labels, joints=session.joints, archived=archived_ids(session.entries, tree)
+        )
 
     def register(self, entry: Mapping[str, Any]) -> None:
         """Index the tool calls (and a label) of one entry, as a live viewer does for appended entries."""
@@ -63,25 +87,6 @@ class RenderContext:
             ):
                 name = block.get("name")
                 self.calls[block["id"]] = (name if isinstance(name, str) else "tool", block.get("arguments"))
-
-
-def one_line(text: str, limit: int = PREVIEW_CHARS) -> str:
-    """Return the first ``limit`` characters of text on one line (whitespace collapsed)."""
-    return " ".join(strip_ansi(text[: limit * 3]).split())[:limit]
-
-
-def format_ts(ts: Any) -> str:
-    """Return an ISO timestamp as ``YYYY-MM-DD HH:MM:SS`` (other values as given)."""
-    if isinstance(ts, str):
-        return ts[:19].replace("T", " ") if len(ts) >= 19 and ts[10:11] == "T" else ts[:40]
-    return ""
-
-
-MACROS = MacroSet("macros.html.j2")
-
-
-def _str(value: Any) -> str:
-    return value if isinstance(value, str) else ""
 
 
 # --- message content ------------------------------------------------------------------------
@@ -110,6 +115,26 @@ def _content_blocks(content: Any, ctx: RenderContext) -> tuple[Markup, str]:
         else:
             parts.append(m.raw_json(pretty_json(block)))
     return Markup("").join(parts), "\n".join(texts)
+
+
+def _file_mention(message: Mapping[str, Any], ctx: RenderContext, meta: Meta) -> Markup:
+    """The files an @mention attached: each path, its text (as an output block) or its image."""
+    parts: list[Markup] = []
+    paths: list[str] = []
+    files = message.get("files")
+    for file in files if isinstance(files, list) else []:
+        if not isinstance(file, Mapping):
+            continue
+        path = _str(file.get("path")) or "(file)"
+        paths.append(path)
+        content = render_output(_str(file.get("content")), kind="file") if file.get("content") else Markup("")
+        image = file.get("image")
+        if isinstance(image, Mapping):
+            ref = ctx.images.add(image.get("data"), image.get("mimeType"))
+            content += render_image_tag(ref.sha, path) if ref.sha else render_note(ref.note or "image")
+        parts.append(MACROS.file_mention(path, content))
+    meta["preview"] = one_line("Files: " + ", ".join(paths))
+    return Markup("").join(parts)
 
 
 def _usage(message: Mapping[str, Any]) -> Markup:
@@ -145,10 +170,16 @@ def _assistant(
             text = _str(block.get("text"))
             preview = preview or text
             parts.append(m.text(render_markdown(text)))
+        elif kind == "thinking" and block.get("redacted") is True:
+            parts.append(render_note("thinking redacted", "redacted"))
         elif kind == "thinking":
             parts.append(m.thinking(render_markdown(_str(block.get("thinking")))))
         elif kind == "redactedThinking":
-            parts.append(render_note("thinking redacted by the provider", "redacted"))
+            parts.append(render_note("thinking redacted", "redacted"))
+        elif kind == "fallback":
+            parts.append(_fallback(block))
+        elif kind == "anthropicServerTool":
+            parts.append(_server_tool(block))
         elif kind == "toolCall":
             call_id, name = _str(block.get("id")), _str(block.get("name")) or "tool"
             calls.append(call_id)
@@ -162,6 +193,8 @@ def _assistant(
     stop = message.get("stopReason")
     if stop == "aborted":
         parts.append(m.state("aborted", "Aborted", _str(message.get("errorMessage"))))
+    elif stop == "length":
+        parts.append(m.state("length", "Stopped: output token limit", _str(message.get("errorMessage"))))
     elif stop == "error":
         meta["error"] = True
         parts.append(m.state("error", "Error", _str(message.get("errorMessage"))))
@@ -170,6 +203,39 @@ def _assistant(
     meta["preview"] = one_line(preview or _str(message.get("errorMessage")) or str(stop or ""))
     parts.append(_usage(message))
     return Markup("").join(parts)
+
+
+def _model_name(value: Any) -> str:
+    return _str(value.get("model")) if isinstance(value, Mapping) else _str(value)
+
+
+def _fallback(block: Mapping[str, Any]) -> Markup:
+    """Anthropic's server-side fallback marker: the request was served by another model."""
+    source, target = _model_name(block.get("from")), _model_name(block.get("to"))
+    text = f"Fallback: {source or 'the requested model'} → {target or 'another model'}"
+    return render_note(text, "fallback")
+
+
+def _server_tool(block: Mapping[str, Any]) -> Markup:
+    """An Anthropic server-side tool call or result (web search, tool search), kept for replay."""
+    inner = block.get("block")
+    inner = inner if isinstance(inner, Mapping) else {}
+    kind = _str(inner.get("type"))
+    if kind == "server_tool_use":
+        name = _str(inner.get("name")) or "server tool"
+        return MACROS.server_tool(
+            f"{name} (server tool)", render_output(pretty_json(inner.get("input")), kind="json")
+        )
+    results = inner.get("content")
+    lines = []
+    for item in results if isinstance(results, list) else []:
+        if isinstance(item, Mapping):
+            # encrypted_content is opaque provider data: never shown.
+            lines.append(
+                " ".join(p for p in (_str(item.get("title")), _str(item.get("url"))) if p) or "(result)"
+            )
+    title = (kind or "server tool result").replace("_", " ")
+    return MACROS.server_tool(title, render_output("\n".join(lines) or pretty_json(results), kind="text"))
 
 
 def _tool_result(message: Mapping[str, Any], ctx: RenderContext, meta: Meta) -> Markup:
@@ -205,10 +271,35 @@ def _execution(message: Mapping[str, Any], kind: str, meta: Meta) -> Markup:
     )
 
 
-def _summary_body(kind: str, title: str, summary: str, meta: Meta, tokens: Any = None) -> Markup:
-    meta["preview"] = one_line(summary)
-    tokens_before = tokens if isinstance(tokens, int) and not isinstance(tokens, bool) else None
-    return MACROS.summary(kind, title, render_markdown(summary), tokens_before)
+def _count(value: Any) -> int | None:
+    return value if isinstance(value, int) and not isinstance(value, bool) and value >= 0 else None
+
+
+def _summary_body(
+    kind: str,
+    title: str,
+    summary: str,
+    meta: Meta,
+    tokens: Any = None,
+    holder: Mapping[str, Any] | None = None,
+) -> Markup:
+    """A collapsed summary; ``holder`` adds what a compaction records (after, method, warning, tail)."""
+    holder = holder or {}
+    short = _str(holder.get("shortSummary"))
+    meta["preview"] = one_line(short or summary)
+    facts: list[str] = []
+    after = _count(holder.get("tokensAfter"))
+    if after is not None:
+        facts.append(f"{after:,} tokens after")
+    if _str(holder.get("method")):
+        facts.append(f"method: {holder['method']}")
+    tail = holder.get("retainedTail")
+    if isinstance(tail, list):
+        facts.append(f"{len(tail)} message{'' if len(tail) == 1 else 's'} kept verbatim")
+    warning = _str(holder.get("warning"))
+    return MACROS.summary(
+        kind, title, render_markdown(summary), _count(tokens), short=short, facts=facts, warning=warning
+    )
 
 
 # --- entry kinds -----------------------------------------------------------------------------
@@ -227,6 +318,12 @@ def _message(entry: Mapping[str, Any], ctx: RenderContext, meta: Meta) -> tuple[
         body, text = _content_blocks(message.get("content"), ctx)
         meta["preview"] = one_line(text) or "(image)"
         return "user", "User", body
+    if role == "developer":
+        body, text = _content_blocks(message.get("content"), ctx)
+        meta["preview"] = one_line(text)
+        return "custom", "Developer", body
+    if role == "fileMention":
+        return "custom", "Files", _file_mention(message, ctx, meta)
     if role == "assistant":
         return "assistant", "Assistant", _assistant(entry, message, ctx, meta)
     if role == "toolResult":
@@ -254,7 +351,8 @@ def _message(entry: Mapping[str, Any], ctx: RenderContext, meta: Meta) -> tuple[
 
 def _compaction(entry: Mapping[str, Any], ctx: RenderContext, meta: Meta) -> tuple[str, str, Markup]:
     summary, tokens = _str(entry.get("summary")), entry.get("tokensBefore")
-    return "summary", "Compaction", _summary_body("compaction", "Compaction summary", summary, meta, tokens)
+    body = _summary_body("compaction", "Compaction summary", summary, meta, tokens, entry)
+    return "summary", "Compaction", body
 
 
 def _branch_summary(entry: Mapping[str, Any], ctx: RenderContext, meta: Meta) -> tuple[str, str, Markup]:
@@ -272,66 +370,6 @@ def _custom_message(entry: Mapping[str, Any], ctx: RenderContext, meta: Meta) ->
     return cat, _str(entry.get("customType")) or "Custom message", body
 
 
-def _notice(text: str, meta: Meta) -> Markup:
-    meta["preview"] = one_line(text)
-    return MACROS.notice(text)
-
-
-def _model_change(entry: Mapping[str, Any], ctx: RenderContext, meta: Meta) -> tuple[str, str, Markup]:
-    model = _str(entry.get("model")) or "/".join(
-        p for p in (_str(entry.get("provider")), _str(entry.get("modelId"))) if p
-    )
-    role = _str(entry.get("role"))
-    text = f"Model: {model}" + (f" ({role})" if role and role != "default" else "")
-    return "notice", "Model", _notice(text, meta)
-
-
-def _thinking_change(entry: Mapping[str, Any], ctx: RenderContext, meta: Meta) -> tuple[str, str, Markup]:
-    return "notice", "Thinking", _notice(f"Thinking level: {_str(entry.get('thinkingLevel')) or 'off'}", meta)
-
-
-def _mode_change(entry: Mapping[str, Any], ctx: RenderContext, meta: Meta) -> tuple[str, str, Markup]:
-    return "notice", "Mode", _notice(f"Mode: {_str(entry.get('mode')) or 'none'}", meta)
-
-
-def _label(entry: Mapping[str, Any], ctx: RenderContext, meta: Meta) -> tuple[str, str, Markup]:
-    label, target = _str(entry.get("label")), _str(entry.get("targetId"))
-    text = f"Label “{label}” on {target}" if label else f"Label cleared on {target}"
-    return "meta", "Label", _notice(text, meta)
-
-
-def _session_init(entry: Mapping[str, Any], ctx: RenderContext, meta: Meta) -> tuple[str, str, Markup]:
-    m = MACROS
-    prompt, task = _str(entry.get("systemPrompt")), _str(entry.get("task"))
-    parts = [m.summary("system", "System prompt", render_output(prompt, kind="text"))] if prompt else []
-    if task:
-        parts.append(m.text(render_markdown(task)))
-    tools = entry.get("tools")
-    if isinstance(tools, list) and tools:
-        names = [
-            t if isinstance(t, str) else _str(t.get("name")) if isinstance(t, Mapping) else "" for t in tools
-        ]
-        parts.append(m.notice("Tools: " + ", ".join(n for n in names if n)))
-    meta["preview"] = one_line(task or prompt or "session init")
-    return "meta", "Session init", Markup("").join(parts)
-
-
-def _ttsr(entry: Mapping[str, Any], ctx: RenderContext, meta: Meta) -> tuple[str, str, Markup]:
-    rules = entry.get("injectedRules")
-    names = [str(r) for r in rules] if isinstance(rules, list) else []
-    return "meta", "Rules injected", _notice("Injected rules: " + ", ".join(names), meta)
-
-
-def _custom(entry: Mapping[str, Any], ctx: RenderContext, meta: Meta) -> tuple[str, str, Markup]:
-    custom_type = _str(entry.get("customType")) or "custom"
-    meta["preview"] = one_line(custom_type)
-    return (
-        "meta",
-        custom_type,
-        MACROS.raw_json(pretty_json(entry.get("data"))),
-    )
-
-
 def _unknown(entry: Mapping[str, Any], ctx: RenderContext, meta: Meta) -> tuple[str, str, Markup]:
     text = pretty_json(entry)
     meta["preview"] = one_line(f"{_str(entry.get('type')) or 'entry'} {text}")
@@ -343,13 +381,7 @@ RENDERERS: dict[str, Render] = {
     "compaction": _compaction,
     "branch_summary": _branch_summary,
     "custom_message": _custom_message,
-    "model_change": _model_change,
-    "thinking_level_change": _thinking_change,
-    "mode_change": _mode_change,
-    "label": _label,
-    "session_init": _session_init,
-    "ttsr_injection": _ttsr,
-    "custom": _custom,
+    **NOTICE_RENDERERS,
 }
 
 
@@ -368,6 +400,12 @@ def render_entry(entry: Mapping[str, Any], ctx: RenderContext, *, parent_id: Any
     if not isinstance(meta["parentId"], str):
         meta["parentId"] = None
     cat, role, body = RENDERERS.get(entry_type, _unknown)(entry, ctx, meta)
+    joint = ctx.joints.get(entry_id)
+    if joint is not None:
+        meta["lost"] = joint
+        body = MACROS.lost(joint) + body
+    if entry_id in ctx.archived:
+        meta["archived"] = True
     meta["cat"] = cat
     label = ctx.labels.get(entry_id)
     if label:

@@ -47,6 +47,13 @@ def _model_of(message: Mapping[str, Any]) -> str:
     return ""
 
 
+def _add_usage(stats: SessionStats, holder: Mapping[str, Any]) -> None:
+    used, cost = usage_of(holder)
+    for key, value in used.items():
+        stats.tokens[key] += value
+    stats.cost += cost
+
+
 def compute_stats(entries: Iterable[Mapping[str, Any]]) -> SessionStats:
     """Count entries by kind and add up tokens, cost and models over the whole session."""
     stats = SessionStats()
@@ -77,6 +84,7 @@ def compute_stats(entries: Iterable[Mapping[str, Any]]) -> SessionStats:
                     models[model] = None
             elif role == "toolResult":
                 counts["toolResults"] += 1
+                _add_usage(stats, message)  # a subagent's spend, when its task result records it
             elif role in ("custom", "hookMessage"):
                 counts["custom"] += 1
             elif role == "compactionSummary":
@@ -87,8 +95,16 @@ def compute_stats(entries: Iterable[Mapping[str, Any]]) -> SessionStats:
             counts["custom"] += 1
         elif kind == "compaction":
             counts["compactions"] += 1
+            _add_usage(stats, entry)
         elif kind == "branch_summary":
             counts["branchSummaries"] += 1
+            _add_usage(stats, entry)
+        elif kind == "model_usage":
+            # Calls outside the transcript (titles, summaries, classifiers) cost too.
+            _add_usage(stats, entry)
+            model = _model_of(entry)
+            if model:
+                models[model] = None
         elif kind == "model_change" and isinstance(entry.get("model"), str) and entry["model"]:
             models[entry["model"]] = None
     stats.models = list(models)

@@ -142,7 +142,7 @@ def format_assistant(message: Mapping[str, Any], *, tool_calls: bool = True) -> 
         kind = block.get("type")
         if kind == "text":
             lines.append(_js_str(block.get("text")))
-        elif kind == "thinking":
+        elif kind == "thinking" and block.get("redacted") is not True:
             thinking = _js_str(block.get("thinking"))
             if thinking.strip():
                 lines += ["<thinking>", thinking, "</thinking>\n"]
@@ -279,12 +279,19 @@ def format_messages_as_text(
     thinking_level: str | None = None,
     tools: Sequence[Mapping[str, Any]] = (),
     text_filter: TextFilter = "default",
+    joints: Mapping[int, str] | None = None,
 ) -> str:
-    """Return the dump text of context messages; empty when no message survives the filter."""
+    """Return the dump text of context messages; empty when no message survives the filter.
+
+    ``joints`` (message index -> note) says, in one line at that point, where a damaged file
+    lost lines (see ``store.repair``).
+    """
     if text_filter not in FILTERS:
         raise ExportError(f"Unknown filter {text_filter!r}; use one of {', '.join(FILTERS)}")
     body: list[str] = []
-    for message in messages:
+    for index, message in enumerate(messages):
+        if joints and index in joints:
+            body.append(f"[{joints[index]}: the file is damaged at this point]\n")
         body += format_message(message, text_filter)
     if not body:
         return ""
@@ -332,6 +339,7 @@ def format_session_as_text(
         thinking_level=ctx.thinking_level,
         tools=canonical_tools(list(tools) if tools is not None else init.get("tools")),
         text_filter=filter,
+        joints=ctx.joints,
     )
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from datetime import datetime
 from enum import Enum
@@ -28,6 +29,8 @@ class SessionContext:
     injected_ttsr_rules: list[str] = field(default_factory=list)
     mode: str = "none"
     mode_data: dict[str, Any] | None = None
+    # Index into ``messages`` -> note, where an entry whose parent was lost joins the path.
+    joints: dict[int, str] = field(default_factory=dict)
 
 
 def iso_to_millis(timestamp: object) -> int | None:
@@ -72,6 +75,16 @@ def create_compaction_summary_message(entry: Entry) -> Message:
     }
 
 
+def thinking_level_of(entry: Entry) -> str:
+    """The level a thinking_level_change sets: oh-my-pi's ``configured: "auto"`` is "auto", not "off"."""
+    configured, level = entry.get("configured"), entry.get("thinkingLevel")
+    if configured == "auto":
+        return "auto"
+    if isinstance(level, str) and level:
+        return level
+    return configured if isinstance(configured, str) and configured else "off"
+
+
 def _path_to(
     entries: list[Entry], leaf_id: str | _Unset | None, by_id: dict[str, Entry] | None
 ) -> list[Entry]:
@@ -94,7 +107,10 @@ def _path_to(
     return path
 
 
-def _append_message(entry: Entry, out: list[Message]) -> None:
+def _append_message(entry: Entry, out: list[Message], ctx: SessionContext, joints: Mapping[str, str]) -> None:
+    note = joints.get(entry.get("id", "")) if joints else None
+    if note is not None:
+        ctx.joints.setdefault(len(out), note)
     kind = entry.get("type")
     if kind == "message":
         message = entry.get("message")
@@ -110,8 +126,16 @@ def build_session_context(
     entries: list[Entry],
     leaf_id: str | _Unset | None = UNSET,
     by_id: dict[str, Entry] | None = None,
+    *,
+    joints: Mapping[str, str] | None = None,
 ) -> SessionContext:
-    """Resolve the context of ``leaf_id`` as the reference's buildSessionContext does."""
+    """Resolve the context of ``leaf_id`` as the reference's buildSessionContext does.
+
+    A ``reset_boundary`` (oh-my-pi's ``/clear``) starts the messages afresh after it; a
+    compaction with a ``retainedTail`` (pi) keeps those messages instead of walking from
+    ``firstKeptEntryId``. ``joints`` (entry id -> note) marks where repaired entries join.
+    """
+    joints = joints or {}
     path = _path_to(entries, leaf_id, by_id)
     ctx = SessionContext()
     if not path:
@@ -122,8 +146,7 @@ def build_session_context(
     for entry in path:
         kind = entry.get("type")
         if kind == "thinking_level_change":
-            level = entry.get("thinkingLevel")
-            ctx.thinking_level = level if isinstance(level, str) else "off"
+            ctx.thinking_level = thinking_level_of(entry)
         elif kind == "model_change":
             model = entry.get("model")
             if isinstance(model, str) and model:
@@ -152,18 +175,25 @@ def build_session_context(
     ctx.injected_ttsr_rules = list(rules)
 
     messages = ctx.messages
+    start = next((i + 1 for i in range(len(path) - 1, -1, -1) if path[i].get("type") == "reset_boundary"), 0)
+    if compaction is not None and not any(e is compaction for e in path[start:]):
+        compaction = None  # cleared by a later reset
     if compaction is None:
-        for entry in path:
-            _append_message(entry, messages)
+        for entry in path[start:]:
+            _append_message(entry, messages, ctx, joints)
         return ctx
     messages.append(create_compaction_summary_message(compaction))
     cut = next(i for i, e in enumerate(path) if e is compaction)
-    first_kept = compaction.get("firstKeptEntryId")
-    keeping = False
-    for entry in path[:cut]:
-        keeping = keeping or entry.get("id") == first_kept
-        if keeping:
-            _append_message(entry, messages)
+    tail = compaction.get("retainedTail")
+    if isinstance(tail, list):
+        messages.extend(m for m in tail if isinstance(m, dict))
+    else:
+        first_kept = compaction.get("firstKeptEntryId")
+        keeping = False
+        for entry in path[start:cut]:
+            keeping = keeping or entry.get("id") == first_kept
+            if keeping:
+                _append_message(entry, messages, ctx, joints)
     for entry in path[cut + 1 :]:
-        _append_message(entry, messages)
+        _append_message(entry, messages, ctx, joints)
     return ctx

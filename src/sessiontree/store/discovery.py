@@ -12,7 +12,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from sessiontree.store.entries import is_valid_header
+from sessiontree.store.entries import TITLE_SLOT_BYTES, is_title_slot, is_valid_header, session_title
 from sessiontree.store.output_sink import sanitize_text
 from sessiontree.store.paths import AgentPaths
 from sessiontree.store.persist import rewrite_atomically
@@ -120,10 +120,14 @@ def _read_head(path: Path, storage: SessionStorage, size: int) -> tuple[str, boo
         return storage.read_bytes_sync(path).decode("utf-8", errors="replace"), True
     text = storage.read_text_prefix_sync(path, PREFIX_BYTES)
     cut = text.rfind("\n")
-    if cut < 0:
-        # The header alone is longer than the prefix: rare, so read the file to find it.
+    if cut < 0 or (cut < TITLE_SLOT_BYTES and text.startswith('{"type":"title"')):
+        # The header alone is longer than the prefix: rare, so read the file to find it (it
+        # may follow oh-my-pi's title slot on line 1).
         whole = storage.read_bytes_sync(path).decode("utf-8", errors="replace")
-        return whole[: whole.find("\n") + 1 or len(whole)], False
+        end = whole.find("\n")
+        if whole.startswith('{"type":"title"') and end >= 0:
+            end = whole.find("\n", end + 1)
+        return whole[: end + 1 if end >= 0 else len(whole)], False
     return text[:cut], False  # the last line of a prefix is usually cut short
 
 
@@ -138,6 +142,9 @@ def read_session_info(path: Path, storage: SessionStorage | None = None) -> Sess
     except OSError:
         return None
     values = _parse_lines(text.lstrip("\ufeff"))
+    slot = values[0] if len(values) > 1 and is_title_slot(values[0]) else None
+    if slot is not None:
+        values = values[1:]
     if not values or not is_valid_header(values[0]):
         return None
     header: dict[str, Any] = values[0]
@@ -150,7 +157,8 @@ def read_session_info(path: Path, storage: SessionStorage | None = None) -> Sess
         message = value.get("message")
         if first is None and isinstance(message, dict) and message.get("role") == "user":
             first = _preview(_text_of(message.get("content")))
-    title = header.get("title")
+    # Names given later (title_change, session_info) count when they fall in the prefix read.
+    title = session_title(header, slot, [v for v in values[1:] if isinstance(v, dict)])
     cwd = header.get("cwd")
     created = header.get("timestamp")
     parent = header.get("parentSession")

@@ -1,4 +1,4 @@
-"""The session model: header, the 11 entry types and the message roles, as typed JSON dicts.
+"""The session model: header, the entry types and the message roles, as typed JSON dicts.
 
 Entries stay the plain dicts read from the file, so unknown types, roles and fields are carried
 verbatim and a load/write round trip gives the same JSON values.
@@ -28,6 +28,15 @@ ENTRY_TYPES: tuple[str, ...] = (
     "ttsr_injection",
     "session_init",
     "mode_change",
+    # pi
+    "session_info",
+    # oh-my-pi
+    "title_change",
+    "reset_boundary",
+    "archive",
+    "model_usage",
+    "service_tier_change",
+    "credential_pin",
 )
 
 MESSAGE_ROLES: tuple[str, ...] = (
@@ -41,7 +50,12 @@ MESSAGE_ROLES: tuple[str, ...] = (
     "compactionSummary",
     "fileMention",
     "developer",
+    "hookMessage",
 )
+
+TITLE_SLOT_TYPE = "title"
+TITLE_SLOT_BYTES = 256
+"""oh-my-pi may open a file with a fixed-width title record (rewritten in place) before the header."""
 
 BLOB_REF_PREFIX = "blob:sha256:"
 
@@ -129,6 +143,34 @@ class ModeChangeEntry(EntryBase):
 def is_valid_header(obj: object) -> bool:
     """Tell whether a parsed first line is a session header (type "session" and a string id)."""
     return isinstance(obj, dict) and obj.get("type") == "session" and isinstance(obj.get("id"), str)
+
+
+def is_title_slot(obj: object) -> bool:
+    """Tell whether a parsed first line is oh-my-pi's title slot (``{"type": "title", "v": 1, ...}``)."""
+    return isinstance(obj, dict) and obj.get("type") == TITLE_SLOT_TYPE
+
+
+def session_title(header: dict[str, Any], slot: dict[str, Any] | None, entries: list[Entry]) -> str | None:
+    """The title: the latest ``title_change`` / ``session_info``, else the slot's, else the header's.
+
+    pi names a session with ``session_info {name}``, oh-my-pi with ``title_change {title}``
+    (and rewrites the slot, which may hold a shortened title); the latest non-empty one wins.
+    """
+    for entry in reversed(entries):
+        kind = entry.get("type")
+        if kind == "title_change":
+            value = entry.get("title")
+        elif kind == "session_info":
+            value = entry.get("name")
+        else:
+            continue
+        if isinstance(value, str) and value.strip():
+            return value.strip()
+    for holder in (slot, header):
+        value = holder.get("title") if holder else None
+        if isinstance(value, str) and value.strip():
+            return value.strip()
+    return None
 
 
 def header_version(header: dict[str, Any]) -> int:

@@ -8,10 +8,17 @@ from typing import Any, TypeVar
 
 from sessiontree.errors import InvalidSession, SessionNotFound
 from sessiontree.store.blobs import BlobStore, resolve_blob_refs_in_entries
-from sessiontree.store.entries import Entry, header_version, is_valid_header
+from sessiontree.store.entries import Entry, header_version, is_title_slot, is_valid_header
 from sessiontree.store.jsonl import BadLine, decode_lines, parse_jsonl_lenient, parse_jsonl_lines, paused_gc
 from sessiontree.store.migrate import migrate_to_current
 from sessiontree.store.paths import blob_dirs_for
+from sessiontree.store.repair import (
+    header_repair,
+    is_excerpt,
+    reattach_orphans,
+    split_repairs,
+    synthesize_header,
+)
 from sessiontree.store.session import Session, not_a_session_file
 from sessiontree.store.storage import FileSessionStorage, SessionStorage
 
@@ -58,22 +65,45 @@ def rehydrate_blobs(
 
 
 def session_from_values(
-    values: list[tuple[int, Any]], bad: list[BadLine], path: Path | None = None
+    values: list[tuple[int, Any]],
+    bad: list[BadLine],
+    path: Path | None = None,
+    *,
+    split: list[BadLine] | None = None,
+    excerpts: bool = False,
 ) -> Session:
-    """Check the header, keep the entries and migrate them in memory (no blob rehydration)."""
+    """Check the header, keep the entries and migrate them in memory (no blob rehydration).
+
+    An oh-my-pi title slot before the header is kept apart (``session.title_slot``). With
+    ``excerpts`` (the read path), a file of entries without a header gets a synthesised one,
+    and entries whose parent is not in the file are attached to the nearest earlier entry.
+    """
+    repairs = split_repairs(split or [])
+    slot: dict[str, Any] | None = None
+    if len(values) > 1 and is_title_slot(values[0][1]) and is_valid_header(values[1][1]):
+        slot, values = values[0][1], values[1:]
+    if values and not is_valid_header(values[0][1]) and excerpts and is_excerpt(values):
+        values = [(0, synthesize_header(values, path)), *values]
+        repairs.insert(0, header_repair())
     if not values or not is_valid_header(values[0][1]):
         return Session(header={}, path=path, bad_lines=bad, version_found=0)
     header = values[0][1]
     entries: list[Entry] = []
+    linenos: list[int] = []
     for lineno, value in values[1:]:
         if isinstance(value, dict):
             entries.append(value)
+            linenos.append(lineno)
         else:
             bad.append(BadLine(lineno, "not a JSON object", str(value)[:120]))
     if bad:
         bad.sort(key=lambda b: b.lineno)
     version = header_version(header)
     migrations = migrate_to_current(header, entries)
+    joints: dict[str, str] = {}
+    if excerpts:
+        reattached, joints = reattach_orphans(entries, linenos, bad)
+        repairs = sorted(repairs + reattached, key=lambda r: r.lineno)
     last_id = next((e["id"] for e in reversed(entries) if isinstance(e.get("id"), str)), None)
     return Session(
         header=header,
@@ -83,13 +113,17 @@ def session_from_values(
         version_found=version,
         migrations=migrations,
         bad_lines=bad,
+        repairs=repairs,
+        joints=joints,
+        title_slot=slot,
     )
 
 
 def parse_session_text(text: str, path: Path | None = None) -> Session:
-    """Parse and migrate session text in memory (no blob rehydration)."""
-    values, bad = parse_jsonl_lenient(text)
-    return session_from_values(values, bad, path)
+    """Parse and migrate session text in memory (no blob rehydration, no repairs of the tree)."""
+    split: list[BadLine] = []
+    values, bad = parse_jsonl_lenient(text, split)
+    return session_from_values(values, bad, path, split=split)
 
 
 def load_session(
@@ -102,8 +136,9 @@ def load_session(
 ) -> Session:
     """Load a session file read-only: lenient parse, migrations in memory, blobs rehydrated.
 
-    A missing file (unless ``strict``), an empty one, or one whose first line is not a valid
-    header gives an empty session (``session.is_empty``). A directory or an unreadable file
+    A missing file (unless ``strict``), an empty one, or one whose first line is neither a
+    valid header nor an entry gives an empty session (``session.is_empty``). Damage is repaired
+    in memory and recorded in ``session.repairs`` (see ``store.repair``). A directory or an unreadable file
     raises ``InvalidSession``. The file is read line by line, so memory holds the parsed
     entries, never the whole text besides them.
     """
@@ -113,8 +148,9 @@ def load_session(
     if raw_lines is None:
         return Session(header={}, path=path, version_found=0)
     with paused_gc():
-        parsed = _open_errors(path, lambda: parse_jsonl_lines(decode_lines(raw_lines)), strict=True)
+        split: list[BadLine] = []
+        parsed = _open_errors(path, lambda: parse_jsonl_lines(decode_lines(raw_lines), split), strict=True)
         assert parsed is not None  # strict: a read error mid-file raises, it does not return None
-        session = session_from_values(*parsed, path)
+        session = session_from_values(*parsed, path, split=split, excerpts=True)
         rehydrate_blobs(session, path, blobs_dir=blobs_dir, agent_dir=agent_dir)
     return session

@@ -8,8 +8,9 @@ from typing import Any
 
 from sessiontree.errors import InvalidSession, SessionNotFound, SessiontreeError
 from sessiontree.store.context import UNSET, SessionContext, _Unset, build_session_context
-from sessiontree.store.entries import CURRENT_VERSION, Entry
+from sessiontree.store.entries import CURRENT_VERSION, Entry, session_title
 from sessiontree.store.jsonl import BadLine, paused_gc
+from sessiontree.store.repair import Repair
 from sessiontree.store.storage import FileSessionStorage, SessionStorage
 from sessiontree.store.tree import SessionTree
 
@@ -26,6 +27,10 @@ class Session:
     migrations: list[str] = field(default_factory=list)
     bad_lines: list[BadLine] = field(default_factory=list)
     missing_blobs: list[str] = field(default_factory=list)
+    # What loading repaired in memory (see store.repair) and, per reattached entry, its joint note.
+    repairs: list[Repair] = field(default_factory=list)
+    joints: dict[str, str] = field(default_factory=dict)
+    title_slot: dict[str, Any] | None = None
     # Derived from the entries, never given: dataclasses.replace() then builds a fresh tree.
     _tree: SessionTree | None = field(default=None, init=False, repr=False)
 
@@ -46,8 +51,8 @@ class Session:
 
     @property
     def title(self) -> str | None:
-        value = self.header.get("title")
-        return value if isinstance(value, str) and value else None
+        """The latest title or name the session was given (entries, title slot, header)."""
+        return session_title(self.header, self.title_slot, self.entries)
 
     @property
     def timestamp(self) -> str | None:
@@ -65,7 +70,7 @@ class Session:
     def context(self, leaf_id: str | _Unset | None = UNSET) -> SessionContext:
         """The model context of ``leaf_id`` (default: the session's leaf)."""
         leaf = self.leaf_id if leaf_id is UNSET else leaf_id
-        return build_session_context(self.entries, leaf, self.tree.by_id)
+        return build_session_context(self.entries, leaf, self.tree.by_id, joints=self.joints)
 
     def session_init(self, leaf_id: str | _Unset | None = UNSET) -> Entry | None:
         """The last ``session_init`` entry on the path to ``leaf_id`` (what that branch was given)."""

@@ -41,10 +41,27 @@ class SessionSummary:
     agent: str = "pi"
     """The agent that wrote the file (claude, codex: read by sessiontree.readers, never written)."""
     agent_version: str | None = None
+    repairs: list[dict[str, Any]] = field(default_factory=list)
+    title_slot: bool = False
 
     def to_json(self) -> dict[str, Any]:
         """A JSON-ready dict."""
         return asdict(self)
+
+
+# Steps that bring an older file up to v3; anything else in ``migrations`` reads a field written
+# by another agent of the family (pi's model_change {provider, modelId}), not a format change.
+VERSION_STEPS = ("v1->v2", "v2->v3")
+
+
+def add_usage(usage: object, tokens: dict[str, float]) -> float:
+    """Add one ``usage`` object's tokens to ``tokens``; return its cost."""
+    if not isinstance(usage, dict):
+        return 0.0
+    for key in USAGE_KEYS:
+        tokens[key] += count_of(usage.get(key))
+    usage_cost = usage.get("cost")
+    return amount_of(usage_cost.get("total")) if isinstance(usage_cost, dict) else 0.0
 
 
 def summarize_session(session: Session) -> SessionSummary:
@@ -59,23 +76,22 @@ def summarize_session(session: Session) -> SessionSummary:
         types[kind if isinstance(kind, str) else "(no type)"] += 1
         if kind == "model_change" and isinstance(entry.get("model"), str):
             models[entry["model"]] = None
+        if kind in ("model_usage", "branch_summary", "compaction"):
+            # Calls outside the transcript (titles, summaries) cost tokens too.
+            cost += add_usage(entry.get("usage"), tokens)
         message = message_of(entry)
         if message is None:
             continue
         role = message.get("role")
         roles[role if isinstance(role, str) else "(no role)"] += 1
+        if role == "toolResult":
+            cost += add_usage(message.get("usage"), tokens)  # a subagent's spend, when recorded
         if role != "assistant":
             continue
         provider, model = message.get("provider"), message.get("model")
         if isinstance(provider, str) and isinstance(model, str):
             models[f"{provider}/{model}"] = None
-        usage = message.get("usage")
-        if isinstance(usage, dict):
-            for key in USAGE_KEYS:
-                tokens[key] += count_of(usage.get(key))
-            usage_cost = usage.get("cost")
-            if isinstance(usage_cost, dict):
-                cost += amount_of(usage_cost.get("total"))
+        cost += add_usage(message.get("usage"), tokens)
     tree = session.tree
     return SessionSummary(
         path=str(session.path) if session.path else None,
@@ -100,6 +116,8 @@ def summarize_session(session: Session) -> SessionSummary:
         missing_blobs=list(session.missing_blobs),
         agent=_str(session.header.get("agent")) or "pi",
         agent_version=_str(session.header.get("agentVersion")),
+        repairs=[{"line": r.lineno, "kind": r.kind, "text": r.text} for r in session.repairs],
+        title_slot=session.title_slot is not None,
     )
 
 
@@ -116,14 +134,19 @@ def format_summary(summary: SessionSummary) -> str:
     def counts(values: dict[str, int]) -> str:
         return ", ".join(f"{safe(name)} {count}" for name, count in values.items()) or "none"
 
-    migrated = ", ".join(summary.migrations) if summary.migrations else "none needed"
+    steps = [m for m in summary.migrations if m in VERSION_STEPS]
+    migrated = f"migrated {', '.join(steps)} in memory" if steps else "current, no migration needed"
+    if any(m not in VERSION_STEPS for m in summary.migrations):
+        migrated += "; pi's model_change {provider, modelId} read as model"
+    if summary.title_slot:
+        migrated += "; title slot before the header"
     tokens = summary.tokens
     lines = [
         f"Session   {safe(summary.id or '?')}" + (f"  {safe(summary.title)}" if summary.title else ""),
         f"File      {safe(str(summary.path))}",
         f"Cwd       {safe(summary.cwd or '?')}",
         f"Created   {safe(summary.created or '?')}",
-        f"Version   v{summary.version_found} (migrations: {migrated})"
+        f"Version   v{summary.version_found} ({migrated})"
         if summary.agent == "pi"
         else f"Agent     {summary.agent} {safe(summary.agent_version or '')}".rstrip() + " (read only)",
         f"Entries   {summary.entries}: {counts(summary.entry_types)}",
@@ -140,6 +163,11 @@ def format_summary(summary: SessionSummary) -> str:
         shown = ", ".join(f"{b['line']} ({safe(b['reason'])})" for b in summary.bad_lines[:10])
         more = f" and {len(summary.bad_lines) - 10} more" if len(summary.bad_lines) > 10 else ""
         lines.append(f"Bad lines {len(summary.bad_lines)} skipped: {shown}{more}")
+    if summary.repairs:
+        lines.append(f"Repairs   {len(summary.repairs)}, in memory only (the file is untouched):")
+        lines += [f"          {safe(r['text'])}" for r in summary.repairs[:10]]
+        if len(summary.repairs) > 10:
+            lines.append(f"          and {len(summary.repairs) - 10} more")
     if summary.missing_blobs:
         lines.append(
             f"Missing   {len(summary.missing_blobs)} blob(s): {safe(', '.join(summary.missing_blobs[:5]))}"
