@@ -13,6 +13,7 @@ from sessiontree.errors import ExportError
 from sessiontree.exporter.api import load_for_export
 from sessiontree.exporter.clipboard import copy_to_clipboard
 from sessiontree.exporter.text import TextFilter, estimate_tokens, format_session_as_text
+from sessiontree.store.discovery import printable
 from sessiontree.store.output_sink import sanitize_text
 
 
@@ -42,7 +43,7 @@ def dump(
         raise ExportError("--no-tools and --user-only do not go together; pick one")
     text_filter: TextFilter = "user-only" if user_only else "no-tools" if no_tools else "default"
     text = format_session_as_text(
-        load_for_export(session, agent=agent),
+        load_for_export(session, agent=agent, warn=lambda text: click.echo(printable(text), err=True)),
         system_prompt,
         tools,
         leaf_id=leaf_id,

@@ -11,6 +11,11 @@ from sessiontree.cli.base import agent_option, cli, session_argument, system_opt
 from sessiontree.errors import ExportError
 from sessiontree.exporter.api import export_to_file, open_in_browser
 from sessiontree.exporter.page import THEMES
+from sessiontree.store.discovery import printable
+
+
+def _warn(text: str) -> None:
+    click.echo(printable(text), err=True)
 
 
 @cli.command()
@@ -56,6 +61,7 @@ def export(
         system_prompt=system_prompt,
         tools=tools,
         agent=agent,
+        warn=_warn,
     )
     click.echo(f"Exported to: {path}")
     if open_page:

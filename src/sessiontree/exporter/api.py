@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 import tempfile
 import webbrowser
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -24,6 +24,8 @@ from sessiontree.exporter.sections import (
 from sessiontree.exporter.stats import compute_stats, cumulative_by_turn
 from sessiontree.readers import load_any
 from sessiontree.store import Session
+from sessiontree.store.discovery import printable
+from sessiontree.store.repair import describe_damage
 from sessiontree.store.session import require_header
 from sessiontree.store.surrogates import SURROGATES
 
@@ -62,7 +64,7 @@ def render_session(session: Session, options: RenderOptions | None = None) -> Re
     opts = options or RenderOptions()
     tree = session.tree
     leaf = _resolve_leaf(session, opts.leaf_id)
-    ctx = RenderContext.for_entries(session.entries, tree.labels)
+    ctx = RenderContext.for_session(session)
     # A duplicated id: the tree keeps the last entry; so does the page.
     by_id = tree.by_id
     todo = [e for e in session.entries if isinstance(e.get("id"), str) and by_id.get(e["id"]) is e]
@@ -153,13 +155,23 @@ def _iter_rendered_page(session: Session, render: RenderOptions, page: PageOptio
 
 
 def load_for_export(
-    input_path: str | Path, *, blobs_dir: Path | None = None, agent: str | None = None
+    input_path: str | Path,
+    *,
+    blobs_dir: Path | None = None,
+    agent: str | None = None,
+    warn: Callable[[str], None] | None = None,
 ) -> Session:
     """Load a session file of any agent for export (read-only), refusing missing files and non-sessions.
 
     ``agent`` forces the reader (claude, codex, pi); by default the file's content decides.
+    ``warn`` gets one line when loading repaired or skipped anything (a damaged file).
     """
-    return require_header(load_any(Path(input_path), agent, blobs_dir=blobs_dir))
+    path = Path(input_path)
+    session = require_header(load_any(path, agent, blobs_dir=blobs_dir))
+    damage = describe_damage(session.repairs, session.bad_lines)
+    if damage is not None and warn is not None:
+        warn(printable(f"Warning: {path.name}: {damage}"))
+    return session
 
 
 def default_output_path(input_path: str | Path) -> Path:
@@ -196,12 +208,13 @@ def export_to_file(
     tools: Sequence[Any] | None = None,
     blobs_dir: Path | None = None,
     agent: str | None = None,
+    warn: Callable[[str], None] | None = None,
 ) -> Path:
     """Export a session file to a self-contained HTML file and return its path (input untouched).
 
     ``agent`` forces the reader of the file (claude, codex, pi); by default its content decides.
     """
-    session = load_for_export(input_path, blobs_dir=blobs_dir, agent=agent)
+    session = load_for_export(input_path, blobs_dir=blobs_dir, agent=agent, warn=warn)
     out = Path(output_path) if output_path is not None else default_output_path(input_path)
     if out.is_dir():
         out = out / default_output_path(input_path).name

@@ -70,7 +70,7 @@ def share_session(
     ``agent`` forces the reader of a file (claude, codex, pi); by default the content decides.
     """
     say = notify or _to_stderr
-    session = _load(source, agent)
+    session = _load(source, agent, say)
     try:
         backend = choose_backend(agent_dir)
         outcome = _export_and_publish(session, backend, force, redact, say, api_base)
@@ -151,12 +151,12 @@ def choose_backend(agent_dir: Path) -> Backend:
     )
 
 
-def _load(source: Path | Session, agent: str | None) -> Session:
+def _load(source: Path | Session, agent: str | None, say: Notify) -> Session:
     if isinstance(source, Session):
         if source.path is None:
             raise ExportError("Cannot export in-memory session to HTML")
         return source
-    return load_for_export(source, agent=agent)
+    return load_for_export(source, agent=agent, warn=say)
 
 
 def redact_session(session: Session) -> tuple[Session, RedactionReport]:

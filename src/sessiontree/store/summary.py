@@ -54,7 +54,7 @@ class SessionSummary:
 VERSION_STEPS = ("v1->v2", "v2->v3")
 
 
-def add_usage(usage: object, tokens: dict[str, float]) -> float:
+def add_usage(usage: object, tokens: dict[str, int]) -> float:
     """Add one ``usage`` object's tokens to ``tokens``; return its cost."""
     if not isinstance(usage, dict):
         return 0.0
