@@ -13,6 +13,8 @@ const WINDOW_AFTER = 14;       // ... and below it; the rest arrives in idle chu
 const IDLE_CAP = 4000;         // beyond this many messages, render only on scroll
 const SCROLL_STEP = 40;        // messages added when the reader scrolls to an edge
 const MAX_GUIDES = 32;         // deeper trees draw no more guide columns
+const SIDEBAR_WIDTH = 320;     // sidebar width in px (viewer.css --st-side-w) ...
+const SIDEBAR_MIN = 180;       // ... and its smallest
 const FILTERS = entryIndex.FILTERS;
 
 const doc = document;

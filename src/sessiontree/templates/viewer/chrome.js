@@ -16,18 +16,40 @@ function toast(msg) {
   toastTimer = setTimeout(() => { ui.toast.hidden = true; }, 1800);
 }
 
+let overlayOpener = null;
+function openOverlay(o) {
+  if (!(ui.zoom.hidden && ui.help.hidden)) closeOverlays();
+  overlayOpener = doc.activeElement;
+  o.hidden = false;
+  o.focus();
+}
+
 function openZoom(img) {
   ui.zoomImg.src = img.src;
   ui.zoomImg.alt = img.alt;
-  ui.zoom.hidden = false;
-  ui.zoom.focus();
+  openOverlay(ui.zoom);
 }
 
 function closeOverlays() {
   let closed = false;
   for (const o of [ui.zoom, ui.help]) if (!o.hidden) { o.hidden = true; closed = true; }
-  if (closed) ui.zoomImg.removeAttribute('src');
-  return closed;
+  if (!closed) return false;
+  ui.zoomImg.removeAttribute('src');
+  // Back where the reader was, so the keyboard does not start over from the top of the page.
+  const back = overlayOpener;
+  overlayOpener = null;
+  if (back && back.isConnected && typeof back.focus === 'function') back.focus({ preventScroll: true });
+  return true;
+}
+
+// A modal keeps Tab inside: between its buttons, or on the dialog itself when it has none.
+function trapTab(e, o) {
+  const stops = Array.from(o.querySelectorAll('button'));
+  e.preventDefault();
+  if (!stops.length) { o.focus(); return; }
+  const at = stops.indexOf(doc.activeElement);
+  const next = e.shiftKey ? (at <= 0 ? stops.length - 1 : at - 1) : (at + 1) % stops.length;
+  stops[next].focus();
 }
 
 function effectiveTheme() {
@@ -50,10 +72,12 @@ function toggleTheme() {
   syncThemeButton();
 }
 
+function sidebarMax() { return Math.round(Math.max(240, window.innerWidth * 0.7)); }
 function setSidebarWidth(px, save) {
-  const w = Math.round(Math.max(180, Math.min(px, Math.max(240, window.innerWidth * 0.7))));
+  const w = Math.round(Math.max(SIDEBAR_MIN, Math.min(px, sidebarMax())));
   ui.app.style.setProperty('--st-side-w', w + 'px');
   ui.resizer.setAttribute('aria-valuenow', String(w));
+  ui.resizer.setAttribute('aria-valuemax', String(sidebarMax()));
   if (save) storage.set('st-sidebar-w', String(w));
   renderTreeRows();
 }
@@ -64,9 +88,13 @@ function closeSidebarIfOverlay() {
 }
 function toggleSidebar(on) {
   const open = on == null ? !ui.app.classList.contains('st-side-open') : on;
+  const focusInside = ui.side.contains(doc.activeElement);
   ui.app.classList.toggle('st-side-open', open);
   ui.menu.setAttribute('aria-expanded', String(open));
-  if (open) requestAnimationFrame(renderTreeRows);
+  // Focus goes in with the overlay (to the tree: the search box would pop up a phone's keyboard)
+  // and back to the menu button when it closes around it.
+  if (open) requestAnimationFrame(() => focusRow(state.focusRow));
+  else if (focusInside && isOverlay()) ui.menu.focus();
 }
 
 function buildUi() {
@@ -90,10 +118,14 @@ function buildUi() {
   ui.tree = h('div', { id: 'st-tree', role: 'tree', 'aria-label': 'Session tree' });
   ui.treeInner = h('div', { class: 'st-tree-inner' });
   ui.tree.appendChild(ui.treeInner);
-  ui.side.replaceChildren(head, ui.tree);
+  ui.treeEmpty = h('div', { class: 'st-tree-empty' }, 'No matching entries');
+  ui.treeEmpty.hidden = true;
+  // Inside the sidebar landmark; a focusable separator is a widget stating its value (px).
   ui.resizer = h('div', { id: 'st-resizer', role: 'separator', 'aria-orientation': 'vertical',
-    'aria-label': 'Resize sidebar', tabindex: '0', 'aria-valuemin': '180' });
-  ui.side.after(ui.resizer);
+    'aria-label': 'Resize sidebar', 'aria-controls': 'st-sidebar', tabindex: '0',
+    'aria-valuemin': String(SIDEBAR_MIN), 'aria-valuemax': String(sidebarMax()),
+    'aria-valuenow': String(SIDEBAR_WIDTH) });
+  ui.side.replaceChildren(head, ui.tree, ui.treeEmpty, ui.resizer);
 
   const bar = h('div', { id: 'st-toolbar' });
   ui.menu = h('button', { type: 'button', id: 'st-menu', 'aria-label': 'Show the session tree',
@@ -108,9 +140,10 @@ function buildUi() {
   ui.bottom = h('div', { class: 'st-edge st-edge-bottom' });
 
   ui.help = h('div', { id: 'st-help', class: 'st-overlay', role: 'dialog', 'aria-modal': 'true',
-    'aria-label': 'Keyboard shortcuts', tabindex: '-1' });
+    'aria-labelledby': 'st-help-title', tabindex: '-1' });
   const box = h('div', { class: 'st-help-box' });
-  box.appendChild(h('h2', null, 'Keyboard shortcuts'));
+  ui.helpClose = h('button', { type: 'button', class: 'st-help-close', 'aria-label': 'Close' }, '×');
+  box.append(ui.helpClose, h('h2', { id: 'st-help-title' }, 'Keyboard shortcuts'));
   const dl = h('dl');
   for (const [k, v] of SHORTCUTS) { dl.appendChild(h('dt', null, k)); dl.appendChild(h('dd', null, v)); }
   box.appendChild(dl);
@@ -165,10 +198,18 @@ function bindEvents() {
     const img = t.closest('img.st-img');
     if (img && img.src) openZoom(img);
   });
+  ui.msgs.addEventListener('keydown', (e) => {
+    const img = e.target.closest && e.target.closest('img.st-img');
+    if (!img || !img.src || (e.key !== 'Enter' && e.key !== ' ')) return;
+    e.preventDefault();
+    openZoom(img);
+  });
   ui.zoom.addEventListener('click', closeOverlays);
   ui.help.addEventListener('click', (e) => { if (e.target === ui.help) closeOverlays(); });
   ui.theme.addEventListener('click', toggleTheme);
-  ui.helpBtn.addEventListener('click', () => { ui.help.hidden = false; ui.help.focus(); });
+  ui.helpBtn.addEventListener('click', () => openOverlay(ui.help));
+  ui.helpClose.addEventListener('click', closeOverlays);
+  for (const o of [ui.help, ui.zoom]) o.addEventListener('keydown', (e) => { if (e.key === 'Tab') trapTab(e, o); });
   ui.menu.addEventListener('click', () => toggleSidebar());
   if (window.matchMedia) {
     const mq = matchMedia('(prefers-color-scheme: dark)');
@@ -240,7 +281,7 @@ function onKey(e) {
     case ']': siblingBranch(1, e.timeStamp); break;
     case 't': toggleThinking(); break;
     case 'o': toggleOutputs(); break;
-    case '?': if (ui.help.hidden) { ui.help.hidden = false; ui.help.focus(); } else closeOverlays(); break;
+    case '?': if (ui.help.hidden) openOverlay(ui.help); else closeOverlays(); break;
     default: return;
   }
   e.preventDefault();

@@ -48,10 +48,22 @@ function fillCall(call, resultIndex) {
 function prepare(scope) {
   for (const img of scope.querySelectorAll('img.st-img[data-img]')) {
     const src = imageSrc(img.getAttribute('data-img'));
-    if (src) img.src = src; else img.classList.add('st-img-missing');
+    if (src) makeZoomable(img, src); else img.classList.add('st-img-missing');
   }
+  // Code, outputs and tables scroll inside their box (max-height, wide rows): a tab stop lets the
+  // keyboard scroll them as the mouse wheel does.
+  for (const box of scope.querySelectorAll('pre, table')) box.tabIndex = 0;
   if (state.thinkingOpen) for (const d of scope.querySelectorAll('details.st-thinking')) d.open = true;
   for (const o of scope.querySelectorAll('.st-output[data-more]')) setOutput(o, state.outputsOpen);
+}
+
+// Zooming is a click: the keyboard gets the same through a focusable button (Enter or Space).
+function makeZoomable(img, src) {
+  img.src = src;
+  img.tabIndex = 0;
+  img.setAttribute('role', 'button');
+  img.setAttribute('aria-haspopup', 'dialog');
+  if (!img.alt) img.setAttribute('aria-label', 'Zoom image');
 }
 
 function setOutput(out, on) {

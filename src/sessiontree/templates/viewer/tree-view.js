@@ -36,6 +36,9 @@ const CATEGORY_TAG = { user: 'user', assistant: 'asst', tool: 'tool', notice: 'n
 function renderTreeRows() {
   const tree = ui.tree;
   const total = state.layout.rows.length;
+  // role=tree needs treeitems: with none, the tree steps aside for a plain message.
+  tree.hidden = !total;
+  ui.treeEmpty.hidden = !!total;
   ui.treeInner.style.height = total * ROW_HEIGHT + 'px';
   const top = tree.scrollTop;
   const height = tree.clientHeight || 600;
@@ -48,7 +51,6 @@ function renderTreeRows() {
   const focusIn = state.focusRow >= first && state.focusRow < end;
   tree.tabIndex = focusIn ? -1 : 0;
   if (hadFocus && focusIn) rowElement(state.focusRow).focus({ preventScroll: true });
-  if (!total) ui.treeInner.appendChild(h('div', { class: 'st-tree-empty' }, 'No matching entries'));
 }
 
 function buildRow(r) {
@@ -143,7 +145,11 @@ function onTreeKey(e) {
       else if (up >= 0) focusRow(layout.rowOf[up]);
       break;
     }
-    case 'Enter': case ' ': selectLeaf(x, { t0: e.timeStamp }); focusRow(state.layout.rowOf[x]); break;
+    case 'Enter': case ' ':
+      selectLeaf(x, { t0: e.timeStamp });
+      // On a narrow screen the overlay closed and focus went back to its menu button.
+      if (!isOverlay()) focusRow(state.layout.rowOf[x]);
+      break;
     default: return;
   }
   e.preventDefault();

@@ -1,0 +1,162 @@
+"""Accessibility: axe-core finds no WCAG 2.x A/AA violation on exported pages, in both themes and sizes."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from playwright.sync_api import Browser, Page
+
+from sessiontree.exporter import export_to_file
+from tests.browser.axe import assert_clean, audit_page
+from tests.browser.conftest import open_page, wait_js
+from tests.conftest import SHARED, GenSession
+
+pytestmark = pytest.mark.browser
+
+REAL_PI = SHARED / "fixtures" / "real" / "pi"
+# A real pi-harness session: custom tools, diffs, long bash output, notices, a compaction-free tree.
+REAL_SESSION = REAL_PI / "kimchi-dev--session.jsonl"
+# A header and nothing else.
+REAL_EMPTY = REAL_PI / "pi-session-manager--.pi_messenger_crew_artifacts_873fc059_crew-planner_0.jsonl"
+WIDE = {"width": 1280, "height": 800}
+NARROW = {"width": 390, "height": 844}
+THEMES = ("light", "dark")
+
+
+def wait_all_messages(page: Page) -> None:
+    """Wait until the whole active path is in the DOM (the viewer adds it in idle chunks)."""
+    wait_js(page, "document.querySelectorAll('#st-messages .st-edge:not([hidden])').length === 0")
+
+
+def show_everything(page: Page) -> None:
+    """Every entry kind, thinking, long outputs and collapsed sections open."""
+    page.click('[data-filter="all"]')
+    page.keyboard.press("t")
+    page.keyboard.press("o")
+    page.evaluate("document.querySelectorAll('details').forEach(d => { d.open = true; })")
+    wait_all_messages(page)
+
+
+def open_sidebar_overlay(page: Page) -> None:
+    page.click("#st-menu")
+    wait_js(page, "getComputedStyle(document.getElementById('st-sidebar')).transform === 'none'")
+
+
+def audit_export(browser: Browser, url: str, name: str, theme: str, *, zoom: bool) -> None:
+    """Audit one export wide and narrow: plain, with every detail shown, the help overlay and the zoom."""
+    with audit_page(browser, **WIDE) as page:
+        page.emulate_media(color_scheme=theme)  # the export's theme is auto: it follows the system
+        open_page(page, url)
+        wait_all_messages(page)
+        assert_clean(page, f"{name}, {theme}, wide")
+        page.keyboard.press("?")
+        assert page.is_visible("#st-help")
+        assert_clean(page, f"{name}, {theme}, help overlay", include="#st-help")
+        page.keyboard.press("Escape")
+        if zoom:
+            img = page.locator("img.st-img[src]").first
+            img.scroll_into_view_if_needed()
+            img.click()
+            assert page.is_visible("#st-zoom")
+            assert_clean(page, f"{name}, {theme}, image zoom", include="#st-zoom")
+            page.keyboard.press("Escape")
+        page.set_viewport_size(NARROW)
+        open_sidebar_overlay(page)
+        show_everything(page)
+        # Every tree row at once: a screen tall enough that the virtual tree renders them all.
+        rows = page.evaluate("document.querySelector('#st-tree .st-tree-inner').offsetHeight")
+        page.set_viewport_size({"width": NARROW["width"], "height": min(rows + 400, 8000)})
+        wait_js(page, f"document.querySelectorAll('#st-tree [role=treeitem]').length === {rows // 24}")
+        assert_clean(page, f"{name}, {theme}, narrow, sidebar open, all rows", include="#st-sidebar")
+        page.set_viewport_size(NARROW)
+        page.keyboard.press("Escape")
+        wait_js(page, "getComputedStyle(document.getElementById('st-sidebar')).visibility === 'hidden'")
+        assert_clean(page, f"{name}, {theme}, narrow, everything shown")
+
+
+@pytest.mark.parametrize("theme", THEMES)
+def test_real_session_export_is_clean(browser: Browser, tmp_path: Path, theme: str) -> None:
+    out = export_to_file(REAL_SESSION, tmp_path / "real.html")
+    audit_export(browser, out.as_uri(), REAL_SESSION.name, theme, zoom=False)
+
+
+@pytest.mark.parametrize("theme", THEMES)
+def test_generated_session_export_is_clean(
+    browser: Browser, gen_session: GenSession, tmp_path: Path, theme: str
+) -> None:
+    """Images, branches, a compaction, labels, custom messages, every entry type."""
+    src = gen_session(30, blobs=True)
+    out = export_to_file(src, tmp_path / "gen.html", blobs_dir=src.parent / "blobs")
+    audit_export(browser, out.as_uri(), "generated session", theme, zoom=True)
+
+
+def write_colour_session(path: Path) -> Path:
+    """Write a session whose bash output uses every ANSI colour, plus a failed call and a label."""
+    sgr = [f"\x1b[{c}mfg {c}\x1b[0m" for c in [*range(30, 38), *range(90, 98)]]
+    sgr += [f"\x1b[{c}mbg {c}\x1b[0m" for c in range(40, 48)] + ["\x1b[1mbold\x1b[0m"]
+    ts = "2026-02-16T10:21:00.000Z"
+
+    def msg(eid: str, parent: str | None, message: dict[str, object]) -> dict[str, object]:
+        return {"type": "message", "id": eid, "parentId": parent, "timestamp": ts, "message": message}
+
+    def call(cid: str, command: str) -> dict[str, object]:
+        return {"type": "toolCall", "id": cid, "name": "bash", "arguments": {"command": command}}
+
+    def result(cid: str, text: str, error: bool) -> dict[str, object]:
+        content = [{"type": "text", "text": text}]
+        return {
+            "role": "toolResult",
+            "toolCallId": cid,
+            "toolName": "bash",
+            "content": content,
+            "isError": error,
+        }
+
+    lines = [
+        {
+            "type": "session",
+            "version": 3,
+            "id": "colours",
+            "timestamp": ts,
+            "cwd": "/tmp/c",
+            "title": "Colours",
+        },
+        msg("u1", None, {"role": "user", "content": [{"type": "text", "text": "Show the palette"}]}),
+        msg("a1", "u1", {"role": "assistant", "content": [call("c1", "palette"), call("c2", "false")]}),
+        msg("t1", "a1", result("c1", "\n".join(sgr), False)),
+        msg("t2", "t1", result("c2", "exit status 1", True)),
+        {
+            "type": "label",
+            "id": "l1",
+            "parentId": "t2",
+            "timestamp": ts,
+            "targetId": "u1",
+            "label": "palette",
+        },
+    ]
+    path.write_text("".join(json.dumps(e) + "\n" for e in lines), encoding="utf-8")
+    return path
+
+
+@pytest.mark.parametrize("theme", THEMES)
+def test_every_ansi_colour_reads_in_both_themes(browser: Browser, tmp_path: Path, theme: str) -> None:
+    out = export_to_file(write_colour_session(tmp_path / "colours.jsonl"), tmp_path / "colours.html")
+    with audit_page(browser, **WIDE) as page:
+        page.emulate_media(color_scheme=theme)
+        open_page(page, out.as_uri())
+        show_everything(page)
+        assert page.locator('#st-messages [class*="ansi-fg-"]').count() == 16
+        assert page.locator('#st-messages [class*="ansi-bg-"]').count() == 8
+        assert_clean(page, f"ANSI palette, {theme}")
+
+
+def test_empty_session_and_empty_search_are_clean(browser: Browser, tmp_path: Path) -> None:
+    with audit_page(browser, **WIDE) as page:
+        open_page(page, export_to_file(REAL_EMPTY, tmp_path / "empty.html").as_uri())
+        assert_clean(page, "a session with no entries")
+        open_page(page, export_to_file(REAL_SESSION, tmp_path / "real.html").as_uri())
+        page.fill("#st-search", "no entry says zzzyzzx")
+        wait_js(page, "document.querySelector('#st-status').textContent.startsWith('0 /')")
+        assert_clean(page, "a search without hits", include="#st-sidebar")
