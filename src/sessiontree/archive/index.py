@@ -25,13 +25,14 @@ from typing import Any
 from sessiontree.archive.extract import BODY_TIER, TITLE_TIER, Row, parse_time, rows_of_entry, title_row
 from sessiontree.archive.scope import list_session_files, root_clause
 from sessiontree.archive.usage import Usage, usage_of_entry
-from sessiontree.errors import SearchError
+from sessiontree.errors import SearchError, SessiontreeError
+from sessiontree.readers import foreign_agent, load_any
 from sessiontree.store.entries import header_version, is_valid_header
 from sessiontree.store.jsonl import decode_text
 from sessiontree.store.migrate import stable_entry_id
 from sessiontree.store.tail import TailReader, TailState
 
-SCHEMA_VERSION = 4
+SCHEMA_VERSION = 5
 BUSY_TIMEOUT = 120.0
 """Seconds a process waits for another one's indexing transaction (one file at a time)."""
 
@@ -50,6 +51,7 @@ CREATE TABLE IF NOT EXISTS files (
     id INTEGER PRIMARY KEY,
     path TEXT NOT NULL UNIQUE,
     session_id TEXT,
+    agent TEXT,
     title TEXT,
     cwd TEXT,
     started INTEGER NOT NULL DEFAULT 0,
@@ -176,6 +178,8 @@ class _FileState:
     version: int
     entries: int
     tail: TailState | None
+    agent: str | None = None
+    """Another agent's format (Claude Code, Codex): such a file is read whole through its reader."""
 
 
 def update_index(conn: sqlite3.Connection, roots: Sequence[Path]) -> UpdateReport:
@@ -234,12 +238,12 @@ def _write(conn: sqlite3.Connection) -> Iterator[None]:
 
 def _load_state(conn: sqlite3.Connection, path: Path) -> _FileState | None:
     row = conn.execute(
-        "SELECT id, session_id, version, entries, tail FROM files WHERE path = ?", (str(path),)
+        "SELECT id, session_id, version, entries, tail, agent FROM files WHERE path = ?", (str(path),)
     ).fetchone()
     if row is None:
         return None
     tail = TailState.from_json(json.loads(row[4])) if row[4] else None
-    return _FileState(row[0], row[1], row[2], row[3], tail)
+    return _FileState(row[0], row[1], row[2], row[3], tail, row[5])
 
 
 def _update_file(conn: sqlite3.Connection, path: Path, report: UpdateReport) -> None:
@@ -257,21 +261,20 @@ def _update_file(conn: sqlite3.Connection, path: Path, report: UpdateReport) -> 
                 conn.execute("DELETE FROM files WHERE id = ?", (state.id,))
                 report.removed += 1
                 return
-            if read.kind == "append":
-                lines: Iterable[bytes] = read.lines
+            if read.kind == "append" and not (state.agent and read.lines):
                 report.appended += bool(read.lines)
+                report.rows += _index_values(conn, state, map(_parse, read.lines))
             else:
                 _forget_file(conn, state.id)
-                state = _FileState(state.id, None, 3, 0, None)
-                lines = reader.read_all()
+                state = _FileState(state.id, None, 3, 0, None, foreign_agent(path))
                 report.whole += 1
-            report.rows += _index_lines(conn, state, lines)
+                report.rows += _index_values(conn, state, _read_whole(reader, state.agent))
         except OSError:
             return  # unreadable now (permissions, vanished mid-read): keep what was indexed
         st = os.stat(path)
         conn.execute(
-            "UPDATE files SET size = ?, mtime_ns = ?, ino = ?, checked_ns = ?, tail = ?, entries = ? "
-            "WHERE id = ?",
+            "UPDATE files SET size = ?, mtime_ns = ?, ino = ?, checked_ns = ?, tail = ?, entries = ?, "
+            "agent = ? WHERE id = ?",
             (
                 st.st_size,
                 st.st_mtime_ns,
@@ -279,6 +282,7 @@ def _update_file(conn: sqlite3.Connection, path: Path, report: UpdateReport) -> 
                 time.time_ns(),
                 json.dumps(reader.state.to_json()) if reader.state else None,
                 state.entries,
+                state.agent,
                 state.id,
             ),
         )
@@ -291,13 +295,27 @@ def _parse(line: bytes) -> Any:
         return None
 
 
-def _index_lines(conn: sqlite3.Connection, state: _FileState, lines: Iterable[bytes]) -> int:
-    """Index complete lines of one file (the header when it comes first); return the rows added."""
+def _read_whole(reader: TailReader, agent: str | None) -> Iterator[Any]:
+    """Every value of a file read from the start (another agent's file through its reader)."""
+    if agent is None:
+        yield from map(_parse, reader.read_all())
+        return
+    for _line in reader.read_all():
+        pass  # only to move the tail state to the end
+    try:
+        session = load_any(reader.path, agent)
+    except SessiontreeError:
+        return
+    yield session.header
+    yield from session.entries
+
+
+def _index_values(conn: sqlite3.Connection, state: _FileState, values: Iterable[Any]) -> int:
+    """Index parsed lines of one file (the header when it comes first); return the rows added."""
     batch: list[Row] = []
     spent: list[tuple[str | None, Usage]] = []
     added = 0
-    for line in lines:
-        value = _parse(line)
+    for value in values:
         if not isinstance(value, dict):
             continue
         if state.session_id is None:
