@@ -42,6 +42,7 @@ LAZY_COMMANDS = {
     "unshare": "sessiontree.cli.share",
     "search": "sessiontree.cli.search",
     "stats": "sessiontree.cli.stats",
+    "build": "sessiontree.cli.build",
 }
 
 

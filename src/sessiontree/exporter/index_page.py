@@ -7,8 +7,8 @@ builder, serve-only scripts and CSP sources from ``IndexOptions``.
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Iterable
-from dataclasses import dataclass
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
 
@@ -16,6 +16,7 @@ from markupsafe import Markup
 
 from sessiontree.archive.catalog import CatalogEntry, CatalogNode, group_by_project
 from sessiontree.errors import ExportError
+from sessiontree.exporter.options import check_csp_sources
 from sessiontree.exporter.page import THEMES, script_hash
 from sessiontree.exporter.templating import MacroSet, get_template, read_asset
 
@@ -35,6 +36,8 @@ class IndexOptions:
     """Inline scripts added after the index script (each hashed into the CSP)."""
     connect_src: tuple[str, ...] = ()
     """CSP ``connect-src`` sources, e.g. ``("'self'",)`` for a served page's event stream."""
+    csp_sources: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
+    """More CSP sources by directive, e.g. ``{"script-src": ("'wasm-unsafe-eval'",)}`` for a search engine."""
     now: float | None = None
     """The time the live dots are computed against (default: now)."""
 
@@ -98,13 +101,25 @@ def index_summary(entries: Iterable[CatalogEntry]) -> str:
     return text + (f", {bad} unreadable" if bad else "")
 
 
-def index_csp(scripts: Iterable[str], css: str, connect_src: Iterable[str] = ()) -> str:
-    """The index page's CSP: only its own hashed inline script and style, nothing from the network."""
-    sources = " ".join(f"'{script_hash(s)}'" for s in scripts)
-    connect = " ".join(connect_src)
+def index_csp(
+    scripts: Iterable[str],
+    css: str,
+    connect_src: Iterable[str] = (),
+    more: Mapping[str, tuple[str, ...]] | None = None,
+) -> str:
+    """The index page's CSP: only its own hashed inline script and style, nothing from the network.
+
+    ``more`` adds sources to a directive (checked like PageOptions' ``csp_sources``).
+    """
+    extra = dict(more or {})
+    check_csp_sources({"connect-src": tuple(connect_src), **extra})
+    sources = " ".join([*(f"'{script_hash(s)}'" for s in scripts), *extra.pop("script-src", ())])
+    connect = " ".join([*connect_src, *extra.pop("connect-src", ())])
+    rest = "".join(f"{d} {' '.join(v)}; " for d, v in sorted(extra.items()) if v)
     return (
         f"default-src 'none'; script-src {sources}; style-src '{script_hash(css)}'; img-src 'none'; "
         + (f"connect-src {connect}; " if connect else "")
+        + rest
         + "base-uri 'none'; form-action 'none'; frame-ancestors 'none'"
     )
 
@@ -125,7 +140,7 @@ def render_index(
             raise ExportError("index scripts and styles must not contain '</script' or '</style'")
     return get_template("index.html.j2").render(
         theme=opts.theme,
-        csp=Markup(index_csp(scripts, css, opts.connect_src)),
+        csp=Markup(index_csp(scripts, css, opts.connect_src, opts.csp_sources)),
         title=opts.title,
         css=Markup(css),
         summary=index_summary(listed),

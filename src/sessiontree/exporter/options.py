@@ -29,6 +29,18 @@ def check_theme(theme: str) -> str:
     return theme
 
 
+def check_csp_sources(sources_by_directive: Mapping[str, tuple[str, ...]]) -> None:
+    """Raise ExportError unless each directive and source is one well-formed CSP token."""
+    for directive, sources in sources_by_directive.items():
+        if not _DIRECTIVE.fullmatch(directive):
+            raise ExportError(f"Bad CSP directive {directive!r}")
+        if isinstance(sources, str):
+            raise ExportError(f"CSP sources for {directive} must be a tuple of strings, not one string")
+        for source in sources:
+            if not _SOURCE.fullmatch(source):
+                raise ExportError(f"Bad CSP source {source!r} for {directive}")
+
+
 @dataclass(frozen=True)
 class RenderOptions:
     """How a session is rendered to fragments (the same for every page made from the result).
@@ -75,14 +87,7 @@ class PageOptions:
 
     def __post_init__(self) -> None:
         check_theme(self.theme)
-        for directive, sources in {"connect-src": self.connect_src, **self.csp_sources}.items():
-            if not _DIRECTIVE.fullmatch(directive):
-                raise ExportError(f"Bad CSP directive {directive!r}")
-            if isinstance(sources, str):
-                raise ExportError(f"CSP sources for {directive} must be a tuple of strings, not one string")
-            for source in sources:
-                if not _SOURCE.fullmatch(source):
-                    raise ExportError(f"Bad CSP source {source!r} for {directive}")
+        check_csp_sources({"connect-src": self.connect_src, **self.csp_sources})
         for script in self.extra_scripts:
             if "</script" in script.lower():
                 raise ExportError("An extra script must not contain '</script'")

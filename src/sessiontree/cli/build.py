@@ -1,0 +1,119 @@
+"""CLI command: build (a sessions folder as a static, searchable site)."""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+import click
+
+from sessiontree.cli.base import Context, cli, pass_context
+from sessiontree.exporter.options import THEMES
+from sessiontree.store.discovery import printable
+
+
+@contextmanager
+def _progress(quiet: bool) -> Iterator[Callable[[int, int, str], None] | None]:
+    """A bar on a terminal, one plain line per session otherwise, nothing with --quiet."""
+    if quiet:
+        yield None
+        return
+    if not sys.stderr.isatty():
+
+        def line(done: int, total: int, key: str) -> None:
+            click.echo(f"[{done}/{total}] {printable(key, 100, keep_end=True)}", err=True)
+
+        yield line
+        return
+    bar_cm = None
+    bar = None
+
+    def tick(done: int, total: int, key: str) -> None:
+        nonlocal bar_cm, bar
+        if bar is None:
+            bar_cm = click.progressbar(length=total, label="Rendering", file=sys.stderr, show_pos=True)
+            bar = bar_cm.__enter__()
+        bar.update(1)
+
+    try:
+        yield tick
+    finally:
+        if bar_cm is not None:
+            bar_cm.__exit__(None, None, None)
+
+
+@cli.command()
+@click.argument("folder", metavar="[DIR]", required=False, type=click.Path(path_type=Path))
+@click.option(
+    "-o", "--output", "site", required=True, type=click.Path(path_type=Path), help="The site folder to write."
+)
+@click.option(
+    "-j", "--jobs", type=click.IntRange(min=0), default=0, help="Worker processes [default: one per core]."
+)
+@click.option("--force", is_flag=True, help="Render every session again, changed or not.")
+@click.option(
+    "--project", metavar="CWD_PREFIX", help="Only sessions whose working directory starts with this."
+)
+@click.option(
+    "--since", metavar="DATE", help="Only sessions changed on or after DATE (YYYY-MM-DD or ISO time)."
+)
+@click.option(
+    "--exclude", metavar="GLOB", multiple=True, help="Leave out session files matching GLOB (repeatable)."
+)
+@click.option(
+    "--shared-assets", is_flag=True, help="Write each image once under assets/ instead of inside every page."
+)
+@click.option("--no-search", is_flag=True, help="Do not build the full-text search index.")
+@click.option(
+    "--theme", type=click.Choice(THEMES), default="auto", show_default=True, help="Colour theme of the pages."
+)
+@click.option("--title", default="Sessions", show_default=True, help="Title of the index page.")
+@click.option("-q", "--quiet", is_flag=True, help="Print only failures and the summary.")
+@pass_context
+def build(
+    ctx: Context,
+    folder: Path | None,
+    site: Path,
+    jobs: int,
+    force: bool,
+    project: str | None,
+    since: str | None,
+    exclude: tuple[str, ...],
+    shared_assets: bool,
+    no_search: bool,
+    theme: str,
+    title: str,
+    quiet: bool,
+) -> None:
+    """Build a static, searchable site of a sessions folder (default: the agent dir's sessions/)."""
+    from sessiontree.site.build import BuildOptions, build_site
+    from sessiontree.site.sources import Filters, parse_since
+
+    root = folder if folder is not None else ctx.agent_dir / "sessions"
+    filters = Filters(project=project, since=parse_since(since) if since else None, exclude=exclude)
+    options = BuildOptions(
+        root=root,
+        site=site,
+        jobs=jobs,
+        force=force,
+        filters=filters,
+        shared_assets=shared_assets,
+        search=not no_search,
+        theme=theme,
+        title=title,
+    )
+    with _progress(quiet) as progress:
+        result = build_site(options, progress)
+    parts = [f"{len(result.rendered)} rendered", f"{result.kept} unchanged"]
+    if result.removed:
+        parts.append(f"{len(result.removed)} removed")
+    if result.search_records is not None:
+        parts.append(f"{result.search_records} messages indexed")
+    click.echo(f"Built {site}: " + ", ".join(parts))
+    if result.failures:
+        click.echo(f"{len(result.failures)} failed:", err=True)
+        for key, reason in sorted(result.failures.items()):
+            click.echo(f"  {printable(key, 120, keep_end=True)}: {printable(reason, 200)}", err=True)
+        raise SystemExit(1)

@@ -1,0 +1,86 @@
+"""The build manifest: what each page was made from, so the next build redoes only what changed."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any
+
+from sessiontree.site.layout import MANIFEST, write_atomic
+
+FORMAT = 1
+
+
+@dataclass
+class PageRecord:
+    """One session's line in the manifest."""
+
+    size: int
+    mtime: float
+    sha256: str
+    page: str
+    records: str
+    title: str = ""
+    assets: list[str] = field(default_factory=list)
+
+
+@dataclass
+class Failure:
+    """A session that could not be loaded or rendered, remembered until its file changes."""
+
+    size: int
+    mtime: float
+    reason: str
+
+
+@dataclass
+class Manifest:
+    """Every session page of the site, plus the settings the pages were made with."""
+
+    version: str = ""
+    settings: dict[str, Any] = field(default_factory=dict)
+    pages: dict[str, PageRecord] = field(default_factory=dict)
+    failures: dict[str, Failure] = field(default_factory=dict)
+    search_bundle: str | None = None
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "format": FORMAT,
+            "sessiontree": self.version,
+            "settings": self.settings,
+            "searchBundle": self.search_bundle,
+            "pages": {key: asdict(rec) for key, rec in sorted(self.pages.items())},
+            "failures": {key: asdict(f) for key, f in sorted(self.failures.items())},
+        }
+
+
+def load_manifest(site: Path) -> Manifest:
+    """Read the manifest of a site; a missing or unreadable one is an empty manifest (full build)."""
+    try:
+        raw = json.loads((site / MANIFEST).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return Manifest()
+    if not isinstance(raw, dict) or raw.get("format") != FORMAT:
+        return Manifest()
+    try:
+        pages = {key: PageRecord(**rec) for key, rec in raw.get("pages", {}).items()}
+        failures = {key: Failure(**f) for key, f in raw.get("failures", {}).items()}
+    except TypeError:
+        return Manifest()
+    bundle = raw.get("searchBundle")
+    settings = raw.get("settings")
+    return Manifest(
+        version=str(raw.get("sessiontree", "")),
+        settings=settings if isinstance(settings, dict) else {},
+        pages=pages,
+        failures=failures,
+        search_bundle=bundle if isinstance(bundle, str) else None,
+    )
+
+
+def save_manifest(site: Path, manifest: Manifest) -> None:
+    """Write the manifest atomically (the last step of a build: until then the old one stands)."""
+    # ASCII: a lone surrogate from a session title stays a valid \\ud83d escape, not bad UTF-8.
+    text = json.dumps(manifest.to_json(), ensure_ascii=True, indent=1)
+    write_atomic(site / MANIFEST, text.encode("ascii"))

@@ -1,0 +1,83 @@
+"""Render one session of a site (in a pool worker): its page, its search records, its assets."""
+
+from __future__ import annotations
+
+import gzip
+import json
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from sessiontree.errors import SessiontreeError
+from sessiontree.exporter.api import load_for_export, render_session
+from sessiontree.exporter.options import PageOptions, RenderOptions
+from sessiontree.exporter.page import image_files, iter_page
+from sessiontree.site.layout import ASSETS_DIR, write_atomic
+from sessiontree.site.records import session_records
+from sessiontree.site.sources import file_sha256
+
+
+@dataclass(frozen=True, slots=True)
+class RenderJob:
+    """What a worker needs to render one session (small and picklable)."""
+
+    path: Path
+    key: str
+    site: Path
+    page: str
+    records: str
+    theme: str
+    shared_assets: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class RenderOutcome:
+    """What a worker sends back: the session's title and assets, or why it was skipped."""
+
+    key: str
+    sha256: str = ""
+    """Of the bytes the page was made from (hashed before loading, so a later append shows as a change)."""
+    title: str = ""
+    assets: list[str] = field(default_factory=list)
+    error: str | None = None
+
+
+def _asset_prefix(page: str) -> str:
+    # Pages sit in sessions/<folder>/...; assets/ is at the site's top.
+    return "../" * page.count("/") + ASSETS_DIR + "/"
+
+
+def render_job(job: RenderJob) -> RenderOutcome:
+    """Load, render and write one session; a session that cannot be read is an outcome, not a crash."""
+    try:
+        sha = file_sha256(job.path)
+        session = load_for_export(job.path)
+        records = session_records(session)
+        # One session per pool worker already: no nested two-core render, no fork in a worker.
+        rendered = render_session(session, RenderOptions(parallel=False))
+        del session
+        assets: list[str] = []
+        prefix = None
+        if job.shared_assets:
+            prefix = _asset_prefix(job.page)
+            for image in image_files(rendered):
+                name = f"{image.sha256}.{image.ext}"
+                target = job.site / ASSETS_DIR / name
+                if not target.exists():  # content-addressed: an existing file already holds these bytes
+                    write_atomic(target, image.data)
+                assets.append(name)
+        write_atomic(
+            job.site / job.page, iter_page(rendered, PageOptions(theme=job.theme, image_prefix=prefix))
+        )
+        payload = json.dumps(records, ensure_ascii=True).encode("ascii")
+        write_atomic(job.site / job.records, gzip.compress(payload, 6, mtime=0))
+        return RenderOutcome(job.key, sha256=sha, title=rendered.title, assets=assets)
+    except SessiontreeError as exc:
+        return RenderOutcome(job.key, error=str(exc))
+    except (OSError, ValueError, RecursionError, MemoryError) as exc:
+        return RenderOutcome(job.key, error=f"{type(exc).__name__}: {exc}")
+
+
+def init_worker() -> None:
+    """Pool worker start-up: the render of a big session stays on this worker's core."""
+    os.environ.setdefault("SESSIONTREE_RENDER_WORKERS", "1")
