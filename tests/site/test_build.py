@@ -1,0 +1,240 @@
+"""sessiontree build: the site, its manifest, incremental rebuilds, filters, shared assets."""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import json
+import os
+import re
+from pathlib import Path
+from typing import Any
+
+import pytest
+from click.testing import CliRunner
+
+from sessiontree.cli import cli
+from sessiontree.site import layout
+from sessiontree.site.build import BuildOptions, build_site
+from sessiontree.site.manifest import load_manifest
+from sessiontree.site.sources import BuildError, Filters, parse_since
+from tests.site.archive import Archive, page_stamps, snapshot_tree
+
+
+def run_build(*args: str) -> tuple[int, str, str]:
+    result = CliRunner().invoke(cli, ["build", *args])
+    assert result.exception is None or isinstance(result.exception, SystemExit), result.exception
+    return result.exit_code, result.stdout, result.stderr
+
+
+def test_build_writes_an_index_and_a_page_per_session_and_reports_the_unreadable(
+    archive: Archive, tmp_path: Path
+) -> None:
+    site = tmp_path / "site"
+    before = snapshot_tree(archive.agent)
+    code, out, err = run_build(str(archive.root), "-o", str(site), "-j", "2", "--no-search")
+    assert snapshot_tree(archive.agent) == before  # the sessions folder is only read
+    assert code == 1  # the file that is not a session is a failure, listed at the end
+    assert "1 failed" in err and "notes.jsonl" in err
+    manifest = load_manifest(site)
+    keys = {p.relative_to(archive.root).as_posix() for p in [*archive.app, archive.v1, archive.corrupt]}
+    assert keys <= set(manifest.pages)
+    assert "--home-dev-lib--/notes.jsonl" not in manifest.pages
+    index = (site / "index.html").read_text(encoding="utf-8")
+    for key in keys:
+        page = site / layout.page_path(key)
+        assert page.is_file()
+        assert f'href="{layout.page_path(key)}"' in index
+    assert "notes.jsonl" in index and "unreadable" in index
+    # The damaged file still has its page with everything readable.
+    corrupt = site / manifest.pages["--home-dev-lib--/2026-11-05_corrupt.jsonl"].page
+    assert 'id="st-data"' in corrupt.read_text(encoding="utf-8")
+    assert "6 rendered, 0 unchanged" in out
+
+
+def test_a_second_build_touches_only_what_changed(archive: Archive, tmp_path: Path) -> None:
+    site = tmp_path / "site"
+    options = BuildOptions(root=archive.root, site=site, jobs=1, search=False)
+    first = build_site(options)
+    assert len(first.rendered) == 6
+    stamps = page_stamps(site)
+    index_stamp = (site / "index.html").stat().st_ino
+
+    nothing = build_site(options)
+    assert nothing.rendered == [] and nothing.kept == 6
+    assert page_stamps(site) == stamps
+    assert (site / "index.html").stat().st_ino == index_stamp  # not even the index is rewritten
+
+    grown = archive.app[2]
+    with grown.open("a", encoding="utf-8") as fh:
+        last = json.loads(grown.read_text(encoding="utf-8").splitlines()[-1])
+        fh.write(json.dumps({"type": "label", "id": "lbl-new", "parentId": last["id"],
+                             "timestamp": "2026-11-30T10:00:00.000Z", "targetId": last["id"], "label": "late"}) + "\n")
+    touched = archive.app[0]
+    st = touched.stat()
+    os.utime(touched, ns=(st.st_atime_ns, st.st_mtime_ns + 5_000_000_000))  # newer time, same bytes
+    again = build_site(options)
+    grown_key = grown.relative_to(archive.root).as_posix()
+    assert again.rendered == [grown_key]
+    after = page_stamps(site)
+    changed = {page for page in stamps if after[page] != stamps[page]}
+    assert changed == {layout.page_path(grown_key)}
+    assert (site / "index.html").stat().st_ino != index_stamp
+
+
+def test_deleted_sessions_vanish_and_new_ones_appear(archive: Archive, tmp_path: Path) -> None:
+    site = tmp_path / "site"
+    options = BuildOptions(root=archive.root, site=site, jobs=1, search=False)
+    build_site(options)
+    gone = archive.app[1].relative_to(archive.root).as_posix()
+    gone_page = site / layout.page_path(gone)
+    assert gone_page.is_file()
+    archive.app[1].unlink()
+    newcomer = archive.root / "--home-dev-new--" / "2026-11-20_n.jsonl"
+    newcomer.parent.mkdir()
+    newcomer.write_bytes(archive.app[2].read_bytes())
+    result = build_site(options)
+    assert result.removed == [gone]
+    assert result.rendered == ["--home-dev-new--/2026-11-20_n.jsonl"]
+    assert not gone_page.exists()
+    assert not (site / load_manifest(site).pages[result.rendered[0]].records).read_bytes() == b""
+    index = (site / "index.html").read_text(encoding="utf-8")
+    assert layout.page_path(gone) not in index
+    assert layout.page_path("--home-dev-new--/2026-11-20_n.jsonl") in index
+
+
+def test_an_upgrade_of_sessiontree_or_force_renders_everything(archive: Archive, tmp_path: Path) -> None:
+    site = tmp_path / "site"
+    options = BuildOptions(root=archive.root, site=site, jobs=1, search=False)
+    build_site(options)
+    manifest_path = site / layout.MANIFEST
+    raw = json.loads(manifest_path.read_text())
+    raw["sessiontree"] = "0.0.1-older"
+    manifest_path.write_text(json.dumps(raw))
+    stamps = page_stamps(site)
+    upgraded = build_site(options)
+    assert len(upgraded.rendered) == 6
+    assert all(page_stamps(site)[p] != stamps[p] for p in stamps)
+    assert len(build_site(options).rendered) == 0
+    forced = build_site(BuildOptions(root=archive.root, site=site, jobs=1, search=False, force=True))
+    assert len(forced.rendered) == 6
+
+
+def test_filters_pick_projects_times_and_globs(archive: Archive, tmp_path: Path) -> None:
+    site = tmp_path / "site"
+    only_app = build_site(
+        BuildOptions(root=archive.root, site=site, jobs=1, search=False, filters=Filters(project="/home/dev/app"))
+    )
+    assert sorted(only_app.rendered) == sorted(p.relative_to(archive.root).as_posix() for p in archive.app)
+    assert only_app.failures == {}  # the unreadable file has no cwd: a project filter leaves it out
+
+    excluded = build_site(
+        BuildOptions(
+            root=archive.root,
+            site=site,
+            jobs=1,
+            search=False,
+            filters=Filters(project="/home/dev/app", exclude=("*_b.jsonl",)),
+        )
+    )
+    assert [Path(k).name for k in excluded.removed] == ["2026-11-02_b.jsonl"]
+
+    old = archive.v1
+    os.utime(old, (1_600_000_000, 1_600_000_000))  # 2020
+    recent = build_site(
+        BuildOptions(
+            root=archive.root, site=tmp_path / "recent", jobs=1, search=False, filters=Filters(since=parse_since("2024-01-01"))
+        )
+    )
+    assert old.relative_to(archive.root).as_posix() not in recent.rendered
+    assert len(recent.rendered) == 5
+
+
+def test_bad_dates_and_outputs_are_one_line_errors(archive: Archive, tmp_path: Path) -> None:
+    with pytest.raises(BuildError, match="Not a date"):
+        parse_since("last tuesday")
+    code, _, err = run_build(str(archive.root), "-o", str(archive.root / "site"))
+    assert code == 1 and "inside the sessions folder" in err and "Traceback" not in err
+    assert not (archive.root / "site").exists()
+    code, _, err = run_build(str(tmp_path / "missing"), "-o", str(tmp_path / "site"))
+    assert code == 1 and "Not a folder" in err
+
+
+def test_shared_assets_write_each_image_once(archive: Archive, tmp_path: Path) -> None:
+    site = tmp_path / "site"
+    build_site(BuildOptions(root=archive.root, site=site, jobs=2, search=False, shared_assets=True))
+    assets = sorted((site / layout.ASSETS_DIR).iterdir())
+    expected = image_digests(archive)
+    assert len(expected) >= 2
+    assert {a.name.partition(".")[0] for a in assets} == expected  # each distinct image once
+    for asset in assets:
+        assert asset.name.partition(".")[2] in {"png", "jpg", "gif", "webp"}
+        assert hashlib.sha256(asset.read_bytes()).hexdigest() == asset.name.partition(".")[0]
+    blob = next((archive.agent / "blobs").iterdir())
+    assert blob.name in expected  # the image the two sessions share through the blob store
+    manifest = load_manifest(site)
+    for key in ("--home-dev-app--/2026-11-01_a.jsonl", "--home-dev-lib--/2026-11-04_shared.jsonl"):
+        images = page_data(site / manifest.pages[key].page)["images"]
+        assert images and all(url.startswith("../../assets/") for url in images.values())
+        assert any(url.startswith(f"../../assets/{blob.name}.") for url in images.values())
+    # Back to self-contained pages: everything re-rendered, the assets folder emptied.
+    again = build_site(BuildOptions(root=archive.root, site=site, jobs=1, search=False))
+    assert len(again.rendered) == 6
+    assert list((site / layout.ASSETS_DIR).iterdir()) == []
+    images = page_data(site / manifest.pages["--home-dev-app--/2026-11-01_a.jsonl"].page)["images"]
+    assert images and all(url.startswith("data:image/") for url in images.values())
+
+
+def page_data(page: Path) -> dict[str, Any]:
+    """The st-data JSON of a session page."""
+    html = page.read_text(encoding="utf-8")
+    match = re.search(r'<script type="application/json" id="st-data">(.*?)</script>', html, re.S)
+    assert match, "no st-data in the page"
+    data: dict[str, Any] = json.loads(match.group(1))
+    return data
+
+
+def image_digests(archive: Archive) -> set[str]:
+    """The sha256 of every distinct image in the archive's sessions, read from the files directly."""
+    found: set[str] = set()
+    for path in archive.root.rglob("*.jsonl"):
+        for line in path.read_text(encoding="utf-8").splitlines():
+            try:
+                value = json.loads(line)
+            except ValueError:
+                continue
+            stack = [value]
+            while stack:
+                item = stack.pop()
+                if isinstance(item, dict):
+                    if item.get("type") == "image" and isinstance(item.get("data"), str):
+                        data = item["data"]
+                        if data.startswith("blob:sha256:"):
+                            raw = (archive.agent / "blobs" / data.removeprefix("blob:sha256:")).read_bytes()
+                        else:
+                            raw = base64.b64decode(data)
+                        found.add(hashlib.sha256(raw).hexdigest())
+                    stack.extend(item.values())
+                elif isinstance(item, list):
+                    stack.extend(item)
+    return found
+
+
+def test_stale_temp_files_of_a_killed_build_are_removed(archive: Archive, tmp_path: Path) -> None:
+    site = tmp_path / "site"
+    options = BuildOptions(root=archive.root, site=site, jobs=1, search=False)
+    build_site(options)
+    stale = site / "sessions" / (layout.TEMP_PREFIX + "x.html.abc")
+    stale.write_text("half a page")
+    build_site(options)
+    assert not stale.exists()
+
+
+def test_page_paths_are_safe_and_distinct() -> None:
+    keys = ["a/b.jsonl", "../x.jsonl", "a b/c?d.jsonl", "a_b/c_d.jsonl", "é/ü.jsonl", "-x-/y.jsonl"]
+    pages = [layout.page_path(k) for k in keys]
+    assert len(set(pages)) == len(pages)
+    for page in pages:
+        assert page.startswith("sessions/") and page.endswith(".html")
+        assert all(re.fullmatch(r"[A-Za-z0-9][A-Za-z0-9._-]*", part) for part in page.split("/"))
+        assert ".." not in page.split("/")
