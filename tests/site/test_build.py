@@ -68,8 +68,19 @@ def test_a_second_build_touches_only_what_changed(archive: Archive, tmp_path: Pa
     grown = archive.app[2]
     with grown.open("a", encoding="utf-8") as fh:
         last = json.loads(grown.read_text(encoding="utf-8").splitlines()[-1])
-        fh.write(json.dumps({"type": "label", "id": "lbl-new", "parentId": last["id"],
-                             "timestamp": "2026-11-30T10:00:00.000Z", "targetId": last["id"], "label": "late"}) + "\n")
+        fh.write(
+            json.dumps(
+                {
+                    "type": "label",
+                    "id": "lbl-new",
+                    "parentId": last["id"],
+                    "timestamp": "2026-11-30T10:00:00.000Z",
+                    "targetId": last["id"],
+                    "label": "late",
+                }
+            )
+            + "\n"
+        )
     touched = archive.app[0]
     st = touched.stat()
     os.utime(touched, ns=(st.st_atime_ns, st.st_mtime_ns + 5_000_000_000))  # newer time, same bytes
@@ -123,7 +134,9 @@ def test_an_upgrade_of_sessiontree_or_force_renders_everything(archive: Archive,
 def test_filters_pick_projects_times_and_globs(archive: Archive, tmp_path: Path) -> None:
     site = tmp_path / "site"
     only_app = build_site(
-        BuildOptions(root=archive.root, site=site, jobs=1, search=False, filters=Filters(project="/home/dev/app"))
+        BuildOptions(
+            root=archive.root, site=site, jobs=1, search=False, filters=Filters(project="/home/dev/app")
+        )
     )
     assert sorted(only_app.rendered) == sorted(p.relative_to(archive.root).as_posix() for p in archive.app)
     assert only_app.failures == {}  # the unreadable file has no cwd: a project filter leaves it out
@@ -143,7 +156,11 @@ def test_filters_pick_projects_times_and_globs(archive: Archive, tmp_path: Path)
     os.utime(old, (1_600_000_000, 1_600_000_000))  # 2020
     recent = build_site(
         BuildOptions(
-            root=archive.root, site=tmp_path / "recent", jobs=1, search=False, filters=Filters(since=parse_since("2024-01-01"))
+            root=archive.root,
+            site=tmp_path / "recent",
+            jobs=1,
+            search=False,
+            filters=Filters(since=parse_since("2024-01-01")),
         )
     )
     assert old.relative_to(archive.root).as_posix() not in recent.rendered

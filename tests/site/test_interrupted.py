@@ -50,7 +50,18 @@ def test_a_build_killed_half_way_leaves_the_old_site_and_the_next_build_complete
     archive: Archive, tmp_path: Path
 ) -> None:
     site = tmp_path / "site"
-    cmd = [sys.executable, "-m", "sessiontree", "build", str(archive.root), "-o", str(site), "-j", "1", "--no-search"]
+    cmd = [
+        sys.executable,
+        "-m",
+        "sessiontree",
+        "build",
+        str(archive.root),
+        "-o",
+        str(site),
+        "-j",
+        "1",
+        "--no-search",
+    ]
     first = subprocess.run(cmd, capture_output=True, text=True, timeout=300)
     assert first.returncode == 1 and "notes.jsonl" in first.stderr  # the one unreadable file
     old_index = (site / "index.html").read_bytes()
@@ -61,8 +72,14 @@ def test_a_build_killed_half_way_leaves_the_old_site_and_the_next_build_complete
     for path in [*archive.app, archive.corrupt]:  # every readable session changes
         last = json.loads(path.read_text(encoding="utf-8").splitlines()[-1])
         with path.open("a", encoding="utf-8") as fh:
-            entry = {"type": "label", "id": f"late-{path.stem}", "parentId": last.get("id"),
-                     "timestamp": "2026-11-30T10:00:00.000Z", "targetId": last.get("id"), "label": "late"}
+            entry = {
+                "type": "label",
+                "id": f"late-{path.stem}",
+                "parentId": last.get("id"),
+                "timestamp": "2026-11-30T10:00:00.000Z",
+                "targetId": last.get("id"),
+                "label": "late",
+            }
             fh.write(json.dumps(entry) + "\n")
 
     # The child reports progress on stderr after each page; that pipe is full, so it stops in its

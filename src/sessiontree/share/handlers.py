@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
-import concurrent.futures
 import importlib.util
 import inspect
 import json
@@ -15,6 +13,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from sessiontree.asyncrun import run_sync
 from sessiontree.errors import ShareError
 from sessiontree.share.process import run_interruptible
 from sessiontree.share.progress import echo
@@ -97,25 +96,10 @@ def _call_python_handler(handler: Path, module: Any, html_path: Path) -> Any:
     try:
         result = share(str(html_path))
         if inspect.isawaitable(result):
-            result = _run_awaitable(result)
+            result = run_sync(result)
     except (Exception, SystemExit) as exc:
         raise ShareError(f"Share handler {handler} failed: {_describe(exc)}") from exc
     return result
-
-
-async def _await(awaitable: Any) -> Any:
-    return await awaitable
-
-
-def _run_awaitable(awaitable: Any) -> Any:
-    """Run an async handler to completion, also when this thread already runs an event loop."""
-    try:
-        asyncio.get_running_loop()
-    except RuntimeError:
-        return asyncio.run(_await(awaitable))
-    # Called from async code (a notebook, an async caller): asyncio.run would refuse here.
-    with concurrent.futures.ThreadPoolExecutor(max_workers=1) as pool:
-        return pool.submit(asyncio.run, _await(awaitable)).result()
 
 
 def _describe(exc: BaseException) -> str:

@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from sessiontree.asyncrun import run_sync
 from sessiontree.errors import SessiontreeError
 from sessiontree.site.layout import STATE_DIR
 
@@ -146,7 +147,7 @@ def write_search_bundle(site: Path, pages: Iterable[IndexedPage], bundle_id: str
     staging = site / STATE_DIR / f"staging-{name}"
     shutil.rmtree(staging, ignore_errors=True)
     try:
-        count = asyncio.run(_index(site, pages, staging))
+        count = run_sync(_index(site, pages, staging))
     except FileNotFoundError as exc:
         raise SearchIndexError(
             f"Pagefind is not installed ({exc}); install sessiontree with its build extra or pass --no-search"

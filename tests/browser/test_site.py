@@ -1,0 +1,106 @@
+"""A built site in Chromium: the index from file:// (filter, links) and over HTTP (Pagefind search)."""
+
+from __future__ import annotations
+
+import re
+import subprocess
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+from urllib.parse import urlparse
+
+import pytest
+from playwright.sync_api import Page
+
+from sessiontree.site import layout
+from sessiontree.site.build import BuildOptions, build_site
+from tests.browser.conftest import Watch, wait_js
+from tests.conftest import GenSession
+from tests.site.archive import PHRASE, Archive, make_archive
+
+pytestmark = pytest.mark.browser
+
+
+@pytest.fixture
+def built(tmp_path: Path, gen_session: GenSession) -> tuple[Archive, Path]:
+    archive = make_archive(tmp_path, gen_session)
+    site = tmp_path / "site"
+    result = build_site(BuildOptions(root=archive.root, site=site, jobs=2))
+    assert set(result.failures) == {"--home-dev-lib--/notes.jsonl"}
+    assert result.search_records and result.search_records > 100
+    return archive, site
+
+
+@pytest.fixture
+def static_server(built: tuple[Archive, Path]) -> Iterator[str]:
+    """``python -m http.server`` on a free loopback port, as a real process serving the site."""
+    site = built[1]
+    proc = subprocess.Popen(
+        [sys.executable, "-u", "-m", "http.server", "0", "--bind", "127.0.0.1", "--directory", str(site)],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+        text=True,
+    )
+    try:
+        assert proc.stdout is not None
+        line = proc.stdout.readline()  # "Serving HTTP on 127.0.0.1 port N ..."
+        match = re.search(r"port (\d+)", line)
+        assert match, line
+        yield f"http://127.0.0.1:{match.group(1)}"
+    finally:
+        proc.terminate()
+        proc.wait(10)
+        if proc.stdout is not None:
+            proc.stdout.close()
+
+
+def visible_titles(page: Page) -> list[str]:
+    return page.eval_on_selector_all(
+        ".st-session:not([hidden]) > a, .st-session:not([hidden]) > .st-title",
+        "els => els.filter(e => e.offsetParent !== null).map(e => e.textContent.trim())",
+    )
+
+
+def test_the_index_filters_and_links_from_a_file(
+    page: Page, built: tuple[Archive, Path], watch: Watch
+) -> None:
+    archive, site = built
+    page.goto((site / "index.html").as_uri())
+    assert "Opened from a file" in page.inner_text("#st-fulltext")
+    cwds = page.eval_on_selector_all(".st-group", "els => els.map(e => e.getAttribute('data-cwd'))")
+    assert sorted(cwds) == ["", "/home/dev/app", "/home/dev/demo", "/home/dev/lib"]  # demo: the v1 file
+    page.fill("#st-filter", "home/dev/lib")
+    wait_js(page, "document.querySelectorAll('.st-group:not([hidden])').length === 1")
+    assert page.get_attribute(".st-group:not([hidden])", "data-cwd") == "/home/dev/lib"
+    page.fill("#st-filter", "")
+    wait_js(page, "document.querySelectorAll('.st-group:not([hidden])').length === 4")
+    key = archive.app[0].relative_to(archive.root).as_posix()
+    page.click(f'a[href="{layout.page_path(key)}"]')
+    page.wait_for_selector("html[data-st-ready]")
+    assert page.url.endswith(layout.page_path(key))
+    assert page.locator("#st-messages .st-entry").count() > 5
+    assert watch.page_errors == []
+    assert all(urlparse(u).scheme in ("file", "data") for u in watch.requests)
+
+
+def test_message_search_over_http_finds_a_deep_phrase_and_opens_its_entry(
+    page: Page, built: tuple[Archive, Path], static_server: str, watch: Watch
+) -> None:
+    archive, _site = built
+    planted_path, entry_id = archive.planted
+    page.goto(static_server + "/index.html")
+    page.fill("#st-filter", PHRASE)
+    hit = f'.st-fulltext-hit a[href$="?targetId={entry_id}"]'
+    page.wait_for_selector(hit, timeout=30_000)
+    key = planted_path.relative_to(archive.root).as_posix()
+    assert page.get_attribute(hit, "href") == f"/{layout.page_path(key)}?targetId={entry_id}"
+    assert "heron" in page.inner_text(".st-fulltext-hit mark, .st-fulltext-excerpt").lower()
+    page.click(hit)
+    page.wait_for_selector("html[data-st-ready]")
+    target = f'.st-entry[data-id="{entry_id}"]'
+    page.wait_for_selector(target)
+    assert "st-target" in (page.get_attribute(target, "class") or "")
+    assert PHRASE in page.inner_text(target)
+    assert watch.page_errors == []
+    hosts = {urlparse(u).hostname for u in watch.requests if urlparse(u).scheme in ("http", "https")}
+    assert hosts == {"127.0.0.1"}
