@@ -108,7 +108,7 @@ def test_deleted_sessions_vanish_and_new_ones_appear(archive: Archive, tmp_path:
     assert result.removed == [gone]
     assert result.rendered == ["--home-dev-new--/2026-11-20_n.jsonl"]
     assert not gone_page.exists()
-    assert not (site / load_manifest(site).pages[result.rendered[0]].records).read_bytes() == b""
+    assert (site / load_manifest(site).pages[result.rendered[0]].records).read_bytes() != b""
     index = (site / "index.html").read_text(encoding="utf-8")
     assert layout.page_path(gone) not in index
     assert layout.page_path("--home-dev-new--/2026-11-20_n.jsonl") in index
