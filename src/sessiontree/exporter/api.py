@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import os
-import tempfile
 import webbrowser
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from pathlib import Path
@@ -24,10 +22,10 @@ from sessiontree.exporter.sections import (
 from sessiontree.exporter.stats import compute_stats, cumulative_by_turn
 from sessiontree.readers import load_any
 from sessiontree.store import Session
+from sessiontree.store.atomic import write_atomic
 from sessiontree.store.discovery import printable
 from sessiontree.store.repair import describe_damage
 from sessiontree.store.session import require_header
-from sessiontree.store.surrogates import SURROGATES
 
 
 def _title(session: Session) -> str:
@@ -180,22 +178,8 @@ def default_output_path(input_path: str | Path) -> Path:
 
 
 def write_text_atomic(path: Path, chunks: str | Iterable[str]) -> None:
-    """Write a file through a temp file and rename, so a reader never sees half a page."""
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-    try:
-        # mkstemp makes the file 0600; a page is meant to be read, so use the usual mode.
-        umask = os.umask(0)
-        os.umask(umask)
-        os.chmod(tmp, 0o666 & ~umask)
-        with os.fdopen(fd, "w", encoding="utf-8", errors=SURROGATES, newline="\n") as fh:
-            if isinstance(chunks, str):
-                fh.write(chunks)
-            else:
-                fh.writelines(chunks)
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
+    """Write a page through a temp file and rename, so a reader never sees half a page."""
+    write_atomic(path, chunks)
 
 
 def export_to_file(

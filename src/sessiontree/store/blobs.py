@@ -6,12 +6,11 @@ import base64
 import binascii
 import hashlib
 import logging
-import os
-import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from sessiontree.store.atomic import write_atomic
 from sessiontree.store.entries import BLOB_REF_PREFIX, Entry
 
 log = logging.getLogger(__name__)
@@ -64,16 +63,7 @@ class BlobStore:
         path = self.path_for(digest)
         if not path.exists():
             self.directory.mkdir(parents=True, exist_ok=True)
-            fd, tmp = tempfile.mkstemp(dir=self.directory, prefix=f".{digest[:8]}.", suffix=".tmp")
-            try:
-                with os.fdopen(fd, "wb") as fh:
-                    fh.write(data)
-                    fh.flush()
-                    os.fsync(fh.fileno())
-                os.replace(tmp, path)
-            except BaseException:
-                Path(tmp).unlink(missing_ok=True)
-                raise
+            write_atomic(path, data, readable=False)
         return BlobPut(digest, path, blob_ref(digest))
 
     def get(self, digest: str) -> bytes | None:
