@@ -87,7 +87,10 @@ def build(
     title: str,
     quiet: bool,
 ) -> None:
-    """Build a static, searchable site of a sessions folder (default: the agent dir's sessions/)."""
+    """Build a static, searchable site of a sessions folder.
+
+    DIR defaults to the agent dir's sessions/.
+    """
     from sessiontree.site.build import BuildOptions, build_site
     from sessiontree.site.sources import Filters, parse_since
 
