@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
 from click.testing import CliRunner
 
 from sessiontree.cli import cli
@@ -71,3 +72,15 @@ def test_search_errors_are_one_line(isolated_agent_dir: Path, tmp_path: Path) ->
 def test_search_with_no_sessions_finds_nothing(isolated_agent_dir: Path) -> None:
     code, out, _err = invoke("search", "anything")
     assert (code, out) == (0, "")
+
+
+def test_a_big_first_index_is_announced_on_stderr(
+    isolated_agent_dir: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr("sessiontree.cli.archive_options.ANNOUNCE_BYTES", 1000)
+    make_session(tmp_path / "s" / "p", "a", seed=3, turns=4)
+    base = ["search", "fsync", "--sessions-dir", str(tmp_path / "s"), "--cache-dir", str(tmp_path / "c")]
+    code, out, err = invoke(*base)
+    assert code == 0 and out and err.startswith("Indexing 1 file (")
+    code, out, err = invoke(*base)
+    assert code == 0 and out and err == ""

@@ -17,7 +17,7 @@ import os
 import sqlite3
 import time
 import zlib
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -182,8 +182,13 @@ class _FileState:
     """Another agent's format (Claude Code, Codex): such a file is read whole through its reader."""
 
 
-def update_index(conn: sqlite3.Connection, roots: Sequence[Path]) -> UpdateReport:
-    """Bring the index in step with the session files under ``roots``: appends, rewrites, deletions."""
+def update_index(
+    conn: sqlite3.Connection, roots: Sequence[Path], on_start: Callable[[int, int], None] | None = None
+) -> UpdateReport:
+    """Bring the index in step with the session files under ``roots``: appends, rewrites, deletions.
+
+    ``on_start(files, bytes)`` is told, before any reading, how much may have to be read.
+    """
     report = UpdateReport()
     found = list_session_files(roots)
     clause, params = root_clause(roots, "path")
@@ -209,6 +214,11 @@ def update_index(conn: sqlite3.Connection, roots: Sequence[Path]) -> UpdateRepor
         seen = known.get(key)
         if seen is None or not _unchanged(st, *seen[1:]):
             stats.append((st.st_mtime, key, found_path, st))
+    if on_start is not None and stats:
+        sizes = {
+            str(r[0]): int(r[1]) for r in conn.execute(f"SELECT path, size FROM files WHERE {clause}", params)
+        }
+        on_start(len(stats), sum(max(0, st.st_size - sizes.get(key, 0)) for _m, key, _p, st in stats))
     # Oldest first, so row ids follow time and a search can rank the newest rows first.
     for _mtime, _key, found_path, _st in sorted(stats, key=lambda s: (s[0], s[1])):
         _update_file(conn, found_path, report)

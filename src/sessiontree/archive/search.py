@@ -12,7 +12,7 @@ import re
 import sqlite3
 import sys
 import threading
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
@@ -178,11 +178,14 @@ class SearchIndex:
         with self._lock:
             self._conn.close()
 
-    def update(self) -> UpdateReport:
-        """Index what was appended, rewritten or added under the roots; forget deleted files."""
+    def update(self, on_start: Callable[[int, int], None] | None = None) -> UpdateReport:
+        """Index what was appended, rewritten or added under the roots; forget deleted files.
+
+        ``on_start(files, bytes)`` hears how much there is to read before reading starts.
+        """
         with self._lock:
             try:
-                return update_index(self._conn, self.roots)
+                return update_index(self._conn, self.roots, on_start)
             except sqlite3.Error as exc:
                 raise describe_error(self.db_path, exc) from None
 

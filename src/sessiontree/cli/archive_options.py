@@ -15,6 +15,8 @@ from sessiontree.store.discovery import normalize_cwd
 from sessiontree.store.paths import AgentPaths
 
 F = TypeVar("F", bound=Callable[..., Any])
+ANNOUNCE_BYTES = 32 * 2**20
+"""An update reading more than this says so on stderr first (the first search of a big archive)."""
 
 
 def archive_options(func: F) -> F:
@@ -55,8 +57,16 @@ def open_index(ctx: Context, sessions_dirs: tuple[Path, ...], cache_dir: Path | 
     """Open the index of the given folders (else the agent dir's sessions) and bring it up to date."""
     roots = list(sessions_dirs) or [AgentPaths(ctx.agent_dir).sessions_dir]
     index = SearchIndex(roots, cache_dir, keep_out=[ctx.agent_dir])
+
+    def announce(files: int, size: int) -> None:
+        if size >= ANNOUNCE_BYTES:
+            noun = "file" if files == 1 else "files"
+            click.echo(
+                f"Indexing {files} {noun} ({size / 2**20:,.0f} MiB) into {index.db_path} ...", err=True
+            )
+
     try:
-        index.update()
+        index.update(announce)
     except BaseException:
         index.close()
         raise
