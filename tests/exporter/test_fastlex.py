@@ -2,11 +2,22 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from typing import Any
+
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from pygments.lexers import get_all_lexers, get_lexer_by_name
 
-from sessiontree.exporter.fastlex import _fast, lex
+from sessiontree.exporter.fastlex import (
+    ENV,
+    FastRegexLexer,
+    _fast,
+    _is_plain_regex_lexer,
+    enabled,
+    lex,
+)
 from sessiontree.exporter.highlight import lexer_by_name
 
 SAMPLES = {
@@ -56,3 +67,77 @@ LANGS = ["python", "bash", "typescript", "sql", "rust", "yaml", "html", "css", "
 def test_same_tokens_as_pygments_on_random_text(lang: str, code: str) -> None:
     lexer = lexer_by_name(lang)
     assert list(lex(lexer, code)) == list(lexer.get_tokens_unprocessed(code))
+
+
+@pytest.fixture
+def fresh_cache() -> Iterator[None]:
+    _fast.cache_clear()
+    yield
+    _fast.cache_clear()
+
+
+def test_the_switch_turns_the_driver_off(monkeypatch: pytest.MonkeyPatch, fresh_cache: None) -> None:
+    def broken(self: FastRegexLexer, text: str) -> Iterator[Any]:
+        raise AssertionError("the fast driver ran")
+
+    monkeypatch.setattr(FastRegexLexer, "tokens", broken)
+    monkeypatch.setenv(ENV, "0")
+    lexer = lexer_by_name("python")
+    code = SAMPLES["python"]
+    assert not enabled()
+    assert list(lex(lexer, code)) == list(lexer.get_tokens_unprocessed(code))
+    monkeypatch.setenv(ENV, "1")
+    assert enabled()
+
+
+def test_a_driver_that_disagrees_at_first_use_falls_back(
+    monkeypatch: pytest.MonkeyPatch, fresh_cache: None, caplog: pytest.LogCaptureFixture
+) -> None:
+    real = FastRegexLexer.tokens
+
+    def off_by_one(self: FastRegexLexer, text: str) -> Iterator[Any]:
+        tokens = list(real(self, text))
+        return iter(tokens[:-1])  # as if Pygments' loop had changed under us
+
+    monkeypatch.setattr(FastRegexLexer, "tokens", off_by_one)
+    lexer = lexer_by_name("bash")
+    code = SAMPLES["bash"]
+    assert _fast(lexer) is None
+    assert list(lex(lexer, code)) == list(lexer.get_tokens_unprocessed(code))
+    assert "gives other tokens than Pygments" in caplog.text
+
+
+def test_the_probe_reaches_many_states() -> None:
+    fast = _fast(lexer_by_name("python"))
+    assert fast is not None and len(fast.states) >= 3  # states entered while checking the probe
+
+
+def _accepted_lexers() -> Iterator[Any]:
+    for _, aliases, _, _ in get_all_lexers():
+        if not aliases:
+            continue
+        try:
+            lexer = get_lexer_by_name(aliases[0], stripnl=False, ensurenl=False)
+        except Exception:  # lexers that need options or plugins
+            continue
+        if _is_plain_regex_lexer(lexer):
+            yield lexer
+
+
+@pytest.mark.slow
+def test_every_lexer_it_accepts_gives_pygments_tokens(fresh_cache: None) -> None:
+    # The probe itself was compared at first use; these take the lexers elsewhere (non-ASCII too).
+    texts = ["\n".join(SAMPLES.values()), "x" * 50 + "\n\n" + "é" * 5 + "\n", ""]
+    accepted = refused = 0
+    mismatched: list[str] = []
+    for lexer in _accepted_lexers():
+        if _fast(lexer) is None:
+            refused += 1  # the first-use check sent it to Pygments
+            continue
+        accepted += 1
+        for text in texts:
+            if list(lex(lexer, text)) != list(lexer.get_tokens_unprocessed(text)):
+                mismatched.append(type(lexer).__name__)
+                break
+    assert accepted > 300, (accepted, refused)
+    assert mismatched == []
