@@ -1,16 +1,25 @@
-"""Hand-written contract fragments assembled by exporter/page.py: pages that exercise the viewer alone."""
+"""Hand-made contract fragments assembled by exporter/page.py (the viewer alone), and shared test inputs."""
 
 from __future__ import annotations
 
 import base64
 import hashlib
 import html
+import shutil
 import zlib
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from sessiontree.exporter.page import PageOptions, assemble_page, live_script
+from tests.archive.sessions import make_session, write_lines
+from tests.conftest import SHARED
+
+REAL_PI = SHARED / "fixtures" / "real" / "pi"
+# A real pi-harness session: custom tools, diffs, long bash output, notices.
+REAL_SESSION = REAL_PI / "kimchi-dev--session.jsonl"
+# A header and nothing else.
+REAL_EMPTY = REAL_PI / "pi-session-manager--.pi_messenger_crew_artifacts_873fc059_crew-planner_0.jsonl"
 
 
 def tiny_png() -> str:
@@ -231,3 +240,18 @@ def write_page(
     )
     out.write_text(page, encoding="utf-8")
     return out
+
+
+def write_sessions_folder(root: Path) -> Path:
+    """Fill a sessions folder: real pi sessions (one empty), generated ones on three days, a broken file."""
+    project = root / "--home-dev-real--"
+    project.mkdir(parents=True)
+    for real in (REAL_SESSION, REAL_PI / "kimchi-dev--statsuline.jsonl", REAL_EMPTY):
+        shutil.copy(real, project / real.name)
+    (project / "broken.jsonl").write_text("not a session\n", encoding="utf-8")
+    for i in range(3):
+        path, lines = make_session(
+            root / "--home-dev-demo--", f"s{i}", seed=40 + i, title=f"Session {i}", days=i
+        )
+        write_lines(path, lines)
+    return root

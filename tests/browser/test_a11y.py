@@ -8,18 +8,18 @@ from pathlib import Path
 import pytest
 from playwright.sync_api import Browser, Page
 
+from sessiontree.archive.catalog import Catalog
+from sessiontree.archive.search import SearchIndex
 from sessiontree.exporter import export_to_file
+from sessiontree.exporter.index_page import IndexOptions, render_index
+from sessiontree.exporter.usage_page import UsagePageOptions, render_usage_page
 from tests.browser.axe import assert_clean, audit_page
 from tests.browser.conftest import open_page, wait_js
-from tests.conftest import SHARED, GenSession
+from tests.browser.pages import REAL_EMPTY, REAL_SESSION, write_sessions_folder
+from tests.conftest import GenSession
 
 pytestmark = pytest.mark.browser
 
-REAL_PI = SHARED / "fixtures" / "real" / "pi"
-# A real pi-harness session: custom tools, diffs, long bash output, notices, a compaction-free tree.
-REAL_SESSION = REAL_PI / "kimchi-dev--session.jsonl"
-# A header and nothing else.
-REAL_EMPTY = REAL_PI / "pi-session-manager--.pi_messenger_crew_artifacts_873fc059_crew-planner_0.jsonl"
 WIDE = {"width": 1280, "height": 800}
 NARROW = {"width": 390, "height": 844}
 THEMES = ("light", "dark")
@@ -160,3 +160,40 @@ def test_empty_session_and_empty_search_are_clean(browser: Browser, tmp_path: Pa
         page.fill("#st-search", "no entry says zzzyzzx")
         wait_js(page, "document.querySelector('#st-status').textContent.startsWith('0 /')")
         assert_clean(page, "a search without hits", include="#st-sidebar")
+
+
+def audit_both_widths(page: Page, where: str) -> None:
+    page.set_viewport_size(WIDE)
+    assert_clean(page, f"{where}, wide")
+    page.set_viewport_size(NARROW)
+    assert_clean(page, f"{where}, narrow")
+
+
+@pytest.mark.parametrize("theme", THEMES)
+def test_index_page_is_clean(browser: Browser, tmp_path: Path, theme: str) -> None:
+    entries = Catalog(write_sessions_folder(tmp_path / "sessions")).scan()
+    out = tmp_path / "index.html"
+    out.write_text(render_index(entries, lambda e: "s/" + e.key, IndexOptions(theme=theme)), encoding="utf-8")
+    with audit_page(browser, **WIDE) as page:
+        page.goto(out.as_uri())
+        assert page.locator(".st-session").count() == len(entries) == 7
+        audit_both_widths(page, f"index page, {theme}")
+        page.fill("#st-filter", "no session says zzzyzzx")
+        assert page.is_visible("#st-no-match")
+        assert_clean(page, f"index page, {theme}, filtered to nothing")
+
+
+@pytest.mark.parametrize("theme", THEMES)
+def test_usage_page_is_clean(browser: Browser, tmp_path: Path, theme: str) -> None:
+    root = write_sessions_folder(tmp_path / "sessions")
+    with SearchIndex([root], tmp_path / "cache") as index:
+        index.update()
+        records = index.usage()
+    options = UsagePageOptions(link_for=lambda p: "session?path=" + Path(p).name)
+    out = tmp_path / "usage.html"
+    out.write_text(render_usage_page(records, options), encoding="utf-8")
+    with audit_page(browser, **WIDE) as page:
+        page.emulate_media(color_scheme=theme)
+        page.goto(out.as_uri())
+        assert page.locator("figure.st-usage-chart svg").count() == 2
+        audit_both_widths(page, f"usage page, {theme}")

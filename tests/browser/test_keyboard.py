@@ -8,8 +8,10 @@ from typing import Any
 import pytest
 from playwright.sync_api import Browser, Page
 
+from sessiontree.archive.catalog import Catalog
+from sessiontree.exporter.index_page import render_index
 from tests.browser.conftest import open_page, wait_js
-from tests.browser.pages import branchy_session, write_page
+from tests.browser.pages import branchy_session, write_page, write_sessions_folder
 
 pytestmark = pytest.mark.browser
 
@@ -247,3 +249,15 @@ def test_tree_announces_role_level_expanded_state_and_position(page: Page, branc
     assert after["files."]["expanded"] is False
     assert after["files."]["selected"] is True
     assert "walrus" not in after
+
+
+def test_index_page_filter_and_links_from_the_keyboard(page: Page, tmp_path: Path) -> None:
+    entries = Catalog(write_sessions_folder(tmp_path / "sessions")).scan()
+    out = tmp_path / "index.html"
+    out.write_text(render_index(entries, lambda e: "s/" + e.key), encoding="utf-8")
+    page.goto(out.as_uri())
+    tab_to(page, "#st-filter")
+    page.keyboard.type("statsuline")
+    wait_js(page, "document.querySelectorAll('.st-session:not([hidden])').length === 1")
+    tab_to(page, ".st-session:not([hidden]) a.st-title")
+    assert (focused(page, "href") or "").endswith("kimchi-dev--statsuline.jsonl")
