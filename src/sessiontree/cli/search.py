@@ -50,6 +50,7 @@ def search(
     project: str | None,
     since: str | None,
     cache_dir: Path | None,
+    agent: str | None,
     role: str | None,
     limit: int,
     as_json: bool,
@@ -62,7 +63,7 @@ def search(
     `sessiontree export FILE --leaf ID` shows it.
     """
     filters = SearchFilters(project=project_of(project), since_ms=since_of(since), role=role, limit=limit)
-    with open_index(ctx, sessions_dirs, cache_dir) as index:
+    with open_index(ctx, sessions_dirs, cache_dir, agent) as index:
         hits = index.search(query, filters)
     if as_json:
         click.echo(json.dumps([hit.to_json() for hit in hits], ensure_ascii=True, indent=2))

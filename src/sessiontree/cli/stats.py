@@ -84,6 +84,7 @@ def stats(
     project: str | None,
     since: str | None,
     cache_dir: Path | None,
+    agent: str | None,
     by: GroupBy,
     as_json: bool,
     as_csv: bool,
@@ -96,7 +97,7 @@ def stats(
     """
     if as_json and as_csv:
         raise click.UsageError("Choose one of --json and --csv")
-    with open_index(ctx, sessions_dirs, cache_dir) as index:
+    with open_index(ctx, sessions_dirs, cache_dir, agent) as index:
         records = index.usage(project=project_of(project), since_ms=since_of(since))
     report = summarize(records, by)
     if as_json:

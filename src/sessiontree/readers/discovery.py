@@ -1,0 +1,244 @@
+"""Finding other agents' sessions: their default folders, the files under a root, light metadata.
+
+Claude Code keeps ``~/.claude/projects/<encoded cwd>/<id>.jsonl`` (subagents in ``<id>/subagents/``
+or, in 2.0, ``agent-<id>.jsonl`` beside); Codex CLI ``~/.codex/sessions/YYYY/MM/DD/rollout-*.jsonl``.
+Listing reads only a prefix of each file; nothing here ever writes.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from sessiontree.readers.base import as_str, read_prefix_values, text_of
+
+DEFAULT_ROOTS: tuple[tuple[str, str], ...] = (("claude", ".claude/projects"), ("codex", ".codex/sessions"))
+"""(agent, folder under the home directory) of the agents whose sessions are picked up by default."""
+
+MAX_DEPTH = 4
+"""Codex nests sessions three folders deep (YYYY/MM/DD); one more for good measure."""
+
+INFO_LINES = 64
+WHOLE_BYTES = 256 * 1024
+"""Files up to this size are read whole for an exact message count."""
+
+
+@dataclass(frozen=True, slots=True)
+class AgentSessionInfo:
+    """What a listing shows of one session of any agent, read from the start of its file."""
+
+    path: Path
+    agent: str
+    id: str
+    title: str | None
+    first_message: str | None
+    cwd: str | None
+    created: str | None
+    modified: float
+    size: int
+    message_count: int | None
+    """Exact for files read whole (small ones), else None."""
+
+    @property
+    def display_title(self) -> str:
+        """The title, else the first prompt, else an empty string."""
+        return self.title or self.first_message or ""
+
+    def to_json(self) -> dict[str, Any]:
+        """A JSON-ready dict."""
+        return {
+            "agent": self.agent,
+            "id": self.id,
+            "path": str(self.path),
+            "title": self.title,
+            "firstMessage": self.first_message,
+            "cwd": self.cwd,
+            "created": self.created,
+            "modified": datetime.fromtimestamp(self.modified, UTC).isoformat(timespec="milliseconds"),
+            "size": self.size,
+            "messageCount": self.message_count,
+        }
+
+
+def default_roots(home: Path | None = None) -> list[tuple[str, Path]]:
+    """The default folders of Claude Code and Codex CLI that exist here, as (agent, folder)."""
+    base = Path(home) if home is not None else Path.home()
+    return [(agent, base / rel) for agent, rel in DEFAULT_ROOTS if (base / rel).is_dir()]
+
+
+def _scandir(directory: Path) -> list[os.DirEntry[str]]:
+    try:
+        with os.scandir(directory) as it:
+            return sorted(it, key=lambda e: e.name)
+    except OSError:
+        return []
+
+
+def _inside(path: Path, root: Path) -> bool:
+    try:
+        return path.resolve().is_relative_to(root)
+    except OSError:
+        return False
+
+
+def is_bundled_subagent(path: Path) -> bool:
+    """Tell whether a file is a subagent transcript its session's reader already includes."""
+    if path.parent.name == "subagents" and path.name.startswith("agent-"):
+        return (path.parent.parent.with_suffix(".jsonl")).is_file()
+    if not path.name.startswith("agent-"):
+        return False
+    try:
+        first = read_prefix_values(path, 1)
+    except OSError:
+        return False
+    session = first[0].get("sessionId") if first and isinstance(first[0], dict) else None
+    return isinstance(session, str) and (path.parent / f"{session}.jsonl").is_file()
+
+
+def iter_agent_files(root: str | Path) -> Iterator[Path]:
+    """Every session file under a Claude Code or Codex root (subagent transcripts go with their
+    session; symlinks leaving the root are skipped), sorted by path."""
+    root = Path(root)
+    real_root = root.resolve()
+
+    def walk(directory: Path, depth: int) -> Iterator[Path]:
+        for entry in _scandir(directory):
+            path = Path(entry.path)
+            if not _inside(path, real_root):
+                continue
+            if entry.name.endswith(".jsonl") and entry.is_file():
+                if not is_bundled_subagent(path):
+                    yield path
+            elif depth < MAX_DEPTH and entry.is_dir() and entry.name != "subagents":
+                yield from walk(path, depth + 1)
+
+    yield from walk(root, 0)
+
+
+def root_agent(root: str | Path) -> str | None:
+    """The agent whose sessions a folder holds, judged by the content of its first session files."""
+    from sessiontree.readers import detect_values
+
+    for index, path in enumerate(iter_agent_files(root)):
+        try:
+            agent = detect_values(read_prefix_values(path))
+        except OSError:
+            agent = None
+        if agent is not None:
+            return agent
+        if index >= 4:
+            break
+    return None
+
+
+def _preview(text: str, limit: int = 200) -> str | None:
+    flat = " ".join(text.split())
+    if not flat:
+        return None
+    return flat if len(flat) <= limit else flat[: limit - 1] + "…"
+
+
+def _claude_info(values: list[Any]) -> dict[str, Any]:
+    info: dict[str, Any] = {}
+    for value in values:
+        if not isinstance(value, dict):
+            continue
+        for key in ("sessionId", "cwd", "timestamp"):
+            if key not in info and as_str(value.get(key)):
+                info[key] = value[key]
+        if value.get("type") == "custom-title" and as_str(value.get("customTitle")):
+            info["title"] = value["customTitle"]
+        message = value.get("message")
+        if (
+            "prompt" in info
+            or value.get("type") != "user"
+            or value.get("isMeta")
+            or not isinstance(message, dict)
+        ):
+            continue
+        content = message.get("content")
+        blocks = content if isinstance(content, list) else []
+        if any(isinstance(b, dict) and b.get("type") == "tool_result" for b in blocks):
+            continue
+        text = text_of(content).strip()
+        if text and not text.startswith(("<command-", "<local-command-", "<bash-", "Caveat:")):
+            info["prompt"] = text
+    return info
+
+
+def _codex_info(values: list[Any]) -> dict[str, Any]:
+    from sessiontree.readers.codex_items import CONTEXT_PREFIXES
+
+    info: dict[str, Any] = {}
+    for value in values:
+        if not isinstance(value, dict):
+            continue
+        inner = value.get("payload")
+        payload: dict[str, Any] = inner if isinstance(inner, dict) else value
+        if value.get("type") == "session_meta" or (not info and "instructions" in value and "id" in value):
+            info.setdefault("sessionId", payload.get("id"))
+            info.setdefault("cwd", payload.get("cwd"))
+            info.setdefault("timestamp", payload.get("timestamp"))
+        if "prompt" not in info and payload.get("type") == "message" and payload.get("role") == "user":
+            parts = payload.get("content")
+            text = (
+                "".join(p.get("text", "") for p in parts if isinstance(p, dict))
+                if isinstance(parts, list)
+                else ""
+            )
+            if text.strip() and not text.lstrip().startswith(CONTEXT_PREFIXES):
+                info["prompt"] = text.strip()
+    return info
+
+
+def read_agent_info(path: str | Path, agent: str | None = None) -> AgentSessionInfo | None:
+    """Metadata of one session file of any agent from its first lines; None when it is no session."""
+    from sessiontree.readers import detect_values, load_any
+    from sessiontree.store.entries import message_of
+
+    path = Path(path)
+    try:
+        st = path.stat()
+        values = read_prefix_values(path, INFO_LINES)
+    except OSError:
+        return None
+    agent = agent or detect_values(values)
+    if agent is None:
+        return None
+    count: int | None = None
+    if agent == "pi":
+        header = values[0] if values and isinstance(values[0], dict) else {}
+        info = {"sessionId": header.get("id"), "cwd": header.get("cwd"), "timestamp": header.get("timestamp")}
+        info["title"] = header.get("title")
+    else:
+        info = _claude_info(values) if agent == "claude" else _codex_info(values)
+    if st.st_size <= WHOLE_BYTES:
+        try:
+            session = load_any(path, agent)
+        except OSError:
+            return None
+        count = sum(1 for e in session.entries if message_of(e) is not None)
+        info.setdefault("title", session.title)
+    return AgentSessionInfo(
+        path=path,
+        agent=agent,
+        id=as_str(info.get("sessionId")) or path.stem,
+        title=as_str(info.get("title")),
+        first_message=_preview(info.get("prompt") or ""),
+        cwd=as_str(info.get("cwd")),
+        created=as_str(info.get("timestamp")),
+        modified=st.st_mtime,
+        size=st.st_size,
+        message_count=count,
+    )
+
+
+def list_agent_sessions(root: str | Path, agent: str | None = None) -> list[AgentSessionInfo]:
+    """Every session under a root (any agent, or read as ``agent``), newest first."""
+    infos = [info for path in iter_agent_files(root) if (info := read_agent_info(path, agent)) is not None]
+    infos.sort(key=lambda i: i.modified, reverse=True)
+    return infos
