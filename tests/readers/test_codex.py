@@ -72,7 +72,7 @@ def test_calls_of_each_version_pair_with_their_outputs(new: Session) -> None:
     found, outs = calls(new), results(new)
     assert set(found) == {"call_ls", "call_cat", "call_patch", ""} | (set(found) - set(outs))
     assert found["call_ls"]["name"] == "shell_command" and found["call_ls"]["arguments"]["command"] == "ls"
-    assert found["call_cat"]["arguments"]["command"] == "cat board.js"  # exec_command's cmd
+    assert found["call_cat"]["arguments"] == {"cmd": "cat board.js"}  # exec_command, as written
     assert outs["call_ls"]["isError"] is False and outs["call_cat"]["isError"] is True
     assert outs["call_patch"]["details"]["diff"].startswith("*** Begin Patch")
     assert outs["call_patch"]["content"][0]["text"].startswith("Success.")

@@ -126,7 +126,18 @@ class ToolRenderer:
 
 
 class BashRenderer(ToolRenderer):
-    names = ("bash", "shell", "sh", "exec", "run_command", "terminal")
+    # shell_command, exec_command, local_shell: Codex CLI's shell tools across its versions
+    names = (
+        "bash",
+        "shell",
+        "sh",
+        "exec",
+        "run_command",
+        "terminal",
+        "shell_command",
+        "exec_command",
+        "local_shell",
+    )
 
     def call(self, name: str, args: Args) -> tuple[Markup, Markup]:
         cmd = _str(args, "command", "cmd", "script")

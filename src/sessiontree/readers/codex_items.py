@@ -61,8 +61,6 @@ def convert_call(item: dict[str, Any]) -> dict[str, Any]:
     if isinstance(command, list):
         # ``shell`` (0.58 and before) passes argv; the page and search want the command line.
         args = {**args, "command": _argv_text(command), "argv": command}
-    if isinstance(args.get("cmd"), str) and "command" not in args:
-        args = {**args, "command": args["cmd"]}  # exec_command
     return {"type": "toolCall", "id": call_id, "name": name, "arguments": args}
 
 
