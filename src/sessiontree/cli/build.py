@@ -66,6 +66,7 @@ def _progress(quiet: bool) -> Iterator[Callable[[int, int, str], None] | None]:
     "--shared-assets", is_flag=True, help="Write each image once under assets/ instead of inside every page."
 )
 @click.option("--no-search", is_flag=True, help="Do not build the full-text search index.")
+@click.option("--no-usage", is_flag=True, help="Do not write usage.html (tokens and cost per day).")
 @click.option(
     "--theme", type=click.Choice(THEMES), default="auto", show_default=True, help="Colour theme of the pages."
 )
@@ -83,6 +84,7 @@ def build(
     exclude: tuple[str, ...],
     shared_assets: bool,
     no_search: bool,
+    no_usage: bool,
     theme: str,
     title: str,
     quiet: bool,
@@ -104,6 +106,7 @@ def build(
         filters=filters,
         shared_assets=shared_assets,
         search=not no_search,
+        usage=not no_usage,
         theme=theme,
         title=title,
     )

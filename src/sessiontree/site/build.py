@@ -12,6 +12,7 @@ from pathlib import Path
 
 from sessiontree import __version__
 from sessiontree.archive.catalog import Catalog, CatalogEntry
+from sessiontree.errors import SearchError
 from sessiontree.exporter.index_page import IndexOptions, render_index
 from sessiontree.exporter.options import check_theme
 from sessiontree.site import layout
@@ -25,6 +26,7 @@ from sessiontree.site.pagefind_index import (
 )
 from sessiontree.site.search_script import search_script
 from sessiontree.site.sources import BuildError, Filters, file_sha256, select
+from sessiontree.site.usage import write_usage_page
 from sessiontree.site.worker import RenderJob, RenderOutcome, init_worker, render_job
 
 Progress = Callable[[int, int, str], None]
@@ -45,6 +47,8 @@ class BuildOptions:
     search: bool = True
     theme: str = "auto"
     title: str = "Sessions"
+    usage: bool = True
+    """Write usage.html (cost and tokens per day, top sessions) from the archive index."""
 
 
 @dataclass
@@ -57,6 +61,7 @@ class BuildResult:
     failures: dict[str, str] = field(default_factory=dict)
     search_records: int | None = None
     index_written: bool = False
+    usage_written: bool = False
 
     @property
     def ok(self) -> bool:
@@ -244,6 +249,11 @@ def build_site(options: BuildOptions, progress: Progress | None = None) -> Build
         shown = [_shown(e, new) for e in entries]
         write_index(site, shown, new, options, bundle)
         result.index_written = True
+    if options.usage:
+        try:
+            result.usage_written = write_usage_page(site, options.root, new.pages, theme=options.theme)
+        except SearchError as exc:
+            result.failures["(usage page)"] = str(exc)
     save_manifest(site, new)
     remove_old_bundles(site, bundle)
     if options.shared_assets or full:
