@@ -16,7 +16,7 @@ from sessiontree.exporter import (
     render_session,
 )
 from sessiontree.exporter.options import RenderedSession
-from sessiontree.exporter.page import unpack_fragments
+from sessiontree.exporter.page import assemble_page, unpack_fragments
 from sessiontree.exporter.render import RenderContext, render_appended_entry
 from sessiontree.store import load_session
 from tests.browser.conftest import Server, Watch, open_page, wait_js
@@ -93,3 +93,34 @@ def test_images_served_under_a_prefix_load(
 
 def _frags(rendered: RenderedSession) -> list[str]:
     return unpack_fragments(rendered.frags.value())
+
+
+def test_only_the_page_s_own_stylesheet_applies(
+    page: Page, gen_session: GenSession, tmp_path: Path, watch: Watch
+) -> None:
+    out = export_to_file(gen_session(30, blobs=True), tmp_path / "styled.html")
+    open_page(page, out.as_uri())
+    page.click('.st-filter[data-filter="all"]')
+    page.locator(".st-row").nth(3).click()
+    # The stylesheet applies (rows are absolutely placed) and the CSSOM placement works.
+    assert page.eval_on_selector(".st-row", "r => getComputedStyle(r).position") == "absolute"
+    tops = page.eval_on_selector_all(
+        ".st-row", "rs => rs.slice(0, 3).map(r => r.getBoundingClientRect().top)"
+    )
+    assert len(set(tops)) == 3
+    assert page.evaluate("getComputedStyle(document.querySelector('#st-app')).display") != "block"
+    assert watch.console_errors == [] and watch.page_errors == []
+
+
+def test_a_style_attribute_in_a_fragment_is_refused(page: Page, tmp_path: Path, watch: Watch) -> None:
+    meta = {"id": "u1", "parentId": None, "type": "message", "role": "user", "cat": "user", "preview": "x"}
+    frag = (
+        '<article class="st-entry st-user" data-id="u1">'
+        '<p id="painted" style="color: rgb(255, 0, 0)">x</p></article>'
+    )
+    html = assemble_page({"id": "s", "title": "t"}, [meta], [frag], {}, "<h1>t</h1>", "", leaf_id="u1")
+    out = tmp_path / "attr.html"
+    out.write_text(html, encoding="utf-8")
+    open_page(page, out.as_uri())
+    assert page.eval_on_selector("#painted", "p => getComputedStyle(p).color") != "rgb(255, 0, 0)"
+    assert any("style" in e for e in watch.console_errors)  # Chromium reports the refused attribute

@@ -103,12 +103,16 @@ def test_csp_hashes_every_inline_script_and_adds_sources(gen_session: GenSession
     assert directives["default-src"] == ["'none'"] and directives["img-src"] == ["data:"]
 
 
-def test_default_csp_is_unchanged_for_plain_exports() -> None:
-    _, js = viewer_assets()
+def test_default_csp_allows_only_the_page_s_own_script_and_stylesheet() -> None:
+    css, js = viewer_assets()
+    style = script_hash(css)
     assert content_security_policy(js) == (
-        "default-src 'none'; img-src data:; style-src 'unsafe-inline'; "
-        f"script-src '{script_hash(js)}'; base-uri 'none'; form-action 'none'"
+        f"default-src 'none'; img-src data:; style-src '{style}'; style-src-elem '{style}'; "
+        f"style-src-attr 'none'; script-src '{script_hash(js)}'; base-uri 'none'; form-action 'none'"
     )
+    assert "unsafe-inline" not in content_security_policy(js)
+    widened = content_security_policy(js, PageOptions(csp_sources={"style-src-attr": ("'unsafe-inline'",)}))
+    assert "style-src-attr 'unsafe-inline';" in widened
 
 
 def test_images_by_url_under_a_prefix(gen_session: GenSession) -> None:

@@ -58,26 +58,37 @@ def script_hash(script: str) -> str:
     return "sha256-" + base64.b64encode(digest).decode("ascii")
 
 
-def content_security_policy(script: str | Sequence[str], options: PageOptions | None = None) -> str:
-    """Return the page's CSP: nothing from the network, only the page's own inline scripts.
+def content_security_policy(
+    script: str | Sequence[str], options: PageOptions | None = None, *, css: str | None = None
+) -> str:
+    """Return the page's CSP: nothing from the network, only the page's own inline scripts and style.
 
     ``script`` is the viewer's script (or every inline script of the page); the extra scripts
-    and sources of ``options`` are added to it.
+    and sources of ``options`` are added to it. ``css`` is the text of the page's one
+    ``<style>`` (default: the viewer's); only that stylesheet applies (``style-src-elem`` with its
+    hash, ``style-src`` the same for browsers without the CSP3 split) and no ``style=``
+    attribute does (the page has none: ANSI colours are classes; the viewer positions rows
+    through the CSSOM, which CSP does not govern).
     """
     opts = options or PageOptions()
     scripts = [script] if isinstance(script, str) else list(script)
     scripts += [s for s in opts.extra_scripts if s not in scripts]
+    style = f"'{script_hash(viewer_assets()[0] if css is None else css)}'"
     extra: dict[str, list[str]] = {"connect-src": list(opts.connect_src)}
     for directive, sources in opts.csp_sources.items():
         extra.setdefault(directive, []).extend(sources)
     directives: dict[str, list[str]] = {
         "default-src": ["'none'"],
         "img-src": ["data:"] + (["'self'"] if opts.image_prefix is not None else []),
-        "style-src": ["'unsafe-inline'"],
+        "style-src": [style],
+        "style-src-elem": [style],
+        "style-src-attr": ["'none'"],
         "script-src": [f"'{script_hash(s)}'" for s in scripts],
     }
     for directive, added in extra.items():
         known = directives.setdefault(directive, []) if added else []
+        if known == ["'none'"]:
+            known.clear()  # 'none' stands alone: an added source replaces it
         known.extend(s for s in added if s not in known)
     directives["base-uri"] = ["'none'"]
     directives["form-action"] = ["'none'"]
@@ -146,7 +157,7 @@ def iter_page(rendered: RenderedSession, options: PageOptions | None = None) -> 
     css, js = viewer_assets()
     shell = get_template("page.html.j2").render(
         theme=opts.theme,
-        csp=Markup(content_security_policy(js, opts)),
+        csp=Markup(content_security_policy(js, opts, css=css)),
         title=rendered.title,
         css=Markup(css),
         header_html=Markup(rendered.header_html),
