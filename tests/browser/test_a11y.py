@@ -13,10 +13,13 @@ from sessiontree.archive.search import SearchIndex
 from sessiontree.exporter import export_to_file
 from sessiontree.exporter.index_page import IndexOptions, render_index
 from sessiontree.exporter.usage_page import UsagePageOptions, render_usage_page
+from sessiontree.site import layout
+from sessiontree.site.build import BuildOptions, build_site
 from tests.browser.axe import assert_clean, audit_page
-from tests.browser.conftest import open_page, wait_js
+from tests.browser.conftest import Server, open_page, wait_js
 from tests.browser.pages import REAL_EMPTY, REAL_SESSION, write_sessions_folder
 from tests.conftest import GenSession
+from tests.site.archive import PHRASE, make_archive
 
 pytestmark = pytest.mark.browser
 
@@ -44,24 +47,29 @@ def open_sidebar_overlay(page: Page) -> None:
     wait_js(page, "getComputedStyle(document.getElementById('st-sidebar')).transform === 'none'")
 
 
+def audit_wide(page: Page, url: str, where: str, *, zoom: bool) -> None:
+    """Audit a viewer page at the wide size: all messages in, then with the help and the zoom open."""
+    open_page(page, url)
+    wait_all_messages(page)
+    assert_clean(page, f"{where}, wide")
+    page.keyboard.press("?")
+    assert page.is_visible("#st-help")
+    assert_clean(page, f"{where}, help overlay", include="#st-help")
+    page.keyboard.press("Escape")
+    if zoom:
+        img = page.locator("img.st-img[src]").first
+        img.scroll_into_view_if_needed()
+        img.click()
+        assert page.is_visible("#st-zoom")
+        assert_clean(page, f"{where}, image zoom", include="#st-zoom")
+        page.keyboard.press("Escape")
+
+
 def audit_export(browser: Browser, url: str, name: str, theme: str, *, zoom: bool) -> None:
     """Audit one export wide and narrow: plain, with every detail shown, the help overlay and the zoom."""
     with audit_page(browser, **WIDE) as page:
         page.emulate_media(color_scheme=theme)  # the export's theme is auto: it follows the system
-        open_page(page, url)
-        wait_all_messages(page)
-        assert_clean(page, f"{name}, {theme}, wide")
-        page.keyboard.press("?")
-        assert page.is_visible("#st-help")
-        assert_clean(page, f"{name}, {theme}, help overlay", include="#st-help")
-        page.keyboard.press("Escape")
-        if zoom:
-            img = page.locator("img.st-img[src]").first
-            img.scroll_into_view_if_needed()
-            img.click()
-            assert page.is_visible("#st-zoom")
-            assert_clean(page, f"{name}, {theme}, image zoom", include="#st-zoom")
-            page.keyboard.press("Escape")
+        audit_wide(page, url, f"{name}, {theme}", zoom=zoom)
         page.set_viewport_size(NARROW)
         open_sidebar_overlay(page)
         show_everything(page)
@@ -197,3 +205,25 @@ def test_usage_page_is_clean(browser: Browser, tmp_path: Path, theme: str) -> No
         page.goto(out.as_uri())
         assert page.locator("figure.st-usage-chart svg").count() == 2
         audit_both_widths(page, f"usage page, {theme}")
+
+
+def test_built_site_is_clean(
+    browser: Browser, gen_session: GenSession, tmp_path: Path, http_server: Server
+) -> None:
+    """The static site over HTTP, both themes: index, Pagefind hits, a session page (images by URL)."""
+    archive = make_archive(tmp_path, gen_session)
+    build_site(BuildOptions(root=archive.root, site=http_server.root, jobs=1))
+    key = archive.app[0].relative_to(archive.root).as_posix()
+    for theme in THEMES:
+        with audit_page(browser, **WIDE) as page:
+            page.emulate_media(color_scheme=theme)
+            page.goto(http_server.url + "/index.html")
+            audit_both_widths(page, f"site index, {theme}")
+            page.set_viewport_size(WIDE)
+            page.fill("#st-filter", PHRASE)
+            page.wait_for_selector(".st-fulltext-hit a", timeout=30_000)
+            assert_clean(page, f"site index with search hits, {theme}")
+            page.emulate_media(color_scheme=theme)
+            audit_wide(
+                page, f"{http_server.url}/{layout.page_path(key)}", f"site session page, {theme}", zoom=True
+            )

@@ -64,6 +64,9 @@ def test_tab_reaches_search_filters_tree_and_resizer(page: Page, branchy: str) -
     tab_to(page, "#st-search")
     page.keyboard.type("walrus")
     wait_js(page, "document.querySelector('#st-status').textContent.startsWith('1 /')")
+    page.keyboard.press("ArrowDown")
+    assert focused(page, "data-id") == "u2b"
+    tab_to(page, "#st-search", back=True)
     page.keyboard.press("Escape")
     wait_js(page, "document.querySelector('#st-status').textContent.startsWith('9 /')")
     tab_to(page, '[data-filter="user-only"]')

@@ -6,6 +6,7 @@ const SHORTCUTS = [
   ['[ / ]', 'Previous / next sibling branch'], ['t', 'Toggle thinking'],
   ['o', 'Toggle tool outputs'], ['?', 'This help'],
   ['Arrows, Home, End', 'Move in the tree'], ['Enter', 'Show the focused node'],
+  ['↓ in search', 'Go to the matches'],
 ];
 
 let toastTimer = 0;
@@ -162,6 +163,12 @@ function buildUi() {
 
 function bindEvents() {
   ui.search.addEventListener('input', onSearch);
+  ui.search.addEventListener('keydown', (e) => {
+    // From the search box straight to the matches (the debounced search moves focus to the first).
+    if (e.key !== 'ArrowDown' || !state.layout.rows.length) return;
+    e.preventDefault();
+    focusRow(state.focusRow);
+  });
   ui.side.querySelector('#st-filters').addEventListener('click', (e) => {
     const b = e.target.closest('.st-filter');
     if (b) setFilter(b.getAttribute('data-filter'));
