@@ -79,6 +79,10 @@ def test_the_index_filters_and_links_from_a_file(
     page.wait_for_selector("html[data-st-ready]")
     assert page.url.endswith(layout.page_path(key))
     assert page.locator("#st-messages .st-entry").count() > 5
+    page.goto((site / "index.html").as_uri())
+    page.click('a[href="usage.html"]')
+    page.wait_for_selector("svg")
+    assert page.locator("svg rect").count() > 0
     assert watch.page_errors == []
     assert all(urlparse(u).scheme in ("file", "data") for u in watch.requests)
 

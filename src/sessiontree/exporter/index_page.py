@@ -40,6 +40,8 @@ class IndexOptions:
     """More CSP sources by directive, e.g. ``{"script-src": ("'wasm-unsafe-eval'",)}`` for a search engine."""
     now: float | None = None
     """The time the live dots are computed against (default: now)."""
+    links: tuple[tuple[str, str], ...] = ()
+    """(label, href) of other pages, shown under the title (e.g. the usage page)."""
 
 
 def _size(n: int) -> str:
@@ -146,4 +148,5 @@ def render_index(
         summary=index_summary(listed),
         groups_html=Markup(render_index_groups(listed, link_for, opts.now)),
         scripts=[Markup(s) for s in scripts],
+        links=opts.links,
     )

@@ -26,7 +26,7 @@ from sessiontree.site.pagefind_index import (
 )
 from sessiontree.site.search_script import search_script
 from sessiontree.site.sources import BuildError, Filters, file_sha256, select
-from sessiontree.site.usage import write_usage_page
+from sessiontree.site.usage import USAGE_PAGE, write_usage_page
 from sessiontree.site.worker import RenderJob, RenderOutcome, init_worker, render_job
 
 Progress = Callable[[int, int, str], None]
@@ -293,6 +293,7 @@ def write_index(
         entries,
         link_for,
         IndexOptions(
+            links=(("Usage: tokens and cost", USAGE_PAGE),) if options.usage else (),
             title=options.title,
             theme=options.theme,
             extra_scripts=extra,
