@@ -1,6 +1,5 @@
 from __future__ import annotations
 
-import asyncio
 import errno
 import os
 from pathlib import Path
@@ -35,26 +34,42 @@ def test_sync_operations(storage: SessionStorage, tmp_path: Path) -> None:
     assert storage.list_files_sync(tmp_path / "nope") == []
 
 
-def test_async_operations(storage: SessionStorage, tmp_path: Path) -> None:
-    async def run() -> tuple[bool, str, str]:
-        storage.ensure_dir_sync(tmp_path)
-        path = tmp_path / "x.jsonl"
-        await storage.write_text(path, "abc\n")
-        writer = await storage.open_writer(path)
-        writer.write_line("def")
-        writer.flush()
-        writer.fsync()
-        writer.close()
-        text = await storage.read_text(path)
-        prefix = await storage.read_text_prefix(path, 3)
-        await storage.rename(path, tmp_path / "y.jsonl")
-        exists = await storage.exists(tmp_path / "y.jsonl")
-        await storage.unlink(tmp_path / "y.jsonl")
-        return exists, text, prefix
+def test_copy_tree_and_remove_tree(storage: SessionStorage, tmp_path: Path) -> None:
+    source = tmp_path / "art"
+    storage.ensure_dir_sync(source / "sub")
+    storage.write_text_sync(source / "0.bash.log", "zero")
+    storage.write_text_sync(source / "sub" / "1.read.log", "one")
+    storage.copy_tree_sync(source, tmp_path / "copy")
+    assert storage.read_bytes_sync(tmp_path / "copy" / "sub" / "1.read.log") == b"one"
+    assert storage.read_bytes_sync(tmp_path / "copy" / "0.bash.log") == b"zero"
+    with pytest.raises(FileExistsError):
+        storage.copy_tree_sync(source, tmp_path / "copy")  # never merged into an existing folder
+    storage.remove_tree_sync(tmp_path / "copy")
+    assert not storage.exists_sync(tmp_path / "copy") and not storage.exists_sync(
+        tmp_path / "copy" / "0.bash.log"
+    )
+    assert storage.read_bytes_sync(source / "0.bash.log") == b"zero"
 
-    exists, text, prefix = asyncio.run(run())
-    assert exists and text == "abc\ndef\n" and prefix == "abc"
-    assert not storage.exists_sync(tmp_path / "y.jsonl")
+
+def test_lock_yields_what_is_at_the_path(storage: SessionStorage, tmp_path: Path) -> None:
+    storage.ensure_dir_sync(tmp_path)
+    path = tmp_path / "s.jsonl"
+    with storage.lock_sync(path) as missing:
+        assert missing is None
+    storage.write_text_sync(path, "abc\n")
+    with storage.lock_sync(path) as mark:
+        assert mark is not None and mark.size == 4 and mark.ino == storage.stat_sync(path).ino
+    storage.write_text_sync(tmp_path / "t.jsonl", "replacement\n")
+    storage.rename_sync(tmp_path / "t.jsonl", path)
+    with storage.lock_sync(path) as replaced:
+        assert replaced is not None and replaced.ino != mark.ino and replaced.size == 12
+    assert storage.read_from_sync(path, 5) == b"cement\n"
+
+
+def test_no_async_half_is_left() -> None:
+    # Nothing awaited a file operation; the protocol keeps only what is called.
+    for cls in (FileSessionStorage, MemorySessionStorage):
+        assert not [name for name in vars(cls) if name in {"exists", "read_text", "open_writer", "rename"}]
 
 
 def test_loader_uses_the_storage(tmp_path: Path) -> None:

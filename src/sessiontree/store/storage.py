@@ -1,15 +1,19 @@
 """Storage abstractions: every filesystem operation the session code uses, real or in memory.
 
-Each operation has a sync form and an async form (the async one runs the sync one in a thread
-for real files), as the spec's SessionStorage interface lists them.
+The spec's SessionStorage interface also lists async forms; nothing here awaits a file
+operation, so only the sync ones exist.
 """
 
 from __future__ import annotations
 
-import asyncio
+import contextlib
+import errno
+import fcntl
 import os
+import shutil
 import threading
 from collections.abc import Iterator
+from contextlib import AbstractContextManager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, Protocol, runtime_checkable
@@ -24,6 +28,15 @@ class FileStat:
     size: int
     mtime: float
     is_file: bool
+    ino: int = 0
+
+
+@dataclass(frozen=True, slots=True)
+class FileMark:
+    """Which file (inode) a reader saw at a path, and how many of its bytes."""
+
+    ino: int
+    size: int
 
 
 @runtime_checkable
@@ -47,66 +60,15 @@ class SessionStorage(Protocol):
     def stat_sync(self, path: Path) -> FileStat: ...
     def list_files_sync(self, directory: Path, suffix: str = ".jsonl") -> list[Path]: ...
     def read_bytes_sync(self, path: Path) -> bytes: ...
+    def read_from_sync(self, path: Path, offset: int) -> bytes: ...
     def iter_lines_sync(self, path: Path) -> Iterator[bytes]: ...
     def read_text_prefix_sync(self, path: Path, max_bytes: int) -> str: ...
     def rename_sync(self, src: Path, dst: Path) -> None: ...
     def unlink_sync(self, path: Path) -> None: ...
+    def remove_tree_sync(self, path: Path) -> None: ...
+    def copy_tree_sync(self, src: Path, dst: Path) -> None: ...
     def open_writer_sync(self, path: Path) -> SessionStorageWriter: ...
-
-    async def exists(self, path: Path) -> bool: ...
-    async def read_text(self, path: Path) -> str: ...
-    async def read_text_prefix(self, path: Path, max_bytes: int) -> str: ...
-    async def write_text(self, path: Path, text: str) -> None: ...
-    async def rename(self, src: Path, dst: Path) -> None: ...
-    async def unlink(self, path: Path) -> None: ...
-    async def open_writer(self, path: Path) -> SessionStorageWriter: ...
-
-
-class _AsyncFromSync:
-    """Async operations derived from the sync ones."""
-
-    def exists_sync(self, path: Path) -> bool:
-        raise NotImplementedError
-
-    def read_bytes_sync(self, path: Path) -> bytes:
-        raise NotImplementedError
-
-    def read_text_prefix_sync(self, path: Path, max_bytes: int) -> str:
-        raise NotImplementedError
-
-    def write_text_sync(self, path: Path, text: str) -> None:
-        raise NotImplementedError
-
-    def rename_sync(self, src: Path, dst: Path) -> None:
-        raise NotImplementedError
-
-    def unlink_sync(self, path: Path) -> None:
-        raise NotImplementedError
-
-    def open_writer_sync(self, path: Path) -> SessionStorageWriter:
-        raise NotImplementedError
-
-    async def exists(self, path: Path) -> bool:
-        return await asyncio.to_thread(self.exists_sync, path)
-
-    async def read_text(self, path: Path) -> str:
-        data = await asyncio.to_thread(self.read_bytes_sync, path)
-        return data.decode("utf-8", errors="replace")
-
-    async def read_text_prefix(self, path: Path, max_bytes: int) -> str:
-        return await asyncio.to_thread(self.read_text_prefix_sync, path, max_bytes)
-
-    async def write_text(self, path: Path, text: str) -> None:
-        await asyncio.to_thread(self.write_text_sync, path, text)
-
-    async def rename(self, src: Path, dst: Path) -> None:
-        await asyncio.to_thread(self.rename_sync, src, dst)
-
-    async def unlink(self, path: Path) -> None:
-        await asyncio.to_thread(self.unlink_sync, path)
-
-    async def open_writer(self, path: Path) -> SessionStorageWriter:
-        return await asyncio.to_thread(self.open_writer_sync, path)
+    def lock_sync(self, path: Path) -> AbstractContextManager[FileMark | None]: ...
 
 
 class FileLines:
@@ -135,12 +97,19 @@ def _decode_prefix(data: bytes) -> str:
 
 
 class FileWriter:
-    """Appends lines to a real file; keeps the first error and raises it again."""
+    """Appends lines to a real file; keeps the first error and raises it again.
+
+    Lines wait in memory until ``flush``, which writes them under an exclusive ``flock`` of the
+    file. A whole-file rewrite holds the same lock from its last read to its rename, and when it
+    has replaced the file the writer reopens the path: lines land in the file that is there now,
+    never in the one replaced.
+    """
 
     def __init__(self, path: Path) -> None:
         self.path = path
         self._error: BaseException | None = None
         self._lock = threading.Lock()
+        self._pending: list[bytes] = []
         self._fh: IO[bytes] | None = open(path, "ab")  # noqa: SIM115 - closed by close()
 
     def _check(self) -> IO[bytes]:
@@ -150,31 +119,57 @@ class FileWriter:
             raise ValueError(f"writer for {self.path} is closed")
         return self._fh
 
-    def _run(self, action: str, data: bytes = b"") -> None:
+    def _lock_current(self, fh: IO[bytes]) -> IO[bytes]:
+        """Lock the file now at the path (reopening it when a rewrite replaced ours); return it."""
+        while True:
+            fcntl.flock(fh.fileno(), fcntl.LOCK_EX)
+            mine = os.fstat(fh.fileno())
+            try:
+                here = os.stat(self.path)
+            except FileNotFoundError:
+                if mine.st_nlink > 0:
+                    return fh  # moved elsewhere whole (sessiontree move): the session goes on there
+                fcntl.flock(fh.fileno(), fcntl.LOCK_UN)
+                raise OSError(errno.ENOENT, "it was removed by another process", str(self.path)) from None
+            if (here.st_dev, here.st_ino) == (mine.st_dev, mine.st_ino):
+                return fh
+            fcntl.flock(fh.fileno(), fcntl.LOCK_UN)
+            fh.close()
+            fh = self._fh = open(self.path, "ab")  # noqa: SIM115 - closed by close()
+
+    def _write_pending(self, *, sync: bool) -> None:
         with self._lock:
             fh = self._check()
             try:
-                if action == "write":
-                    fh.write(data)
-                elif action == "flush":
-                    fh.flush()
-                else:
-                    fh.flush()
+                if self._pending:
+                    fh = self._lock_current(fh)
+                    try:
+                        fh.write(b"".join(self._pending))
+                        fh.flush()
+                    finally:
+                        fcntl.flock(fh.fileno(), fcntl.LOCK_UN)
+                    self._pending.clear()
+                if sync:
                     os.fsync(fh.fileno())
             except OSError as exc:
                 self._error = exc
                 raise
 
     def write_line(self, line: str) -> None:
-        self._run("write", line.encode("utf-8") + b"\n")
+        with self._lock:
+            self._check()
+            self._pending.append(line.encode("utf-8") + b"\n")
 
     def flush(self) -> None:
-        self._run("flush")
+        self._write_pending(sync=False)
 
     def fsync(self) -> None:
-        self._run("fsync")
+        self._write_pending(sync=True)
 
     def close(self) -> None:
+        if self._error is None and self._fh is not None:
+            with contextlib.suppress(OSError):  # kept as the error, raised below
+                self._write_pending(sync=False)
         with self._lock:
             fh, self._fh = self._fh, None
             if fh is None:
@@ -190,7 +185,7 @@ class FileWriter:
         return self._error
 
 
-class FileSessionStorage(_AsyncFromSync):
+class FileSessionStorage:
     """The real filesystem."""
 
     def ensure_dir_sync(self, path: Path) -> None:
@@ -207,7 +202,7 @@ class FileSessionStorage(_AsyncFromSync):
 
     def stat_sync(self, path: Path) -> FileStat:
         st = os.stat(path)
-        return FileStat(st.st_size, st.st_mtime, Path(path).is_file())
+        return FileStat(st.st_size, st.st_mtime, Path(path).is_file(), st.st_ino)
 
     def list_files_sync(self, directory: Path, suffix: str = ".jsonl") -> list[Path]:
         try:
@@ -218,6 +213,11 @@ class FileSessionStorage(_AsyncFromSync):
 
     def read_bytes_sync(self, path: Path) -> bytes:
         return Path(path).read_bytes()
+
+    def read_from_sync(self, path: Path, offset: int) -> bytes:
+        with open(path, "rb") as fh:
+            fh.seek(offset)
+            return fh.read()
 
     def iter_lines_sync(self, path: Path) -> Iterator[bytes]:
         """Open now (so errors raise here) and yield the lines, each with its ``\\n``."""
@@ -233,8 +233,41 @@ class FileSessionStorage(_AsyncFromSync):
     def unlink_sync(self, path: Path) -> None:
         Path(path).unlink(missing_ok=True)
 
+    def remove_tree_sync(self, path: Path) -> None:
+        if Path(path).is_dir() and not Path(path).is_symlink():
+            shutil.rmtree(path)
+        else:
+            self.unlink_sync(path)
+
+    def copy_tree_sync(self, src: Path, dst: Path) -> None:
+        """Copy a folder; ``dst`` must not exist (the caller copies to a temp name, then renames)."""
+        shutil.copytree(src, dst)
+
     def open_writer_sync(self, path: Path) -> SessionStorageWriter:
         return FileWriter(Path(path))
+
+    @contextlib.contextmanager
+    def lock_sync(self, path: Path) -> Iterator[FileMark | None]:
+        """Hold an exclusive ``flock`` on the file now at ``path``; yield what it is (None: missing)."""
+        while True:
+            try:
+                fd = os.open(path, os.O_RDONLY)
+            except FileNotFoundError:
+                yield None
+                return
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX)
+                mine = os.fstat(fd)
+                try:
+                    here = os.stat(path)
+                except FileNotFoundError:
+                    here = None
+                if here is not None and (here.st_dev, here.st_ino) == (mine.st_dev, mine.st_ino):
+                    yield FileMark(mine.st_ino, mine.st_size)
+                    return
+                # Replaced (or removed) while we waited for the lock: lock what is there now.
+            finally:
+                os.close(fd)  # closing the descriptor releases the lock
 
 
 class MemoryWriter:
@@ -263,14 +296,20 @@ class MemoryWriter:
         return None
 
 
-class MemorySessionStorage(_AsyncFromSync):
+class MemorySessionStorage:
     """A map of path -> bytes, for tests and sessions that are not persisted."""
 
     def __init__(self) -> None:
         self.files: dict[Path, bytes] = {}
         self.dirs: set[Path] = set()
         self.mtimes: dict[Path, float] = {}
+        self.inodes: dict[Path, int] = {}  # a new number each time a path gets a new file
         self._clock = 0.0
+        self._next_ino = 0
+
+    def _new_file(self, path: Path) -> None:
+        self._next_ino += 1
+        self.inodes[path] = self._next_ino
 
     def _touch(self, path: Path) -> None:
         self._clock += 1.0
@@ -288,12 +327,13 @@ class MemorySessionStorage(_AsyncFromSync):
 
     def write_text_sync(self, path: Path, text: str) -> None:
         self.files[Path(path)] = text.encode("utf-8")
+        self._new_file(Path(path))
         self._touch(Path(path))
 
     def stat_sync(self, path: Path) -> FileStat:
         path = Path(path)
         if path in self.files:
-            return FileStat(len(self.files[path]), self.mtimes.get(path, 0.0), True)
+            return FileStat(len(self.files[path]), self.mtimes.get(path, 0.0), True, self.inodes.get(path, 0))
         if path in self.dirs:
             return FileStat(0, 0.0, False)
         raise self._missing(path)
@@ -314,6 +354,9 @@ class MemorySessionStorage(_AsyncFromSync):
     def read_text_prefix_sync(self, path: Path, max_bytes: int) -> str:
         return _decode_prefix(self.read_bytes_sync(path)[:max_bytes])
 
+    def read_from_sync(self, path: Path, offset: int) -> bytes:
+        return self.read_bytes_sync(path)[offset:]
+
     def iter_lines_sync(self, path: Path) -> Iterator[bytes]:
         return split_keeping_newlines(self.read_bytes_sync(path))
 
@@ -322,11 +365,38 @@ class MemorySessionStorage(_AsyncFromSync):
         if src not in self.files:
             raise self._missing(src)
         self.files[dst] = self.files.pop(src)
+        self.inodes[dst] = self.inodes.pop(src, 0)
         self._touch(dst)
 
     def unlink_sync(self, path: Path) -> None:
         self.files.pop(Path(path), None)
+        self.inodes.pop(Path(path), None)
+
+    def remove_tree_sync(self, path: Path) -> None:
+        path = Path(path)
+        for inside in [p for p in self.files if p == path or path in p.parents]:
+            self.unlink_sync(inside)
+        self.dirs -= {d for d in self.dirs if d == path or path in d.parents}
+
+    def copy_tree_sync(self, src: Path, dst: Path) -> None:
+        src, dst = Path(src), Path(dst)
+        if src not in self.dirs:
+            raise self._missing(src)
+        if self.exists_sync(dst):
+            raise FileExistsError(17, "File exists", str(dst))
+        self.dirs.update(dst / d.relative_to(src) for d in list(self.dirs) if d == src or src in d.parents)
+        for path in [p for p in self.files if src in p.parents]:
+            self.write_text_sync(dst / path.relative_to(src), "")
+            self.files[dst / path.relative_to(src)] = self.files[path]
 
     def open_writer_sync(self, path: Path) -> SessionStorageWriter:
+        if Path(path) not in self.files:
+            self._new_file(Path(path))
         self._touch(Path(path))
         return MemoryWriter(self, Path(path))
+
+    @contextlib.contextmanager
+    def lock_sync(self, path: Path) -> Iterator[FileMark | None]:
+        """Yield what is at ``path`` (one process: nothing to lock against)."""
+        path = Path(path)
+        yield FileMark(self.inodes.get(path, 0), len(self.files[path])) if path in self.files else None
