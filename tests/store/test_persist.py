@@ -23,6 +23,7 @@ from sessiontree.store.persist import (
     prepare_entry_for_persistence,
     remove_stale_temp_files,
     rewrite_atomically,
+    temp_path_for,
     to_line,
     truncate_string,
 )
@@ -203,11 +204,18 @@ def test_stale_temp_files_of_dead_writers_are_removed(tmp_path: Path) -> None:
     target.write_text("x\n")
     dead = subprocess.run(
         [sys.executable, "-c", "import os; print(os.getpid())"], capture_output=True, text=True
-    )
-    dead_tmp = tmp_path / f".s.jsonl.{dead.stdout.strip()}.0123abcd.tmp"
-    live_tmp = tmp_path / f".s.jsonl.{os.getpid()}.89abcdef.tmp"
-    other = tmp_path / f".other.jsonl.{dead.stdout.strip()}.0123abcd.tmp"
-    for path in (dead_tmp, live_tmp, other):
+    ).stdout.strip()
+    dead_tmp = tmp_path / f".s.jsonl.sessiontree-{dead}-0123abcd.tmp"
+    live_tmp = tmp_path / f".s.jsonl.sessiontree-{os.getpid()}-89abcdef.tmp"
+    other = tmp_path / f".other.jsonl.sessiontree-{dead}-0123abcd.tmp"  # a fork's copy cut short
+    not_ours = tmp_path / f".s.jsonl.{dead}.0123abcd.tmp"
+    for path in (dead_tmp, live_tmp, other, not_ours):
         path.write_text("partial")
-    assert remove_stale_temp_files(FileSessionStorage(), target) == [dead_tmp]
-    assert not dead_tmp.exists() and live_tmp.exists() and other.exists()
+    half_copy = tmp_path / f".2026-01-01_abc.sessiontree-{dead}-00ff00ff.tmp"  # artifact folder copy
+    (half_copy / "sub").mkdir(parents=True)
+    (half_copy / "sub" / "0.bash.log").write_text("half")
+    removed = remove_stale_temp_files(FileSessionStorage(), tmp_path)
+    assert removed == sorted([dead_tmp, other, half_copy])
+    assert not dead_tmp.exists() and not other.exists() and not half_copy.exists()
+    assert live_tmp.exists() and not_ours.exists() and target.read_text() == "x\n"
+    assert temp_path_for(target).name.startswith(f".s.jsonl.sessiontree-{os.getpid()}-")

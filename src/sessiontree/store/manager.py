@@ -1,47 +1,44 @@
-"""SessionManager: the write path (append, branch, persist, fork, move) of one session."""
+"""SessionManager: the write path (append, branch, rewrite, fork, move) of one session.
+
+The file itself is a SessionFile (write state, appender, rewrites); relocation lives in
+store/relocate.py; where the session lives is one SessionLocation.
+"""
 
 from __future__ import annotations
 
+import dataclasses
+import json
 import logging
 import os
 import secrets
-import shutil
 import threading
-from collections.abc import Callable
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any, Unpack
 
 from sessiontree.errors import EntryNotFound, PersistError, SessiontreeError
 from sessiontree.store.blobs import BlobStore
 from sessiontree.store.context import SessionContext, build_session_context
 from sessiontree.store.discovery import (
+    breadcrumb_path,
     find_continue_target,
     normalize_cwd,
     session_dir_for,
-    terminal_id,
     write_terminal_breadcrumb,
 )
 from sessiontree.store.entries import CURRENT_VERSION, Entry, Message, message_of
-from sessiontree.store.jsonl import decode_text, paused_gc
-from sessiontree.store.load import parse_session_text, read_session_bytes, rehydrate_blobs
-from sessiontree.store.paths import AgentPaths, artifacts_dir_for, default_agent_dir
-from sessiontree.store.persist import (
-    NdjsonWriter,
-    back_up_original,
-    describe_os_error,
-    persist_error_for,
-    remove_stale_temp_files,
-    rewrite_atomically,
-    to_line,
-)
+from sessiontree.store.jsonl import paused_gc
+from sessiontree.store.load import rehydrate_blobs
+from sessiontree.store.location import LocationArgs, SessionLocation
+from sessiontree.store.paths import AgentPaths
+from sessiontree.store.persist import remove_stale_temp_files, to_line
+from sessiontree.store.relocate import copy_artifacts, movable_artifacts, move_session_files
 from sessiontree.store.session import Session, explain_not_a_session
-from sessiontree.store.storage import FileSessionStorage, MemorySessionStorage, SessionStorage
+from sessiontree.store.session_file import SessionFile, WriteState
+from sessiontree.store.storage import MemorySessionStorage, SessionStorage
 from sessiontree.store.tree import SessionTree
 
 log = logging.getLogger(__name__)
-
-T = TypeVar("T")
 
 
 def now_iso() -> str:
@@ -59,19 +56,6 @@ def new_session_id() -> str:
     return secrets.token_hex(8)
 
 
-def copy_artifacts(source_file: Path, target_file: Path) -> None:
-    """Copy a session's artifact folder to another session's (best effort: failures are logged)."""
-    source, target = artifacts_dir_for(source_file), artifacts_dir_for(target_file)
-    if source.resolve() == target.resolve():
-        return
-    try:
-        shutil.copytree(source, target, dirs_exist_ok=True)
-    except FileNotFoundError:
-        return  # no artifacts: nothing to copy
-    except (OSError, shutil.Error) as exc:
-        log.warning("could not copy artifacts %s -> %s: %s", source, target, exc)
-
-
 class SessionManager:
     """One session in memory, kept in step with its JSONL file.
 
@@ -80,37 +64,37 @@ class SessionManager:
     kept and raised again by every later operation.
     """
 
-    def __init__(
-        self,
-        cwd: str | Path,
-        session_dir: Path | None = None,
-        *,
-        persist: bool = True,
-        agent_dir: Path | None = None,
-        storage: SessionStorage | None = None,
-        term: str | None = None,
-    ) -> None:
-        self.cwd = normalize_cwd(cwd)
-        self.agent_dir = agent_dir if agent_dir is not None else default_agent_dir()
-        self.session_dir = (
-            session_dir if session_dir is not None else session_dir_for(self.cwd, self.agent_dir)
-        )
+    def __init__(self, where: SessionLocation, *, persist: bool = True) -> None:
+        self.where = where
         self.persist = persist
-        self.storage: SessionStorage = storage if storage is not None else FileSessionStorage()
-        self.term = term if term is not None else (terminal_id() if persist else None)
         self.header: dict[str, Any] = {}
         self._entries: list[Entry] = []
         self._tree = SessionTree()
+        self._answered = False  # an assistant message is among the entries
         self._leaf_id: str | None = None
-        self._session_file: Path | None = None
-        self._flushed = False
-        self._has_assistant = False
-        self._repair_tail = False
-        self._unread: bytes | None = None  # original bytes to back up before the first rewrite
-        self._writer: NdjsonWriter | None = None
-        self._persist_error: PersistError | None = None
         self._lock = threading.RLock()
-        self._blobs = BlobStore(AgentPaths(self.agent_dir).blobs_dir) if persist else None
+        blobs = BlobStore(AgentPaths(where.agent_dir).blobs_dir) if persist else None
+        self._file = SessionFile(where.storage, None, blobs)
+
+    @property
+    def cwd(self) -> str:
+        return self.where.cwd
+
+    @property
+    def session_dir(self) -> Path:
+        return self.where.session_dir
+
+    @property
+    def agent_dir(self) -> Path:
+        return self.where.agent_dir
+
+    @property
+    def storage(self) -> SessionStorage:
+        return self.where.storage
+
+    @property
+    def term(self) -> str | None:
+        return self.where.term
 
     # Construction ------------------------------------------------------------------------------
 
@@ -120,14 +104,12 @@ class SessionManager:
         cwd: str | Path,
         session_dir: Path | None = None,
         *,
-        agent_dir: Path | None = None,
-        storage: SessionStorage | None = None,
-        term: str | None = None,
         parent_session: str | None = None,
+        **where: Unpack[LocationArgs],
     ) -> SessionManager:
         """Start a persistent session for ``cwd`` (its file appears with the first assistant message)."""
-        manager = cls(cwd, session_dir, agent_dir=agent_dir, storage=storage, term=term)
-        manager._new_session(parent_session)
+        manager = cls(SessionLocation.of(cwd, session_dir, **where))
+        manager._file.start(manager._new_session(parent_session))
         manager._leave_breadcrumb()
         return manager
 
@@ -138,47 +120,39 @@ class SessionManager:
         session_dir: Path | None = None,
         *,
         cwd: str | Path | None = None,
-        agent_dir: Path | None = None,
-        storage: SessionStorage | None = None,
-        term: str | None = None,
         rewrite_migrated: bool = True,
+        **where: Unpack[LocationArgs],
     ) -> SessionManager:
         """Open a session file persistently (existing or new); see ``set_session_file``.
 
         ``cwd`` (default: the process cwd) is used only when the file has no cwd of its own.
         """
         path = Path(path).absolute()
-        manager = cls(
-            cwd or os.getcwd(), session_dir or path.parent, agent_dir=agent_dir, storage=storage, term=term
-        )
+        manager = cls(SessionLocation.of(cwd or os.getcwd(), session_dir or path.parent, **where))
         manager.set_session_file(path, rewrite_migrated=rewrite_migrated)
         return manager
 
     @classmethod
     def in_memory(cls, cwd: str | Path = ".") -> SessionManager:
         """Start a session that is never written anywhere."""
-        manager = cls(cwd, persist=False, storage=MemorySessionStorage())
-        manager._new_session(None)
+        where = SessionLocation.of(cwd, persist=False, storage=MemorySessionStorage())
+        manager = cls(where, persist=False)
+        manager._new_session(None)  # no file: the SessionFile keeps path None
         return manager
 
     @classmethod
     def continue_recent(
-        cls,
-        cwd: str | Path,
-        session_dir: Path | None = None,
-        *,
-        agent_dir: Path | None = None,
-        storage: SessionStorage | None = None,
-        term: str | None = None,
+        cls, cwd: str | Path, session_dir: Path | None = None, **where: Unpack[LocationArgs]
     ) -> SessionManager:
         """Open this terminal's last session for ``cwd``, else the newest one, else start one."""
-        agent = agent_dir if agent_dir is not None else default_agent_dir()
-        storage = storage if storage is not None else FileSessionStorage()
-        term = term if term is not None else terminal_id()
-        target = find_continue_target(cwd, agent, session_dir, term=term, storage=storage)
+        place = SessionLocation.of(cwd, session_dir, **where)
+        target = find_continue_target(
+            cwd, place.agent_dir, session_dir, term=place.term, storage=place.storage
+        )
+        args = LocationArgs(agent_dir=place.agent_dir, storage=place.storage, term=place.term)
         if target is None:
-            return cls.create(cwd, session_dir, agent_dir=agent, storage=storage, term=term)
-        return cls.open(target, session_dir, cwd=cwd, agent_dir=agent, storage=storage, term=term)
+            return cls.create(cwd, session_dir, **args)
+        return cls.open(target, session_dir, cwd=cwd, **args)
 
     @classmethod
     def fork_from(
@@ -186,22 +160,20 @@ class SessionManager:
         source: str | Path,
         target_cwd: str | Path,
         session_dir: Path | None = None,
-        *,
-        agent_dir: Path | None = None,
-        storage: SessionStorage | None = None,
-        term: str | None = None,
+        **where: Unpack[LocationArgs],
     ) -> SessionManager:
         """Copy ``source``'s entries into a new session of ``target_cwd`` (written at once)."""
         source = Path(source).absolute()
-        manager = cls.create(target_cwd, session_dir, agent_dir=agent_dir, storage=storage, term=term)
-        loaded, _ = manager._load(source)
+        manager = cls.create(target_cwd, session_dir, **where)
+        loaded = SessionFile(manager.storage, None, None).read(source)  # refuses foreign files too
         if loaded is None or loaded.is_empty:
             raise explain_not_a_session(source, manager.storage)
+        rehydrate_blobs(loaded, source, agent_dir=manager.agent_dir)
         manager.header["parentSession"] = str(source)
         manager._set_entries(loaded.entries, loaded.leaf_id)
-        manager._run(manager._rewrite_file)
-        if manager._on_real_files() and manager._session_file is not None:
-            copy_artifacts(source, manager._session_file)
+        manager._rewrite()
+        if manager.session_file is not None:
+            copy_artifacts(manager.storage, source, manager.session_file)
         return manager
 
     def set_session_file(self, path: str | Path, *, rewrite_migrated: bool = True) -> None:
@@ -209,62 +181,41 @@ class SessionManager:
 
         A missing file becomes a new session at that path (written with the first assistant
         message); an empty file, or one without a valid header, is replaced by a fresh header now.
+        Temp files of writers that died in its folder are removed first.
         """
         with self._lock:
-            self._check()
-            self._close_writer()
+            self._file.check()
             path = Path(path).absolute()
-            loaded, torn = self._load(path)
-            if loaded is not None:
-                remove_stale_temp_files(self.storage, path)
-            self._repair_tail = torn
+            remove_stale_temp_files(self.storage, path.parent)
+            loaded = self._file.read(path)
             if loaded is None or loaded.is_empty:
-                self._new_session(None)
-                self._session_file = path
+                self._new_session(None)  # at this path: read() made it the file
                 if loaded is not None:
-                    self._run(self._rewrite_file)
+                    self._rewrite()
             else:
+                rehydrate_blobs(loaded, path, agent_dir=self.agent_dir)
                 self.header = loaded.header
                 cwd = loaded.header.get("cwd")
-                self.cwd = cwd if isinstance(cwd, str) and cwd else self.cwd
-                self._session_file = path
+                if isinstance(cwd, str) and cwd:
+                    self.where = dataclasses.replace(self.where, cwd=cwd)
                 self._set_entries(loaded.entries, loaded.leaf_id)
-                self._flushed = True
                 if loaded.migrations and rewrite_migrated:
-                    self._run(self._rewrite_file)
+                    self._rewrite()
             self._leave_breadcrumb()
 
-    def _load(self, path: Path) -> tuple[Session | None, bool]:
-        """Read the session at ``path`` (None when missing) and whether its last line lacks its newline."""
-        data = read_session_bytes(path, self.storage, strict=False)
-        self._unread = None
-        if data is None:
-            return None, False
-        session = parse_session_text(decode_text(data), path)
-        if session.is_empty and data.strip():
-            from sessiontree.readers import refuse_foreign_data  # the readers import the store
-
-            refuse_foreign_data(data, path)  # never rewrite another agent's file
-        if session.bad_lines or (session.is_empty and data.strip()):
-            self._unread = data  # a rewrite would drop what we could not parse: keep it first
-        rehydrate_blobs(session, path, agent_dir=self.agent_dir)
-        return session, bool(data) and not data.endswith(b"\n")
-
-    def _new_session(self, parent_session: str | None) -> None:
+    def _new_session(self, parent_session: str | None) -> Path | None:
+        """Start a fresh header and no entries; return the file such a new session gets."""
         timestamp = now_iso()
         self.header = {"type": "session", "version": CURRENT_VERSION, "id": new_session_id()}
         self.header.update(timestamp=timestamp, cwd=self.cwd)
         if parent_session is not None:
             self.header["parentSession"] = parent_session
         self._set_entries([], None)
-        self._flushed = False
-        self._session_file = (
-            self.session_dir / session_file_name(timestamp, self.header["id"]) if self.persist else None
-        )
+        return self.session_dir / session_file_name(timestamp, self.header["id"]) if self.persist else None
 
     def _set_entries(self, entries: list[Entry], leaf_id: str | None) -> None:
         self._entries, self._tree = [], SessionTree()
-        self._has_assistant = False
+        self._answered = False
         with paused_gc():
             for entry in entries:
                 self._index(entry)
@@ -275,17 +226,14 @@ class SessionManager:
         self._tree.add(entry)
         message = message_of(entry)
         if message is not None and message.get("role") == "assistant":
-            self._has_assistant = True
-
-    def _on_real_files(self) -> bool:
-        # Artifact folders are real folders; a memory storage has none to copy.
-        return not isinstance(self.storage, MemorySessionStorage)
+            self._answered = True
 
     def _leave_breadcrumb(self) -> None:
-        if not self.persist or not self.term or self._session_file is None:
+        if not self.persist or not self.term or self.session_file is None:
             return
         try:
-            write_terminal_breadcrumb(self.agent_dir, self.term, self.cwd, self._session_file, self.storage)
+            remove_stale_temp_files(self.storage, breadcrumb_path(self.agent_dir, self.term).parent)
+            write_terminal_breadcrumb(self.agent_dir, self.term, self.cwd, self.session_file, self.storage)
         except OSError as exc:
             log.warning("could not write the terminal breadcrumb: %s", exc)
 
@@ -297,7 +245,7 @@ class SessionManager:
 
     @property
     def session_file(self) -> Path | None:
-        return self._session_file
+        return self._file.path
 
     @property
     def leaf_id(self) -> str | None:
@@ -306,7 +254,12 @@ class SessionManager:
     @property
     def persist_error(self) -> PersistError | None:
         """The first persistence error, if any."""
-        return self._persist_error
+        return self._file.error
+
+    @property
+    def write_state(self) -> WriteState:
+        """Where the file stands against memory (behind, in step, torn, failed)."""
+        return self._file.state
 
     def get_entries(self) -> list[Entry]:
         """Return every entry in insertion order."""
@@ -326,7 +279,7 @@ class SessionManager:
     def to_session(self) -> Session:
         """Return a read-side ``Session`` view of the current state."""
         return Session(
-            header=self.header, entries=list(self._entries), path=self._session_file, leaf_id=self._leaf_id
+            header=self.header, entries=list(self._entries), path=self.session_file, leaf_id=self._leaf_id
         )
 
     def get_branch(self, leaf_id: str | None = None) -> list[Entry]:
@@ -347,13 +300,13 @@ class SessionManager:
 
     def _append(self, kind: str, fields: dict[str, Any]) -> str:
         with self._lock:
-            self._check()
+            self._file.check()
             entry: Entry = {"type": kind, "id": self._new_entry_id(), "parentId": self._leaf_id}
             entry["timestamp"] = now_iso()
             entry.update((k, v) for k, v in fields.items() if v is not None)
             self._index(entry)
             self._leaf_id = entry["id"]
-            self._run(lambda: self._persist_entry(entry))
+            self._file.append(entry, answered=self._answered, lines=self._lines, take_in=self._take_in)
             return str(entry["id"])
 
     def append_message(self, message: Message) -> str:
@@ -448,7 +401,7 @@ class SessionManager:
         with self._lock:
             if branch_from_id is not None:
                 self._require_entry(branch_from_id)
-            self._check()
+            self._file.check()
             self._leaf_id = branch_from_id
             fields = {"fromId": branch_from_id if branch_from_id is not None else "root", "summary": summary}
             return self._append(
@@ -457,93 +410,71 @@ class SessionManager:
 
     # Rewrites ----------------------------------------------------------------------------------
 
+    def _written(self) -> bool:
+        return (
+            self.persist
+            and self.session_file is not None
+            and self._file.state
+            in (
+                WriteState.IN_STEP,
+                WriteState.TORN,
+            )
+        )
+
     def set_session_name(self, name: str) -> None:
         """Set the header title (the file is rewritten atomically when it is already written)."""
         with self._lock:
-            self._check()
+            self._file.check()
             self.header["title"] = name
-            if self._flushed and self._session_file is not None and self.persist:
-                self._run(self._rewrite_file)
+            if self._written():
+                self._rewrite()
 
     def rewrite_entries(self) -> None:
         """Re-index the entries (edited in place by the caller) and rewrite the file atomically."""
         with self._lock:
-            self._check()
-            self._set_entries(
-                list(self._entries), self._leaf_id if self._leaf_id in self._tree.by_id else None
-            )
+            self._file.check()
+            leaf = self._leaf_id if self._leaf_id in self._tree.by_id else None
+            self._set_entries(list(self._entries), leaf)
             if self._leaf_id is None and self._entries:
                 self._leaf_id = self._entries[-1].get("id")
-            if self._flushed and self._session_file is not None and self.persist:
-                self._run(self._rewrite_file)
-
-    # Persistence -------------------------------------------------------------------------------
-
-    def _check(self) -> None:
-        if self._persist_error is not None:
-            raise self._persist_error
-
-    def _run(self, action: Callable[[], T]) -> T:
-        """Run a persistence step; its first failure becomes the sticky error."""
-        try:
-            return action()
-        except PersistError as exc:
-            self._persist_error = self._persist_error or exc
-            raise self._persist_error from exc
-        except OSError as exc:
-            if self._persist_error is None:
-                self._persist_error = persist_error_for(self._session_file, exc)
-            raise self._persist_error from exc
+            if self._written():
+                self._rewrite()
 
     def _lines(self) -> list[str]:
-        return [to_line(self.header, self._blobs)] + [to_line(e, self._blobs) for e in self._entries]
+        blobs = self._file.blobs
+        return [to_line(self.header, blobs)] + [to_line(e, blobs) for e in self._entries]
 
-    def _rewrite_file(self) -> None:
-        assert self._session_file is not None
-        self._close_writer()
-        if self._unread is not None:
-            back_up_original(self.storage, self._session_file, self._unread)
-            self._unread = None
-        rewrite_atomically(self.storage, self._session_file, self._lines())
-        self._flushed = True
-        self._repair_tail = False
+    def _rewrite(self, *, sticky: bool = True) -> None:
+        self._file.rewrite(self._lines(), self._take_in, sticky=sticky)
 
-    def _persist_entry(self, entry: Entry) -> None:
-        if not self.persist or self._session_file is None:
-            return
-        if not self._has_assistant:
-            self._flushed = False  # the file (if any) is now behind memory until the first answer
-            return
-        if not self._flushed:
-            self._rewrite_file()
-            return
-        if self._writer is None:
-            self._writer = NdjsonWriter(self.storage, self._session_file, repair_tail=self._repair_tail)
-            self._repair_tail = False
-        self._writer.append([to_line(entry, self._blobs)])
+    def _take_in(self, lines: list[bytes]) -> list[str]:
+        """Keep the lines another writer appended that memory lacks; index their entries."""
+        kept: list[str] = []
+        for raw in lines:
+            try:
+                value = json.loads(raw)
+            except ValueError:
+                value = None  # not ours to judge: kept as it is, the loader reports it
+            if isinstance(value, dict):
+                entry_id = value.get("id")
+                if isinstance(entry_id, str) and entry_id in self._tree.by_id:
+                    continue  # one of ours, already among the lines
+                self._index(value)
+            kept.append(raw.decode("utf-8", errors="replace").rstrip("\r\n"))
+        return kept
 
-    def _close_writer(self) -> None:
-        writer, self._writer = self._writer, None
-        if writer is not None:
-            self._run(writer.close)
+    # Persistence -------------------------------------------------------------------------------
 
     def flush(self) -> None:
         """Push written entries to disk (fsync). Nothing happens before the first assistant message."""
         with self._lock:
-            self._check()
-            if self._writer is not None:
-                self._run(self._writer.sync)
+            self._file.check()
+            self._file.flush()
 
     def close(self) -> None:
         """Close the writer (best effort) and raise the first persistence error, if any."""
         with self._lock:
-            writer, self._writer = self._writer, None
-            if writer is not None:
-                try:
-                    writer.close()
-                except PersistError as exc:
-                    self._persist_error = self._persist_error or exc
-            self._check()
+            self._file.close()
 
     def __enter__(self) -> SessionManager:
         return self
@@ -556,25 +487,25 @@ class SessionManager:
     def fork(self) -> Path | None:
         """Continue in a new session file (new id, ``parentSession`` = old id); None when in memory."""
         with self._lock:
-            self._check()
-            old_file = self._session_file
+            self._file.check()
+            old_file = self.session_file
             if not self.persist or old_file is None or not self.storage.exists_sync(old_file):
                 return None
-            self._close_writer()
             old_header = self.header
             timestamp = now_iso()
             self.header = {**old_header, "id": new_session_id(), "timestamp": timestamp}
             self.header["parentSession"] = old_header.get("id")
-            self._session_file = old_file.parent / session_file_name(timestamp, self.header["id"])
+            self._file.start(old_file.parent / session_file_name(timestamp, self.header["id"]))
             try:
-                self._run(self._rewrite_file)
+                self._rewrite()
             except PersistError:
-                self.header, self._session_file = old_header, old_file
+                self.header, self._file.path = old_header, old_file
                 raise
-            if self._on_real_files():
-                copy_artifacts(old_file, self._session_file)
+            new_file = self._file.path
+            assert new_file is not None
+            copy_artifacts(self.storage, old_file, new_file)
             self._leave_breadcrumb()
-            return self._session_file
+            return new_file
 
     def move_to(self, new_cwd: str | Path, session_dir: Path | None = None) -> Path | None:
         """Move the session to another cwd: its file and artifact folder, then the header cwd.
@@ -582,54 +513,34 @@ class SessionManager:
         Any failing step undoes the earlier ones, so the session stays whole where it was.
         """
         with self._lock:
-            self._check()
+            self._file.check()
             cwd = normalize_cwd(new_cwd)
             target_dir = session_dir if session_dir is not None else session_dir_for(cwd, self.agent_dir)
-            old_file = self._session_file
+            old_file = self.session_file
             if not self.persist or old_file is None:
-                self.cwd, self.header["cwd"] = cwd, cwd
+                self.where = dataclasses.replace(self.where, cwd=cwd)
+                self.header["cwd"] = cwd
                 return None
             new_file = target_dir / old_file.name
             on_disk = self.storage.exists_sync(old_file)
-            old_art, new_art = artifacts_dir_for(old_file), artifacts_dir_for(new_file)
-            move_art = (
-                on_disk and self.storage.exists_sync(old_art) and not self.storage.stat_sync(old_art).is_file
-            )
+            artifacts = movable_artifacts(self.storage, old_file, new_file) if on_disk else None
             if new_file != old_file and (
-                self.storage.exists_sync(new_file) or (move_art and self.storage.exists_sync(new_art))
+                self.storage.exists_sync(new_file)
+                or (artifacts is not None and self.storage.exists_sync(artifacts[1]))
             ):
                 raise SessiontreeError(f"Cannot move: {new_file} (or its artifact folder) already exists")
-            self._run(self._close_writer)
-            self._move(old_file, new_file, (old_art, new_art) if move_art else None, cwd, on_disk)
-            self.cwd, self.session_dir = cwd, target_dir
+            self._file.close_writer()
+            old_cwd = self.header.get("cwd")
+
+            def finish() -> None:
+                self.header["cwd"], self._file.path = cwd, new_file
+                if on_disk:
+                    self._rewrite(sticky=False)
+
+            def undo() -> None:
+                self.header["cwd"], self._file.path = old_cwd, old_file
+
+            move_session_files(self.storage, old_file, new_file, artifacts, finish, undo)
+            self.where = dataclasses.replace(self.where, cwd=cwd, session_dir=target_dir)
             self._leave_breadcrumb()
             return new_file
-
-    def _move(
-        self, old_file: Path, new_file: Path, art: tuple[Path, Path] | None, cwd: str, on_disk: bool
-    ) -> None:
-        old_cwd = self.header.get("cwd")
-        undo: list[Callable[[], None]] = []
-        try:
-            if new_file != old_file:
-                self.storage.ensure_dir_sync(new_file.parent)
-                if on_disk:
-                    self.storage.rename_sync(old_file, new_file)
-                    undo.append(lambda: self.storage.rename_sync(new_file, old_file))
-                if art is not None:
-                    self.storage.rename_sync(*art)
-                    undo.append(lambda: self.storage.rename_sync(art[1], art[0]))
-            self.header["cwd"] = cwd
-            self._session_file = new_file
-            if on_disk:
-                self._rewrite_file()
-        except (OSError, PersistError) as exc:
-            self.header["cwd"], self._session_file = old_cwd, old_file
-            for step in reversed(undo):
-                try:
-                    step()
-                except OSError as undo_exc:
-                    log.error("rollback of session move failed: %s", undo_exc)
-            raise PersistError(
-                f"Cannot move session to {new_file.parent}: {describe_os_error(exc)}; it was left in place"
-            ) from exc

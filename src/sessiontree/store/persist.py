@@ -6,17 +6,19 @@ import contextlib
 import json
 import logging
 import os
+import re
 import secrets
 import stat
 import threading
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
 from sessiontree.errors import PersistError
 from sessiontree.store.blobs import BlobStore, externalize_image_blocks
-from sessiontree.store.storage import FileSessionStorage, SessionStorage, SessionStorageWriter
+from sessiontree.store.jsonl import split_keeping_newlines
+from sessiontree.store.storage import FileMark, FileSessionStorage, SessionStorage, SessionStorageWriter
 
 log = logging.getLogger(__name__)
 
@@ -120,9 +122,15 @@ def fsync_directory(directory: Path) -> None:
         os.close(fd)
 
 
+TEMP_MARK = "sessiontree"
+"""In every temp name we make (``.<name>.sessiontree-<pid>-<hex>.tmp``), so leftovers are known."""
+
+TEMP_NAME = re.compile(r"^\..+\." + TEMP_MARK + r"-(\d+)-[0-9a-f]{8}\.tmp$")
+
+
 def temp_path_for(path: Path) -> Path:
-    """Return a hidden temporary name beside ``path`` (not ``.jsonl``, so listings never show it)."""
-    return path.with_name(f".{path.name}.{os.getpid()}.{secrets.token_hex(4)}.tmp")
+    """Return a hidden temp name beside ``path`` naming this process (not ``.jsonl``: never listed)."""
+    return path.with_name(f".{path.name}.{TEMP_MARK}-{os.getpid()}-{secrets.token_hex(4)}.tmp")
 
 
 def keep_mode(original: Path, replacement: Path) -> None:
@@ -134,19 +142,30 @@ def keep_mode(original: Path, replacement: Path) -> None:
     os.chmod(replacement, mode)
 
 
-def remove_stale_temp_files(storage: SessionStorage, path: Path) -> list[Path]:
-    """Delete temp files of ``path`` left by writers that died mid-rewrite; return them."""
+def remove_stale_temp_files(storage: SessionStorage, directory: Path) -> list[Path]:
+    """Delete the temp files and folders in ``directory`` of writers that died (SIGKILL, power cut).
+
+    Only names we make are touched, and only when the process they name no longer runs: a
+    half-written rewrite, breadcrumb or fork copy of a live process is left alone.
+    """
     removed: list[Path] = []
-    prefix = f".{path.name}."
-    for candidate in storage.list_files_sync(path.parent, ".tmp"):
-        pid = candidate.name[len(prefix) :].split(".")[0] if candidate.name.startswith(prefix) else ""
-        if pid.isdigit() and not pid_alive(int(pid)):
-            try:
-                storage.unlink_sync(candidate)
-                removed.append(candidate)
-            except OSError as exc:
-                log.warning("could not remove stale temporary file %s: %s", candidate, exc)
-    return removed
+    try:
+        names = os.listdir(directory) if isinstance(storage, FileSessionStorage) else None
+    except OSError:
+        return removed
+    candidates = (
+        [directory / name for name in names] if names is not None else storage.list_files_sync(directory, "")
+    )
+    for candidate in candidates:
+        match = TEMP_NAME.match(candidate.name)
+        if match is None or pid_alive(int(match.group(1))):
+            continue
+        try:
+            storage.remove_tree_sync(candidate)
+            removed.append(candidate)
+        except OSError as exc:
+            log.warning("could not remove stale temporary file %s: %s", candidate, exc)
+    return sorted(removed)
 
 
 def pid_alive(pid: int) -> bool:
@@ -193,10 +212,43 @@ def back_up_original(storage: SessionStorage, path: Path, data: bytes) -> Path:
     return backup
 
 
-def rewrite_atomically(storage: SessionStorage, path: Path, lines: Iterable[str]) -> None:
+MAX_TAKE_IN_PASSES = 100
+"""Bound on re-reading a file that another program keeps appending to without locking."""
+
+TakeIn = Callable[[list[bytes]], Iterable[str]]
+"""Given the complete lines another writer appended, return the ones to keep in the rewrite."""
+
+
+def appended_lines(
+    storage: SessionStorage, path: Path, since: FileMark, now: FileMark
+) -> tuple[list[bytes], int]:
+    """The complete lines at ``path`` that ``since`` did not cover, and the offset read up to.
+
+    A file replaced since (another inode, or shorter) is read whole, its header line left out.
+    """
+    replaced = now.ino != since.ino or now.size < since.size
+    start = 0 if replaced else since.size
+    data = storage.read_from_sync(path, start)
+    end = data.rfind(b"\n") + 1  # a line still being written is not one yet
+    lines = [line for line in split_keeping_newlines(data[:end]) if line.strip()]
+    return (lines[1:] if replaced else lines), start + end
+
+
+def rewrite_atomically(
+    storage: SessionStorage,
+    path: Path,
+    lines: Iterable[str],
+    *,
+    since: FileMark | None = None,
+    take_in: TakeIn | None = None,
+) -> FileMark:
     """Replace ``path`` with ``lines``: temp file, flush + fsync, close, rename, fsync the folder.
 
-    On any failure the temp file is removed and ``path`` is left exactly as it was.
+    The rename happens under an exclusive ``flock`` of the file it replaces, which every
+    FileWriter takes to append. With ``since`` (what the caller read of the file) the lines
+    appended after it are first handed to ``take_in`` and the ones it returns are written too,
+    so another writer's flushed entries are never lost. On any failure the temp file is removed
+    and ``path`` is left exactly as it was. Returns what ``path`` now holds.
     """
     tmp = temp_path_for(path)
     writer: SessionStorageWriter | None = None
@@ -205,12 +257,16 @@ def rewrite_atomically(storage: SessionStorage, path: Path, lines: Iterable[str]
         writer = storage.open_writer_sync(tmp)
         for line in lines:
             writer.write_line(line)
-        writer.fsync()
-        closing, writer = writer, None
-        closing.close()
-        if isinstance(storage, FileSessionStorage):
-            keep_mode(path, tmp)
-        storage.rename_sync(tmp, path)
+        with storage.lock_sync(path) as now:
+            if since is not None and take_in is not None and now is not None:
+                _take_in(storage, path, since, now, writer, take_in)
+            writer.fsync()
+            closing, writer = writer, None
+            closing.close()
+            if isinstance(storage, FileSessionStorage):
+                keep_mode(path, tmp)
+            written = storage.stat_sync(tmp)
+            storage.rename_sync(tmp, path)
     except BaseException:
         if writer is not None:
             with contextlib.suppress(Exception):  # the first error is the one to report
@@ -222,6 +278,32 @@ def rewrite_atomically(storage: SessionStorage, path: Path, lines: Iterable[str]
         raise
     if isinstance(storage, FileSessionStorage):
         fsync_directory(path.parent)
+    return FileMark(written.ino, written.size)
+
+
+def _take_in(
+    storage: SessionStorage,
+    path: Path,
+    since: FileMark,
+    now: FileMark,
+    writer: SessionStorageWriter,
+    take_in: TakeIn,
+) -> None:
+    """Write what was appended to ``path`` since ``since``, until nothing more comes.
+
+    Our writers wait for the lock; one that does not lock (another program) may still be
+    appending, so the size is checked again until it stands still before the rename.
+    """
+    done = since.size if now.ino == since.ino else -1
+    for _ in range(MAX_TAKE_IN_PASSES):
+        found, offset = appended_lines(storage, path, since, now)
+        for line in take_in(found):
+            writer.write_line(line)
+        writer.flush()
+        size = storage.stat_sync(path).size
+        if size <= offset or offset == done:  # nothing more, or only a line not finished yet
+            return
+        done, since, now = offset, FileMark(now.ino, offset), FileMark(now.ino, size)
 
 
 class NdjsonWriter:
