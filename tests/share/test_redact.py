@@ -14,18 +14,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from sessiontree.share.redact import RedactionReport, redact_entries, redact_text
+from tests.share.corpus import ALNUM, rand
 
 _rng = random.Random(20261129)
-ALNUM = string.ascii_letters + string.digits
-
-
-def rand(n: int, alphabet: str = ALNUM) -> str:
-    """Random token text with at least one digit and one letter (as real keys have)."""
-    mixed = any(c.isdigit() for c in alphabet) and any(c.isalpha() for c in alphabet)
-    while True:
-        value = "".join(_rng.choice(alphabet) for _ in range(n))
-        if not mixed or (any(c.isdigit() for c in value) and any(c.isalpha() for c in value)):
-            return value
 
 
 # Built at import time so no literal credential sits in the repository.

@@ -8,7 +8,7 @@ from functools import cache
 from markupsafe import Markup, escape
 
 # CSI sequences (colours, cursor moves), OSC sequences (titles, hyperlinks) and lone escapes.
-_ESCAPE_RE = re.compile(r"\x1b\[([0-9;:?]*)([@-~])|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)?|\x1b[@-_]?")
+ESCAPE_RE = re.compile(r"\x1b\[([0-9;:?]*)([@-~])|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)?|\x1b[@-_]?")
 
 _CUBE = (0, 95, 135, 175, 215, 255)
 # xterm's default RGB for the 16 basic colours; the page styles only these (per theme), so
@@ -115,7 +115,7 @@ def has_ansi(text: str) -> bool:
 
 def strip_ansi(text: str) -> str:
     """Remove every escape sequence (for previews and search text)."""
-    return _ESCAPE_RE.sub("", text) if "\x1b" in text else text
+    return ESCAPE_RE.sub("", text) if "\x1b" in text else text
 
 
 def ansi_to_html(text: str) -> Markup:
@@ -126,7 +126,7 @@ def ansi_to_html(text: str) -> Markup:
     state = _State()
     open_span = False
     pos = 0
-    for m in _ESCAPE_RE.finditer(text):
+    for m in ESCAPE_RE.finditer(text):
         if m.start() > pos:
             out.append(str(escape(text[pos : m.start()])))
         pos = m.end()

@@ -2,195 +2,20 @@
 
 from __future__ import annotations
 
-import copy
-import re
 from collections import Counter
-from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+from sessiontree.share.secrets import find_secrets
+from sessiontree.share.shown import shown_views
+
 MASK = "[REDACTED:{kind}]"
 
-# A token must not sit inside a longer run of token characters: this keeps base64 image data,
-# hashes and identifiers from yielding accidental matches.
-_L = r"(?<![A-Za-z0-9_+/-])"
-_R = r"(?![A-Za-z0-9_+/=-])"
-
-# Values that people write in docs and examples instead of a real secret.
-_PLACEHOLDER = re.compile(
-    r"""^(?:
-        \[REDACTED[^\]]*\] |                 # already masked
-        <[^>]*> | \{\{.*\}\} | \$\{[^}]*\} | \$\(.*\) | \$[A-Za-z_][A-Za-z0-9_]* |
-        [.*xX•…-]+ |                          # ***, xxxx, ..., ---
-        (?:your|my|the|some|example|sample|dummy|fake|test)[-_a-z]* |
-        changeme | placeholder | redacted | secret | password | passwd | pass | token | none | null |
-        true | false | undefined | string | required | optional |
-        .*(?:\.\.\.|…).*                          # sk-..., abc…
-    )$""",
-    re.IGNORECASE | re.VERBOSE,
-)
-
-
-def _has_digit_and_letter(value: str) -> bool:
-    return any(c.isdigit() for c in value) and any(c.isalpha() for c in value)
-
-
-def _random_run(min_len: int) -> Callable[[str], bool]:
-    """Accept a value holding a run of letters and digits at least ``min_len`` long."""
-    run = re.compile(rf"[A-Za-z0-9]{{{min_len},}}")
-
-    def check(value: str) -> bool:
-        return _has_digit_and_letter(value) and any(_has_digit_and_letter(m) for m in run.findall(value))
-
-    return check
-
-
-def _not_placeholder(value: str) -> bool:
-    return bool(value) and not _PLACEHOLDER.match(value)
-
-
-@dataclass(frozen=True)
-class SecretPattern:
-    """One kind of secret: a regex whose group ``secret`` is what gets masked."""
-
-    kind: str
-    regex: re.Pattern[str]
-    accept: Callable[[str], bool]
-    # Lowercase substrings one of which every match holds: a text without any is skipped,
-    # which keeps the scan of a large session fast (most strings hold no candidate at all).
-    hints: tuple[str, ...]
-    needs: str = ""  # and a substring every match holds besides
-
-
-def _p(
-    kind: str,
-    pattern: str,
-    hints: tuple[str, ...],
-    accept: Callable[[str], bool] = _not_placeholder,
-    needs: str = "",
-) -> SecretPattern:
-    return SecretPattern(kind, re.compile(pattern), accept, hints, needs)
-
-
-_ENV_HINTS = ("token", "secret", "password", "passwd", "apikey", "credential", "_key", "_pass", "_pwd")
-
-
-_ENV_NAME = (
-    r"(?<![A-Za-z0-9_])(?:[A-Z0-9]+_)*"
-    r"(?:[A-Z0-9]*(?:TOKEN|SECRET|PASSWORD|PASSWD|APIKEY|CREDENTIALS?)"
-    r"|(?:API|PRIVATE|ACCESS|AUTH|SECRET|SIGNING|ENCRYPTION|MASTER|ACCOUNT|SERVICE|LICENSE)_KEY"
-    r"|[A-Z0-9]+_(?:PASS|PWD))"
-)
-
-# Order matters: specific token shapes first, then the generic assignment forms, so that
-# ``OPENAI_API_KEY=sk-...`` is counted as an OpenAI key rather than an assignment.
-PATTERNS: tuple[SecretPattern, ...] = (
-    _p(
-        "private-key",
-        r"(?P<secret>-----BEGIN (?P<label>[A-Z0-9 ]*)PRIVATE KEY( BLOCK)?-----"
-        r"[\s\S]*?-----END (?P=label)PRIVATE KEY( BLOCK)?-----)",
-        ("private key",),
-    ),
-    # A key cut short (a truncated tool output): mask the header and the base64 body after it.
-    _p(
-        "private-key",
-        r"(?P<secret>-----BEGIN [A-Z0-9 ]*PRIVATE KEY( BLOCK)?-----[A-Za-z0-9+/=\s\\:,-]*)",
-        ("private key",),
-    ),
-    _p("anthropic-key", _L + r"(?P<secret>sk-ant-[A-Za-z0-9_-]{20,})" + _R, ("sk-ant-",), _random_run(8)),
-    _p(
-        "openai-key",
-        _L + r"(?P<secret>sk-(?:proj-|svcacct-|admin-)?[A-Za-z0-9_-]{20,})" + _R,
-        ("sk-",),
-        _random_run(16),
-    ),
-    _p(
-        "stripe-key",
-        _L + r"(?P<secret>(?:sk|rk)_(?:live|test)_[A-Za-z0-9]{16,})" + _R,
-        ("k_live_", "k_test_"),
-        _random_run(16),
-    ),
-    _p(
-        "github-token",
-        _L + r"(?P<secret>gh[pousr]_[A-Za-z0-9]{36,255})" + _R,
-        ("ghp_", "gho_", "ghu_", "ghs_", "ghr_"),
-        _random_run(20),
-    ),
-    _p(
-        "github-token",
-        _L + r"(?P<secret>github_pat_[A-Za-z0-9_]{50,255})" + _R,
-        ("github_pat_",),
-        _random_run(20),
-    ),
-    _p(
-        "aws-access-key",
-        _L + r"(?P<secret>(?:AKIA|ASIA|ABIA|ACCA)[A-Z0-9]{16})" + _R,
-        ("akia", "asia", "abia", "acca"),
-        _has_digit_and_letter,
-    ),
-    _p(
-        "aws-secret-key",
-        r"(?i:aws_?secret_?access_?key)[\"']?\s*[:=]\s*[\"']?(?P<secret>[A-Za-z0-9/+]{40})" + _R,
-        ("secret",),
-        _has_digit_and_letter,
-    ),
-    _p(
-        "slack-token",
-        _L + r"(?P<secret>xox[abposre]-[A-Za-z0-9-]{10,})" + _R,
-        ("xox",),
-        _has_digit_and_letter,
-    ),
-    _p(
-        "slack-webhook",
-        r"(?P<secret>https://hooks\.slack\.com/services/T[A-Z0-9]+/B[A-Z0-9]+/[A-Za-z0-9]{16,})",
-        ("hooks.slack.com",),
-    ),
-    _p("gitlab-token", _L + r"(?P<secret>glpat-[A-Za-z0-9_-]{20,})" + _R, ("glpat-",), _random_run(8)),
-    _p("npm-token", _L + r"(?P<secret>npm_[A-Za-z0-9]{36})" + _R, ("npm_",), _random_run(16)),
-    _p("huggingface-token", _L + r"(?P<secret>hf_[A-Za-z0-9]{34,})" + _R, ("hf_",), _has_digit_and_letter),
-    _p("google-api-key", _L + r"(?P<secret>AIza[A-Za-z0-9_-]{35})" + _R, ("aiza",), _has_digit_and_letter),
-    _p(
-        "jwt",
-        _L + r"(?P<secret>eyJ[A-Za-z0-9_-]{10,}\.eyJ[A-Za-z0-9_-]{10,}\.[A-Za-z0-9_-]{10,})" + _R,
-        ("eyj",),
-    ),
-    _p(
-        "bearer-token",
-        r"(?i:\bbearer)\s+(?P<secret>[A-Za-z0-9._~+/-]{20,}=*)" + _R,
-        ("bearer",),
-        _random_run(12),
-    ),
-    _p(
-        "url-password",
-        r"\b[a-zA-Z][a-zA-Z0-9+.-]*://[^\s:/@\"'<>]+:(?P<secret>[^\s@/\"'<>]+)@[A-Za-z0-9\[]",
-        ("://",),
-    ),
-    # ``.env`` / shell style: ``API_KEY=value`` (no spaces) or ``API_KEY = "value"`` (quoted).
-    _p(
-        "env-assignment",
-        _ENV_NAME + r"=(?P<secret>[^\s\"'#;&|()\[\]{}<>,`]+)(?![^\s;&|#])",
-        _ENV_HINTS,
-        needs="=",
-    ),
-    _p(
-        "env-assignment",
-        _ENV_NAME + r"[ \t]*=[ \t]*(?P<q>[\"'])(?P<secret>[^\"'\n]+)(?P=q)",
-        _ENV_HINTS,
-        needs="=",
-    ),
-    _p(
-        "url-token",
-        r"[?&](?:access_token|api_key|apikey|token|client_secret|password)=(?P<secret>[^&\s\"'#<>]+)",
-        ("token=", "key=", "secret=", "password="),
-        _random_run(12),
-    ),
-    _p(
-        "key-value",
-        r"(?i)(?P<kq>[\"'])[A-Za-z0-9_-]*(?:api[_-]?key|secret|token|password|passwd|credentials?)(?P=kq)"
-        r"\s*[:=]\s*(?P<q>[\"'])(?P<secret>[^\"'\s]{6,})(?P=q)",
-        ("key", "secret", "token", "passw", "credential"),
-    ),
-)
+# The entry's (and header's) own structural fields: ids that link entries, never prose.
+# Only at the top of an entry: deeper down an "id" or "type" is session data like any other.
+_ENTRY_KEYS = frozenset({"id", "parentId", "type", "timestamp", "targetId", "fromId", "firstKeptEntryId"})
+_HEADER_KEYS = frozenset({"type", "id", "version", "timestamp"})
+_NO_KEYS: frozenset[str] = frozenset()
 
 
 @dataclass
@@ -209,52 +34,87 @@ class RedactionReport:
         return ", ".join(f"{n} {kind}" for kind, n in sorted(self.counts.items()))
 
 
+def find_secret_spans(text: str) -> list[tuple[int, int, str]]:
+    """Return the merged source spans of every secret, found in each shown form of the text."""
+    found: list[tuple[int, int, int, str]] = []  # start, end, rank (most specific first), kind
+    for view in shown_views(text):
+        identity = view.text is text
+        for rank, (start, end, kind) in enumerate(find_secrets(view.text)):
+            if end <= start:
+                continue
+            if not identity:
+                start, end = view.source_span(start, end)
+            found.append((start, end, rank, kind))
+    found.sort()
+    merged: list[list[Any]] = []
+    for start, end, rank, kind in found:
+        if merged and start < merged[-1][1]:
+            last = merged[-1]
+            last[1] = max(last[1], end)
+            if rank < last[2]:
+                last[2], last[3] = rank, kind
+        else:
+            merged.append([start, end, rank, kind])
+    return [(start, end, kind) for start, end, _, kind in merged]
+
+
 def redact_text(text: str, report: RedactionReport | None = None) -> str:
     """Return ``text`` with every secret masked; count what was masked into ``report``."""
+    spans = find_secret_spans(text)
+    if not spans:
+        return text
     report = report if report is not None else RedactionReport()
-    lowered = text.lower()
-    for pattern in PATTERNS:
-        if pattern.needs in text and any(hint in lowered for hint in pattern.hints):
-            masked = _apply(pattern, text, report)
-            if masked is not text:
-                text, lowered = masked, masked.lower()
-    return text
+    pieces: list[str] = []
+    pos = 0
+    for start, end, kind in spans:
+        pieces.append(text[pos:start])
+        pieces.append(MASK.format(kind=kind))
+        report.counts[kind] += 1
+        pos = end
+    pieces.append(text[pos:])
+    return "".join(pieces)
 
 
-def _apply(pattern: SecretPattern, text: str, report: RedactionReport) -> str:
-    def mask(match: re.Match[str]) -> str:
-        secret = match.group("secret")
-        if not pattern.accept(secret):
-            return match.group(0)
-        report.counts[pattern.kind] += 1
-        start, end = match.span("secret")
-        whole = match.group(0)
-        base = match.start()
-        return whole[: start - base] + MASK.format(kind=pattern.kind) + whole[end - base :]
+def redact_value(value: Any, report: RedactionReport, *, keep: frozenset[str] = _NO_KEYS) -> Any:
+    """Return a copy of a JSON value with every string and key redacted (image data left alone).
 
-    return pattern.regex.sub(mask, text)
+    ``keep`` names the top-level keys whose string values are structure, copied as they are. The
+    walk uses its own stack, so a value nested thousands deep is no recursion problem.
+    """
+    root: list[Any] = [None]
+    stack: list[tuple[Any, Any, Any, frozenset[str]]] = [(value, root, 0, keep)]
+    while stack:
+        item, parent, slot, skip = stack.pop()
+        if isinstance(item, str):
+            parent[slot] = redact_text(item, report)
+        elif isinstance(item, list):
+            items: list[Any] = [None] * len(item)
+            parent[slot] = items
+            stack.extend((child, items, i, _NO_KEYS) for i, child in enumerate(item))
+        elif isinstance(item, dict):
+            out: dict[Any, Any] = {}
+            parent[slot] = out
+            is_image = item.get("type") == "image"
+            for key, child in item.items():
+                new_key = _unique_key(redact_text(key, report), out) if isinstance(key, str) else key
+                if isinstance(child, str) and (key in skip or (is_image and key == "data")):
+                    out[new_key] = child
+                else:
+                    out[new_key] = None  # keeps the key order; filled when popped
+                    stack.append((child, out, new_key, _NO_KEYS))
+        else:
+            parent[slot] = item  # numbers, booleans and null are immutable
+    return root[0]
 
 
-# Keys whose values are structure (ids, links between entries) or binary payloads, never prose.
-_SKIP_KEYS = frozenset({"id", "parentId", "type", "role", "timestamp", "toolCallId", "targetId", "fromId"})
-
-
-def redact_value(value: Any, report: RedactionReport) -> Any:
-    """Return a deep copy of a JSON value with every string redacted (image data left alone)."""
-    if isinstance(value, str):
-        return redact_text(value, report)
-    if isinstance(value, list):
-        return [redact_value(item, report) for item in value]
-    if isinstance(value, dict):
-        is_image = value.get("type") == "image"
-        out: dict[str, Any] = {}
-        for key, item in value.items():
-            if (key in _SKIP_KEYS and isinstance(item, str)) or (is_image and key == "data"):
-                out[key] = item
-            else:
-                out[key] = redact_value(item, report)
-        return out
-    return copy.deepcopy(value)
+def _unique_key(key: str, taken: dict[Any, Any]) -> str:
+    """Return ``key``, or ``key#2``... when two masked keys would collide."""
+    if key not in taken:
+        return key
+    n = 2
+    while f"{key}#{n}" in taken:
+        n += 1
+    return f"{key}#{n}"
 
 
 def redact_entries(
@@ -262,6 +122,6 @@ def redact_entries(
 ) -> tuple[dict[str, Any], list[dict[str, Any]], RedactionReport]:
     """Return redacted copies of a session's header and entries, and what was masked."""
     report = RedactionReport()
-    new_header = redact_value(header, report)
-    new_entries = [redact_value(entry, report) for entry in entries]
+    new_header = redact_value(header, report, keep=_HEADER_KEYS)
+    new_entries = [redact_value(entry, report, keep=_ENTRY_KEYS) for entry in entries]
     return new_header, new_entries, report
