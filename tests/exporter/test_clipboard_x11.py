@@ -75,6 +75,23 @@ def read_clipboard(env: dict[str, str]) -> str:
     return out.stdout.decode("utf-8")
 
 
+def clipboard_once_it_holds(env: dict[str, str], expected: str, within: float = 60.0) -> str | None:
+    """Read the clipboard until it holds ``expected`` (or ``within`` seconds pass); return the last read.
+
+    A state to wait for, not an instant to sample: under load the background xclip that serves
+    the selection may answer a moment later (one read-back failed on a fresh clone under load).
+    """
+    deadline = time.monotonic() + within
+    while True:
+        try:
+            got: str | None = read_clipboard(env)
+        except (subprocess.SubprocessError, UnicodeDecodeError):
+            got = None
+        if got == expected or time.monotonic() > deadline:
+            return got
+        time.sleep(0.05)
+
+
 def run_dump(path: Path, env: dict[str, str], *args: str) -> subprocess.CompletedProcess[bytes]:
     # Pipes for stdout/stderr: the xclip left in the background must not hold them open (that would hang).
     return subprocess.run(
@@ -97,7 +114,7 @@ def test_dump_copies_to_the_x_clipboard(x_display: str, tmp_path: Path) -> None:
         f"Copied {len(expected):,} characters (~{round(len(expected) / 4):,} tokens) to the clipboard\n"
     )
     assert proc.stderr == b""
-    assert read_clipboard(env) == expected
+    assert clipboard_once_it_holds(env, expected) == expected
     assert "café ✓" in read_clipboard(env)
 
 
@@ -109,8 +126,9 @@ def test_dump_of_the_real_v1_fixture_and_a_filter_through_xclip(
     assert len(expected) > 100_000  # large enough to need xclip's incremental transfer
     proc = run_dump(real_v1, env)
     assert proc.returncode == 0, proc.stderr.decode()
-    assert read_clipboard(env) == expected
+    assert clipboard_once_it_holds(env, expected) == expected
 
     proc = run_dump(real_v1, env, "--user-only")
     assert proc.returncode == 0, proc.stderr.decode()
-    assert read_clipboard(env) == format_session_as_text(load_session(real_v1), filter="user-only")
+    user_only = format_session_as_text(load_session(real_v1), filter="user-only")
+    assert clipboard_once_it_holds(env, user_only) == user_only
