@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+from bisect import bisect_right
 from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any
@@ -10,6 +12,7 @@ from sessiontree.share.secrets import find_secrets
 from sessiontree.share.shown import shown_views
 
 MASK = "[REDACTED:{kind}]"
+_MASKED = re.compile(r"\[REDACTED:[a-z0-9-]*\](?:#[0-9]+)?")
 
 # The entry's (and header's) own structural fields: ids that link entries, never prose.
 # Only at the top of an entry: deeper down an "id" or "type" is session data like any other.
@@ -37,6 +40,7 @@ class RedactionReport:
 def find_secret_spans(text: str) -> list[tuple[int, int, str]]:
     """Return the merged source spans of every secret, found in each shown form of the text."""
     found: list[tuple[int, int, int, str]] = []  # start, end, rank (most specific first), kind
+    masks = [m.span() for m in _MASKED.finditer(text)] if "[REDACTED:" in text else []
     for view in shown_views(text):
         identity = view.text is text
         for rank, (start, end, kind) in enumerate(find_secrets(view.text)):
@@ -44,6 +48,8 @@ def find_secret_spans(text: str) -> list[tuple[int, int, str]]:
                 continue
             if not identity:
                 start, end = view.source_span(start, end)
+            if masks and _starts_in_mask(start, masks):
+                continue  # a value that is already a mask: redacting twice changes nothing
             found.append((start, end, rank, kind))
     found.sort()
     merged: list[list[Any]] = []
@@ -56,6 +62,11 @@ def find_secret_spans(text: str) -> list[tuple[int, int, str]]:
         else:
             merged.append([start, end, rank, kind])
     return [(start, end, kind) for start, end, _, kind in merged]
+
+
+def _starts_in_mask(start: int, masks: list[tuple[int, int]]) -> bool:
+    i = bisect_right(masks, (start, 2**62)) - 1
+    return i >= 0 and masks[i][0] <= start < masks[i][1]
 
 
 def redact_text(text: str, report: RedactionReport | None = None) -> str:

@@ -225,7 +225,7 @@ PLACE_PATTERNS: tuple[SecretPattern, ...] = (
     _p(
         "cli-password",
         r"(?<![\w-])--?(?:[a-z]+-)*(?:password|passwd|pass|token|secret|api-key|apikey|access-token|auth-token|pw)"
-        r"(?:=|[ \t]+)[\"']?(?P<secret>[^\s\"'-][^\s\"']{2,300})",
+        r"(?:=|[ \t]+)[\"']?(?P<secret>[^\s\"'-][^\s\"']{2,})",
         ("pass", "token", "secret", "key", "-pw"),
         lambda v: _not_placeholder(v) and not (v.isalpha() and v.islower()) and not _PATH.match(v),
     ),
@@ -249,6 +249,9 @@ _AFTER_KEY = re.compile(
     # The value is looked at, not consumed: a value may hold the next key ("a=b&API_KEY=...").
     r"(?=(?P<q>[\"'`])(?P<qv>[^\"'`\n]{1,500})(?P=q)|(?P<bv>[^\s\"'`,;<>(){}\[\]]{1,500}))",
 )
+_MAX_VALUE = 500
+_BARE_REST = re.compile(r"[^\s\"'`,;<>(){}\[\]]*")
+_QUOTED_REST = re.compile(r"[^\"'`\n]*")
 _WORDS = re.compile(r"[A-Z]+(?![a-z])|[A-Z]?[a-z]+|[0-9]+")
 
 _PASSWORD_WORDS = frozenset(
@@ -352,6 +355,7 @@ def _assignments(text: str) -> Iterator[tuple[int, int, re.Match[str]]]:
 
 def find_key_values(text: str) -> Iterator[Span]:
     """Yield the values of assignments whose key names a secret (``.env``, YAML, JSON, code, INI)."""
+    rest_end = -1  # where the last value longer than the lookahead ended (one scan per run)
     for key_start, key_end, match in _assignments(text):
         key = text[key_start:key_end].strip(".-")
         key_class = classify_key(key)
@@ -365,6 +369,11 @@ def find_key_values(text: str) -> Iterator[Span]:
             # A URL query parameter ends at the next "&"; elsewhere "&" can be part of a password.
             value = value.split("&", 1)[0]
             end = start + len(value)
+        if end - start == _MAX_VALUE:  # the lookahead stops there: mask to the end of the value
+            if end > rest_end:
+                rest = (_BARE_REST if bare else _QUOTED_REST).match(text, end)
+                rest_end = rest.end() if rest is not None else end
+            end = rest_end
         after = text[end : end + 1]
         if not _accept_value(key_class, value, match.group("sep"), bare, after, key):
             continue
