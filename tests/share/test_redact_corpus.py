@@ -13,6 +13,7 @@ from hypothesis import strategies as st
 
 from sessiontree.exporter import render_session, render_session_html
 from sessiontree.exporter.api import load_for_export
+from sessiontree.exporter.options import RenderOptions
 from sessiontree.share.publish import (
     describe_share,
     plain_title,
@@ -81,7 +82,8 @@ def test_shared_page_description_and_file_name_hold_no_secret(
     description = next(call for call in fake_gh.calls() if call[:2] == ["gist", "create"])
     assert surviving(bare, shown_text(uploaded)) == []
     assert surviving(bare, name + "\n" + "\n".join(description)) == []
-    unredacted_title = plain_title(render_session(load_for_export(path)).title)
+    rendered = render_session(load_for_export(path), RenderOptions(compress=False))  # no packer thread
+    unredacted_title = plain_title(rendered.title)
     date = share_date(load_for_export(path))
     assert surviving(bare, share_file_name(unredacted_title, date) + describe_share(unredacted_title, date))
 
