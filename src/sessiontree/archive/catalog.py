@@ -54,6 +54,8 @@ class CatalogEntry:
     """Key of the session this one is a subagent of."""
     error: str | None = None
     """Why the file cannot be listed as a session (then only key, size and mtime are known)."""
+    agent: str = "pi"
+    """The agent that wrote the file (claude, codex: read through ``sessiontree.readers``)."""
 
     def is_live(self, now: float | None = None) -> bool:
         """True when the file changed in the last minute."""
@@ -126,7 +128,7 @@ def read_entry(root: Path, path: Path, parent: str | None, previous: _Cached | N
     try:
         info = read_session_info(path)
         if info is None:
-            return _Cached(replace(base, error="not a session file"))
+            return _foreign_entry(path, base)
         scan = _scan_file(path, previous.scan if previous is not None else None)
     except OSError as exc:
         return _Cached(replace(base, error=_why(exc)))
@@ -141,6 +143,31 @@ def read_entry(root: Path, path: Path, parent: str | None, previous: _Cached | N
         message_count=scan.messages,
     )
     return _Cached(entry, scan, st.st_mtime_ns)
+
+
+def _foreign_entry(path: Path, base: CatalogEntry) -> _Cached:
+    """The record of another agent's file (Claude Code, Codex CLI), or "not a session file"."""
+    from sessiontree.readers import load_any
+    from sessiontree.readers.discovery import read_agent_info
+    from sessiontree.store.entries import message_of
+
+    info = read_agent_info(path)
+    if info is None or info.agent == "pi":
+        return _Cached(replace(base, error="not a session file"))
+    count = info.message_count
+    if count is None:  # a large file: its count needs the whole read (cached by size and mtime)
+        count = sum(1 for e in load_any(path, info.agent).entries if message_of(e) is not None)
+    entry = replace(
+        base,
+        id=info.id,
+        cwd=info.cwd or "",
+        title=_one_line(info.display_title),
+        first_prompt=info.first_message or "",
+        created=info.created or "",
+        message_count=count,
+        agent=info.agent,
+    )
+    return _Cached(entry, None, path.stat().st_mtime_ns)
 
 
 def _why(exc: OSError) -> str:
@@ -182,7 +209,16 @@ def _scandir(directory: Path) -> list[os.DirEntry[str]]:
 
 
 def iter_session_files(root: Path) -> Iterator[tuple[Path, str | None]]:
-    """Yield (session file, parent key) under ``root``: flat files, project folders, subagents."""
+    """Yield (session file, parent key) under ``root``: flat files, project folders, subagents.
+
+    A Claude Code or Codex CLI folder is walked its own way (Codex nests YYYY/MM/DD; subagent
+    transcripts are part of their session's file, not listed apart).
+    """
+    from sessiontree.readers.discovery import iter_agent_files, root_agent
+
+    if root_agent(root) not in (None, "pi"):
+        yield from ((path, None) for path in iter_agent_files(root))
+        return
     real_root = root.resolve()
 
     def files_in(directory: Path, parent: str | None, depth: int) -> Iterator[tuple[Path, str | None]]:

@@ -8,20 +8,14 @@ from pathlib import Path
 from typing import Any
 
 from sessiontree.archive.catalog import iter_session_files
-from sessiontree.readers.discovery import iter_agent_files, root_agent
 
 
 def list_session_files(roots: Sequence[Path]) -> dict[str, Path]:
-    """Every session file under the roots, as the catalog lists them (symlinks leaving a root skipped).
-
-    A Claude Code or Codex CLI folder is walked its own way (Codex nests YYYY/MM/DD; subagent
-    transcripts belong to their session's file).
-    """
+    """Every session file under the roots, as the catalog lists them (symlinks leaving a root skipped;
+    Claude Code and Codex CLI folders walked their own way)."""
     found: dict[str, Path] = {}
     for root in roots:
-        foreign = root_agent(root) not in (None, "pi")
-        paths = iter_agent_files(root) if foreign else (path for path, _ in iter_session_files(root))
-        for path in paths:
+        for path, _parent in iter_session_files(root):
             found[str(path)] = path
     return found
 

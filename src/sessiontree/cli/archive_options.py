@@ -10,11 +10,9 @@ import click
 
 from sessiontree.archive.dates import parse_since
 from sessiontree.archive.search import SearchIndex
-from sessiontree.cli.base import AGENT_CHOICES, Context
-from sessiontree.readers import agent_label
-from sessiontree.readers.discovery import default_roots
+from sessiontree.cli.base import Context
+from sessiontree.cli.roots import ROOT_HELP, agent_filter_option, pick_roots
 from sessiontree.store.discovery import normalize_cwd
-from sessiontree.store.paths import AgentPaths
 
 F = TypeVar("F", bound=Callable[..., Any])
 ANNOUNCE_BYTES = 32 * 2**20
@@ -23,13 +21,7 @@ ANNOUNCE_BYTES = 32 * 2**20
 
 def archive_options(func: F) -> F:
     """Add ``--root`` (repeatable), ``--agent``, ``--project``, ``--since`` and ``--cache-dir``."""
-    func = click.option(
-        "--agent",
-        "agent",
-        type=click.Choice(AGENT_CHOICES),
-        default=None,
-        help="Only this agent's default folder (pi: <agent-dir>/sessions) when no --root is given.",
-    )(func)
+    func = agent_filter_option(func)
     func = click.option(
         "--cache-dir",
         type=click.Path(file_okay=False, path_type=Path),
@@ -49,8 +41,7 @@ def archive_options(func: F) -> F:
         "sessions_dirs",
         multiple=True,
         type=click.Path(file_okay=False, exists=True, path_type=Path),
-        help="Folder of session files to cover, of any agent (repeatable) [default: <agent-dir>/sessions, "
-        "and ~/.claude/projects and ~/.codex/sessions when they exist].",
+        help=ROOT_HELP,
     )(func)
 
 
@@ -64,28 +55,11 @@ def since_of(value: str | None) -> int | None:
     return parse_since(value) if value else None
 
 
-def archive_roots(ctx: Context, sessions_dirs: tuple[Path, ...], agent: str | None = None) -> list[Path]:
-    """The folders to cover: those given, else ours and the other agents' default folders that exist.
-
-    Picking up another agent's folder is said on stderr, so nobody wonders where sessions came from.
-    """
-    if sessions_dirs:
-        return list(sessions_dirs)
-    roots = [AgentPaths(ctx.agent_dir).sessions_dir] if agent in (None, "pi") else []
-    for name, root in default_roots():
-        if agent in (None, name):
-            click.echo(
-                f"Including {agent_label(name)} sessions from {root} (--root chooses the folders)", err=True
-            )
-            roots.append(root)
-    return roots
-
-
 def open_index(
     ctx: Context, sessions_dirs: tuple[Path, ...], cache_dir: Path | None, agent: str | None = None
 ) -> SearchIndex:
     """Open the index of the given folders (else the default ones) and bring it up to date."""
-    roots = archive_roots(ctx, sessions_dirs, agent)
+    roots = pick_roots(ctx, sessions_dirs, agent)
     index = SearchIndex(roots, cache_dir, keep_out=[ctx.agent_dir])
 
     def announce(files: int, size: int) -> None:

@@ -10,6 +10,7 @@ from pathlib import Path
 import click
 
 from sessiontree.cli.base import Context, cli, pass_context
+from sessiontree.cli.roots import ROOT_HELP, agent_filter_option, pick_roots
 from sessiontree.exporter.options import THEMES
 from sessiontree.store.discovery import printable
 
@@ -72,10 +73,20 @@ def _progress(quiet: bool) -> Iterator[Callable[[int, int, str], None] | None]:
 )
 @click.option("--title", default="Sessions", show_default=True, help="Title of the index page.")
 @click.option("-q", "--quiet", is_flag=True, help="Print only failures and the summary.")
+@click.option(
+    "--root",
+    "roots",
+    multiple=True,
+    type=click.Path(file_okay=False, path_type=Path),
+    help=ROOT_HELP + " Several roots put each one's pages under its agent's name.",
+)
+@agent_filter_option
 @pass_context
 def build(
     ctx: Context,
     folder: Path | None,
+    roots: tuple[Path, ...],
+    agent: str | None,
     site: Path,
     jobs: int,
     force: bool,
@@ -89,17 +100,21 @@ def build(
     title: str,
     quiet: bool,
 ) -> None:
-    """Build a static, searchable site of a sessions folder.
+    """Build a static, searchable site of sessions folders (any agent's).
 
-    DIR defaults to the agent dir's sessions/.
+    DIR (or --root, repeatable) defaults to the agent dir's sessions/ and the Claude Code and
+    Codex CLI folders that exist.
     """
     from sessiontree.site.build import BuildOptions, build_site
     from sessiontree.site.sources import Filters, parse_since
 
-    root = folder if folder is not None else ctx.agent_dir / "sessions"
+    chosen = pick_roots(ctx, (*((folder,) if folder is not None else ()), *roots), agent, existing=True)
+    if not chosen:
+        raise click.UsageError("No sessions folder: pass DIR or --root")
     filters = Filters(project=project, since=parse_since(since) if since else None, exclude=exclude)
     options = BuildOptions(
-        root=root,
+        root=chosen[0],
+        more_roots=tuple(chosen[1:]),
         site=site,
         jobs=jobs,
         force=force,

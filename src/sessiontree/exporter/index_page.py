@@ -19,6 +19,7 @@ from sessiontree.errors import ExportError
 from sessiontree.exporter.options import check_csp_sources
 from sessiontree.exporter.page import THEMES, script_hash
 from sessiontree.exporter.templating import MacroSet, get_template, read_asset
+from sessiontree.readers import agent_label
 
 LinkBuilder = Callable[[CatalogEntry], "str | None"]
 """Return the href of a session's page (None: not linked, e.g. an unreadable file)."""
@@ -69,7 +70,8 @@ def _item(node: CatalogNode, link_for: LinkBuilder, now: float) -> dict[str, Any
         "key": e.key,
         "href": None if e.error else link_for(e),
         "title": title,
-        "search": " ".join((title, e.first_prompt, e.cwd, e.key)).lower(),
+        "search": " ".join((title, e.first_prompt, e.cwd, e.key, e.agent)).lower(),
+        "agent": agent_label(e.agent) if e.agent != "pi" else "",
         "mtime_ms": int(e.mtime * 1000),
         "live": e.is_live(now),
         "error": e.error,

@@ -11,7 +11,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from sessiontree import __version__
-from sessiontree.archive.catalog import Catalog, CatalogEntry
+from sessiontree.archive.catalog import CatalogEntry
 from sessiontree.errors import SearchError
 from sessiontree.exporter.index_page import IndexOptions, render_index
 from sessiontree.exporter.options import check_theme
@@ -24,6 +24,7 @@ from sessiontree.site.pagefind_index import (
     remove_old_bundles,
     write_search_bundle,
 )
+from sessiontree.site.roots import Sources
 from sessiontree.site.search_script import search_script
 from sessiontree.site.sources import BuildError, Filters, file_sha256, select
 from sessiontree.site.usage import USAGE_PAGE, write_usage_page
@@ -39,6 +40,8 @@ class BuildOptions:
 
     root: Path
     site: Path
+    more_roots: tuple[Path, ...] = ()
+    """Further sessions folders (other agents' too); several roots prefix page keys with their agent."""
     jobs: int = 0
     """Worker processes; 0 means one per CPU core."""
     force: bool = False
@@ -125,7 +128,7 @@ def _bundle_id(pages: dict[str, PageRecord]) -> str:
 
 
 def _plan(
-    entries: list[CatalogEntry], manifest: Manifest, options: BuildOptions, full: bool
+    entries: list[CatalogEntry], manifest: Manifest, options: BuildOptions, full: bool, sources: Sources
 ) -> tuple[list[RenderJob], Manifest]:
     """Split the selected sessions into pages to render and pages to keep; carry remembered failures."""
     site = options.site
@@ -140,7 +143,7 @@ def _plan(
             if old.size == entry.size and old.mtime == entry.mtime:
                 new.pages[key] = old
                 continue
-            if old.size == entry.size and file_sha256(options.root / key) == old.sha256:
+            if old.size == entry.size and file_sha256(sources.path_of(key)) == old.sha256:
                 new.pages[key] = replace(old, mtime=entry.mtime)  # touched, not changed
                 continue
         failed = None if full else manifest.failures.get(key)
@@ -149,7 +152,7 @@ def _plan(
             continue
         jobs.append(
             RenderJob(
-                path=options.root / key,
+                path=sources.path_of(key),
                 key=key,
                 site=site,
                 page=layout.page_path(key),
@@ -182,15 +185,16 @@ def build_site(options: BuildOptions, progress: Progress | None = None) -> Build
     manifest last, so an interrupted build leaves a readable site and the next one finishes.
     """
     check_theme(options.theme)
-    _check_paths(options.root, options.site)
+    for root in (options.root, *options.more_roots):
+        _check_paths(root, options.site)
     site = options.site
     site.mkdir(parents=True, exist_ok=True)
     layout.remove_stale_temps(site)
     manifest = load_manifest(site)
     full = options.force or manifest.version != __version__ or manifest.settings != _settings(options)
-    catalog = Catalog(options.root, cache_dir=site / layout.STATE_DIR / "catalog")
+    catalog = Sources((options.root, *options.more_roots), site / layout.STATE_DIR / "catalog")
     entries = select(catalog.scan(), options.filters)
-    jobs, new = _plan(entries, manifest, options, full)
+    jobs, new = _plan(entries, manifest, options, full, catalog)
     by_key = {job.key: job for job in jobs}
     result = BuildResult(kept=len(new.pages))
 
@@ -251,7 +255,10 @@ def build_site(options: BuildOptions, progress: Progress | None = None) -> Build
         result.index_written = True
     if options.usage:
         try:
-            result.usage_written = write_usage_page(site, options.root, new.pages, theme=options.theme)
+            result.usage_written = write_usage_page(
+                site, options.root, new.pages, theme=options.theme, more_roots=options.more_roots,
+                key_of=catalog.key_of,
+            )  # fmt: skip
         except SearchError as exc:
             result.failures["(usage page)"] = str(exc)
     save_manifest(site, new)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+from collections.abc import Callable
 from pathlib import Path
 
 from sessiontree.archive.search import SearchIndex
@@ -27,15 +28,21 @@ def write_usage_page(
     *,
     theme: str = "auto",
     cache_dir: Path | None = None,
+    more_roots: tuple[Path, ...] = (),
+    key_of: Callable[[str], str | None] | None = None,
 ) -> bool:
-    """Write ``usage.html`` from the archive index (user cache dir); return whether it changed."""
-    base = Path(os.path.abspath(root))
-    with SearchIndex([base], cache_dir, keep_out=[site]) as index:
+    """Write ``usage.html`` from the archive index (user cache dir); return whether it changed.
+
+    With ``more_roots``, ``key_of`` maps a session file to its page key.
+    """
+    bases = [Path(os.path.abspath(r)) for r in (root, *more_roots)]
+    key = key_of or (lambda path: _key(path, bases[0]))
+    with SearchIndex(bases, cache_dir, keep_out=[site]) as index:
         index.update()
-        records = [r for r in index.usage() if _key(r.path, base) in pages]  # only the sessions built
+        records = [r for r in index.usage() if key(r.path) in pages]  # only the sessions built
 
     def link_for(path: str) -> str | None:
-        rec = pages.get(_key(path, base) or "")
+        rec = pages.get(key(path) or "")
         return rec.page if rec is not None else None
 
     html = render_usage_page(records, UsagePageOptions(title="Usage", link_for=link_for, theme=theme))

@@ -1,0 +1,55 @@
+"""The sessions folders a many-session command covers: --root (any agent's), else the defaults."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any, TypeVar
+
+import click
+
+from sessiontree.cli.base import AGENT_CHOICES, Context
+from sessiontree.readers import agent_label
+from sessiontree.readers.discovery import default_roots
+from sessiontree.store.paths import AgentPaths
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+ROOT_HELP = (
+    "Folder of session files to cover, of any agent (repeatable) [default: <agent-dir>/sessions, "
+    "and ~/.claude/projects and ~/.codex/sessions when they exist]."
+)
+
+
+def agent_filter_option(func: F) -> F:
+    """Add ``--agent``: only that agent's default folder when no root is given."""
+    return click.option(
+        "--agent",
+        "agent",
+        type=click.Choice(AGENT_CHOICES),
+        default=None,
+        help="Only this agent's default folder (pi: <agent-dir>/sessions) when no --root is given.",
+    )(func)
+
+
+def pick_roots(
+    ctx: Context, given: tuple[Path, ...], agent: str | None = None, *, existing: bool = False
+) -> list[Path]:
+    """The folders given, else ours and the other agents' default folders that exist.
+
+    Picking up another agent's folder is said on stderr, so nobody wonders where sessions came
+    from. ``existing`` leaves out our own folder when it does not exist and another one does.
+    """
+    if given:
+        return list(given)
+    ours = AgentPaths(ctx.agent_dir).sessions_dir
+    roots = [ours] if agent in (None, "pi") else []
+    for name, root in default_roots():
+        if agent in (None, name):
+            click.echo(
+                f"Including {agent_label(name)} sessions from {root} (--root chooses the folders)", err=True
+            )
+            roots.append(root)
+    if existing and len(roots) > 1 and not ours.is_dir():
+        roots.remove(ours)
+    return roots

@@ -1,0 +1,71 @@
+"""build over several roots: our sessions and the other agents' folders in one site, agent shown."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import shutil
+from pathlib import Path
+
+from click.testing import CliRunner
+
+from sessiontree.cli import cli
+from sessiontree.readers import load_any
+from tests.conftest import GenSession
+from tests.readers.helpers import CODEX_NEW, TOUR
+
+
+def _home(isolated_agent_dir: Path, gen_session: GenSession) -> Path:
+    home = Path(os.environ["HOME"])
+    shutil.copytree(TOUR.parent, home / ".claude" / "projects" / "-home-dev-tour")
+    day = home / ".codex" / "sessions" / "2026" / "01" / "06"
+    day.mkdir(parents=True)
+    shutil.copy(CODEX_NEW, day / CODEX_NEW.name)
+    ours = isolated_agent_dir / "sessions" / "--home-dev-ours--"
+    ours.mkdir(parents=True)
+    shutil.copy(gen_session(4), ours / "2026-01-01T00-00-00-000Z_ours.jsonl")
+    return home
+
+
+def _snapshot(folder: Path) -> dict[str, bytes]:
+    return {str(p): p.read_bytes() for p in sorted(folder.rglob("*")) if p.is_file()}
+
+
+def test_build_covers_the_default_roots_and_shows_each_agent(
+    isolated_agent_dir: Path, gen_session: GenSession, tmp_path: Path
+) -> None:
+    home = _home(isolated_agent_dir, gen_session)
+    before = _snapshot(home / ".claude") | _snapshot(home / ".codex")
+    site = tmp_path / "site"
+    result = CliRunner().invoke(cli, ["build", "-o", str(site), "--no-search", "-q"])
+    assert result.exit_code == 0, result.output
+    assert f"Including Claude Code sessions from {home / '.claude/projects'}" in result.stderr
+    assert f"Including Codex CLI sessions from {home / '.codex/sessions'}" in result.stderr
+    assert "Built" in result.stdout and "3 rendered" in result.stdout
+    pages = sorted(str(p.relative_to(site / "sessions")) for p in (site / "sessions").rglob("*.html"))
+    assert [p.split("/")[0] for p in pages] == ["claude", "codex", "pi"]
+    index = (site / "index.html").read_text(encoding="utf-8")
+    assert sorted(re.findall(r'class="st-agent">([^<]*)<', index)) == ["Claude Code", "Codex CLI"]
+    tour_page = next(site.rglob(f"{TOUR.stem}.html")).read_text(encoding="utf-8")
+    data = json.loads(re.search(r'id="st-data">(.*?)</script>', tour_page, re.S)[1])
+    assert data["leafId"] == load_any(TOUR).leaf_id
+    assert _snapshot(home / ".claude") | _snapshot(home / ".codex") == before  # read only
+
+    again = CliRunner().invoke(cli, ["build", "-o", str(site), "--no-search", "-q"])
+    assert again.exit_code == 0 and "0 rendered, 3 unchanged" in again.stdout
+
+
+def test_build_one_agent_or_chosen_roots(
+    isolated_agent_dir: Path, gen_session: GenSession, tmp_path: Path
+) -> None:
+    home = _home(isolated_agent_dir, gen_session)
+    result = CliRunner().invoke(
+        cli, ["build", "-o", str(tmp_path / "a"), "--no-search", "-q", "--agent", "codex"]
+    )
+    assert result.exit_code == 0, result.output
+    assert "Claude Code" not in result.stderr and "1 rendered" in result.stdout
+    root = home / ".claude" / "projects"
+    result = CliRunner().invoke(cli, ["build", str(root), "-o", str(tmp_path / "b"), "--no-search", "-q"])
+    assert result.exit_code == 0 and "Including" not in result.stderr
+    assert [p.name for p in (tmp_path / "b" / "sessions").rglob("*.html")] == [f"{TOUR.stem}.html"]
