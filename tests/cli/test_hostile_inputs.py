@@ -154,3 +154,18 @@ def test_inspect_keeps_escape_sequences_off_the_terminal(tmp_path: Path) -> None
     assert "\x1b" not in shown.stdout and "\x07" not in shown.stdout and "\x9b" not in shown.stdout
     assert "Session   abcd  hithere31m" in shown.stdout
     assert "Cwd       /w/x" in shown.stdout
+
+
+def test_lone_surrogates_list_search_and_stats(surrogate_session: Path, tmp_path: Path) -> None:
+    agent = tmp_path / "agent"
+    folder = agent / "sessions" / "--w--"
+    folder.mkdir(parents=True)
+    (folder / "2026-01-01T00-00-00-000Z_cut.jsonl").write_bytes(surrogate_session.read_bytes())
+    env = {"HOME": str(tmp_path)}  # no Claude Code sessions of the machine's user
+    listed = run("--agent-dir", str(agent), "list", "--all", "--json", cwd=tmp_path, env=env)
+    no_traceback(listed)
+    assert json.loads(listed.stdout)[0]["title"] == "cut \ufffd title"
+    found = run("--agent-dir", str(agent), "search", "smile", cwd=tmp_path, env=env)
+    no_traceback(found)
+    assert "«smile» \ufffd then \ufffd apart" in found.stdout
+    no_traceback(run("--agent-dir", str(agent), "stats", cwd=tmp_path, env=env))

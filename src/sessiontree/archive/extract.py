@@ -10,6 +10,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 from sessiontree.store.entries import content_blocks
+from sessiontree.store.surrogates import replace_surrogates
 
 MAX_TEXT_CHARS = 24_000
 """Most characters indexed per row: a huge tool output is indexed by its head and its tail."""
@@ -55,6 +56,8 @@ class Row:
 
 def cut_text(text: str) -> str:
     """Keep the head and the tail of a text longer than ``MAX_TEXT_CHARS``."""
+    # SQLite stores UTF-8: a lone surrogate (legal in JSON) would fail the insert.
+    text = replace_surrogates(text)
     if len(text) <= MAX_TEXT_CHARS:
         return text
     return text[: MAX_TEXT_CHARS - TAIL_CHARS] + "\n…\n" + text[-TAIL_CHARS:]
@@ -181,7 +184,9 @@ def rows_of_entry(entry: Mapping[str, Any], entry_id: str | None) -> Iterator[Ro
     elif kind == "label":
         label, target = entry.get("label"), entry.get("targetId")
         if isinstance(label, str) and label.strip():
-            yield Row(target if isinstance(target, str) else entry_id, "label", TITLE_TIER, ts, label)
+            yield Row(
+                target if isinstance(target, str) else entry_id, "label", TITLE_TIER, ts, cut_text(label)
+            )
 
 
 def title_row(header: Mapping[str, Any]) -> Row | None:

@@ -30,6 +30,7 @@ from sessiontree.readers import foreign_agent, load_any
 from sessiontree.store.entries import header_version, is_valid_header
 from sessiontree.store.jsonl import decode_text
 from sessiontree.store.migrate import stable_entry_id
+from sessiontree.store.surrogates import replace_surrogates
 from sessiontree.store.tail import TailReader, TailState
 
 SCHEMA_VERSION = 5
@@ -372,8 +373,8 @@ def _take_header(conn: sqlite3.Connection, state: _FileState, header: dict[str, 
         "UPDATE files SET session_id = ?, title = ?, cwd = ?, started = ?, version = ? WHERE id = ?",
         (
             state.session_id,
-            title if isinstance(title, str) else None,
-            cwd if isinstance(cwd, str) else None,
+            replace_surrogates(title) if isinstance(title, str) else None,
+            replace_surrogates(cwd) if isinstance(cwd, str) else None,
             parse_time(header.get("timestamp")),
             state.version,
             state.id,

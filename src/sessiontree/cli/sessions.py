@@ -22,6 +22,7 @@ from sessiontree.store.discovery import (
 )
 from sessiontree.store.manager import SessionManager
 from sessiontree.store.resolve import resolve_session
+from sessiontree.store.surrogates import replace_surrogates
 
 
 def is_interactive() -> bool:
@@ -68,7 +69,9 @@ def list_command(ctx: Context, show_all: bool, as_json: bool, session_dir: Path 
     else:
         infos = list_sessions(os.getcwd(), ctx.agent_dir, session_dir)
     if as_json:
-        click.echo(json.dumps([info.to_json() for info in infos], indent=2, ensure_ascii=False))
+        click.echo(
+            replace_surrogates(json.dumps([info.to_json() for info in infos], indent=2, ensure_ascii=False))
+        )
     elif not infos:
         where = "any project" if show_all else os.getcwd()
         click.echo(f"No sessions for {printable(where)}", err=True)
