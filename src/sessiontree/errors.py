@@ -65,3 +65,7 @@ class ShareCancelled(ShareError):
     """The user interrupted a share."""
 
     exit_code = 130
+
+
+class ServeError(SessiontreeError):
+    """The server cannot start (folder missing, address in use, cache dir inside the folder)."""

@@ -43,6 +43,7 @@ LAZY_COMMANDS = {
     "search": "sessiontree.cli.search",
     "stats": "sessiontree.cli.stats",
     "build": "sessiontree.cli.build",
+    "serve": "sessiontree.cli.serve",
 }
 
 

@@ -124,7 +124,7 @@ def index_csp(
         f"default-src 'none'; script-src {sources}; style-src '{script_hash(css)}'; img-src 'none'; "
         + (f"connect-src {connect}; " if connect else "")
         + rest
-        + "base-uri 'none'; form-action 'none'; frame-ancestors 'none'"
+        + "base-uri 'none'; form-action 'none'"
     )
 
 

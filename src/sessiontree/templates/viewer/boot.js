@@ -135,8 +135,38 @@ function addEntry(meta, html, images) {
   return i;
 }
 
+// The hook for a label added later (a live page): set or clear an entry's label in the index,
+// its fragment, its shown head and its tree row. Fragments are parsed inert (a template element).
+function relabel(id, label) {
+  const i = state.index.ids.get(str(id));
+  if (i === undefined) return false;
+  const meta = entries()[i];
+  if (label) meta.label = str(label); else delete meta.label;
+  const setHead = (article) => {
+    const head = article && article.querySelector(':scope > .st-head');
+    if (!head) return;
+    let span = head.querySelector(':scope > .st-label');
+    if (!label) { if (span) span.remove(); return; }
+    if (!span) {
+      span = h('span', { class: 'st-label' });
+      head.querySelector(':scope > .st-role').after(' ', span);
+    }
+    span.textContent = str(label);
+  };
+  if (typeof state.frags[i] === 'string') {
+    const t = doc.createElement('template');
+    t.innerHTML = state.frags[i];
+    setHead(t.content.firstElementChild);
+    state.frags[i] = t.innerHTML;
+  }
+  for (const article of ui.msgs.querySelectorAll('article.st-entry[data-id="' + CSS.escape(str(id)) + '"]')) setHead(article);
+  state.searchTexts[i] = undefined; // its search text held the old label
+  refreshTree();
+  return true;
+}
+
 const api = {
-  hook: { addEntry, followEntry, refreshTree },
+  hook: { addEntry, followEntry, refreshTree, relabel },
   selectLeaf: (id) => { const i = state.index.ids.get(str(id)); if (i !== undefined) selectLeaf(i); },
   get leafId() { return state.leaf >= 0 ? str(entries()[state.leaf].id) : null; },
   get filter() { return state.filter; },

@@ -1,0 +1,83 @@
+"""The served pages: the index and a session page, made by the same renderers as export and build."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from urllib.parse import quote
+
+from starlette.responses import HTMLResponse
+
+from sessiontree.archive.catalog import CatalogEntry
+from sessiontree.exporter.api import render_session
+from sessiontree.exporter.fragments import json_for_script
+from sessiontree.exporter.index_page import IndexOptions, render_index
+from sessiontree.exporter.options import PageOptions, RenderOptions
+from sessiontree.exporter.page import image_files, iter_page, live_script
+from sessiontree.exporter.templating import read_asset
+from sessiontree.serve.live import LiveSession
+from sessiontree.serve.state import ServeConfig, session_href
+from sessiontree.store.load import load_session
+
+IMAGE_PREFIX = "/blobs/"
+PAGE_HEADERS = {"Cache-Control": "no-store"}
+
+
+def html_response(html: str) -> HTMLResponse:
+    """A page response that is never cached (it changes as the folder does)."""
+    return HTMLResponse(html, headers=PAGE_HEADERS)
+
+
+def attachment(name: str) -> str:
+    """A Content-Disposition value for a download (the name as given, encoded per RFC 6266)."""
+    ascii_name = name.encode("ascii", "replace").decode("ascii").replace('"', "_").replace("?", "_")
+    return f"attachment; filename=\"{ascii_name}\"; filename*=UTF-8''{quote(name)}"
+
+
+def render_served_index(entries: list[CatalogEntry], config: ServeConfig) -> str:
+    """The index page with the live script (index events) added."""
+    options = IndexOptions(
+        title="Sessions",
+        theme=config.theme,
+        extra_scripts=(read_asset("serve/index-live.js"),),
+        connect_src=("'self'",),
+    )
+    return render_index(entries, session_href, options)
+
+
+def render_live_page(live: LiveSession, key: str, config: ServeConfig) -> str:
+    """A session's page as export makes it, plus the live scripts; images served by URL."""
+    snap = live.snapshot()
+    rendered = render_session(snap.session, RenderOptions(parallel=False))
+    live.keep_images(image_files(rendered))
+    quoted = quote(key)
+    settings = {
+        "key": key,
+        "events": "/events/s/" + quoted,
+        "raw": "/raw/" + quoted,
+        "export": "/export/" + quoted,
+        "artifacts": "/a/" + quoted,
+        "index": "/",
+        "generation": snap.generation,
+        "count": snap.count,
+        "badLines": len(snap.session.bad_lines),
+        "imagePrefix": IMAGE_PREFIX,
+    }
+    options = PageOptions(
+        theme=config.theme,
+        extra_scripts=(
+            live_script(),
+            "window.sessiontreeServe = " + json_for_script(settings) + ";",
+            read_asset("serve/session-live.js"),
+        ),
+        connect_src=("'self'",),
+        image_prefix=IMAGE_PREFIX,
+    )
+    return "".join(iter_page(rendered, options))
+
+
+def render_standalone(path: Path, config: ServeConfig) -> str:
+    """The self-contained export of a session file (what ``sessiontree export`` writes)."""
+    session = load_session(path, agent_dir=config.agent_dir)
+    rendered = render_session(session, RenderOptions(parallel=False))
+    del session
+    return "".join(iter_page(rendered, PageOptions(theme=config.theme)))

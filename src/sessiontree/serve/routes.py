@@ -1,0 +1,220 @@
+"""The server's routes: index, session page, downloads, blobs, artifacts, event streams. All read-only."""
+
+from __future__ import annotations
+
+import re
+from asyncio import Queue
+from collections.abc import AsyncIterator
+from pathlib import Path
+from typing import Any
+
+import anyio
+from sse_starlette import EventSourceResponse, ServerSentEvent
+from starlette.background import BackgroundTask
+from starlette.requests import Request
+from starlette.responses import FileResponse, PlainTextResponse, Response
+from starlette.routing import Route
+
+from sessiontree.errors import ArtifactError, SessiontreeError
+from sessiontree.serve import pages
+from sessiontree.serve.hub import Event
+from sessiontree.serve.security import clean_key, contained
+from sessiontree.serve.state import INDEX_TOPIC, ServeState, topic_of
+from sessiontree.store.paths import artifacts_dir_for
+from sessiontree.store.urls import resolve_internal_url
+
+_BLOB_NAME = re.compile(r"([0-9a-f]{64})\.(png|jpg|gif|webp)")
+_IMAGE_TYPES = {"png": "image/png", "jpg": "image/jpeg", "gif": "image/gif", "webp": "image/webp"}
+NOT_FOUND = "Not found"
+PING_SECONDS = 15
+
+
+def _state(request: Request) -> ServeState:
+    state: ServeState = request.app.state.serve
+    return state
+
+
+def _not_found() -> Response:
+    return PlainTextResponse(NOT_FOUND, status_code=404)
+
+
+async def _session_path(request: Request, prefix: str) -> tuple[str, Path] | None:
+    """The key and file a session route names, or None for anything outside the served folder."""
+    key = clean_key(request.scope.get("raw_path") or b"", prefix, request.path_params.get("key", ""))
+    if key is None:
+        return None
+    path = await _state(request).path_of(key)
+    return None if path is None else (key, path)
+
+
+async def index(request: Request) -> Response:
+    state = _state(request)
+    entries = await state.scan_async()
+    html = await anyio.to_thread.run_sync(pages.render_served_index, entries, state.config)
+    return pages.html_response(html)
+
+
+async def session_page(request: Request) -> Response:
+    found = await _session_path(request, "/s/")
+    if found is None:
+        return _not_found()
+    key, path = found
+    state = _state(request)
+    listed = state.catalog.get(key)
+    if listed is not None and listed.error:
+        # Listed, not hidden, and never a server error: say what is wrong with it.
+        return PlainTextResponse(f"{key}: {listed.error}", headers=pages.PAGE_HEADERS)
+    live = state.live(key, path)
+    page = await anyio.to_thread.run_sync(
+        pages.render_live_page, live, key, state.config, limiter=state.render_limit
+    )
+    return pages.html_response(page)
+
+
+async def raw_download(request: Request) -> Response:
+    found = await _session_path(request, "/raw/")
+    if found is None:
+        return _not_found()
+    key, path = found
+    return FileResponse(
+        path,
+        media_type="application/x-ndjson",
+        filename=key.rsplit("/", 1)[-1],
+        headers={"Cache-Control": "no-store"},
+    )
+
+
+async def export_download(request: Request) -> Response:
+    found = await _session_path(request, "/export/")
+    if found is None:
+        return _not_found()
+    key, path = found
+    state = _state(request)
+    html = await anyio.to_thread.run_sync(
+        pages.render_standalone, path, state.config, limiter=state.render_limit
+    )
+    name = "session-" + key.rsplit("/", 1)[-1].removesuffix(".jsonl") + ".html"
+    return Response(
+        html,
+        media_type="text/html; charset=utf-8",
+        headers={"Content-Disposition": pages.attachment(name), "Cache-Control": "no-store"},
+    )
+
+
+async def blob(request: Request) -> Response:
+    match = _BLOB_NAME.fullmatch(request.path_params.get("name", ""))
+    if match is None or b"%" in (request.scope.get("raw_path") or b""):
+        return _not_found()
+    sha, ext = match.groups()
+    state = _state(request)
+    data = state.image_bytes(sha)
+    headers = {"Cache-Control": "public, max-age=31536000, immutable"}
+    if data is not None:
+        return Response(data, media_type=_IMAGE_TYPES[ext], headers=headers)
+    path = contained_blob(state, sha)
+    if path is None:
+        return _not_found()
+    return FileResponse(path, media_type=_IMAGE_TYPES[ext], headers=headers)
+
+
+def contained_blob(state: ServeState, sha: str) -> Path | None:
+    """The blob file of a digest in one of the server's blob stores."""
+    for directory in state.config.blob_dirs:
+        found = contained(directory / sha, [directory])
+        if found is not None:
+            return found
+    return None
+
+
+async def artifact(request: Request) -> Response:
+    found = await _session_path(request, "/a/")
+    if found is None:
+        return _not_found()
+    _, path = found
+    url = request.query_params.get("u", "")
+    folder = artifacts_dir_for(path)
+    state = _state(request)
+    if contained(folder, [state.root]) is None and not folder.is_dir():
+        return _not_found()
+    try:
+        resource = await anyio.to_thread.run_sync(lambda: resolve_internal_url(url, folder))
+    except (ArtifactError, OSError, SessiontreeError):
+        return _not_found()
+    if contained(resource.path, [state.root]) is None:
+        return _not_found()
+    return PlainTextResponse(
+        resource.content,
+        media_type="text/plain; charset=utf-8",
+        headers={"Cache-Control": "no-store", "Content-Security-Policy": "default-src 'none'; sandbox"},
+    )
+
+
+def _sse(
+    state: ServeState, topic: str, queue: Queue[Event | None], first: list[Event]
+) -> EventSourceResponse:
+    async def encoded() -> AsyncIterator[ServerSentEvent]:
+        async for event in state.hub.stream(topic, queue, first):
+            yield ServerSentEvent(data=event.encode(), event=event.name)
+
+    return EventSourceResponse(
+        encoded(),
+        ping=PING_SECONDS,
+        headers={"Cache-Control": "no-store", "X-Accel-Buffering": "no"},
+        send_timeout=10,
+        # A client gone before its stream started never runs the stream's own clean-up.
+        background=BackgroundTask(state.hub.unsubscribe, topic, queue),
+    )
+
+
+async def index_events(request: Request) -> Response:
+    state = _state(request)
+    queue = state.hub.subscribe(INDEX_TOPIC)
+    # The index as it is now first: the page may be older than the stream (a reconnect).
+    event = await state.index_event(force=True)
+    return _sse(state, INDEX_TOPIC, queue, [event] if event is not None else [])
+
+
+async def session_events(request: Request) -> Response:
+    found = await _session_path(request, "/events/s/")
+    if found is None:
+        return _not_found()
+    key, path = found
+    state = _state(request)
+    live = state.live(key, path)
+    generation = request.query_params.get("g", "")
+    try:
+        count = int(request.query_params.get("n", "-1"))
+    except ValueError:
+        count = -1
+    topic = topic_of(key)
+    # Subscribe first, then read what the page missed: an append in between arrives twice at
+    # most, and the client skips entries it already has (events carry the entry count).
+    queue = state.hub.subscribe(topic)
+    try:
+        for event in await anyio.to_thread.run_sync(live.refresh, limiter=state.render_limit):
+            state.hub.publish(topic, event)
+        first: list[Event] = await anyio.to_thread.run_sync(live.catch_up, generation, count)
+    except BaseException:
+        state.hub.unsubscribe(topic, queue)
+        raise
+    return _sse(state, topic, queue, first)
+
+
+async def no_icon(request: Request) -> Response:
+    return Response(status_code=204)  # browsers ask for one; a 404 would show as a console error
+
+
+def routes() -> list[Route]:
+    """Every route; only GET (and HEAD): nothing here writes."""
+    get: Any = ["GET", "HEAD"]
+    return [
+        Route("/", index, methods=get),
+        Route("/s/{key:path}", session_page, methods=get),
+        Route("/raw/{key:path}", raw_download, methods=get),
+        Route("/export/{key:path}", export_download, methods=get),
+        Route("/a/{key:path}", artifact, methods=get),
+        Route("/blobs/{name}", blob, methods=get),
+        Route("/events", index_events, methods=["GET"]),
+        Route("/events/s/{key:path}", session_events, methods=["GET"]),
+        Route("/favicon.ico", no_icon, methods=get),
+    ]

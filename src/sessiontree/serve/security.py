@@ -1,0 +1,188 @@
+"""The server's guards: Host header (DNS rebinding), the access token, and safe file lookups.
+
+Pure ASGI middleware, so every route (pages, downloads, event streams) passes through them.
+"""
+
+from __future__ import annotations
+
+import ipaddress
+import re
+import secrets
+import socket
+from collections.abc import Iterable
+from http.cookies import SimpleCookie
+from pathlib import Path, PurePosixPath
+from typing import Any
+from urllib.parse import parse_qsl, quote, urlencode
+
+from starlette.responses import PlainTextResponse, RedirectResponse, Response
+from starlette.types import ASGIApp, Receive, Scope, Send
+
+TOKEN_COOKIE = "sessiontree_token"
+TOKEN_PARAM = "token"
+LOOPBACK_NAMES = frozenset({"localhost", "127.0.0.1", "::1"})
+
+# Escapes of separators, dots, "%" itself (double encoding) and NUL: a key never needs them.
+_BAD_ESCAPES = re.compile(rb"%(?:2[fFeE5]|5[cC]|00)")
+_SAFE_HEADERS = [
+    (b"x-content-type-options", b"nosniff"),
+    (b"referrer-policy", b"no-referrer"),
+    (b"x-frame-options", b"DENY"),
+    (b"cross-origin-resource-policy", b"same-origin"),
+]
+
+
+def is_loopback(host: str) -> bool:
+    """True for localhost and loopback addresses (the default, token-free binding)."""
+    if host.lower() == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host.strip("[]")).is_loopback
+    except ValueError:
+        return False
+
+
+def new_token() -> str:
+    """A fresh random access token."""
+    return secrets.token_urlsafe(24)
+
+
+def allowed_hosts(bound: str) -> frozenset[str]:
+    """Host header names accepted for a server bound to ``bound``."""
+    names = set(LOOPBACK_NAMES) | {bound.lower().strip("[]")}
+    try:
+        wildcard = ipaddress.ip_address(bound.strip("[]")).is_unspecified
+    except ValueError:
+        wildcard = False
+    if wildcard:
+        # Bound to every interface: the machine's own names are fine (IP literals always are).
+        names |= {socket.gethostname().lower(), socket.getfqdn().lower()}
+    return frozenset(names)
+
+
+def host_name(header: str) -> str:
+    """The name part of a Host header (port and IPv6 brackets removed), lower-cased."""
+    header = header.strip().lower()
+    if header.startswith("["):
+        return header[1:].partition("]")[0]
+    return header.rpartition(":")[0] if header.count(":") == 1 else header
+
+
+def _is_ip(name: str) -> bool:
+    try:
+        ipaddress.ip_address(name)
+    except ValueError:
+        return False
+    return True
+
+
+class GuardMiddleware:
+    """Refuse foreign Host headers and, when a token is set, requests without it."""
+
+    def __init__(self, app: ASGIApp, *, bound_host: str, token: str | None) -> None:
+        self.app = app
+        self.hosts = allowed_hosts(bound_host)
+        self.wildcard = (
+            _is_ip(bound_host.strip("[]")) and ipaddress.ip_address(bound_host.strip("[]")).is_unspecified
+        )
+        self.token = token
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        response = self._check(scope)
+        if response is not None:
+            await response(scope, receive, send)
+            return
+        await self.app(scope, receive, _with_safe_headers(send))
+
+    def _host_ok(self, scope: Scope) -> bool:
+        headers = dict(scope.get("headers") or [])
+        raw = headers.get(b"host")
+        if raw is None:
+            return False
+        name = host_name(raw.decode("latin-1"))
+        return name in self.hosts or (self.wildcard and _is_ip(name))
+
+    def _check(self, scope: Scope) -> Response | None:
+        if not self._host_ok(scope):
+            return PlainTextResponse("Bad Host header", status_code=400)
+        if self.token is None:
+            return None
+        if secrets.compare_digest(_cookie(scope, TOKEN_COOKIE).encode(), self.token.encode()):
+            return None
+        query = parse_qsl(scope.get("query_string", b"").decode("latin-1"), keep_blank_values=True)
+        given = next((v for k, v in query if k == TOKEN_PARAM), "")
+        if given and secrets.compare_digest(given.encode(), self.token.encode()):
+            # Accepted once from the URL, then kept in a cookie; the token leaves the address bar.
+            rest = urlencode([(k, v) for k, v in query if k != TOKEN_PARAM])
+            target = scope.get("root_path", "") + scope["path"] + (f"?{rest}" if rest else "")
+            redirect = RedirectResponse(_quote_path(target), status_code=303)
+            redirect.set_cookie(TOKEN_COOKIE, self.token, httponly=True, samesite="strict", path="/")
+            return redirect
+        return PlainTextResponse("Missing or wrong token: open the URL the server printed", status_code=403)
+
+
+def _quote_path(target: str) -> str:
+    return quote(target, safe="/?=&%:@-._~+!$'()*,;")
+
+
+def _cookie(scope: Scope, name: str) -> str:
+    for key, value in scope.get("headers") or []:
+        if key == b"cookie":
+            jar: SimpleCookie = SimpleCookie()
+            try:
+                jar.load(value.decode("latin-1"))
+            except Exception:  # a malformed Cookie header is simply no cookie
+                continue
+            if name in jar:
+                return jar[name].value
+    return ""
+
+
+def _with_safe_headers(send: Send) -> Send:
+    async def wrapped(message: Any) -> None:
+        if message["type"] == "http.response.start":
+            headers = list(message.get("headers") or [])
+            present = {k.lower() for k, _ in headers}
+            headers.extend((k, v) for k, v in _SAFE_HEADERS if k not in present)
+            message = {**message, "headers": headers}
+        await send(message)
+
+    return wrapped
+
+
+def clean_key(raw_path: bytes, prefix: str, decoded: str) -> str | None:
+    """Return the relative key a request path names, or None for any traversal form.
+
+    ``raw_path`` is the path as sent (escapes intact), ``decoded`` the decoded route parameter.
+    Refused: escaped separators, dots, NUL or "%" (double encoding), backslashes, NUL, empty,
+    absolute, "." or ".." segments.
+    """
+    if _BAD_ESCAPES.search(raw_path):
+        return None
+    if not raw_path.startswith(prefix.encode()):
+        return None
+    if not decoded or "\\" in decoded or "\x00" in decoded or decoded.startswith("/"):
+        return None
+    parts = decoded.split("/")
+    if any(part in ("", ".", "..") for part in parts):
+        return None
+    return str(PurePosixPath(*parts))
+
+
+def contained(path: Path, roots: Iterable[Path]) -> Path | None:
+    """Return the real path when ``path`` (symlinks followed) is a file inside one of ``roots``."""
+    try:
+        real = path.resolve(strict=True)
+    except (OSError, RuntimeError):
+        return None
+    for root in roots:
+        try:
+            base = root.resolve(strict=True)
+        except (OSError, RuntimeError):
+            continue
+        if real.is_relative_to(base) and real != base and real.is_file():
+            return real
+    return None

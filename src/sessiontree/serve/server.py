@@ -1,0 +1,108 @@
+"""Run the app under uvicorn on a socket we bind ourselves (so ``--port 0`` can print its port)."""
+
+from __future__ import annotations
+
+import errno
+import os
+import socket
+import threading
+import webbrowser
+from collections.abc import Callable
+from dataclasses import replace
+from pathlib import Path
+from urllib.parse import quote
+
+from sessiontree.errors import ServeError
+from sessiontree.serve.security import is_loopback, new_token
+from sessiontree.serve.state import ServeConfig
+
+GRACEFUL_SECONDS = 1
+"""How long Ctrl-C waits for open requests and event streams before closing them."""
+
+
+def default_cache_dir() -> Path:
+    """``$XDG_CACHE_HOME/sessiontree`` or ``~/.cache/sessiontree``."""
+    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+    return Path(base) / "sessiontree"
+
+
+def check_folders(root: Path, cache_dir: Path) -> None:
+    """Refuse a missing folder and a cache dir inside the served folder (it is never written to)."""
+    if not root.is_dir():
+        raise ServeError(f"Directory not found: {root}; pass a sessions folder (DIR)")
+    real_root, real_cache = root.resolve(), cache_dir.expanduser().resolve()
+    if real_cache == real_root or real_cache.is_relative_to(real_root):
+        raise ServeError(f"The cache dir {cache_dir} is inside the served folder; choose another --cache-dir")
+
+
+def bind_socket(host: str, port: int) -> socket.socket:
+    """Listen on host:port (port 0: a free one), with a one-line error when that is impossible."""
+    try:
+        infos = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM, flags=socket.AI_PASSIVE)
+    except socket.gaierror as exc:
+        raise ServeError(f"Unknown host {host!r}: {exc.strerror}") from None
+    family, _, _, _, address = infos[0]
+    sock = socket.socket(family, socket.SOCK_STREAM)
+    try:
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        sock.bind(address)
+        sock.listen(128)
+    except OSError as exc:
+        sock.close()
+        if exc.errno == errno.EADDRINUSE:
+            raise ServeError(
+                f"Cannot listen on {host}:{port}: address already in use; "
+                "choose another --port (0 picks a free one)"
+            ) from None
+        raise ServeError(f"Cannot listen on {host}:{port}: {exc.strerror or exc}") from None
+    sock.set_inheritable(True)
+    return sock
+
+
+def server_url(host: str, port: int, token: str | None) -> str:
+    """The URL to open (with the token once, as Jupyter prints it)."""
+    name = f"[{host}]" if ":" in host else host
+    return f"http://{name}:{port}/" + (f"?token={quote(token)}" if token else "")
+
+
+def run_server(
+    config: ServeConfig, *, open_browser: bool = False, echo: Callable[[str], None] = print
+) -> None:
+    """Serve until Ctrl-C (SIGINT) or SIGTERM; open event streams are closed within a second."""
+    import uvicorn
+
+    from sessiontree.serve.app import create_app
+
+    check_folders(config.root, config.cache_dir or default_cache_dir())
+    token = config.token
+    if token is None and not is_loopback(config.host):
+        token = new_token()
+    sock = bind_socket(config.host, config.port)
+    port = sock.getsockname()[1]
+    config = replace(config, port=port, token=token, cache_dir=config.cache_dir or default_cache_dir())
+    app = create_app(config)
+    url = server_url(config.host, port, token)
+    echo(f"Serving {config.root} at {url}")
+    if token:
+        echo("Anyone who can reach this address needs the token in that URL; keep it private.")
+    echo("Press Ctrl-C to stop.")
+    server = uvicorn.Server(
+        uvicorn.Config(
+            app,
+            log_level="warning",
+            access_log=False,
+            lifespan="on",
+            timeout_graceful_shutdown=GRACEFUL_SECONDS,
+            proxy_headers=False,
+            server_header=False,
+        )
+    )
+    if open_browser:
+        threading.Thread(target=webbrowser.open, args=(url,), daemon=True).start()
+    try:
+        server.run(sockets=[sock])
+    except KeyboardInterrupt:
+        pass  # uvicorn re-raises the Ctrl-C it handled; the server has already stopped cleanly
+    finally:
+        sock.close()
+    echo("Stopped.")

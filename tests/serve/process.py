@@ -1,0 +1,118 @@
+"""The real ``sessiontree serve`` process on a free port, and an SSE reader, for end-to-end tests."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import signal
+import subprocess
+import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import httpx
+
+URL_LINE = re.compile(r"Serving .* at (http://\S+)")
+
+
+@dataclass
+class Served:
+    """A running server: its URL and process."""
+
+    url: str
+    proc: subprocess.Popen[str]
+
+    def stop(self) -> int:
+        """Ctrl-C it (SIGINT) and return its exit status."""
+        if self.proc.poll() is None:
+            self.proc.send_signal(signal.SIGINT)
+        return self.proc.wait(timeout=30)
+
+
+@contextmanager
+def serve_process(root: Path, agent_dir: Path, cache_dir: Path, *extra: str) -> Iterator[Served]:
+    """Start ``sessiontree serve ROOT --port 0`` and wait until it printed its URL."""
+    cmd = [
+        sys.executable, "-m", "sessiontree", "--agent-dir", str(agent_dir),
+        "serve", str(root), "--port", "0", "--cache-dir", str(cache_dir), *extra,
+    ]  # fmt: skip
+    env = {**os.environ, "PYTHONUNBUFFERED": "1"}
+    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
+    try:
+        assert proc.stdout is not None
+        url = None
+        for line in proc.stdout:
+            match = URL_LINE.search(line)
+            if match:
+                url = match.group(1)
+                break
+        if url is None:
+            raise AssertionError(f"serve did not start: {proc.stderr.read() if proc.stderr else ''}")
+        yield Served(url.rstrip("/"), proc)
+    finally:
+        if proc.poll() is None:
+            proc.send_signal(signal.SIGINT)
+            try:
+                proc.wait(timeout=30)
+            except subprocess.TimeoutExpired:
+                proc.kill()
+                proc.wait()
+        for stream in (proc.stdout, proc.stderr):
+            if stream is not None:
+                stream.close()
+
+
+@dataclass(frozen=True)
+class SseEvent:
+    name: str
+    data: dict[str, Any]
+
+
+class EventReader:
+    """Read server-sent events from one open stream, one at a time (blocking until the next)."""
+
+    def __init__(self, client: httpx.Client, url: str) -> None:
+        self._cm = client.stream("GET", url, timeout=httpx.Timeout(30.0))
+        self.response = self._cm.__enter__()
+        self._lines = self.response.iter_lines()
+
+    def next(self) -> SseEvent:
+        """The next named event (pings and comments skipped)."""
+        name, data = "message", []
+        for line in self._lines:
+            if line == "":
+                if data:
+                    return SseEvent(name, json.loads("\n".join(data)))
+                name = "message"
+                continue
+            if line.startswith(":"):
+                continue
+            field, _, value = line.partition(":")
+            value = value.removeprefix(" ")
+            if field == "event":
+                name = value
+            elif field == "data":
+                data.append(value)
+        raise AssertionError("the event stream ended")
+
+    def next_named(self, *names: str) -> SseEvent:
+        """The next event with one of these names."""
+        while True:
+            event = self.next()
+            if event.name in names:
+                return event
+
+    def close(self) -> None:
+        self._cm.__exit__(None, None, None)
+
+
+def page_settings(html: str) -> dict[str, Any]:
+    """The ``window.sessiontreeServe`` settings a served session page carries."""
+    match = re.search(r"window\.sessiontreeServe = (\{.*?\});", html)
+    assert match is not None, "no live settings in the page"
+    settings: dict[str, Any] = json.loads(match.group(1))
+    return settings

@@ -1,0 +1,158 @@
+"""Event streams of the real ``sessiontree serve`` process: incremental reads, index updates, Ctrl-C."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import signal
+from collections.abc import Iterator
+from pathlib import Path
+from urllib.parse import quote
+
+import httpx
+import pytest
+
+from tests.serve.conftest import KEY, append_line, write_session
+from tests.serve.process import EventReader, Served, page_settings, serve_process
+from tests.store.helpers import assistant, msg
+
+
+@pytest.fixture
+def served(sessions_dir: Path, agent_dir: Path, tmp_path: Path) -> Iterator[Served]:
+    with serve_process(sessions_dir, agent_dir, tmp_path / "cache") as s:
+        yield s
+
+
+@pytest.fixture
+def http() -> Iterator[httpx.Client]:
+    with httpx.Client(timeout=30) as c:
+        yield c
+
+
+def open_session(http: httpx.Client, served: Served, key: str = KEY) -> EventReader:
+    page = http.get(f"{served.url}/s/{quote(key)}")
+    assert page.status_code == 200
+    settings = page_settings(page.text)
+    url = f"{served.url}{settings['events']}?g={settings['generation']}&n={settings['count']}"
+    reader = EventReader(http, url)
+    assert reader.response.status_code == 200
+    assert reader.response.headers["content-type"].startswith("text/event-stream")
+    return reader
+
+
+def test_appends_arrive_as_events(served: Served, http: httpx.Client, sessions_dir: Path) -> None:
+    reader = open_session(http, served)
+    path = sessions_dir / KEY
+    append_line(path, msg("u2", "a1", "user", "live prompt"))
+    event = reader.next_named("append", "replaced")
+    assert event.name == "append"
+    assert [item[0]["id"] for item in event.data["entries"]] == ["u2"]
+    assert "live prompt" in event.data["entries"][0][1]
+    append_line(path, assistant("a2", "u2", "live answer"))
+    event = reader.next_named("append")
+    assert [item[0]["id"] for item in event.data["entries"]] == ["a2"]
+    reader.close()
+
+
+def test_half_line_then_rest_is_one_entry(served: Served, http: httpx.Client, sessions_dir: Path) -> None:
+    reader = open_session(http, served)
+    path = sessions_dir / KEY
+    line = json.dumps(msg("u2", "a1", "user", "written in two parts")) + "\n"
+    append_line(path, line[:30])
+    append_line(path, line[30:])
+    append_line(path, msg("u3", "u2", "user", "marker"))
+    ids: list[str] = []
+    while "u3" not in ids:
+        event = reader.next_named("append", "replaced")
+        assert event.name == "append"
+        ids += [item[0]["id"] for item in event.data["entries"]]
+    assert ids == ["u2", "u3"]  # never a corrupt piece of u2 on its own
+    reader.close()
+
+
+@pytest.mark.parametrize("change", ["shrink", "rename", "first-line"])
+def test_rewrites_push_replaced(
+    served: Served, http: httpx.Client, sessions_dir: Path, tmp_path: Path, change: str
+) -> None:
+    reader = open_session(http, served)
+    path = sessions_dir / KEY
+    if change == "shrink":
+        data = path.read_bytes()
+        with open(path, "r+b") as fh:
+            fh.truncate(data.rindex(b"\n", 0, len(data) - 1) + 1)
+    elif change == "rename":
+        temp = write_session(tmp_path / "new.jsonl", "s1", "/work/demo", msg("u9", "a1", "user"))
+        os.replace(temp, path)
+    else:
+        first, rest = path.read_bytes().split(b"\n", 1)
+        renamed = first.replace(b"/work/demo", b"/work/dem0")
+        with open(path, "r+b") as fh:
+            fh.write(renamed)
+        assert len(renamed) == len(first) and path.read_bytes() == renamed + b"\n" + rest
+    event = reader.next_named("append", "replaced")
+    assert event.name == "replaced"
+    reader.close()
+
+
+def test_late_page_catches_up(served: Served, http: httpx.Client, sessions_dir: Path) -> None:
+    page = http.get(f"{served.url}/s/{quote(KEY)}")
+    settings = page_settings(page.text)
+    append_line(sessions_dir / KEY, msg("u2", "a1", "user", "before the stream opened"))
+    reader = EventReader(
+        http, f"{served.url}{settings['events']}?g={settings['generation']}&n={settings['count']}"
+    )
+    event = reader.next_named("append")
+    assert event.data["entries"][-1][0]["id"] == "u2"
+    reader.close()
+
+
+def test_several_clients_get_every_append(served: Served, http: httpx.Client, sessions_dir: Path) -> None:
+    readers = [open_session(http, served) for _ in range(3)]
+    append_line(sessions_dir / KEY, msg("u2", "a1", "user", "to everyone"))
+    for reader in readers:
+        ids: list[str] = []
+        while "u2" not in ids:
+            ids += [item[0]["id"] for item in reader.next_named("append").data["entries"]]
+    for reader in readers:
+        reader.close()
+
+
+def test_new_session_appears_on_the_index(served: Served, http: httpx.Client, sessions_dir: Path) -> None:
+    reader = EventReader(http, f"{served.url}/events")
+    write_session(sessions_dir / "--work-new--" / "2026-02-01_new.jsonl", "new1", "/work/new")
+    while True:
+        event = reader.next_named("index")
+        if "hello from new1" in event.data["html"]:
+            break
+    assert 'data-cwd="/work/new"' in event.data["html"]
+    (sessions_dir / "--work-new--" / "2026-02-01_new.jsonl").unlink()
+    while "hello from new1" in reader.next_named("index").data["html"]:
+        pass
+    reader.close()
+
+
+def test_folder_deleted_and_recreated(
+    served: Served, http: httpx.Client, sessions_dir: Path, tmp_path: Path
+) -> None:
+    reader = EventReader(http, f"{served.url}/events")
+    backup = tmp_path / "backup"
+    shutil.move(sessions_dir, backup)
+    while "hello from s1" in reader.next_named("index").data["html"]:
+        pass  # the folder is gone: its sessions leave the index
+    sessions_dir.mkdir()
+    write_session(sessions_dir / "--work-back--" / "2026-03-01_back.jsonl", "back1", "/work/back")
+    while "hello from back1" not in reader.next_named("index").data["html"]:
+        pass  # watched again once it is back
+    reader.close()
+
+
+def test_sigint_ends_the_process_with_open_streams(served: Served, http: httpx.Client) -> None:
+    readers = [open_session(http, served), EventReader(http, f"{served.url}/events")]
+    served.proc.send_signal(signal.SIGINT)
+    assert served.proc.wait(timeout=30) == 0
+    for reader in readers:
+        with pytest.raises((AssertionError, httpx.HTTPError)):
+            while True:
+                reader.next()  # the stream ends instead of hanging
+        reader.close()
