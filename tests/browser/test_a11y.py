@@ -210,9 +210,10 @@ def test_usage_page_is_clean(browser: Browser, tmp_path: Path, theme: str) -> No
 def test_built_site_is_clean(
     browser: Browser, gen_session: GenSession, tmp_path: Path, http_server: Server
 ) -> None:
-    """The static site over HTTP, both themes: index, Pagefind hits, a session page (images by URL)."""
+    """The static site over HTTP, both themes: index, Pagefind hits, usage, a session page (images by URL)."""
     archive = make_archive(tmp_path, gen_session)
-    build_site(BuildOptions(root=archive.root, site=http_server.root, jobs=1))
+    result = build_site(BuildOptions(root=archive.root, site=http_server.root, jobs=1))
+    assert result.usage_written
     key = archive.app[0].relative_to(archive.root).as_posix()
     for theme in THEMES:
         with audit_page(browser, **WIDE) as page:
@@ -223,6 +224,10 @@ def test_built_site_is_clean(
             page.fill("#st-filter", PHRASE)
             page.wait_for_selector(".st-fulltext-hit a", timeout=30_000)
             assert_clean(page, f"site index with search hits, {theme}")
+            page.goto(http_server.url + "/usage.html")
+            assert page.locator("figure.st-usage-chart svg").count() == 2
+            audit_both_widths(page, f"site usage page, {theme}")
+            page.set_viewport_size(WIDE)
             page.emulate_media(color_scheme=theme)
             audit_wide(
                 page, f"{http_server.url}/{layout.page_path(key)}", f"site session page, {theme}", zoom=True
