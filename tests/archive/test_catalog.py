@@ -15,7 +15,8 @@ from tests.store.helpers import assistant, entry, header, msg, write_jsonl
 
 def session(path: Path, sid: str, cwd: str, *extra: dict[str, Any], title: str | None = None) -> Path:
     path.parent.mkdir(parents=True, exist_ok=True)
-    head = header(sid, cwd=cwd, **({"title": title} if title else {}))
+    titled: dict[str, Any] = {"title": title} if title else {}
+    head = header(sid, cwd=cwd, **titled)
     return write_jsonl(
         path, [head, msg("u1", None, "user", f"prompt of {sid}"), assistant("a1", "u1"), *extra]
     )

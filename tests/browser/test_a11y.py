@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Literal
 
 import pytest
-from playwright.sync_api import Browser, Page
+from playwright.sync_api import Browser, Page, ViewportSize
 
 from sessiontree.archive.catalog import Catalog
 from sessiontree.archive.search import SearchIndex
@@ -23,9 +24,10 @@ from tests.site.archive import PHRASE, make_archive
 
 pytestmark = pytest.mark.browser
 
-WIDE = {"width": 1280, "height": 800}
-NARROW = {"width": 390, "height": 844}
-THEMES = ("light", "dark")
+WIDE: ViewportSize = {"width": 1280, "height": 800}
+NARROW: ViewportSize = {"width": 390, "height": 844}
+Theme = Literal["light", "dark"]
+THEMES: tuple[Theme, ...] = ("light", "dark")
 
 
 def wait_all_messages(page: Page) -> None:
@@ -65,7 +67,7 @@ def audit_wide(page: Page, url: str, where: str, *, zoom: bool) -> None:
         page.keyboard.press("Escape")
 
 
-def audit_export(browser: Browser, url: str, name: str, theme: str, *, zoom: bool) -> None:
+def audit_export(browser: Browser, url: str, name: str, theme: Theme, *, zoom: bool) -> None:
     """Audit one export wide and narrow: plain, with every detail shown, the help overlay and the zoom."""
     with audit_page(browser, **WIDE) as page:
         page.emulate_media(color_scheme=theme)  # the export's theme is auto: it follows the system
@@ -85,14 +87,14 @@ def audit_export(browser: Browser, url: str, name: str, theme: str, *, zoom: boo
 
 
 @pytest.mark.parametrize("theme", THEMES)
-def test_real_session_export_is_clean(browser: Browser, tmp_path: Path, theme: str) -> None:
+def test_real_session_export_is_clean(browser: Browser, tmp_path: Path, theme: Theme) -> None:
     out = export_to_file(REAL_SESSION, tmp_path / "real.html")
     audit_export(browser, out.as_uri(), REAL_SESSION.name, theme, zoom=False)
 
 
 @pytest.mark.parametrize("theme", THEMES)
 def test_generated_session_export_is_clean(
-    browser: Browser, gen_session: GenSession, tmp_path: Path, theme: str
+    browser: Browser, gen_session: GenSession, tmp_path: Path, theme: Theme
 ) -> None:
     """Images, branches, a compaction, labels, custom messages, every entry type."""
     src = gen_session(30, blobs=True)
@@ -149,7 +151,7 @@ def write_colour_session(path: Path) -> Path:
 
 
 @pytest.mark.parametrize("theme", THEMES)
-def test_every_ansi_colour_reads_in_both_themes(browser: Browser, tmp_path: Path, theme: str) -> None:
+def test_every_ansi_colour_reads_in_both_themes(browser: Browser, tmp_path: Path, theme: Theme) -> None:
     out = export_to_file(write_colour_session(tmp_path / "colours.jsonl"), tmp_path / "colours.html")
     with audit_page(browser, **WIDE) as page:
         page.emulate_media(color_scheme=theme)
@@ -178,7 +180,7 @@ def audit_both_widths(page: Page, where: str) -> None:
 
 
 @pytest.mark.parametrize("theme", THEMES)
-def test_index_page_is_clean(browser: Browser, tmp_path: Path, theme: str) -> None:
+def test_index_page_is_clean(browser: Browser, tmp_path: Path, theme: Theme) -> None:
     entries = Catalog(write_sessions_folder(tmp_path / "sessions")).scan()
     out = tmp_path / "index.html"
     out.write_text(render_index(entries, lambda e: "s/" + e.key, IndexOptions(theme=theme)), encoding="utf-8")
@@ -192,7 +194,7 @@ def test_index_page_is_clean(browser: Browser, tmp_path: Path, theme: str) -> No
 
 
 @pytest.mark.parametrize("theme", THEMES)
-def test_usage_page_is_clean(browser: Browser, tmp_path: Path, theme: str) -> None:
+def test_usage_page_is_clean(browser: Browser, tmp_path: Path, theme: Theme) -> None:
     root = write_sessions_folder(tmp_path / "sessions")
     with SearchIndex([root], tmp_path / "cache") as index:
         index.update()

@@ -49,7 +49,8 @@ def test_usage_chart_renders_without_network(
     )
     assert len(set(colours)) == 2 and "none" not in colours
     links = page.locator("table.st-top a")
-    assert links.count() == 3 and links.first.get_attribute("href", timeout=1000).startswith("session?path=")
+    href = links.first.get_attribute("href", timeout=1000)
+    assert links.count() == 3 and href is not None and href.startswith("session?path=")
     assert page.locator("script").count() == 0 and page.locator("main img").count() == 0
     assert "<script>alert(1)</script>" in page.locator("table.st-top").inner_text()
     assert watch.requests == [f"{http_server.url}/usage.html"]

@@ -8,6 +8,7 @@ import select
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 from click.testing import CliRunner, Result
@@ -42,7 +43,7 @@ def add_session(
     prompt: str = "hello",
     *,
     mtime: float | None = None,
-    **extra: object,
+    **extra: Any,
 ) -> Path:
     folder = session_dir_for(cwd, agent)
     folder.mkdir(parents=True, exist_ok=True)

@@ -18,7 +18,15 @@ from sessiontree.exporter.fastlex import (
     enabled,
     lex,
 )
-from sessiontree.exporter.highlight import lexer_by_name
+from sessiontree.exporter.highlight import lexer_by_name as find_lexer
+
+
+def lexer_by_name(name: str) -> Any:
+    """The lexer the exporter uses for ``name`` (every name here has one)."""
+    lexer = find_lexer(name)
+    assert lexer is not None
+    return lexer
+
 
 SAMPLES = {
     "python": 'def f(x: int) -> str:\n    """Doc\n    string"""\n'

@@ -69,7 +69,7 @@ def forks(monkeypatch: pytest.MonkeyPatch) -> list[int]:
     monkeypatch.setattr(parallel, "PARALLEL_MIN_ENTRIES", 10)
     monkeypatch.setattr(parallel, "WARM_ENTRIES", 70)  # more than one gzip batch before the fork
     monkeypatch.setenv(parallel.WORKERS_ENV, "2")
-    monkeypatch.setattr(parallel.os, "fork", fork)
+    monkeypatch.setattr(os, "fork", fork)  # the module parallel.py forks through
     return seen
 
 

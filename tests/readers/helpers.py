@@ -46,10 +46,12 @@ def claude_role_counts(*paths: Path) -> Counter[str]:
     counts: Counter[str] = Counter()
     seen: set[str] = set()
     for path in paths:
-        replies: set[str] = set()
+        replies: set[str | None] = set()
         for obj in raw_objects(path):
             message, uuid = obj.get("message"), obj.get("uuid")
-            if obj.get("type") not in ("user", "assistant") or not isinstance(message, dict) or not uuid:
+            if obj.get("type") not in ("user", "assistant") or not isinstance(message, dict):
+                continue
+            if not isinstance(uuid, str) or not uuid:
                 continue
             if uuid in seen:
                 continue
@@ -78,7 +80,7 @@ def codex_role_counts(path: Path) -> Counter[str]:
     objs = raw_objects(path)
     for obj in objs:
         kind = obj.get("type")
-        payload = obj.get("payload") if isinstance(obj.get("payload"), dict) else obj
+        payload: dict[str, Any] = obj["payload"] if isinstance(obj.get("payload"), dict) else obj
         if kind == "event_msg":
             if payload.get("type") == "turn_aborted":
                 in_reply = False

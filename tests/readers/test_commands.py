@@ -54,9 +54,9 @@ def test_export(path: Path, tmp_path: Path) -> None:
     code, _, err = run("export", str(path), str(out))
     assert code == 0, err
     html = out.read_text(encoding="utf-8")
-    data = json.loads(
-        re.search(r'<script type="application/json" id="st-data">(.*?)</script>', html, re.S)[1]
-    )
+    found = re.search(r'<script type="application/json" id="st-data">(.*?)</script>', html, re.S)
+    assert found is not None
+    data = json.loads(found[1])
     session = load_any(path)
     rendered = {e["id"] for e in data["entries"]}
     assert rendered == {e["id"] for e in session.entries}

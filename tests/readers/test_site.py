@@ -48,7 +48,9 @@ def test_build_covers_the_default_roots_and_shows_each_agent(
     index = (site / "index.html").read_text(encoding="utf-8")
     assert sorted(re.findall(r'class="st-agent">([^<]*)<', index)) == ["Claude Code", "Codex CLI"]
     tour_page = next(site.rglob(f"{TOUR.stem}.html")).read_text(encoding="utf-8")
-    data = json.loads(re.search(r'id="st-data">(.*?)</script>', tour_page, re.S)[1])
+    found = re.search(r'id="st-data">(.*?)</script>', tour_page, re.S)
+    assert found is not None
+    data = json.loads(found[1])
     assert data["leafId"] == load_any(TOUR).leaf_id
     assert _snapshot(home / ".claude") | _snapshot(home / ".codex") == before  # read only
 

@@ -82,7 +82,7 @@ class EventReader:
 
     def next(self) -> SseEvent:
         """The next named event (pings and comments skipped)."""
-        name, data = "message", []
+        name, data = "message", list[str]()
         for line in self._lines:
             if line == "":
                 if data:

@@ -8,6 +8,7 @@ import hashlib
 import random
 import string
 import uuid
+from typing import Any
 
 import pytest
 from hypothesis import given, settings
@@ -150,7 +151,7 @@ def test_entries_are_walked_in_a_copy_and_images_kept() -> None:
     token = "ghp_" + rand(36)
     image = base64.b64encode(b"AKIA" + bytes(range(256)) * 4).decode()
     header = {"type": "session", "id": "s1", "title": f"debug {token}", "cwd": "/w"}
-    entries = [
+    entries: list[dict[str, Any]] = [
         {
             "type": "message",
             "id": "a1b2c3d4",

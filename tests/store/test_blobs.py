@@ -3,6 +3,7 @@ from __future__ import annotations
 import base64
 import hashlib
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -74,7 +75,7 @@ def test_resolve_round_trip(tmp_path: Path) -> None:
     raw = b"\x89PNG" + bytes(2000)
     data = base64.b64encode(raw).decode()
     content = externalize_image_blocks([{"type": "image", "data": data, "mimeType": "image/png"}], store)
-    entries = [
+    entries: list[dict[str, Any]] = [
         {"type": "message", "message": {"role": "toolResult", "content": content}},
         {"type": "custom_message", "content": [{"type": "image", "data": "blob:sha256:" + "c" * 64}]},
         {"type": "compaction", "content": [{"type": "image", "data": "blob:sha256:" + "d" * 64}]},

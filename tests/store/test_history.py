@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from sessiontree.errors import HistoryError
-from sessiontree.store.history import HistoryStorage, escape_like, history_db_path
+from sessiontree.store.history import HistoryEntry, HistoryStorage, escape_like, history_db_path
 
 
 @pytest.fixture
@@ -30,8 +30,8 @@ def rows(db: Path) -> list[tuple[str, str | None]]:
         return [(r[0], r[1]) for r in conn.execute("SELECT prompt, cwd FROM history ORDER BY id")]
 
 
-def prompts(entries: list[object]) -> list[str]:
-    return [e.prompt for e in entries]  # type: ignore[attr-defined]
+def prompts(entries: list[HistoryEntry]) -> list[str]:
+    return [e.prompt for e in entries]
 
 
 def test_db_lives_in_the_agent_dir(tmp_path: Path) -> None:

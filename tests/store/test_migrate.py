@@ -1,11 +1,13 @@
 from __future__ import annotations
 
+from typing import Any
+
 from sessiontree.store.migrate import migrate_to_current
 
 
 def test_v1_gets_ids_linear_chain_and_compaction_id() -> None:
     header = {"type": "session", "id": "s1"}
-    entries = [
+    entries: list[dict[str, Any]] = [
         {"type": "message", "message": {"role": "user", "content": "a"}},
         {"type": "message", "message": {"role": "hookMessage", "content": "h"}},
         {"type": "compaction", "summary": "S", "firstKeptEntryIndex": 2, "tokensBefore": 5},
@@ -43,15 +45,17 @@ def test_v2_only_renames_hook_messages() -> None:
 
 
 def test_v3_is_untouched() -> None:
-    header = {"type": "session", "id": "s", "version": 3}
-    entries = [{"type": "message", "id": "x", "parentId": None, "message": {"role": "hookMessage"}}]
+    header: dict[str, Any] = {"type": "session", "id": "s", "version": 3}
+    entries: list[dict[str, Any]] = [
+        {"type": "message", "id": "x", "parentId": None, "message": {"role": "hookMessage"}}
+    ]
     assert migrate_to_current(header, entries) == []
     assert entries[0]["message"]["role"] == "hookMessage"
 
 
 def test_ids_are_deterministic_per_session() -> None:
     def ids(session_id: str) -> list[str]:
-        entries = [{"type": "message", "message": {}} for _ in range(50)]
+        entries: list[dict[str, Any]] = [{"type": "message", "message": {}} for _ in range(50)]
         migrate_to_current({"type": "session", "id": session_id}, entries)
         return [e["id"] for e in entries]
 

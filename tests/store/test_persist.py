@@ -100,7 +100,7 @@ def test_large_images_move_to_the_blob_store(tmp_path: Path) -> None:
     store = BlobStore(tmp_path / "blobs")
     big, small = image_block(2000), image_block(600)
     assert len(big["data"]) >= 1024 > len(small["data"])
-    entry = {"type": "message", "message": {"role": "user", "content": [big, small]}}
+    entry: dict[str, Any] = {"type": "message", "message": {"role": "user", "content": [big, small]}}
     out = prepare_entry_for_persistence(entry, store)
     ref = out["message"]["content"][0]["data"]
     digest = hashlib.sha256(base64.b64decode(big["data"])).hexdigest()

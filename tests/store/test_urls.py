@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import os
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -12,7 +13,11 @@ from sessiontree.errors import ArtifactError
 from sessiontree.store.artifacts import AgentOutputManager, ArtifactManager
 from sessiontree.store.urls import parse_internal_url, resolve_internal_url
 
-REPORT = {"summary": "done", "files": [{"path": "a.py", "lines": 3}, {"path": "b y.py", "lines": 9}], "n": 2}
+REPORT: dict[str, Any] = {
+    "summary": "done",
+    "files": [{"path": "a.py", "lines": 3}, {"path": "b y.py", "lines": 9}],
+    "n": 2,
+}
 
 
 @pytest.fixture
