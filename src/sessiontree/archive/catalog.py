@@ -14,6 +14,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import re
 import time
 from collections.abc import Iterable, Iterator
 from dataclasses import asdict, dataclass, field, replace
@@ -30,9 +31,9 @@ LIVE_SECONDS = 60.0
 """A session changed within this many seconds shows as live."""
 MAX_SUBAGENT_DEPTH = 4
 
-_MESSAGE_PREFIX = b'{"type":"message",'
-_TYPED_PREFIX = b'{"type":"'
-_TITLE_MARKERS = (b'"session_info"', b'"title_change"')
+# The entry type when a line starts with it (as every agent writes; spaced or compact JSON).
+_LEADING_TYPE = re.compile(rb'\{\s*"type"\s*:\s*"([A-Za-z_]+)"\s*[,}]')
+_RENAMES = frozenset({b"session_info", b"title_change"})
 
 
 @dataclass(frozen=True, slots=True)
@@ -71,12 +72,14 @@ class _Scan:
     tail: dict[str, Any] | None = None
 
     def feed(self, lines: Iterable[bytes]) -> None:
+        match = _LEADING_TYPE.match
         for line in lines:
-            if line.startswith(_MESSAGE_PREFIX):
+            found = match(line)
+            if found is None:
+                self._parse(line)  # another key order (or not JSON): parse to be sure
+            elif found.group(1) == b"message":
                 self.messages += 1
-            elif line.startswith(_TYPED_PREFIX) and not any(m in line[:64] for m in _TITLE_MARKERS):
-                continue  # another entry type, written as the agents write (type first)
-            else:
+            elif found.group(1) in _RENAMES:
                 self._parse(line)
 
     def _parse(self, line: bytes) -> None:
@@ -226,7 +229,7 @@ def iter_session_files(root: Path) -> Iterator[tuple[Path, str | None]]:
         names = {e.name for e in entries}
         for e in entries:
             path = Path(e.path)
-            if not _inside(path, real_root):
+            if e.is_symlink() and not _inside(path, real_root):
                 continue  # a symlink leaving the root: never listed, never served
             if e.name.endswith(".jsonl") and e.is_file():
                 yield path, parent

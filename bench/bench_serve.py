@@ -1,0 +1,314 @@
+#!/usr/bin/env python3
+"""Benchmarks of ``sessiontree serve`` (figures printed, nothing asserted).
+
+- latency: ``write()`` of an appended line -> the entry in Chromium's DOM, median/p95 over N appends
+  (target p95 <= 150 ms);
+- cpu: server CPU time per append on a big session (must follow the appended bytes, not the
+  file size), against the same on a small session;
+- clients: C concurrent SSE clients while A appends a second go in for S seconds (errors, p95);
+- index: the index page of N generated sessions, cold (no cache) and warm (cache kept).
+
+Usage: .venv/bin/python bench/bench_serve.py [latency|cpu|clients|index|all]
+         [--appends 100] [--big-turns 9500] [--clients 50] [--rate 10] [--seconds 60] [--sessions 1000]
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from pathlib import Path
+
+import httpx
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from tests.chromium import CHROMIUM, CHROMIUM_ARGS  # noqa: E402
+from tests.serve.process import EventReader, serve_process  # noqa: E402
+
+GEN = Path("/work/shared/tools/gen_session.py")
+KEY = "--home-dev-demo--/bench.jsonl"
+
+
+def gen(path: Path, turns: int, seed: int = 1) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    subprocess.run(
+        [sys.executable, str(GEN), "--turns", str(turns), "--seed", str(seed), "-o", str(path)], check=True
+    )
+
+
+def last_id(path: Path) -> str:
+    with open(path, "rb") as fh:
+        fh.seek(max(0, path.stat().st_size - 200_000))
+        tail = fh.read().rstrip(b"\n").rsplit(b"\n", 1)[-1]
+    ident: str = json.loads(tail)["id"]
+    return ident
+
+
+def line(entry_id: str, parent: str, text: str) -> bytes:
+    entry = {
+        "type": "message",
+        "id": entry_id,
+        "parentId": parent,
+        "timestamp": "2026-02-16T11:00:00.000Z",
+        "message": {"role": "user", "content": [{"type": "text", "text": text}]},
+    }
+    return (json.dumps(entry) + "\n").encode()
+
+
+def write_line(path: Path, data: bytes) -> float:
+    """Append one line; return the wall time (ms since the epoch) just before write()."""
+    with open(path, "ab") as fh:
+        t = time.time() * 1000
+        fh.write(data)
+    return t
+
+
+def pct(values: list[float], p: float) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, round(p / 100 * (len(ordered) - 1)))]
+
+
+def proc_cpu(pid: int) -> float:
+    """CPU seconds (user + system) a process has used so far."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+# --- latency ------------------------------------------------------------------------------------
+
+OBSERVE = """
+window.__seen = {};
+new MutationObserver((records) => {
+  const now = performance.timeOrigin + performance.now();
+  for (const r of records) for (const n of r.addedNodes) {
+    if (n.nodeType !== 1) continue;
+    const arts = n.matches('article[data-id]') ? [n] : n.querySelectorAll('article[data-id]');
+    for (const a of arts) {
+      const id = a.getAttribute('data-id');
+      if (!(id in window.__seen)) window.__seen[id] = now;
+    }
+  }
+}).observe(document.getElementById('st-messages'), { childList: true, subtree: true });
+"""
+
+
+def bench_latency(args: argparse.Namespace) -> None:
+    from playwright.sync_api import sync_playwright
+
+    with tempfile.TemporaryDirectory() as tmp:
+        agent = Path(tmp) / "agent"
+        path = agent / "sessions" / KEY
+        gen(path, 30)
+        parent = last_id(path)
+        with serve_process(agent / "sessions", agent, Path(tmp) / "cache") as served, sync_playwright() as pw:
+            browser = pw.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+            page = browser.new_page(viewport={"width": 1200, "height": 800})
+            page.goto(f"{served.url}/s/{KEY}")
+            page.wait_for_selector("html[data-st-ready]")
+            while page.evaluate("document.documentElement.getAttribute('data-st-live')") != "open":
+                page.wait_for_timeout(20)
+            page.evaluate(OBSERVE)
+            page.evaluate(
+                "(() => { const m = document.getElementById('st-main'); m.scrollTop = m.scrollHeight; })()"
+            )
+            latencies: list[float] = []
+            for n in range(args.appends):
+                ident = f"bench-{n}"
+                written = write_line(path, line(ident, parent, f"append number {n}"))
+                parent = ident
+                while (seen := page.evaluate(f"window.__seen[{json.dumps(ident)}]")) is None:
+                    page.wait_for_timeout(2)
+                latencies.append(seen - written)
+            browser.close()
+    print(
+        f"append -> visible in Chromium over {len(latencies)} appends: "
+        f"median {statistics.median(latencies):.1f} ms, "
+        f"p95 {pct(latencies, 95):.1f} ms, max {max(latencies):.1f} ms (target p95 <= 150 ms)"
+    )
+
+
+# --- cpu per append -----------------------------------------------------------------------------
+
+
+def cpu_per_append(path: Path, agent: Path, cache: Path, appends: int) -> tuple[float, float]:
+    """Server CPU ms per append and the load time (s) of the session, for one session file."""
+    parent = last_id(path)
+    with serve_process(agent / "sessions", agent, cache) as served, httpx.Client(timeout=600) as http:
+        started = time.perf_counter()
+        reader = EventReader(http, f"{served.url}/events/s/{KEY}?g=&n=-1")
+        reader.next_named("replaced")  # the server has read the session whole by now
+        loaded = time.perf_counter() - started
+        before = proc_cpu(served.proc.pid)
+        for n in range(appends):
+            ident = f"cpu-{n}"
+            write_line(path, line(ident, parent, f"cpu append {n}"))
+            parent = ident
+            while ident not in [e[0]["id"] for e in reader.next_named("append").data["entries"]]:
+                pass
+        spent = proc_cpu(served.proc.pid) - before
+        reader.close()
+    return spent / appends * 1000, loaded
+
+
+def bench_cpu(args: argparse.Namespace) -> None:
+    with tempfile.TemporaryDirectory() as tmp:
+        for label, turns in (("small", 30), ("big", args.big_turns)):
+            agent = Path(tmp) / label
+            path = agent / "sessions" / KEY
+            gen(path, turns)
+            size = path.stat().st_size
+            per, loaded = cpu_per_append(path, agent, Path(tmp) / f"cache-{label}", args.appends)
+            print(
+                f"server CPU per append, {label} session ({size / 1e6:.1f} MB): {per:.2f} ms "
+                f"over {args.appends} appends (whole load took {loaded:.1f} s)"
+            )
+
+
+# --- many clients -------------------------------------------------------------------------------
+
+
+async def run_clients(url: str, path: Path, clients: int, rate: float, seconds: float) -> None:
+    latencies: list[float] = []
+    errors: list[str] = []
+    done = asyncio.Event()
+    connected = 0
+
+    async def client(k: int) -> None:
+        nonlocal connected
+        try:
+            async with httpx.AsyncClient(timeout=httpx.Timeout(60.0)) as http:  # noqa: SIM117
+                async with http.stream("GET", f"{url}/events/s/{KEY}?g=&n=-1") as response:
+                    if response.status_code != 200:
+                        errors.append(f"client {k}: HTTP {response.status_code}")
+                        return
+                    connected += 1
+                    name = ""
+                    async for raw in response.aiter_lines():
+                        if raw.startswith("event:"):
+                            name = raw.split(":", 1)[1].strip()
+                        elif raw.startswith("data:") and name == "append":
+                            now = time.time() * 1000
+                            for item in json.loads(raw[5:])["entries"]:
+                                text = item[0].get("preview", "")
+                                if text.startswith("t="):
+                                    latencies.append(now - float(text[2:].split()[0]))
+                        if done.is_set():
+                            return
+        except (httpx.HTTPError, OSError) as exc:
+            if not done.is_set():
+                errors.append(f"client {k}: {type(exc).__name__}")
+
+    tasks = [asyncio.create_task(client(k)) for k in range(clients)]
+    while connected < clients and not errors:
+        await asyncio.sleep(0.05)
+    parent = last_id(path)
+    sent = 0
+    start = time.monotonic()
+    while time.monotonic() - start < seconds:
+        ident = f"many-{sent}"
+        write_line(path, line(ident, parent, f"t={time.time() * 1000:.1f} append {sent}"))
+        parent = ident
+        sent += 1
+        await asyncio.sleep(max(0.0, start + sent / rate - time.monotonic()))
+    await asyncio.sleep(2)
+    done.set()
+    for task in tasks:
+        task.cancel()
+    await asyncio.gather(*tasks, return_exceptions=True)
+    expected = sent * clients
+    print(
+        f"{clients} SSE clients, {rate:g} appends/s for {seconds:g} s: {sent} appends, "
+        f"{len(latencies)}/{expected} deliveries, {len(errors)} errors, "
+        f"latency median {statistics.median(latencies):.1f} ms, p95 {pct(latencies, 95):.1f} ms"
+    )
+    for e in errors[:5]:
+        print("  error:", e)
+
+
+def bench_clients(args: argparse.Namespace) -> None:
+    with tempfile.TemporaryDirectory() as tmp:
+        agent = Path(tmp) / "agent"
+        path = agent / "sessions" / KEY
+        gen(path, 30)
+        with serve_process(agent / "sessions", agent, Path(tmp) / "cache") as served:
+            asyncio.run(run_clients(served.url, path, args.clients, args.rate, args.seconds))
+
+
+# --- index --------------------------------------------------------------------------------------
+
+
+def bench_index(args: argparse.Namespace) -> None:
+    from sessiontree.archive.catalog import Catalog
+    from sessiontree.exporter.index_page import render_index
+
+    with tempfile.TemporaryDirectory() as tmp:
+        root = Path(tmp) / "sessions"
+        template = Path(tmp) / "one.jsonl"
+        gen(template, args.turns_each)
+        data = template.read_bytes()
+        first, rest = data.split(b"\n", 1)
+        head = json.loads(first)
+        for n in range(args.sessions):
+            head.update(id=f"{n:016x}", cwd=f"/work/project-{n % 40}")
+            out = root / f"--work-project-{n % 40}--" / f"2026-01-01_{n:05d}.jsonl"
+            out.parent.mkdir(parents=True, exist_ok=True)
+            out.write_bytes(json.dumps(head).encode() + b"\n" + rest)
+        total = sum(p.stat().st_size for p in root.rglob("*.jsonl"))
+        cache = Path(tmp) / "cache"
+        for label in ("cold", "warm"):
+            started = time.perf_counter()
+            entries = Catalog(root, cache).scan()
+            scanned = time.perf_counter() - started
+            html = render_index(entries, lambda e: "/s/" + e.key)
+            whole = time.perf_counter() - started
+            print(
+                f"index of {len(entries)} sessions ({total / 1e6:.0f} MB), {label}: "
+                f"scan {scanned * 1000:.0f} ms, "
+                f"with the page {whole * 1000:.0f} ms ({len(html) / 1e3:.0f} KB)"
+            )
+        with serve_process(root, Path(tmp), cache) as served, httpx.Client(timeout=120) as http:
+            times = []
+            for _ in range(3):
+                started = time.perf_counter()
+                assert http.get(served.url + "/").status_code == 200
+                times.append(time.perf_counter() - started)
+            print(f"GET / from the server (warm cache): best {min(times) * 1000:.0f} ms of 3")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    parser.add_argument(
+        "which", nargs="?", default="all", choices=["latency", "cpu", "clients", "index", "all"]
+    )
+    parser.add_argument("--appends", type=int, default=100)
+    parser.add_argument("--big-turns", type=int, default=9500, help="turns of the big session (~100 MB)")
+    parser.add_argument("--clients", type=int, default=50)
+    parser.add_argument("--rate", type=float, default=10.0)
+    parser.add_argument("--seconds", type=float, default=60.0)
+    parser.add_argument("--sessions", type=int, default=1000)
+    parser.add_argument("--turns-each", type=int, default=10)
+    args = parser.parse_args()
+    for name, run in (
+        ("latency", bench_latency),
+        ("cpu", bench_cpu),
+        ("clients", bench_clients),
+        ("index", bench_index),
+    ):
+        if args.which in (name, "all"):
+            run(args)
+
+
+if __name__ == "__main__":
+    threading.stack_size(0)
+    main()
