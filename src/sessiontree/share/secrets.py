@@ -240,7 +240,7 @@ PLACE_PATTERNS: tuple[SecretPattern, ...] = (
 
 # A key is found from its keyword outwards (a regex that tried every word start for a keyword
 # somewhere inside it was the slowest step of a share); then the separator and the value.
-_KEYWORD = re.compile(r"pass|pwd|secret|token|key|cred|auth|sig|salt|cookie|session|dsn", re.IGNORECASE)
+_KEYWORD = re.compile(r"pass|pwd|secret|token|key|cred|auth|sig|salt|cookie|session|dsn")
 _KEY_HEAD = re.compile(r"(?<![\w.-])[\w.-]{0,60}\Z", re.ASCII)
 _KEY_TAIL = re.compile(r"[\w.-]*", re.ASCII)
 _MAX_KEY = 120
@@ -337,10 +337,14 @@ def _accept_value(key_class: str, value: str, sep: str, bare: bool, after: str, 
     return not (bare and sep == ":" and value.isalpha() and value.islower() and len(value) < 12)
 
 
-def _assignments(text: str) -> Iterator[tuple[int, int, re.Match[str]]]:
+def _assignments(text: str, lowered: str) -> Iterator[tuple[int, int, re.Match[str]]]:
     """Yield (key start, key end, separator-and-value match) for word runs holding a keyword."""
     done = 0
-    for hit in _KEYWORD.finditer(text):
+    # Keywords are looked for in the lowercased text (a case-blind regex scans several times
+    # slower); a text whose lowercase form has another length is lowercased letter by letter.
+    if len(lowered) != len(text):
+        lowered = "".join(c if len(c.lower()) != 1 else c.lower() for c in text)
+    for hit in _KEYWORD.finditer(lowered):
         if hit.start() < done:
             continue
         tail = _KEY_TAIL.match(text, hit.end())
@@ -353,10 +357,10 @@ def _assignments(text: str) -> Iterator[tuple[int, int, re.Match[str]]]:
             yield head.start(), end, after
 
 
-def find_key_values(text: str) -> Iterator[Span]:
+def find_key_values(text: str, lowered: str | None = None) -> Iterator[Span]:
     """Yield the values of assignments whose key names a secret (``.env``, YAML, JSON, code, INI)."""
     rest_end = -1  # where the last value longer than the lookahead ended (one scan per run)
-    for key_start, key_end, match in _assignments(text):
+    for key_start, key_end, match in _assignments(text, text.lower() if lowered is None else lowered):
         key = text[key_start:key_end].strip(".-")
         key_class = classify_key(key)
         if key_class is None or text.endswith("[REDACTED:", 0, key_start):
@@ -431,4 +435,4 @@ def find_secrets(text: str) -> Iterator[Span]:
         yield from find_pattern(_ORDERED[index], text)
     if "secret" in lowered and "kind:" in lowered:
         yield from find_kubernetes_secret_values(text)
-    yield from find_key_values(text)
+    yield from find_key_values(text, lowered)
