@@ -215,7 +215,7 @@ def test_a_copy_of_lines_keeps_rows_apart(roots: Path, cache_dir: Path) -> None:
 def test_a_very_common_word_ranks_the_newest_rows_and_filters_still_find_the_rest(
     roots: Path, cache_dir: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr("sessiontree.archive.search.RANK_WINDOW", 10)
+    monkeypatch.setattr("sessiontree.archive.search.RANK_SLICE", 10)
     old, _ = make_session(roots / "a", "old", seed=1, turns=12, cwd="/work/old")
     new, _ = make_session(roots / "b", "new", seed=2, turns=12, cwd="/work/new")
     os.utime(old, (1_000_000_000, 1_000_000_000))  # indexed first: its rows get the lower ids
@@ -226,6 +226,6 @@ def test_a_very_common_word_ranks_the_newest_rows_and_filters_still_find_the_res
         assert [h.score for h in hits] == sorted(h.score for h in hits)
         older = index.search("fsync", SearchFilters(limit=3, project="/work/old"))
         assert len(older) == 3 and {h.path for h in older} == {old}
-        monkeypatch.setattr("sessiontree.archive.search.RANK_WINDOW", 10**9)
+        monkeypatch.setattr("sessiontree.archive.search.RANK_SLICE", 10**9)
         everything = index.search("fsync", SearchFilters(limit=10**5))
         assert {h.path for h in everything} == {old, new}

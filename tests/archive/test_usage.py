@@ -6,6 +6,7 @@ import csv
 import io
 import json
 import math
+import os
 from collections import defaultdict
 from datetime import UTC, datetime
 from pathlib import Path
@@ -42,6 +43,8 @@ def build_archive(roots: Path) -> list[Path]:
     fork_header = {**lines_a[0], "id": "fork-of-alpha", "parentSession": lines_a[0]["id"]}
     fork_header["timestamp"] = "2030-01-01T00:00:00.000Z"
     fork = write_lines(roots / "a" / "alpha-fork.jsonl", [fork_header, *lines_a[1:]])
+    later = a.stat().st_mtime + 60
+    os.utime(fork, (later, later))  # written after its parent, as a fork is
     return [a, b, c, fork]
 
 
@@ -191,3 +194,30 @@ def test_untrusted_numbers_count_as_nothing(roots: Path, cache_dir: Path) -> Non
     for fmt in ("--csv", "--json"):
         run_stats(roots, cache_dir, "--by", "model", fmt)
     assert "TOTAL" in run_stats(roots, cache_dir)
+
+
+def test_a_fork_takes_over_when_its_parent_is_deleted(roots: Path, cache_dir: Path) -> None:
+    files = build_archive(roots)
+    before = json.loads(run_stats(roots, cache_dir, "--json"))["total"]
+    alpha = independent_totals([files[0]], "project")["/work/alpha"]["messages"]
+    files[0].unlink()  # the parent goes; its fork still holds the same messages
+    after = json.loads(run_stats(roots, cache_dir, "--by", "session", "--json"))
+    assert after["total"]["messages"] == before["messages"]
+    assert math.isclose(after["total"]["cost"], before["cost"], rel_tol=1e-9)
+    assert str(files[3]) in {g["key"] for g in after["groups"]}
+    files[3].unlink()
+    gone = json.loads(run_stats(roots, cache_dir, "--json"))["total"]
+    assert gone["messages"] == before["messages"] - alpha
+
+
+def test_since_a_time_within_a_day_counts_single_messages(roots: Path, cache_dir: Path) -> None:
+    files = build_archive(roots)
+    stamps = sorted(
+        json.loads(raw)["timestamp"]
+        for raw in files[0].read_text().splitlines()[1:]
+        if '"role": "assistant"' in raw and '"usage"' in raw
+    )
+    since = stamps[len(stamps) // 2]
+    assert not since.endswith("T00:00:00.000Z")
+    report = json.loads(run_stats(roots, cache_dir, "--project", "/work/alpha", "--since", since, "--json"))
+    assert report["total"]["messages"] == sum(1 for s in stamps if s >= since)

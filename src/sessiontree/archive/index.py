@@ -25,6 +25,9 @@ from typing import Any
 from sessiontree.archive.extract import BODY_TIER, TITLE_TIER, Row, parse_time, rows_of_entry, title_row
 from sessiontree.archive.scope import list_session_files, root_clause
 from sessiontree.archive.usage import Usage, usage_of_entry
+from sessiontree.archive.usage_store import SCHEMA as USAGE_SCHEMA
+from sessiontree.archive.usage_store import TABLES as USAGE_TABLES
+from sessiontree.archive.usage_store import add_usage, forget_usage
 from sessiontree.errors import SearchError, SessiontreeError
 from sessiontree.readers import foreign_agent, load_any
 from sessiontree.store.entries import header_version, is_valid_header
@@ -33,7 +36,7 @@ from sessiontree.store.migrate import stable_entry_id
 from sessiontree.store.surrogates import replace_surrogates
 from sessiontree.store.tail import TailReader, TailState
 
-SCHEMA_VERSION = 5
+SCHEMA_VERSION = 6
 BUSY_TIMEOUT = 120.0
 """Seconds a process waits for another one's indexing transaction (one file at a time)."""
 
@@ -77,24 +80,13 @@ CREATE TABLE IF NOT EXISTS rows (
 CREATE INDEX IF NOT EXISTS rows_file ON rows(file_id);
 CREATE TABLE IF NOT EXISTS chunks (id INTEGER PRIMARY KEY, file_id INTEGER NOT NULL, z BLOB NOT NULL);
 CREATE INDEX IF NOT EXISTS chunks_file ON chunks(file_id);
-CREATE TABLE IF NOT EXISTS usage (
-    file_id INTEGER NOT NULL,
-    entry_id TEXT,
-    ts INTEGER NOT NULL,
-    model TEXT NOT NULL,
-    input INTEGER NOT NULL,
-    output INTEGER NOT NULL,
-    cache_read INTEGER NOT NULL,
-    cache_write INTEGER NOT NULL,
-    cost REAL
-);
-CREATE INDEX IF NOT EXISTS usage_file ON usage(file_id);
 CREATE VIRTUAL TABLE IF NOT EXISTS fts USING fts5(
     text, content='', tokenize='unicode61 remove_diacritics 2'
 );
 CREATE VIRTUAL TABLE IF NOT EXISTS tfts USING fts5(
     text, content='', tokenize='unicode61 remove_diacritics 2'
 );
+{USAGE_SCHEMA}
 PRAGMA user_version = {SCHEMA_VERSION};
 """
 
@@ -139,7 +131,7 @@ def _create_schema(conn: sqlite3.Connection) -> None:
         version = conn.execute("PRAGMA user_version").fetchone()[0]
         if version != SCHEMA_VERSION:  # another process may have created it meanwhile
             if version != 0:
-                for name in ("fts", "tfts", "texts", "chunks", "usage", "rows", "files"):
+                for name in ("fts", "tfts", "texts", "chunks", *USAGE_TABLES, "rows", "files"):
                     conn.execute(f"DROP TABLE IF EXISTS {name}")
             for statement in _SCHEMA.split(";\n"):
                 if statement.strip():
@@ -354,14 +346,7 @@ def _index_values(conn: sqlite3.Connection, state: _FileState, values: Iterable[
             batch = []
     if batch:
         added += _insert_rows(conn, state.id, batch)
-    conn.executemany(
-        "INSERT INTO usage (file_id, entry_id, ts, model, input, output, cache_read, cache_write, cost) "
-        "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
-        [
-            (state.id, eid, u.ts, u.model, u.input, u.output, u.cache_read, u.cache_write, u.cost)
-            for eid, u in spent
-        ],
-    )
+    add_usage(conn, state.id, spent)
     return added
 
 
@@ -453,7 +438,7 @@ def _forget_file(conn: sqlite3.Connection, file_id: int) -> None:
     """Remove every row of one file from the index."""
     _forget_rows(conn, "file_id = ?", (file_id,))
     conn.execute("DELETE FROM chunks WHERE file_id = ?", (file_id,))
-    conn.execute("DELETE FROM usage WHERE file_id = ?", (file_id,))
+    forget_usage(conn, file_id)
     conn.execute(
         "UPDATE files SET session_id = NULL, title = NULL, entries = 0, tail = NULL WHERE id = ?", (file_id,)
     )

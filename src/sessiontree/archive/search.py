@@ -28,7 +28,8 @@ from sessiontree.archive.index import (
 )
 from sessiontree.archive.scope import root_clause
 from sessiontree.archive.snippet import Snippet, fts_patterns, make_snippet, plain_pattern
-from sessiontree.archive.usage import UsageRecord, read_usage
+from sessiontree.archive.usage import UsageRecord
+from sessiontree.archive.usage_store import read_usage
 from sessiontree.errors import SearchError
 from sessiontree.store.history import is_fts_syntax_error
 
@@ -112,12 +113,13 @@ class SearchHit:
         }
 
 
-RANK_WINDOW = 50_000
-"""A query matching more body rows than this ranks the most recently indexed ones first.
+RANK_SLICE = 16_000
+"""Body rows ranked at first: the newest this many, grown eightfold until they give the hits asked for.
 
-bm25 scores every matching row; a word found in most of a 1 GB archive would take seconds.
-Rows are indexed oldest file first and appends come last, so the window holds the newest
-entries; when it gives fewer hits than asked (filters), the whole match set is ranked.
+bm25 scores every matching row, and a word found in most of a 1 GB archive would take seconds
+to rank whole. Files are indexed oldest first and appends come last, so the newest rows have
+the highest ids: a common word is ranked among recent entries, a rare one (or a filtered
+search) widens to the whole archive.
 """
 _ORDER = " ORDER BY score, r.ts DESC"
 
@@ -229,17 +231,16 @@ class SearchIndex:
         if wanted <= 0:
             return rows
         body = _select("fts") + where
-        floor = run(
-            "SELECT rowid FROM fts WHERE fts MATCH ? ORDER BY rowid DESC LIMIT 1 OFFSET ?",
-            (query, RANK_WINDOW),
-        ).fetchone()
-        if floor is not None:
+        newest = run("SELECT coalesce(max(id), 0) FROM rows").fetchone()[0]
+        span = RANK_SLICE
+        while span < newest:
             recent = run(
-                body + " AND fts.rowid > ?" + _ORDER + " LIMIT ?", [query, *params, floor[0], wanted]
+                body + " AND fts.rowid > ?" + _ORDER + " LIMIT ?", [query, *params, newest - span, wanted]
             )
             found = recent.fetchall()
             if len(found) == wanted:
                 return rows + found
+            span *= 8
         return rows + run(body + _ORDER + " LIMIT ?", [query, *params, wanted]).fetchall()
 
     def _plain_search(self, query: str, where: str, params: list[Any], limit: int) -> Iterator[SearchHit]:

@@ -1,7 +1,8 @@
 """Where the tokens went: usage and cost of every assistant message, on every branch, totalled.
 
-The index keeps one usage record per assistant message (and per ``model_usage`` entry) as it
-indexes a file, so totals over a large archive come from the cache, not from re-reading it.
+The index keeps the usage of every assistant message (and ``model_usage`` entry) as it indexes
+a file, and totals per session, day and model (``archive/usage_store.py``), so totals over a
+large archive come from the cache, not from re-reading it.
 Every number comes from a session file and is untrusted: non-numbers, Infinity, NaN, negative
 and absurdly large values count as nothing.
 """
@@ -9,15 +10,12 @@ and absurdly large values count as nothing.
 from __future__ import annotations
 
 import math
-import sqlite3
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any, Literal
 
 from sessiontree.archive.dates import day_of, week_of
 from sessiontree.archive.extract import parse_time
-from sessiontree.archive.scope import root_clause
 
 GroupBy = Literal["day", "week", "project", "model", "session"]
 GROUP_CHOICES: tuple[GroupBy, ...] = ("day", "week", "project", "model", "session")
@@ -48,6 +46,8 @@ class Usage:
     cache_read: int
     cache_write: int
     cost: float | None
+    messages: int = 1
+    """How many messages these figures sum (totals read back from the index hold many)."""
 
 
 def count_of(value: object) -> int:
@@ -147,8 +147,8 @@ class UsageTotal:
         return self.input + self.output + self.cache_read + self.cache_write
 
     def add(self, usage: Usage) -> None:
-        """Add one message."""
-        self.messages += 1
+        """Add one message (or a total of several)."""
+        self.messages += usage.messages
         self.input += usage.input
         self.output += usage.output
         self.cache_read += usage.cache_read
@@ -239,40 +239,3 @@ def by_day_and_model(records: Iterable[UsageRecord]) -> dict[str, dict[str, Usag
 def top_sessions(records: Sequence[UsageRecord], count: int = 20) -> list[UsageTotal]:
     """The sessions that cost most (then used most tokens), at most ``count``."""
     return summarize(records, "session").groups[:count]
-
-
-def read_usage(
-    conn: sqlite3.Connection,
-    roots: Sequence[Path],
-    *,
-    project: str | None = None,
-    since_ms: int | None = None,
-) -> list[UsageRecord]:
-    """Every usage record of the indexed sessions under ``roots``.
-
-    A fork copies its parent's messages (same ids, times and counts) into a new file: such
-    copies are counted once, for the session that started first.
-    """
-    clause, params = root_clause(roots, "f.path")
-    sql = (
-        "SELECT u.entry_id, u.ts, u.model, u.input, u.output, u.cache_read, u.cache_write, u.cost, "
-        f"f.path, f.title, f.cwd FROM usage u JOIN files f ON f.id = u.file_id WHERE {clause}"
-    )
-    if project is not None:
-        sql += " AND f.cwd = ?"
-        params.append(project)
-    if since_ms is not None:
-        sql += " AND u.ts >= ?"
-        params.append(since_ms)
-    sql += " ORDER BY f.started, f.id"
-    seen: set[tuple[Any, ...]] = set()
-    records: list[UsageRecord] = []
-    for row in conn.execute(sql, params):
-        if row[0] is not None:
-            copy_key = row[:8]
-            if copy_key in seen:
-                continue
-            seen.add(copy_key)
-        usage = Usage(row[2], row[1], row[3], row[4], row[5], row[6], row[7])
-        records.append(UsageRecord(usage, row[8], row[9], row[10]))
-    return records

@@ -1,0 +1,175 @@
+"""Usage in the index: one row per message, and totals per (file, day, model) kept as rows change.
+
+Totals are what ``stats`` and the usage pages read, so they cost the same for 300,000 messages
+as for 300. A fork copies its parent's messages (same id, time, model and counts) into a new
+file: such a copy is flagged ``dup`` and left out of the totals; when the original's file goes,
+one copy takes its place.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import sqlite3
+from collections.abc import Sequence
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from sessiontree.archive.dates import day_of
+from sessiontree.archive.scope import root_clause
+from sessiontree.archive.usage import Usage, UsageRecord
+
+SCHEMA = """
+CREATE TABLE IF NOT EXISTS usage (
+    file_id INTEGER NOT NULL,
+    copy_key INTEGER,
+    dup INTEGER NOT NULL,
+    ts INTEGER NOT NULL,
+    day TEXT NOT NULL,
+    model TEXT NOT NULL,
+    input INTEGER NOT NULL,
+    output INTEGER NOT NULL,
+    cache_read INTEGER NOT NULL,
+    cache_write INTEGER NOT NULL,
+    cost REAL
+);
+CREATE INDEX IF NOT EXISTS usage_file ON usage(file_id);
+CREATE INDEX IF NOT EXISTS usage_key ON usage(copy_key);
+CREATE INDEX IF NOT EXISTS usage_ts ON usage(ts);
+CREATE TABLE IF NOT EXISTS usage_days (
+    file_id INTEGER NOT NULL,
+    day TEXT NOT NULL,
+    model TEXT NOT NULL,
+    messages INTEGER NOT NULL,
+    input INTEGER NOT NULL,
+    output INTEGER NOT NULL,
+    cache_read INTEGER NOT NULL,
+    cache_write INTEGER NOT NULL,
+    cost REAL NOT NULL,
+    costed INTEGER NOT NULL,
+    PRIMARY KEY (file_id, day, model)
+) WITHOUT ROWID;
+"""
+TABLES = ("usage", "usage_days")
+
+_COLUMNS = "ts, day, model, input, output, cache_read, cache_write, cost"
+_ADD = (
+    "INSERT INTO usage_days "
+    "(file_id, day, model, messages, input, output, cache_read, cache_write, cost, costed) "
+    "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (file_id, day, model) DO UPDATE SET "
+    "messages = messages + excluded.messages, input = input + excluded.input, "
+    "output = output + excluded.output, cache_read = cache_read + excluded.cache_read, "
+    "cache_write = cache_write + excluded.cache_write, cost = cost + excluded.cost, "
+    "costed = costed + excluded.costed"
+)
+
+
+def copy_key(entry_id: str, usage: Usage) -> int:
+    """A 63-bit key shared by a message and its copies in forks."""
+    text = f"{entry_id}\0{usage.ts}\0{usage.model}\0{usage.input}\0{usage.output}\0"
+    text += f"{usage.cache_read}\0{usage.cache_write}\0{usage.cost!r}"
+    return int.from_bytes(hashlib.blake2b(text.encode("utf-8", "replace"), digest_size=8).digest()) >> 1
+
+
+def _day(usage: Usage) -> str:
+    return day_of(usage.ts) if usage.ts > 0 else ""
+
+
+def _add_total(conn: sqlite3.Connection, file_id: int, day: str, row: Sequence[Any]) -> None:
+    """Add one message (``model, input, output, cache_read, cache_write, cost``) to its day's total."""
+    model, tokens_in, tokens_out, read, write, cost = row
+    conn.execute(
+        _ADD, (file_id, day, model, 1, tokens_in, tokens_out, read, write, cost or 0.0, cost is not None)
+    )
+
+
+def add_usage(conn: sqlite3.Connection, file_id: int, spent: Sequence[tuple[str | None, Usage]]) -> None:
+    """Record the usage of newly indexed messages of one file."""
+    for entry_id, usage in spent:
+        key = copy_key(entry_id, usage) if entry_id is not None else None
+        dup = key is not None and (
+            conn.execute("SELECT 1 FROM usage WHERE copy_key = ? AND dup = 0 LIMIT 1", (key,)).fetchone()
+            is not None
+        )
+        day = _day(usage)
+        values = (usage.model, usage.input, usage.output, usage.cache_read, usage.cache_write, usage.cost)
+        conn.execute(
+            f"INSERT INTO usage (file_id, copy_key, dup, {_COLUMNS}) "
+            "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            (file_id, key, int(dup), usage.ts, day, *values),
+        )
+        if not dup:
+            _add_total(conn, file_id, day, values)
+
+
+def forget_usage(conn: sqlite3.Connection, file_id: int) -> None:
+    """Remove one file's usage; a copy elsewhere of each of its messages takes over."""
+    keys = [
+        r[0]
+        for r in conn.execute(
+            "SELECT copy_key FROM usage WHERE file_id = ? AND dup = 0 AND copy_key IS NOT NULL", (file_id,)
+        )
+    ]
+    conn.execute("DELETE FROM usage WHERE file_id = ?", (file_id,))
+    conn.execute("DELETE FROM usage_days WHERE file_id = ?", (file_id,))
+    for key in keys:
+        heir = conn.execute(
+            "SELECT rowid, file_id, day, model, input, output, cache_read, cache_write, cost FROM usage "
+            "WHERE copy_key = ? AND dup = 1 ORDER BY rowid LIMIT 1",
+            (key,),
+        ).fetchone()
+        if heir is not None:
+            conn.execute("UPDATE usage SET dup = 0 WHERE rowid = ?", (heir[0],))
+            _add_total(conn, heir[1], heir[2], heir[3:])
+
+
+def _midnight(day: str) -> int:
+    if not day:
+        return 0
+    return int(datetime.fromisoformat(day).replace(tzinfo=UTC).timestamp() * 1000)
+
+
+def _is_midnight(ms: int) -> bool:
+    return ms % 86_400_000 == 0
+
+
+def read_usage(
+    conn: sqlite3.Connection,
+    roots: Sequence[Path],
+    *,
+    project: str | None = None,
+    since_ms: int | None = None,
+) -> list[UsageRecord]:
+    """Usage totals per (session, day, model) of the indexed sessions under ``roots``."""
+    clause, params = root_clause(roots, "path")
+    if project is not None:
+        clause += " AND cwd = ?"
+        params.append(project)
+    files = {
+        r[0]: r[1:] for r in conn.execute(f"SELECT id, path, title, cwd FROM files WHERE {clause}", params)
+    }
+    if since_ms is None or _is_midnight(since_ms):
+        sql = (
+            "SELECT file_id, day, model, messages, input, output, cache_read, cache_write, cost, costed "
+            "FROM usage_days"
+        )
+        args: list[Any] = []
+        if since_ms is not None:
+            sql += " WHERE day >= ?"
+            args.append(day_of(since_ms))
+    else:  # a time within a day: total the messages themselves
+        sql = (
+            "SELECT file_id, day, model, count(*), sum(input), sum(output), sum(cache_read), "
+            "sum(cache_write), total(cost), count(cost) FROM usage WHERE dup = 0 AND ts >= ? "
+            "GROUP BY file_id, day, model"
+        )
+        args = [since_ms]
+    records: list[UsageRecord] = []
+    for row in conn.execute(sql, args):
+        where = files.get(row[0])
+        if where is None:
+            continue
+        cost = float(row[8]) if row[9] else None
+        usage = Usage(row[2], _midnight(row[1]), row[4], row[5], row[6], row[7], cost, messages=row[3])
+        records.append(UsageRecord(usage, where[0], where[1], where[2]))
+    return records
