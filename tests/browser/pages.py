@@ -60,8 +60,8 @@ def long_output(lines: list[str], preview: int = 3) -> str:
     rest = html.escape("\n".join(lines[preview:]))
     more = len(lines) - preview
     return (
-        f'<div class="st-output" data-more="{more}"><pre class="st-preview">{shown}</pre>'
-        f'<pre class="st-rest" hidden>{rest}</pre>'
+        f'<div class="st-output" data-more="{more}"><pre class="st-preview">{shown}'
+        f'<span class="st-rest" hidden>\n{rest}</span></pre>'
         f'<button class="st-more" type="button">{more} more lines</button></div>'
     )
 

@@ -4,8 +4,11 @@ from __future__ import annotations
 
 import base64
 import hashlib
+import html as html_lib
+import re
 
-from sessiontree.exporter.blocks import compute_diff, render_diff_text, render_output
+from sessiontree.exporter.blocks import MAX_HIGHLIGHT_CHARS, compute_diff, render_diff_text, render_output
+from sessiontree.exporter.highlight import lexer_by_name
 from sessiontree.exporter.images import ImageRegistry
 from tests.exporter.entries import PNG_1X1
 
@@ -34,7 +37,25 @@ def test_preview_keeps_exact_line_split() -> None:
     html = str(render_output(text, limit=20))
     assert 'data-more="3"' in html
     assert ">0\n1\n" in html
-    assert "hidden>20\n21\n22</pre>" in html
+    assert '19<span class="st-rest" hidden>\n20\n21\n22</span></pre>' in html
+
+
+def test_highlighting_runs_across_the_preview_cut() -> None:
+    """The rest of a long output is highlighted as part of the whole, not left plain."""
+    text = "\n".join(['doc = """first'] + [f"line {i}" for i in range(12)] + ['"""', "x = 1"])
+    html = str(render_output(text, lexer=lexer_by_name("python")))
+    head, rest = html.split('<span class="st-rest" hidden>')
+    assert '<span class="s2">&quot;&quot;&quot;first' in head.replace('"""', "&quot;&quot;&quot;")
+    assert rest.startswith('\n<span class="s2">line 9')  # the string token goes on past the cut
+    assert '<span class="mi">1</span>' in rest
+    plain = re.sub(r"<[^>]+>", "", html.split('<pre class="st-pre st-hl">')[1].split("</pre>")[0])
+    assert html_lib.unescape(plain) == text  # preview and rest put together: the text, exactly
+
+
+def test_very_long_outputs_are_plain_throughout() -> None:
+    text = "\n".join(f"value_{i} = {i}" for i in range(MAX_HIGHLIGHT_CHARS // 10))
+    html = str(render_output(text, lexer=lexer_by_name("python")))
+    assert "st-hl" not in html and '<span class="mi">' not in html
 
 
 def test_each_distinct_image_is_stored_once_by_sha256_of_bytes() -> None:

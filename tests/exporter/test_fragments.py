@@ -273,7 +273,8 @@ def test_long_output_has_preview_hidden_rest_and_button() -> None:
     _, html = render_entry(tool_result("r", "c", "bash", LONG_OUTPUT), ctx)
     more = 45 - PREVIEW_LINES
     assert f'data-more="{more}"' in html
-    assert f'<pre class="st-pre st-rest" hidden>line {PREVIEW_LINES}\n' in html
+    # the rest sits hidden in the same <pre>, after the preview's last line: expanded, one block
+    assert f'line {PREVIEW_LINES - 1}<span class="st-rest" hidden>\nline {PREVIEW_LINES}\n' in html
     assert f'<button class="st-more" type="button">{more} more lines</button>' in html
 
 

@@ -45,6 +45,14 @@ test('filters by category and label', () => {
   assert.deepEqual(pass({ cat: 'meta', label: 'x' }), [false, false, false, true, true]);
 });
 
+test('archived branches show only under the all filter', () => {
+  const pass = (meta) => entryIndex.FILTERS.map(([f]) => entryIndex.passesFilter(meta, f));
+  assert.deepEqual(pass({ cat: 'user', archived: true, label: 'x' }), [false, false, false, false, true]);
+  const index = entryIndex.build([e('a', null), e('b', 'a'), e('c', 'a', 'user', { archived: true })]);
+  assert.equal(entryIndex.newestLeaf(index, 0, 'default'), 0);
+  assert.equal(entryIndex.newestLeaf(index, 0, 'all'), 2);
+});
+
 test('newestLeaf follows last children and backs up past hidden entries', () => {
   const index = entryIndex.build([e('a', null), e('b', 'a'), e('c', 'b'), e('m', 'c', 'meta')]);
   assert.equal(entryIndex.newestLeaf(index, 0, 'default'), 2);

@@ -21,6 +21,7 @@ __all__ = [
     "Lexer",
     "escape_text",
     "highlight_code",
+    "highlight_split",
     "lexer_by_name",
     "lexer_for_path",
     "theme_css",
@@ -139,6 +140,25 @@ def lexer_for_path(path: str) -> Lexer | None:
         return get_lexer_for_filename(name, stripnl=False, ensurenl=False)
     except ClassNotFound:
         return None
+
+
+def highlight_split(code: str, lexer: Lexer, cut: int, resume: int) -> tuple[Markup, Markup]:
+    """Highlight ``code`` in one pass; return the HTML of ``code[:cut]`` and of ``code[resume:]``.
+
+    A token running across the cut is split in two of the same class, so the halves put back
+    together (with ``code[cut:resume]`` between) read exactly as the whole: a long output's
+    preview and its hidden rest.
+    """
+    head: list[tuple[int, Any, str]] = []
+    rest: list[tuple[int, Any, str]] = []
+    for index, ttype, value in lex(lexer, code):
+        end = index + len(value)
+        if end > index and index < cut:
+            head.append((index, ttype, value[: cut - index]))
+        if end > resume:
+            start = max(index, resume)
+            rest.append((start, ttype, value[start - index :]))
+    return Markup(_format_tokens(head)), Markup(_format_tokens(rest))
 
 
 def highlight_code(code: str, lexer: Lexer | None) -> Markup:

@@ -233,7 +233,15 @@ function bindEvents() {
   bindResizer();
   doc.addEventListener('keydown', onKey);
   window.addEventListener('resize', () => renderTreeRows());
-  window.addEventListener('beforeprint', () => { while (extendDown(500)); while (extendUp(500)); });
+  window.addEventListener('beforeprint', () => {
+    while (extendDown(500));
+    while (extendUp(500));
+    // Print everything expanded; afterprint closes again what the reader had closed.
+    for (const d of doc.querySelectorAll('details:not([open])')) { d.open = true; d.setAttribute('data-st-print-open', ''); }
+  });
+  window.addEventListener('afterprint', () => {
+    for (const d of doc.querySelectorAll('details[data-st-print-open]')) { d.open = false; d.removeAttribute('data-st-print-open'); }
+  });
 }
 
 function bindResizer() {

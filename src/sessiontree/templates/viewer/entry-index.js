@@ -103,6 +103,8 @@ const entryIndex = (() => {
   }
 
   function passesFilter(meta, filter) {
+    // An archived branch (oh-my-pi `archive`) stays in the file but out of view, except under "all".
+    if (meta.archived && filter !== 'all') return false;
     switch (filter) {
       case 'default': return meta.cat !== 'meta';
       case 'no-tools': return meta.cat !== 'meta' && meta.cat !== 'tool';
