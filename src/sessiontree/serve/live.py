@@ -16,6 +16,7 @@ from typing import Any
 
 from sessiontree.exporter.images import ImageFile, image_file, image_url
 from sessiontree.exporter.render import RenderContext, render_appended_entry
+from sessiontree.readers import agent_of, foreign_agent, load_any
 from sessiontree.serve.hub import Event
 from sessiontree.store.jsonl import decode_lines, parse_jsonl_lines
 from sessiontree.store.load import load_session
@@ -73,7 +74,13 @@ class LiveSession:
         self._tail = TailReader(self.path)
         lines = self._tail.read_all()
         try:
-            session = load_session(self.path, agent_dir=self.agent_dir, storage=_LinesStorage(lines))
+            agent = foreign_agent(self.path)
+            if agent is None:
+                session = load_session(self.path, agent_dir=self.agent_dir, storage=_LinesStorage(lines))
+            else:
+                for _line in lines:
+                    pass  # only to move the tail to the end: another agent's reader reads the file whole
+                session = load_any(self.path, agent, agent_dir=self.agent_dir)
         finally:
             close = getattr(lines, "close", None)
             if close is not None:
@@ -118,10 +125,12 @@ class LiveSession:
                 return [Event("replaced", {"reason": result.reason, "generation": self.generation})]
             if not result.lines:
                 return []
-            if self.session.version_found < 3 or self.session.is_empty:
+            if self.session.version_found < 3 or self.session.is_empty or agent_of(self.session) != "pi":
                 # Old files are migrated in memory as a whole; appended lines would need it too.
+                # Another agent's lines mean something only read whole (replies merged, tree relinked).
+                reason = "migrated" if agent_of(self.session) == "pi" else "foreign"
                 self._load()
-                return [Event("replaced", {"reason": "migrated", "generation": self.generation})]
+                return [Event("replaced", {"reason": reason, "generation": self.generation})]
             return self._append(result.lines, result.first_lineno)
 
     def _append(self, lines: list[bytes], first_lineno: int) -> list[Event]:

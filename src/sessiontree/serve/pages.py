@@ -14,9 +14,9 @@ from sessiontree.exporter.index_page import IndexOptions, render_index
 from sessiontree.exporter.options import PageOptions, RenderOptions
 from sessiontree.exporter.page import image_files, iter_page, live_script
 from sessiontree.exporter.templating import read_asset
+from sessiontree.readers import load_any
 from sessiontree.serve.live import LiveSession
 from sessiontree.serve.state import ServeConfig, session_href
-from sessiontree.store.load import load_session
 
 IMAGE_PREFIX = "/blobs/"
 PAGE_HEADERS = {"Cache-Control": "no-store"}
@@ -77,7 +77,7 @@ def render_live_page(live: LiveSession, key: str, config: ServeConfig) -> str:
 
 def render_standalone(path: Path, config: ServeConfig) -> str:
     """The self-contained export of a session file (what ``sessiontree export`` writes)."""
-    session = load_session(path, agent_dir=config.agent_dir)
+    session = load_any(path, agent_dir=config.agent_dir)
     rendered = render_session(session, RenderOptions(parallel=False))
     del session
     return "".join(iter_page(rendered, PageOptions(theme=config.theme)))
