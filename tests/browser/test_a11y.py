@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 from typing import Literal
+from urllib.parse import quote
 
 import pytest
 from playwright.sync_api import Browser, Page, ViewportSize
@@ -20,7 +21,10 @@ from tests.browser.axe import assert_clean, audit_page
 from tests.browser.conftest import Server, open_page, wait_js
 from tests.browser.pages import REAL_EMPTY, REAL_SESSION, write_sessions_folder
 from tests.conftest import GenSession
+from tests.serve.conftest import append_line
+from tests.serve.process import serve_process
 from tests.site.archive import PHRASE, make_archive
+from tests.store.helpers import assistant, msg
 
 pytestmark = pytest.mark.browser
 
@@ -234,3 +238,33 @@ def test_built_site_is_clean(
             audit_wide(
                 page, f"{http_server.url}/{layout.page_path(key)}", f"site session page, {theme}", zoom=True
             )
+
+
+def test_served_pages_are_clean(browser: Browser, tmp_path: Path) -> None:
+    """sessiontree serve (a real process), both themes: index, session pages (one damaged), live appends."""
+    agent = tmp_path / "agent"
+    root = write_sessions_folder(agent / "sessions")
+    damaged = root / "--home-dev-demo--" / "s1.jsonl"
+    damaged.write_text(damaged.read_text(encoding="utf-8") + '{"type": "message", tru\n', encoding="utf-8")
+    live = root / "--home-dev-demo--" / "s0.jsonl"
+    with serve_process(root, agent, tmp_path / "cache") as served:
+        for theme in THEMES:
+            with audit_page(browser, **WIDE) as page:
+                page.emulate_media(color_scheme=theme)
+                page.goto(served.url + "/")
+                wait_js(page, "document.documentElement.getAttribute('data-st-live') === 'open'")
+                audit_both_widths(page, f"served index, {theme}")
+                page.set_viewport_size(WIDE)
+                for path in (root / "--home-dev-real--" / REAL_SESSION.name, damaged):
+                    url = f"{served.url}/s/{quote(path.relative_to(root).as_posix())}"
+                    audit_wide(page, url, f"served {path.name}, {theme}", zoom=False)
+                assert page.is_visible(".st-serve-notice")
+                page.goto(f"{served.url}/s/{quote(live.relative_to(root).as_posix())}")
+                page.wait_for_selector("html[data-st-ready]")
+                wait_js(page, "document.documentElement.getAttribute('data-st-live') === 'open'")
+                parent = json.loads(live.read_text(encoding="utf-8").splitlines()[-1])["id"]
+                append_line(live, msg(f"live-{theme}", parent, "user", "typed while the page is open"))
+                append_line(live, assistant(f"live-a-{theme}", f"live-{theme}", "answered live"))
+                wait_js(page, f"window.sessiontree.leafId === 'live-a-{theme}'")
+                wait_all_messages(page)
+                assert_clean(page, f"served live session after appends, {theme}")
