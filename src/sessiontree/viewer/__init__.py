@@ -1,1 +1,0 @@
-"""The viewer stage of sessiontree."""
