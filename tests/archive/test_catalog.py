@@ -196,3 +196,36 @@ def test_live_flag(sessions_dir: Path) -> None:
 
 def test_missing_root_lists_nothing(tmp_path: Path) -> None:
     assert Catalog(tmp_path / "nope").scan() == []
+
+
+def _title_slot(title: str) -> str:
+    slot = {
+        "type": "title",
+        "v": 1,
+        "title": title,
+        "source": "auto",
+        "updatedAt": "2026-03-01T10:00:00.000Z",
+        "pad": "",
+    }
+    slot["pad"] = " " * (255 - len(json.dumps(slot, separators=(",", ":"))))
+    line = json.dumps(slot, separators=(",", ":"))
+    assert len(line) == 255
+    return line + "\n"
+
+
+def test_oh_my_pi_title_slot_and_its_rewrite_in_place(tmp_path: Path) -> None:
+    root = tmp_path / "s"
+    root.mkdir()
+    path = root / "omp.jsonl"
+    body = json.dumps(header("omp1")) + "\n" + json.dumps(msg("u1", None, "user", "first prompt")) + "\n"
+    path.write_text(_title_slot("Fix the widget") + body)
+    catalog = Catalog(root, tmp_path / "cache")
+    (first,) = catalog.scan()
+    assert first.title == "Fix the widget" and first.message_count == 1
+    size = path.stat().st_size
+    with open(path, "r+", encoding="utf-8") as fh:
+        fh.write(_title_slot("Renamed in place"))
+    os.utime(path, (first.mtime + 5, first.mtime + 5))
+    assert path.stat().st_size == size
+    (renamed,) = catalog.scan()
+    assert renamed.title == "Renamed in place" and renamed.message_count == 1

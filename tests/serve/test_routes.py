@@ -231,3 +231,23 @@ async def test_file_names_with_spaces_and_unicode(client: AsyncClient, sessions_
         sessions_dir / "--work-demo--" / "my séssion 1.jsonl", "uni", "/work/demo", msg("u2", "a1", "user")
     )
     assert (await client.get("/s/" + quote("--work-demo--/my séssion 1.jsonl"))).status_code == 200
+
+
+async def test_blob_images_are_linked_by_url_not_inlined(
+    client: AsyncClient, sessions_dir: Path, agent_dir: Path
+) -> None:
+    data = b"\x89PNG\r\n\x1a\n" + b"\x00" * 64
+    sha = hashlib.sha256(data).hexdigest()
+    (agent_dir / "blobs").mkdir(exist_ok=True)
+    (agent_dir / "blobs" / sha).write_bytes(data)
+    image = {"type": "image", "data": f"blob:sha256:{sha}", "mimeType": "image/png"}
+    shot = msg("u2", "a1", "user", "a screenshot")
+    shot["message"]["content"].append(image)
+    write_session(sessions_dir / "--work-demo--" / "img.jsonl", "img", "/work/demo", shot)
+    page = await client.get("/s/--work-demo--/img.jsonl")
+    assert page.status_code == 200
+    assert f"/blobs/{sha}.png" in page.text
+    assert base64.b64encode(data).decode() not in page.text  # not inlined
+    r = await client.get(f"/blobs/{sha}.png")
+    assert r.status_code == 200 and r.content == data
+    assert "immutable" in r.headers["cache-control"]
