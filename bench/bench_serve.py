@@ -144,7 +144,7 @@ def cpu_per_append(path: Path, agent: Path, cache: Path, appends: int) -> tuple[
     parent = last_id(path)
     with serve_process(agent / "sessions", agent, cache) as served, httpx.Client(timeout=600) as http:
         started = time.perf_counter()
-        reader = EventReader(http, f"{served.url}/events/s/{KEY}?g=&n=-1")
+        reader = EventReader(http, f"{served.url}/events/s/{KEY}?g=&n=-1", timeout=900)
         reader.next_named("replaced")  # the server has read the session whole by now
         loaded = time.perf_counter() - started
         before = proc_cpu(served.proc.pid)

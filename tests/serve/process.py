@@ -75,8 +75,8 @@ class SseEvent:
 class EventReader:
     """Read server-sent events from one open stream, one at a time (blocking until the next)."""
 
-    def __init__(self, client: httpx.Client, url: str) -> None:
-        self._cm = client.stream("GET", url, timeout=httpx.Timeout(30.0))
+    def __init__(self, client: httpx.Client, url: str, timeout: float = 30.0) -> None:
+        self._cm = client.stream("GET", url, timeout=httpx.Timeout(timeout))
         self.response = self._cm.__enter__()
         self._lines = self.response.iter_lines()
 

@@ -31,6 +31,7 @@ class Hub:
 
     def __init__(self) -> None:
         self._subs: dict[str, set[asyncio.Queue[Event | None]]] = {}
+        self._behind: set[asyncio.Queue[Event | None]] = set()
         self.closed = asyncio.Event()
 
     def count(self, topic: str) -> int:
@@ -44,6 +45,8 @@ class Hub:
     def publish(self, topic: str, event: Event) -> None:
         """Queue an event for every subscriber of ``topic``."""
         for queue in list(self._subs.get(topic, ())):
+            if queue in self._behind:
+                continue  # told to reload already: nothing after that would be used
             try:
                 queue.put_nowait(event)
             except asyncio.QueueFull:
@@ -51,6 +54,7 @@ class Hub:
                 while not queue.empty():
                     queue.get_nowait()
                 queue.put_nowait(RESYNC)
+                self._behind.add(queue)
 
     def subscribe(self, topic: str) -> asyncio.Queue[Event | None]:
         """Start receiving the events of ``topic`` (before reading what a client missed)."""
@@ -60,6 +64,7 @@ class Hub:
 
     def unsubscribe(self, topic: str, queue: asyncio.Queue[Event | None]) -> None:
         """Stop sending to one subscriber (a client that left)."""
+        self._behind.discard(queue)
         subs = self._subs.get(topic)
         if subs is not None:
             subs.discard(queue)
