@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import json
-from collections.abc import AsyncIterator
+from collections.abc import AsyncGenerator
 from dataclasses import dataclass
 from typing import Any
 
@@ -73,7 +73,7 @@ class Hub:
 
     async def stream(
         self, topic: str, queue: asyncio.Queue[Event | None] | None = None, first: list[Event] | None = None
-    ) -> AsyncIterator[Event]:
+    ) -> AsyncGenerator[Event, None]:
         """Yield the events of ``topic`` until the client leaves or the server stops."""
         queue = queue if queue is not None else self.subscribe(topic)
         try:
