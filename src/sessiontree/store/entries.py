@@ -6,6 +6,7 @@ verbatim and a load/write round trip gives the same JSON values.
 
 from __future__ import annotations
 
+import json
 from typing import Any, Literal, NotRequired, TypedDict
 
 CURRENT_VERSION = 3
@@ -148,6 +149,25 @@ def is_valid_header(obj: object) -> bool:
 def is_title_slot(obj: object) -> bool:
     """Tell whether a parsed first line is oh-my-pi's title slot (``{"type": "title", "v": 1, ...}``)."""
     return isinstance(obj, dict) and obj.get("type") == TITLE_SLOT_TYPE
+
+
+def title_slot_line(slot: dict[str, Any]) -> str:
+    """The slot as its fixed-width line (no newline): ``TITLE_SLOT_BYTES`` with the newline.
+
+    The padding lives inside the JSON string ``pad``, so the line stays valid JSON; a title too
+    long for the slot is shortened, as oh-my-pi does (the full title is in ``title_change``).
+    """
+    record = {**slot, "pad": ""}
+    title = record.get("title") if isinstance(record.get("title"), str) else ""
+    while True:
+        record["title"] = title
+        line = json.dumps(record, ensure_ascii=False, separators=(",", ":"))
+        room = TITLE_SLOT_BYTES - 1 - len(line.encode("utf-8"))
+        if room >= 0 or not title:
+            break
+        title = title[: max(0, len(title) - max(1, -room))]
+    record["pad"] = " " * max(room, 0)
+    return json.dumps(record, ensure_ascii=False, separators=(",", ":"))
 
 
 def session_title(header: dict[str, Any], slot: dict[str, Any] | None, entries: list[Entry]) -> str | None:

@@ -26,7 +26,7 @@ from sessiontree.store.discovery import (
     session_dir_for,
     write_terminal_breadcrumb,
 )
-from sessiontree.store.entries import CURRENT_VERSION, Entry, Message, message_of
+from sessiontree.store.entries import CURRENT_VERSION, Entry, Message, message_of, title_slot_line
 from sessiontree.store.jsonl import paused_gc
 from sessiontree.store.load import rehydrate_blobs
 from sessiontree.store.location import LocationArgs, SessionLocation
@@ -68,6 +68,8 @@ class SessionManager:
         self.where = where
         self.persist = persist
         self.header: dict[str, Any] = {}
+        # oh-my-pi's fixed-width title line before the header, kept on every rewrite.
+        self.title_slot: dict[str, Any] | None = None
         self._entries: list[Entry] = []
         self._tree = SessionTree()
         self._answered = False  # an assistant message is among the entries
@@ -195,6 +197,7 @@ class SessionManager:
             else:
                 rehydrate_blobs(loaded, path, agent_dir=self.agent_dir)
                 self.header = loaded.header
+                self.title_slot = loaded.title_slot
                 cwd = loaded.header.get("cwd")
                 if isinstance(cwd, str) and cwd:
                     self.where = dataclasses.replace(self.where, cwd=cwd)
@@ -208,6 +211,7 @@ class SessionManager:
         timestamp = now_iso()
         self.header = {"type": "session", "version": CURRENT_VERSION, "id": new_session_id()}
         self.header.update(timestamp=timestamp, cwd=self.cwd)
+        self.title_slot = None
         if parent_session is not None:
             self.header["parentSession"] = parent_session
         self._set_entries([], None)
@@ -279,7 +283,11 @@ class SessionManager:
     def to_session(self) -> Session:
         """Return a read-side ``Session`` view of the current state."""
         return Session(
-            header=self.header, entries=list(self._entries), path=self.session_file, leaf_id=self._leaf_id
+            header=self.header,
+            entries=list(self._entries),
+            path=self.session_file,
+            leaf_id=self._leaf_id,
+            title_slot=self.title_slot,
         )
 
     def get_branch(self, leaf_id: str | None = None) -> list[Entry]:
@@ -426,6 +434,8 @@ class SessionManager:
         with self._lock:
             self._file.check()
             self.header["title"] = name
+            if self.title_slot is not None:
+                self.title_slot = {**self.title_slot, "title": name, "source": "user", "updatedAt": now_iso()}
             if self._written():
                 self._rewrite()
 
@@ -442,7 +452,8 @@ class SessionManager:
 
     def _lines(self) -> list[str]:
         blobs = self._file.blobs
-        return [to_line(self.header, blobs)] + [to_line(e, blobs) for e in self._entries]
+        slot = [title_slot_line(self.title_slot)] if self.title_slot is not None else []
+        return slot + [to_line(self.header, blobs)] + [to_line(e, blobs) for e in self._entries]
 
     def _rewrite(self, *, sticky: bool = True) -> None:
         self._file.rewrite(self._lines(), self._take_in, sticky=sticky)
