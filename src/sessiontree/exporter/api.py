@@ -124,26 +124,9 @@ def render_session_html(
     ``system_prompt`` and ``tools`` (tool names or schemas) replace what the session's
     ``session_init`` entry holds; ``leaf_id`` picks the active leaf (default: the last entry).
     """
-    return "".join(
-        iter_session_page(
-            session, theme=theme, leaf_id=leaf_id, system_prompt=system_prompt, tools=tools, compress=compress
-        )
-    )
-
-
-def iter_session_page(
-    session: Session,
-    *,
-    theme: str = "auto",
-    leaf_id: str | None = None,
-    system_prompt: str | None = None,
-    tools: Sequence[Any] | None = None,
-    compress: bool = True,
-) -> Iterator[str]:
-    """Yield the page of a session in chunks (for writing without one giant string)."""
     page = PageOptions(theme=theme, compress=compress)
     render = RenderOptions(leaf_id=leaf_id, system_prompt=system_prompt, tools=tools, compress=compress)
-    return _iter_rendered_page(session, render, page)
+    return "".join(_iter_rendered_page(session, render, page))
 
 
 def _iter_rendered_page(session: Session, render: RenderOptions, page: PageOptions) -> Iterator[str]:
