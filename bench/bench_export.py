@@ -37,7 +37,7 @@ def timed(cmd: list[str]) -> tuple[float, float]:
 def stages(path: Path, out: Path) -> None:
     """Print the time of each stage in this process (load, render, assemble, write)."""
     from sessiontree.exporter.api import render_session, write_text_atomic
-    from sessiontree.exporter.page import assemble_page
+    from sessiontree.exporter.page import iter_page
     from sessiontree.store import load_session
 
     t0 = time.perf_counter()
@@ -45,9 +45,7 @@ def stages(path: Path, out: Path) -> None:
     t1 = time.perf_counter()
     r = render_session(session)
     t2 = time.perf_counter()
-    html = assemble_page(
-        r.session_meta, r.entries, r.frags, r.images, r.header_html, r.system_html, leaf_id=r.leaf_id
-    )
+    html = "".join(iter_page(r))
     t3 = time.perf_counter()
     write_text_atomic(out, html)
     t4 = time.perf_counter()
