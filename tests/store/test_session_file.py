@@ -28,6 +28,16 @@ def dead_pid() -> int:
     return int(done.stdout)
 
 
+def written_session(tmp_path: Path) -> tuple[Path, Path]:
+    """A session written to its file (a question and an answer), and its agent dir."""
+    agent = tmp_path / "agent"
+    with SessionManager.create(tmp_path / "proj", agent_dir=agent, term="t") as manager:
+        manager.append_message(USER)
+        manager.append_message(ASSISTANT)
+    assert manager.session_file is not None
+    return manager.session_file, agent
+
+
 def test_write_state_from_behind_to_in_step(tmp_path: Path) -> None:
     manager = SessionManager.create(tmp_path / "proj", agent_dir=tmp_path / "agent", term="t")
     assert manager.write_state is WriteState.BEHIND
@@ -81,12 +91,7 @@ def test_a_failed_write_is_the_failed_state(tmp_path: Path) -> None:
 
 
 def test_opening_removes_what_killed_writers_left_in_the_folder(tmp_path: Path) -> None:
-    agent = tmp_path / "agent"
-    with SessionManager.create(tmp_path / "proj", agent_dir=agent, term="t") as manager:
-        manager.append_message(USER)
-        manager.append_message(ASSISTANT)
-    path = manager.session_file
-    assert path is not None
+    path, agent = written_session(tmp_path)
     dead = dead_pid()
     fork_copy = path.parent / f".2026-01-01T00-00-00-000Z_f0.jsonl.sessiontree-{dead}-12345678.tmp"
     fork_copy.write_bytes(b"x" * 100_000)  # a fork's rewrite cut short: another file's temp
@@ -105,12 +110,7 @@ def test_opening_removes_what_killed_writers_left_in_the_folder(tmp_path: Path) 
 
 
 def test_a_real_writer_killed_mid_rewrite_leaves_a_temp_file_the_next_open_removes(tmp_path: Path) -> None:
-    agent = tmp_path / "agent"
-    with SessionManager.create(tmp_path / "proj", agent_dir=agent, term="t") as manager:
-        manager.append_message(USER)
-        manager.append_message(ASSISTANT)
-    path = manager.session_file
-    assert path is not None
+    path, agent = written_session(tmp_path)
     # The child stops for good inside a rewrite, after its temp file is written: then it is killed.
     code = (
         "import os, signal, sys\n"
