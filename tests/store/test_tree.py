@@ -167,3 +167,16 @@ def test_apply_label_is_the_one_label_rule() -> None:
     assert apply_label(labels, entry("label", "l3", None, targetId="a", label=""))
     assert not apply_label(labels, msg("m", None, "user"))
     assert labels == {"b": "two"}
+
+
+def test_the_render_context_reads_the_trees_labels() -> None:
+    from sessiontree.exporter.render import RenderContext, render_appended_entry, render_entry
+
+    tree = SessionTree([msg("a", None, "user"), entry("label", "l1", "a", targetId="a", label="old")])
+    ctx = RenderContext.for_entries([], tree.labels)
+    assert ctx.labels is tree.labels
+    relabel = entry("label", "l2", "l1", targetId="a", label="new")
+    tree.add(relabel)  # a live viewer: the tail reader's entry goes into the tree, then is rendered
+    render_appended_entry(relabel, ctx)
+    assert ctx.labels == {"a": "new"} == tree.labels
+    assert render_entry(tree.by_id["a"], ctx)[0]["label"] == "new"

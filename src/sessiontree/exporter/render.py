@@ -56,10 +56,15 @@ class RenderContext:
         joints: Mapping[str, str] | None = None,
         archived: Iterable[str] = (),
     ) -> RenderContext:
-        """Build a context indexing every tool call of the entries (results render by their call)."""
-        ctx = cls(labels=dict(labels), joints=dict(joints or {}), archived=set(archived))
+        """Build a context indexing every tool call of the entries (results render by their call).
+
+        ``labels`` are the resolved ones (a SessionTree's): a dict is shared, not copied, so a
+        live viewer that adds entries to the tree reads the same labels here.
+        """
+        shared = labels if isinstance(labels, dict) else dict(labels)
+        ctx = cls(labels=shared, joints=dict(joints or {}), archived=set(archived))
         for entry in entries:
-            ctx.register(entry)
+            ctx._index_calls(entry)
         return ctx
 
     @classmethod
@@ -72,8 +77,10 @@ class RenderContext:
 
     def register(self, entry: Mapping[str, Any]) -> None:
         """Index the tool calls (and a label) of one entry, as a live viewer does for appended entries."""
-        if apply_label(self.labels, entry):
-            return
+        if not apply_label(self.labels, entry):  # the tree's rule: applied twice, still the same
+            self._index_calls(entry)
+
+    def _index_calls(self, entry: Mapping[str, Any]) -> None:
         message = entry.get("message")
         if entry.get("type") != "message" or not isinstance(message, Mapping):
             return
