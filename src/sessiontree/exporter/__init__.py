@@ -1,18 +1,42 @@
-"""The exporter stage of sessiontree: a session to a self-contained HTML page (and to text)."""
+"""The exporter stage of sessiontree: a session to a self-contained HTML page (and to text).
+
+Its public names load on first use, so importing a light submodule (``exporter.options``, the
+index page) does not pull in the renderer, Pygments and markdown-it.
+"""
 
 from __future__ import annotations
 
-from sessiontree.exporter.api import (
-    PageOptions,
-    RenderedSession,
-    RenderOptions,
-    export_to_file,
-    load_for_export,
-    render_session,
-    render_session_html,
-)
-from sessiontree.exporter.page import image_files, iter_page, live_script
-from sessiontree.exporter.render import RenderContext, render_appended_entry, render_entry
+import importlib
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from sessiontree.exporter.api import (
+        PageOptions,
+        RenderedSession,
+        RenderOptions,
+        export_to_file,
+        load_for_export,
+        render_session,
+        render_session_html,
+    )
+    from sessiontree.exporter.page import image_files, iter_page, live_script
+    from sessiontree.exporter.render import RenderContext, render_appended_entry, render_entry
+
+_WHERE = {
+    "PageOptions": "api",
+    "RenderedSession": "api",
+    "RenderOptions": "api",
+    "export_to_file": "api",
+    "load_for_export": "api",
+    "render_session": "api",
+    "render_session_html": "api",
+    "image_files": "page",
+    "iter_page": "page",
+    "live_script": "page",
+    "RenderContext": "render",
+    "render_appended_entry": "render",
+    "render_entry": "render",
+}
 
 __all__ = [
     "PageOptions",
@@ -29,3 +53,12 @@ __all__ = [
     "render_session",
     "render_session_html",
 ]
+
+
+def __getattr__(name: str) -> Any:
+    module = _WHERE.get(name)
+    if module is None:
+        raise AttributeError(f"module 'sessiontree.exporter' has no attribute {name!r}")
+    value = getattr(importlib.import_module(f"sessiontree.exporter.{module}"), name)
+    globals()[name] = value
+    return value

@@ -13,9 +13,9 @@ from pathlib import Path
 from sessiontree import __version__
 from sessiontree.archive.catalog import CatalogEntry
 from sessiontree.errors import SearchError
-from sessiontree.exporter.index_page import IndexOptions, render_index
 from sessiontree.exporter.options import check_theme
 from sessiontree.site import layout
+from sessiontree.site.layout import USAGE_PAGE
 from sessiontree.site.manifest import Failure, Manifest, PageRecord, load_manifest, save_manifest
 from sessiontree.site.pagefind_index import (
     BUNDLE_PREFIX,
@@ -25,9 +25,7 @@ from sessiontree.site.pagefind_index import (
     write_search_bundle,
 )
 from sessiontree.site.roots import Sources
-from sessiontree.site.search_script import search_script
 from sessiontree.site.sources import BuildError, Filters, file_sha256, select
-from sessiontree.site.usage import USAGE_PAGE, write_usage_page
 from sessiontree.site.worker import RenderJob, RenderOutcome, init_worker, render_job
 
 Progress = Callable[[int, int, str], None]
@@ -253,7 +251,9 @@ def build_site(options: BuildOptions, progress: Progress | None = None) -> Build
         shown = [_shown(e, new) for e in entries]
         write_index(site, shown, new, options, bundle)
         result.index_written = True
-    if options.usage:
+    if options.usage and (changed or not (site / USAGE_PAGE).is_file()):
+        from sessiontree.site.usage import write_usage_page
+
         try:
             result.usage_written = write_usage_page(
                 site, options.root, new.pages, theme=options.theme, more_roots=options.more_roots,
@@ -261,7 +261,8 @@ def build_site(options: BuildOptions, progress: Progress | None = None) -> Build
             )  # fmt: skip
         except SearchError as exc:
             result.failures["(usage page)"] = str(exc)
-    save_manifest(site, new)
+    if changed or new.to_json() != manifest.to_json():
+        save_manifest(site, new)
     remove_old_bundles(site, bundle)
     if options.shared_assets or full:
         _remove_unused_assets(site, new.pages.values())
@@ -282,6 +283,9 @@ def write_index(
     site: Path, entries: list[CatalogEntry], manifest: Manifest, options: BuildOptions, bundle: str | None
 ) -> None:
     """Write ``index.html``: the shared index page, plus full-text search when a bundle exists."""
+    from sessiontree.exporter.index_page import IndexOptions, render_index
+    from sessiontree.site.search_script import search_script
+
     pages = manifest.pages
 
     def link_for(entry: CatalogEntry) -> str | None:

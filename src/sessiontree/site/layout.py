@@ -18,6 +18,7 @@ MANIFEST = f"{STATE_DIR}/manifest.json"
 RECORDS_DIR = f"{STATE_DIR}/records"
 SESSIONS_DIR = "sessions"
 ASSETS_DIR = "assets"
+USAGE_PAGE = "usage.html"
 
 _SAFE_SEGMENT = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,99}")
 _UNSAFE_CHAR = re.compile(r"[^A-Za-z0-9._-]")

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import json
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -50,8 +50,23 @@ class Manifest:
             "sessiontree": self.version,
             "settings": self.settings,
             "searchBundle": self.search_bundle,
-            "pages": {key: asdict(rec) for key, rec in sorted(self.pages.items())},
-            "failures": {key: asdict(f) for key, f in sorted(self.failures.items())},
+            # Field by field: dataclasses.asdict deep-copies, a third of a no-change build's time.
+            "pages": {
+                key: {
+                    "size": r.size,
+                    "mtime": r.mtime,
+                    "sha256": r.sha256,
+                    "page": r.page,
+                    "records": r.records,
+                    "title": r.title,
+                    "assets": list(r.assets),
+                }
+                for key, r in sorted(self.pages.items())
+            },
+            "failures": {
+                key: {"size": f.size, "mtime": f.mtime, "reason": f.reason}
+                for key, f in sorted(self.failures.items())
+            },
         }
 
 

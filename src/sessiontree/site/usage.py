@@ -9,9 +9,8 @@ from pathlib import Path
 from sessiontree.archive.search import SearchIndex
 from sessiontree.exporter.usage_page import UsagePageOptions, render_usage_page
 from sessiontree.site import layout
+from sessiontree.site.layout import USAGE_PAGE as USAGE_PAGE
 from sessiontree.site.manifest import PageRecord
-
-USAGE_PAGE = "usage.html"
 
 
 def _key(path: str, base: Path) -> str | None:

@@ -9,11 +9,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from sessiontree.errors import SessiontreeError
-from sessiontree.exporter.api import load_for_export, render_session
-from sessiontree.exporter.options import PageOptions, RenderOptions
-from sessiontree.exporter.page import image_files, iter_page
 from sessiontree.site.layout import ASSETS_DIR, write_atomic
-from sessiontree.site.records import session_records
 from sessiontree.site.sources import file_sha256
 
 
@@ -49,6 +45,12 @@ def _asset_prefix(page: str) -> str:
 
 def render_job(job: RenderJob) -> RenderOutcome:
     """Load, render and write one session; a session that cannot be read is an outcome, not a crash."""
+    # The renderer loads here, in the worker: a build with nothing to render never pays for it.
+    from sessiontree.exporter.api import load_for_export, render_session
+    from sessiontree.exporter.options import PageOptions, RenderOptions
+    from sessiontree.exporter.page import image_files, iter_page
+    from sessiontree.site.records import session_records
+
     try:
         sha = file_sha256(job.path)
         session = load_for_export(job.path)
