@@ -52,7 +52,10 @@ def fts_patterns(query: str) -> list[re.Pattern[str]]:
             words = _TOKEN.findall(bare)
         if words:
             body = r"[\W_]+".join(re.escape(w) for w in words)
-            patterns.append(re.compile(_WORD_START + body + ("" if prefix else _WORD_END), re.IGNORECASE))
+            # A prefix marks the whole word it starts (pars* marks "parser").
+            patterns.append(
+                re.compile(_WORD_START + body + (r"[^\W_]*" if prefix else _WORD_END), re.IGNORECASE)
+            )
     return patterns
 
 

@@ -181,9 +181,9 @@ def render_usage_page(records: Sequence[UsageRecord], options: UsagePageOptions 
     return get_template("usage.html.j2").render(
         title=options.title,
         theme=options.theme,
-        csp=usage_csp(css),
+        csp=Markup(usage_csp(css)),  # our own fixed text and a hash
         css=Markup(css),  # our own file, checked to hold no "</style"
-        charts=[cost_chart, token_chart] if has_cost else [token_chart],
+        charts=([cost_chart, token_chart] if has_cost else [token_chart]) if days else [],
         has_cost=has_cost,
         models=[(m, classes[m.key]) for m in models.groups],
         total=models.total,

@@ -38,8 +38,13 @@ def render_served_index(entries: list[CatalogEntry], config: ServeConfig) -> str
     options = IndexOptions(
         title="Sessions",
         theme=config.theme,
-        extra_scripts=(read_asset("serve/index-live.js"),),
+        extra_scripts=(
+            read_asset("serve/index-live.js"),
+            read_asset("serve/search-hits.js"),
+            read_asset("serve/index-search.js"),
+        ),
         connect_src=("'self'",),
+        links=(("Usage: tokens and cost", "/usage"),),
     )
     return render_index(entries, session_href, options)
 

@@ -17,6 +17,7 @@ from starlette.routing import Route
 
 from sessiontree.errors import ArtifactError, SessiontreeError
 from sessiontree.serve import pages
+from sessiontree.serve.archive_routes import archive_routes
 from sessiontree.serve.hub import Event
 from sessiontree.serve.security import clean_key, contained
 from sessiontree.serve.state import INDEX_TOPIC, ServeState, topic_of
@@ -217,4 +218,5 @@ def routes() -> list[Route]:
         Route("/events", index_events, methods=["GET"]),
         Route("/events/s/{key:path}", session_events, methods=["GET"]),
         Route("/favicon.ico", no_icon, methods=get),
+        *archive_routes(),
     ]

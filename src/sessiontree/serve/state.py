@@ -17,7 +17,9 @@ import anyio
 from anyio import CapacityLimiter
 
 from sessiontree.archive.catalog import Catalog, CatalogEntry
+from sessiontree.errors import SessiontreeError
 from sessiontree.exporter.index_page import index_summary, render_index_groups
+from sessiontree.serve.archive_routes import ArchiveService
 from sessiontree.serve.hub import Event, Hub
 from sessiontree.serve.live import LiveSession
 from sessiontree.serve.security import contained
@@ -28,6 +30,8 @@ INDEX_TOPIC = "index"
 IDLE_SECONDS = 60.0
 """A followed session nobody watches is dropped after this long (its memory freed)."""
 INDEX_MIN_INTERVAL = 0.25
+ARCHIVE_MIN_INTERVAL = 1.0
+"""At most one search-index update a second from the watcher (each search updates it too)."""
 """At most four index pushes a second, however fast files change."""
 
 
@@ -69,7 +73,10 @@ class ServeState:
         self.render_limit = CapacityLimiter(2)
         self._index_html = ""
         self._index_dirty = asyncio.Event()
+        self._archive_dirty = asyncio.Event()
         self._tasks: list[asyncio.Task[None]] = []
+        keep_out = (config.agent_dir,) if config.agent_dir is not None else ()
+        self.archive = ArchiveService(config.root, config.cache_dir, keep_out, theme=config.theme)
 
     # -- catalog ---------------------------------------------------------------------------
 
@@ -125,6 +132,7 @@ class ServeState:
         if self.config.watch:
             self._tasks.append(asyncio.create_task(self._watch_forever()))
             self._tasks.append(asyncio.create_task(self._push_index_forever()))
+            self._tasks.append(asyncio.create_task(self._update_archive_forever()))
 
     async def stop(self) -> None:
         """End every event stream and background task."""
@@ -134,6 +142,7 @@ class ServeState:
         for task in self._tasks:
             with contextlib.suppress(asyncio.CancelledError, Exception):
                 await task
+        self.archive.close()
 
     async def _watch_forever(self) -> None:
         from watchfiles import awatch
@@ -183,6 +192,18 @@ class ServeState:
                 self.hub.publish(topic_of(key), event)
         if everything or any(p.suffix == ".jsonl" or p.is_dir() or not p.exists() for p in changed):
             self._index_dirty.set()
+            self._archive_dirty.set()
+
+    async def _update_archive_forever(self) -> None:
+        """Keep the search index in step with growing files once a search or usage page opened it."""
+        while not self.hub.closed.is_set():
+            await self._archive_dirty.wait()
+            self._archive_dirty.clear()
+            try:
+                await anyio.to_thread.run_sync(self.archive.update_if_open)
+            except SessiontreeError as exc:
+                log.debug("search index not updated: %s", exc)
+            await self._pause(ARCHIVE_MIN_INTERVAL)
 
     async def _push_index_forever(self) -> None:
         while not self.hub.closed.is_set():

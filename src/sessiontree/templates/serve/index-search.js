@@ -1,74 +1,69 @@
-/* sessiontree serve: full-text search over every session from the index page, as you type
- * (debounced, no reload); each hit opens the session page at its entry. Added only by the server;
+/* sessiontree serve: the index page's filter box also searches inside every session, through the
+ * server's index (/api/search), as you type (debounced, no reload); each hit opens the session
+ * page at its entry. Same look as the static site's message search. Added only by the server;
  * needs search-hits.js before it. Every string from the server is set as text, never as HTML. */
 (() => {
   'use strict';
-  const hits = window.searchHits;
-  const head = document.getElementById('st-index-head');
-  if (!hits || !head || !window.fetch) return;
+  const hits = typeof searchHits === 'object' ? searchHits : null; // search-hits.js's global
   const doc = document;
+  const input = doc.getElementById('st-filter');
+  const head = doc.getElementById('st-index-head');
+  if (!hits || !input || !head || !window.fetch) return;
 
-  const label = doc.createElement('label');
-  label.className = 'st-search-box';
-  const caption = doc.createElement('span');
-  caption.className = 'st-offscreen';
-  caption.textContent = 'Search inside every session';
-  const input = doc.createElement('input');
-  input.id = 'st-search';
-  input.type = 'search';
-  input.placeholder = 'Search inside sessions (words, "a phrase", pre*)';
-  input.autocomplete = 'off';
-  input.spellcheck = false;
-  label.append(caption, input);
+  const box = doc.createElement('section');
+  box.id = 'st-fulltext';
+  box.setAttribute('aria-label', 'Message search');
   const status = doc.createElement('p');
-  status.id = 'st-search-status';
-  status.setAttribute('aria-live', 'polite');
+  status.className = 'st-fulltext-status';
+  status.setAttribute('role', 'status');
+  status.textContent = 'Type to search every message (words, "a phrase", pre*); the list below is filtered too.';
   const list = doc.createElement('ol');
-  list.id = 'st-search-results';
-  list.hidden = true;
-  head.append(label, status, list);
+  list.className = 'st-fulltext-hits';
+  box.append(status, list);
+  head.after(box);
 
   const order = hits.sequencer();
   let timer = 0;
   let pending = null;
 
-  function render(found) {
-    list.replaceChildren();
-    for (const hit of found) {
-      const li = doc.createElement('li');
-      li.className = 'st-hit';
-      const link = doc.createElement('a');
-      const href = hits.safeHref(hit.href);
-      if (href) link.href = href;
-      link.textContent = hit.title || '(untitled)';
-      const meta = doc.createElement('span');
-      meta.className = 'st-hit-meta';
-      meta.textContent = [hit.role, hit.time].filter(Boolean).join(' · ');
-      const snippet = doc.createElement('p');
-      snippet.className = 'st-hit-snippet';
-      for (const [text, marked] of hits.snippetParts(hit.snippet, hit.marks)) {
-        if (marked) {
-          const mark = doc.createElement('mark');
-          mark.textContent = text;
-          snippet.append(mark);
-        } else {
-          snippet.append(doc.createTextNode(text));
-        }
+  function hitItem(hit) {
+    const li = doc.createElement('li');
+    li.className = 'st-fulltext-hit';
+    const link = doc.createElement('a');
+    const href = hits.safeHref(hit.href);
+    if (href) link.href = href;
+    link.textContent = hit.title || '(untitled)';
+    const role = doc.createElement('span');
+    role.className = 'st-fulltext-role';
+    role.textContent = [hit.role, hit.time].filter(Boolean).join(' · ');
+    const text = doc.createElement('p');
+    text.className = 'st-fulltext-excerpt';
+    for (const [piece, marked] of hits.snippetParts(hit.snippet, hit.marks)) {
+      if (marked) {
+        const mark = doc.createElement('mark');
+        mark.textContent = piece;
+        text.append(mark);
+      } else {
+        text.append(doc.createTextNode(piece));
       }
-      li.append(link, meta, snippet);
-      list.append(li);
     }
-    list.hidden = found.length === 0;
+    li.append(link, ' ', role, text);
+    return li;
+  }
+
+  function done(n) {
+    doc.documentElement.setAttribute('data-st-search', String(n));
   }
 
   async function run(query) {
     const url = hits.queryUrl(query, 20);
     const n = order.next();
     if (pending) pending.abort();
+    pending = null;
     if (!url) {
-      render([]);
+      list.replaceChildren();
       status.textContent = '';
-      doc.documentElement.setAttribute('data-st-search', String(n));
+      done(n);
       return;
     }
     pending = new AbortController();
@@ -77,13 +72,14 @@
       const data = await reply.json();
       if (!order.isCurrent(n)) return;
       const found = Array.isArray(data.hits) ? data.hits : [];
-      render(found);
-      status.textContent = reply.ok ? found.length + (found.length === 1 ? ' hit' : ' hits') : String(data.error || 'Search failed');
+      list.replaceChildren(...found.map(hitItem));
+      if (!reply.ok) status.textContent = String(data.error || 'Search failed');
+      else status.textContent = found.length ? found.length + (found.length === 1 ? ' message matches.' : ' messages match.') : 'No message matches.';
     } catch (err) {
       if (err && err.name === 'AbortError') return;
-      if (order.isCurrent(n)) status.textContent = 'Search failed';
+      if (order.isCurrent(n)) status.textContent = 'Message search failed; try again.';
     }
-    if (order.isCurrent(n)) doc.documentElement.setAttribute('data-st-search', String(n));
+    if (order.isCurrent(n)) done(n);
   }
 
   input.addEventListener('input', () => {

@@ -1,0 +1,90 @@
+"""Serve's search API and usage page through the app (httpx ASGI): hits link to entries, follow appends."""
+
+from __future__ import annotations
+
+import re
+import time
+from pathlib import Path
+from urllib.parse import quote
+
+import httpx
+import pytest
+from httpx import AsyncClient
+
+from sessiontree.archive.search import SearchIndex
+from tests.serve.conftest import KEY, append_line, write_session
+from tests.serve.process import serve_process
+from tests.store.helpers import assistant, msg
+
+
+@pytest.mark.anyio
+async def test_search_api_links_each_hit_to_its_entry(client: AsyncClient) -> None:
+    r = await client.get("/api/search", params={"q": "hello"})
+    assert r.status_code == 200 and r.headers["cache-control"] == "no-store"
+    hits = r.json()["hits"]
+    assert {h["href"] for h in hits} >= {f"/s/{quote(KEY)}?targetId=u1"}
+    assert all(h["href"].startswith("/s/") for h in hits)
+    first = next(h for h in hits if h["href"].endswith("targetId=u1"))
+    assert first["role"] == "user" and first["snippet"][slice(*first["marks"][0])].lower() == "hello"
+
+
+@pytest.mark.anyio
+async def test_search_follows_an_append(client: AsyncClient, sessions_dir: Path) -> None:
+    assert (await client.get("/api/search", params={"q": "zqservedappend"})).json()["hits"] == []
+    append_line(sessions_dir / KEY, msg("u9", "a1", "user", "now zqservedappend arrives"))
+    hits = (await client.get("/api/search", params={"q": "zqservedappend"})).json()["hits"]
+    assert [h["href"] for h in hits] == [f"/s/{quote(KEY)}?targetId=u9"]
+
+
+@pytest.mark.anyio
+async def test_search_api_errors_are_json(client: AsyncClient) -> None:
+    r = await client.get("/api/search", params={"q": "x", "role": "system"})
+    assert r.status_code == 400 and "role" in r.json()["error"]
+    r = await client.get("/api/search", params={"q": ""})
+    assert r.status_code == 200 and r.json()["hits"] == []
+    r = await client.get("/api/search", params={"q": 'c++ "unbalanced'})
+    assert r.status_code == 200  # not FTS5 syntax: plain text, no error
+    assert (await client.post("/api/search")).status_code == 405
+
+
+@pytest.mark.anyio
+async def test_usage_page_is_served_without_script(client: AsyncClient, sessions_dir: Path) -> None:
+    empty = await client.get("/usage")
+    assert empty.status_code == 200 and "No usage recorded yet" in empty.text and "<svg" not in empty.text
+    reply = assistant("a9", "a1")
+    reply["message"]["usage"] = {
+        "input": 10,
+        "output": 5,
+        "cacheRead": 0,
+        "cacheWrite": 0,
+        "cost": {"total": 0.25},
+    }
+    append_line(sessions_dir / KEY, reply)
+    r = await client.get("/usage")
+    assert r.status_code == 200 and r.headers["cache-control"] == "no-store"
+    assert "<svg" in r.text and "<script" not in r.text
+    csp = re.search(r'http-equiv="Content-Security-Policy" content="([^"]+)"', r.text)
+    assert csp is not None and "default-src 'none'" in csp.group(1) and "script-src" not in csp.group(1)
+    assert f'href="/s/{quote(KEY)}"' in r.text and "$0.25" in r.text
+
+
+@pytest.mark.anyio
+async def test_index_page_carries_the_search_box_script(client: AsyncClient) -> None:
+    r = await client.get("/")
+    assert "searchHits" in r.text and "/api/search" in r.text and 'href="/usage"' in r.text
+
+
+def test_a_running_server_indexes_appends_by_itself(tmp_path: Path) -> None:
+    agent = tmp_path / "agent"
+    path = write_session(agent / "sessions" / KEY, "s1")
+    cache = tmp_path / "cache"
+    with serve_process(agent / "sessions", agent, cache) as served:
+        assert httpx.get(served.url + "/api/search", params={"q": "hello"}).json()["hits"]  # opens the index
+        append_line(path, msg("u7", "a1", "user", "zqwatcherword appended"))
+        # Read the index without updating it: only the server's watcher can have added the line.
+        with SearchIndex([(agent / "sessions").resolve()], cache) as index:
+            deadline = time.monotonic() + 60
+            while not index.search("zqwatcherword"):
+                assert time.monotonic() < deadline, "the server never indexed the appended line"
+                time.sleep(0.05)
+            assert [h.entry_id for h in index.search("zqwatcherword")] == ["u7"]
