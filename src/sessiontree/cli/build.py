@@ -100,10 +100,10 @@ def build(
     title: str,
     quiet: bool,
 ) -> None:
-    """Build a static, searchable site of sessions folders (any agent's).
+    """Build a static, searchable site of sessions.
 
-    DIR (or --root, repeatable) defaults to the agent dir's sessions/ and the Claude Code and
-    Codex CLI folders that exist.
+    Sessions of any agent: DIR (or --root, repeatable) defaults to the agent dir's sessions/
+    and the Claude Code and Codex CLI folders that exist.
     """
     from sessiontree.site.build import BuildOptions, build_site
     from sessiontree.site.sources import Filters, parse_since

@@ -45,7 +45,10 @@ def serve(
     cache_dir: Path | None,
     theme: str,
 ) -> None:
-    """Browse a sessions folder live in the browser (default: the agent dir's sessions/)."""
+    """Browse a sessions folder live in the browser.
+
+    DIR defaults to the agent dir's sessions/.
+    """
     from sessiontree.serve.server import run_server
     from sessiontree.serve.state import ServeConfig
 

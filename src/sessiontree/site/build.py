@@ -7,6 +7,7 @@ import multiprocessing
 import os
 from collections.abc import Callable, Iterable
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
+from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
@@ -90,24 +91,36 @@ def _workers(jobs: int, todo: int) -> int:
     return max(1, min(jobs or os.cpu_count() or 1, todo))
 
 
-def _run_jobs(jobs: list[RenderJob], workers: int, progress: Progress | None) -> Iterable[RenderOutcome]:
+def run_jobs(
+    jobs: list[RenderJob],
+    workers: int,
+    progress: Progress | None,
+    render: Callable[[RenderJob], RenderOutcome] = render_job,
+) -> Iterable[RenderOutcome]:
+    """Render jobs in a pool of ``workers`` processes (here when 1), yielding outcomes as they end."""
     if workers == 1:
         init_worker()
         for i, job in enumerate(jobs, 1):
-            outcome = render_job(job)
+            outcome = render(job)
             if progress:
                 progress(i, len(jobs), job.key)
             yield outcome
         return
     context = multiprocessing.get_context("forkserver" if os.name == "posix" else "spawn")
     pool = ProcessPoolExecutor(max_workers=workers, mp_context=context, initializer=init_worker)
+    done_count = 0
+    unfinished: list[RenderJob] = []
     try:
-        pending: set[Future[RenderOutcome]] = {pool.submit(render_job, job) for job in jobs}
-        done_count = 0
+        futures = {pool.submit(render, job): job for job in jobs}
+        pending: set[Future[RenderOutcome]] = set(futures)
         while pending:
             done, pending = wait(pending, return_when=FIRST_COMPLETED)
             for future in done:
-                outcome = future.result()
+                try:
+                    outcome = future.result()
+                except BrokenProcessPool:
+                    unfinished.append(futures[future])
+                    continue
                 done_count += 1
                 if progress:
                     progress(done_count, len(jobs), outcome.key)
@@ -116,6 +129,18 @@ def _run_jobs(jobs: list[RenderJob], workers: int, progress: Progress | None) ->
         pool.shutdown(wait=False, cancel_futures=True)
         raise
     pool.shutdown()
+    # A worker died (killed for memory, a crash in a library): the pool is gone with every job
+    # it held. Each of those runs again alone, so only the session that kills its worker fails.
+    for job in unfinished:
+        with ProcessPoolExecutor(max_workers=1, mp_context=context, initializer=init_worker) as alone:
+            try:
+                outcome = alone.submit(render, job).result()
+            except BrokenProcessPool:
+                outcome = RenderOutcome(job.key, error="the worker rendering it died (out of memory?)")
+        done_count += 1
+        if progress:
+            progress(done_count, len(jobs), outcome.key)
+        yield outcome
 
 
 def _bundle_id(pages: dict[str, PageRecord]) -> str:
@@ -196,7 +221,7 @@ def build_site(options: BuildOptions, progress: Progress | None = None) -> Build
     by_key = {job.key: job for job in jobs}
     result = BuildResult(kept=len(new.pages))
 
-    for outcome in _run_jobs(jobs, _workers(options.jobs, len(jobs)), progress):
+    for outcome in run_jobs(jobs, _workers(options.jobs, len(jobs)), progress):
         job = by_key[outcome.key]
         entry = catalog.get(job.key)
         size, mtime = (entry.size, entry.mtime) if entry else (0, 0.0)

@@ -1,0 +1,36 @@
+"""The build's process pool: a worker that dies costs its own session only."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+from sessiontree.site.build import run_jobs
+from sessiontree.site.worker import RenderJob, RenderOutcome
+
+
+def die_on_bad(job: RenderJob) -> RenderOutcome:
+    """Render stand-in run in the pool: the worker given "bad" dies as an OOM kill would."""
+    if job.key == "bad":
+        os._exit(9)
+    return RenderOutcome(job.key, sha256=str(os.getpid()))
+
+
+def _job(key: str, tmp_path: Path) -> RenderJob:
+    return RenderJob(
+        path=tmp_path / key, key=key, site=tmp_path, page=f"{key}.html", records=f"{key}.gz", theme="auto"
+    )
+
+
+def test_a_dead_worker_fails_only_its_session_and_the_rest_render(tmp_path: Path) -> None:
+    keys = ["a", "b", "bad", "c", "d", "e"]
+    seen: list[tuple[int, int]] = []
+    outcomes = list(
+        run_jobs([_job(k, tmp_path) for k in keys], 2, lambda d, t, k: seen.append((d, t)), die_on_bad)
+    )
+    by_key = {o.key: o for o in outcomes}
+    assert sorted(by_key) == sorted(keys)
+    assert by_key["bad"].error is not None and "died" in by_key["bad"].error
+    assert all(by_key[k].error is None for k in keys if k != "bad")
+    assert all(by_key[k].sha256 != str(os.getpid()) for k in keys if k != "bad")  # rendered in workers
+    assert [d for d, _ in seen] == list(range(1, 7)) and {t for _, t in seen} == {6}
