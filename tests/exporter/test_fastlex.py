@@ -133,6 +133,7 @@ def _accepted_lexers() -> Iterator[Any]:
 
 
 @pytest.mark.slow
+@pytest.mark.timeout(1200)  # ~20 s of CPU over 427 lexers: the default 300 s is too close on a busy machine
 def test_every_lexer_it_accepts_gives_pygments_tokens(fresh_cache: None) -> None:
     # The probe itself was compared at first use; these take the lexers elsewhere (non-ASCII too).
     texts = ["\n".join(SAMPLES.values()), "x" * 50 + "\n\n" + "é" * 5 + "\n", ""]
