@@ -1,5 +1,7 @@
 from __future__ import annotations
 
+from pathlib import Path
+
 from click.testing import CliRunner
 
 from sessiontree.cli import cli, rewrite_legacy_args
@@ -43,3 +45,12 @@ def test_a_command_loads_only_its_own_module() -> None:
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert out.strip().splitlines()[-1] == "[]"
+
+
+def test_error_lines_carry_no_escape_sequences_from_session_text(tmp_path: Path) -> None:
+    # A session id prefix is echoed back in the "not found" error: it comes from the user or a file.
+    hostile = "ab\x1b]52;c;aGVsbG8=\x07cd\x1b[2J"
+    result = CliRunner().invoke(cli, ["export", hostile, str(tmp_path / "out.html")])
+    assert result.exit_code != 0
+    assert "Error:" in result.stderr
+    assert "\x1b" not in result.stderr and "\x07" not in result.stderr

@@ -63,8 +63,12 @@ class SessiontreeGroup(click.Group):
         try:
             return super().invoke(ctx)
         except SessiontreeError as exc:
+            # Messages quote paths, ids and titles from sessions: no escape sequence reaches the terminal.
+            from sessiontree.store.output_sink import sanitize_text
+
+            message = sanitize_text(str(exc))
             # A cancellation (exit code 130, like Ctrl-C) is what the user asked for, not an error.
-            click.echo(str(exc) if exc.exit_code == 130 else f"Error: {exc}", err=True)
+            click.echo(message if exc.exit_code == 130 else f"Error: {message}", err=True)
             ctx.exit(exc.exit_code)
         except KeyboardInterrupt:
             click.echo("Interrupted", err=True)
