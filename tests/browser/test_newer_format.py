@@ -9,7 +9,7 @@ import pytest
 from playwright.sync_api import Page
 
 from sessiontree.exporter import export_to_file
-from tests.browser.conftest import open_page, wait_js
+from tests.browser.conftest import Watch, open_page, wait_js
 
 pytestmark = pytest.mark.browser
 
@@ -128,3 +128,17 @@ def test_lines_lost_marker_at_the_joint(page: Page, tmp_path: Path) -> None:
         < texts.index("1 unreadable line lost here")
         < texts.index("Fourth prompt")
     )
+
+
+def test_subagent_transcript_opens_under_its_task_call(page: Page, tmp_path: Path, watch: Watch) -> None:
+    parent = FIXTURES / "omp-subagent" / "2026-03-02T09-00-00-000Z_019f0b00.jsonl"
+    out = export_to_file(parent, tmp_path / "sub.html")
+    open_page(page, out.as_uri())
+    call = page.locator('.st-call[data-call-id="call_task_1"]')
+    nested = call.locator(".st-call-result details.st-subagent")
+    assert nested.count() == 1
+    finding = nested.locator("text=Subagent finding: cache.py line 41")
+    assert not finding.is_visible()
+    nested.locator("summary").click()
+    assert finding.is_visible()
+    assert watch.page_errors == []

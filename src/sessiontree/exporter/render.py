@@ -4,10 +4,12 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 from markupsafe import Markup
 
+from sessiontree.errors import SessiontreeError
 from sessiontree.exporter.blocks import (
     MACROS,
     Meta,
@@ -28,8 +30,10 @@ from sessiontree.exporter.markdown import render_markdown
 from sessiontree.exporter.notices import NOTICE_RENDERERS
 from sessiontree.exporter.tools import args_search_text, render_call, render_result
 from sessiontree.store.archive import archived_ids
+from sessiontree.store.load import load_session
 from sessiontree.store.numbers import amount_of, count_of
 from sessiontree.store.session import Session
+from sessiontree.store.subagents import subagent_files, task_agent_ids
 from sessiontree.store.tree import apply_label
 
 __all__ = ["Meta", "RenderContext", "format_ts", "one_line", "render_appended_entry", "render_entry"]
@@ -46,6 +50,9 @@ class RenderContext:
     joints: dict[str, str] = field(default_factory=dict)
     # Ids inside archived branches: hidden in the tree except under the "all" filter.
     archived: set[str] = field(default_factory=set)
+    # oh-my-pi subagent sessions by agent id, embedded under the task result that names them.
+    subagents: dict[str, Path] = field(default_factory=dict)
+    depth: int = 0
 
     @classmethod
     def for_entries(
@@ -68,12 +75,15 @@ class RenderContext:
         return ctx
 
     @classmethod
-    def for_session(cls, session: Session) -> RenderContext:
-        """Build the context of a loaded session: calls, labels, repaired joints, archived branches."""
+    def for_session(cls, session: Session, *, depth: int = 0) -> RenderContext:
+        """Build the context of a loaded session: calls, labels, joints, archived branches, subagents."""
         tree = session.tree
-        return cls.for_entries(
+        ctx = cls.for_entries(
             session.entries, tree.labels, joints=session.joints, archived=archived_ids(session.entries, tree)
         )
+        ctx.subagents = subagent_files(session.path)
+        ctx.depth = depth
+        return ctx
 
     def register(self, entry: Mapping[str, Any]) -> None:
         """Index the tool calls (and a label) of one entry, as a live viewer does for appended entries."""
@@ -252,7 +262,41 @@ def _tool_result(message: Mapping[str, Any], ctx: RenderContext, meta: Meta) -> 
     if message.get("isError"):
         meta["error"] = True
     meta["preview"] = one_line(f"{name}: {join_text_blocks(message.get('content'))}")
-    return render_result(call_id, name, args, message, ctx.images)
+    html = render_result(call_id, name, args, message, ctx.images)
+    nested = Markup("").join(
+        _subagent(agent_id, ctx)
+        for agent_id in task_agent_ids(message.get("details"))
+        if agent_id in ctx.subagents
+    )
+    # Inside the result block, so the transcript moves with the result into its call.
+    return Markup(str(html)[: -len("</div>")] + str(nested) + "</div>") if nested else html
+
+
+_LINK_BUTTON = ' <button class="st-link" type="button" title="Copy link" aria-label="Copy link">#</button>'
+MAX_SUBAGENT_DEPTH = 4
+
+
+def _subagent(agent_id: str, ctx: RenderContext) -> Markup:
+    """A subagent's session, collapsed under the task that ran it: its active path, same renderer."""
+    if ctx.depth >= MAX_SUBAGENT_DEPTH:
+        return Markup("")
+    try:
+        session = load_session(ctx.subagents[agent_id])
+    except SessiontreeError:
+        return render_note(f"subagent {agent_id}: transcript unreadable")
+    sub = RenderContext.for_session(session, depth=ctx.depth + 1)
+    sub.images = ctx.images  # one image map for the page
+    parts: list[str] = []
+    count = 0
+    for entry in session.path_entries():
+        meta, html = render_entry(entry, sub, parent_id=session.tree.parent_of(entry["id"]))
+        if meta["cat"] == "meta":
+            continue
+        count += 1
+        # Nested entries are not the page's entries: no id the viewer would look up, no link.
+        parts.append(html.replace(' data-id="', ' data-sub-id="', 1).replace(_LINK_BUTTON, "", 1))
+    title = f"Subagent {agent_id}" + (f": {session.title}" if session.title else "")
+    return MACROS.subagent(title, count, Markup("".join(parts)))
 
 
 def _execution(message: Mapping[str, Any], kind: str, meta: Meta) -> Markup:

@@ -4,12 +4,15 @@ from __future__ import annotations
 
 from collections import Counter
 from dataclasses import asdict, dataclass, field
+from pathlib import Path
 from typing import Any
 
 from sessiontree.store.discovery import printable
 from sessiontree.store.entries import message_of
+from sessiontree.store.load import load_session
 from sessiontree.store.numbers import amount_of, count_of
 from sessiontree.store.session import Session
+from sessiontree.store.subagents import subagent_files
 
 USAGE_KEYS = ("input", "output", "cacheRead", "cacheWrite")
 
@@ -43,6 +46,7 @@ class SessionSummary:
     agent_version: str | None = None
     repairs: list[dict[str, Any]] = field(default_factory=list)
     title_slot: bool = False
+    subagents: list[dict[str, Any]] = field(default_factory=list)
 
     def to_json(self) -> dict[str, Any]:
         """A JSON-ready dict."""
@@ -118,7 +122,14 @@ def summarize_session(session: Session) -> SessionSummary:
         agent_version=_str(session.header.get("agentVersion")),
         repairs=[{"line": r.lineno, "kind": r.kind, "text": r.text} for r in session.repairs],
         title_slot=session.title_slot is not None,
+        subagents=[_subagent(agent_id, path) for agent_id, path in subagent_files(session.path).items()],
     )
+
+
+def _subagent(agent_id: str, path: Path) -> dict[str, Any]:
+    sub = load_session(path)
+    messages = sum(1 for e in sub.entries if e.get("type") == "message")
+    return {"id": agent_id, "path": str(path), "messages": messages, "title": sub.title}
 
 
 def _str(value: object) -> str | None:
@@ -168,6 +179,9 @@ def format_summary(summary: SessionSummary) -> str:
         lines += [f"          {safe(r['text'])}" for r in summary.repairs[:10]]
         if len(summary.repairs) > 10:
             lines.append(f"          and {len(summary.repairs) - 10} more")
+    if summary.subagents:
+        lines.append(f"Subagents {len(summary.subagents)}:")
+        lines += [f"          {safe(a['id'])}: {a['messages']} message(s)" for a in summary.subagents]
     if summary.missing_blobs:
         lines.append(
             f"Missing   {len(summary.missing_blobs)} blob(s): {safe(', '.join(summary.missing_blobs[:5]))}"
