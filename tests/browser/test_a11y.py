@@ -241,7 +241,7 @@ def test_built_site_is_clean(
 
 
 def test_served_pages_are_clean(browser: Browser, tmp_path: Path) -> None:
-    """sessiontree serve (a real process), both themes: index, session pages (one damaged), live appends."""
+    """sessiontree serve (a real process), both themes: index and its search, sessions (one damaged), live."""
     agent = tmp_path / "agent"
     root = write_sessions_folder(agent / "sessions")
     damaged = root / "--home-dev-demo--" / "s1.jsonl"
@@ -255,6 +255,9 @@ def test_served_pages_are_clean(browser: Browser, tmp_path: Path) -> None:
                 wait_js(page, "document.documentElement.getAttribute('data-st-live') === 'open'")
                 audit_both_widths(page, f"served index, {theme}")
                 page.set_viewport_size(WIDE)
+                page.fill("#st-filter", "parser")
+                page.wait_for_selector(".st-fulltext-hit a", timeout=30_000)
+                assert_clean(page, f"served index with full-text hits, {theme}")
                 for path in (root / "--home-dev-real--" / REAL_SESSION.name, damaged):
                     url = f"{served.url}/s/{quote(path.relative_to(root).as_posix())}"
                     audit_wide(page, url, f"served {path.name}, {theme}", zoom=False)
