@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 import shutil
 from pathlib import Path
 
@@ -67,3 +68,28 @@ async def test_serve_lists_and_renders_a_claude_folder(tmp_path: Path) -> None:
         assert page.status_code == 200 and "Parser tour: fork, tools, compaction" in page.text
         export = await client.get(f"/export/{key}")
         assert export.status_code == 200 and "Parser tour: fork, tools, compaction" in export.text
+
+
+@pytest.mark.anyio
+async def test_serve_several_roots_keys_by_agent(tmp_path: Path) -> None:
+    _copy(tmp_path)
+    day = tmp_path / "codex" / "2026" / "01" / "06"
+    day.mkdir(parents=True)
+    shutil.copy(CODEX_NEW, day / CODEX_NEW.name)
+    config = ServeConfig(
+        root=tmp_path / "projects",
+        more_roots=(tmp_path / "codex",),
+        cache_dir=tmp_path / "cache",
+        watch=False,
+    )
+    async with make_client(config) as client:
+        index = await client.get("/")
+        assert index.status_code == 200
+        assert sorted(re.findall(r'class="st-agent">([^<]*)<', index.text)) == ["Claude Code", "Codex CLI"]
+        claude = await client.get(f"/s/claude/-home-dev-tour/{TOUR.name}")
+        assert claude.status_code == 200 and "Parser tour" in claude.text
+        codex = await client.get(f"/s/codex/2026/01/06/{CODEX_NEW.name}")
+        assert codex.status_code == 200 and "Make the board render" in codex.text
+        assert (await client.get(f"/s/claude/2026/01/06/{CODEX_NEW.name}")).status_code == 404
+        assert (await client.get(f"/s/nope/-home-dev-tour/{TOUR.name}")).status_code == 404
+        assert (await client.get(f"/raw/codex/2026/01/06/{CODEX_NEW.name}")).content == CODEX_NEW.read_bytes()

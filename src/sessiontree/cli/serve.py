@@ -7,6 +7,7 @@ from pathlib import Path
 import click
 
 from sessiontree.cli.base import Context, cli, pass_context
+from sessiontree.cli.roots import ROOT_HELP, agent_filter_option, pick_roots
 from sessiontree.exporter.options import THEMES
 
 
@@ -35,6 +36,14 @@ from sessiontree.exporter.options import THEMES
 @click.option(
     "--theme", type=click.Choice(THEMES), default="auto", show_default=True, help="Colour theme of the pages."
 )
+@click.option(
+    "--root",
+    "roots",
+    multiple=True,
+    type=click.Path(file_okay=False, path_type=Path),
+    help=ROOT_HELP + " Several roots put each one's sessions under its agent's name.",
+)
+@agent_filter_option
 @pass_context
 def serve(
     ctx: Context,
@@ -44,16 +53,27 @@ def serve(
     open_browser: bool,
     cache_dir: Path | None,
     theme: str,
+    roots: tuple[Path, ...],
+    agent: str | None,
 ) -> None:
-    """Browse a sessions folder live in the browser.
+    """Browse sessions folders (any agent's) live in the browser.
 
-    DIR defaults to the agent dir's sessions/.
+    DIR (or --root, repeatable) defaults to the agent dir's sessions/ and the Claude Code and
+    Codex CLI folders that exist.
     """
     from sessiontree.serve.server import run_server
     from sessiontree.serve.state import ServeConfig
 
-    root = directory if directory is not None else ctx.agent_dir / "sessions"
+    chosen = pick_roots(ctx, (*((directory,) if directory is not None else ()), *roots), agent, existing=True)
+    if not chosen:
+        raise click.UsageError("No sessions folder: pass DIR or --root")
     config = ServeConfig(
-        root=root, cache_dir=cache_dir, host=host, port=port, agent_dir=ctx.agent_dir, theme=theme
+        root=chosen[0],
+        more_roots=tuple(chosen[1:]),
+        cache_dir=cache_dir,
+        host=host,
+        port=port,
+        agent_dir=ctx.agent_dir,
+        theme=theme,
     )
     run_server(config, open_browser=open_browser, echo=lambda line: click.echo(line))

@@ -32,7 +32,9 @@ def blob_dirs(root: Path, agent_dir: Path | None) -> tuple[Path, ...]:
 def create_app(config: ServeConfig) -> Starlette:
     """Build the app for one served folder (the watcher starts with the app's lifespan)."""
     root = config.root.expanduser().resolve()
-    config = replace(config, root=root, blob_dirs=config.blob_dirs or blob_dirs(root, config.agent_dir))
+    more = tuple(r.expanduser().resolve() for r in config.more_roots)
+    blobs = config.blob_dirs or blob_dirs(root, config.agent_dir)
+    config = replace(config, root=root, more_roots=more, blob_dirs=blobs)
     state = ServeState(config)
 
     @asynccontextmanager

@@ -7,6 +7,7 @@ folder; only appended bytes and changed files are read), so hits follow growing 
 from __future__ import annotations
 
 import threading
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 from urllib.parse import quote
@@ -28,9 +29,17 @@ class ArchiveService:
     """One search index per server, opened on first use; requests take turns updating it."""
 
     def __init__(
-        self, root: Path, cache_dir: Path | None, keep_out: tuple[Path, ...] = (), theme: str = "auto"
+        self,
+        root: Path,
+        cache_dir: Path | None,
+        keep_out: tuple[Path, ...] = (),
+        theme: str = "auto",
+        more_roots: tuple[Path, ...] = (),
+        key_of: Callable[[str], str | None] | None = None,
     ):
         self.root = root
+        self.roots = [root, *more_roots]
+        self.key_of = key_of  # several roots: the listing's (prefixed) key of a file
         self.cache_dir = cache_dir
         self.keep_out = keep_out
         self.theme = theme
@@ -39,15 +48,21 @@ class ArchiveService:
 
     def _open(self) -> SearchIndex:
         if self._index is None:
-            self._index = SearchIndex([self.root], self.cache_dir, keep_out=self.keep_out)
+            self._index = SearchIndex(self.roots, self.cache_dir, keep_out=self.keep_out)
         return self._index
 
     def href(self, path: str | Path, entry_id: str | None = None) -> str | None:
         """The served page of a session file (at an entry), or None outside the served folder."""
-        try:
-            key = Path(path).relative_to(self.root).as_posix()
-        except ValueError:
-            return None
+        if self.key_of is not None:
+            found = self.key_of(str(path))
+            if found is None:
+                return None
+            key = found
+        else:
+            try:
+                key = Path(path).relative_to(self.root).as_posix()
+            except ValueError:
+                return None
         link = "/s/" + quote(key)
         return link + "?targetId=" + quote(entry_id, safe="") if entry_id else link
 

@@ -135,13 +135,13 @@ async def artifact(request: Request) -> Response:
     url = request.query_params.get("u", "")
     folder = artifacts_dir_for(path)
     state = _state(request)
-    if contained(folder, [state.root]) is None and not folder.is_dir():
+    if contained(folder, state.roots) is None and not folder.is_dir():
         return _not_found()
     try:
         resource = await anyio.to_thread.run_sync(lambda: resolve_internal_url(url, folder))
     except (ArtifactError, OSError, SessiontreeError):
         return _not_found()
-    if contained(resource.path, [state.root]) is None:
+    if contained(resource.path, state.roots) is None:
         return _not_found()
     return PlainTextResponse(
         resource.content,

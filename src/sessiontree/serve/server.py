@@ -73,7 +73,8 @@ def run_server(
 
     from sessiontree.serve.app import create_app
 
-    check_folders(config.root, config.cache_dir or default_cache_dir())
+    for root in (config.root, *config.more_roots):
+        check_folders(root, config.cache_dir or default_cache_dir())
     token = config.token
     if token is None and not is_loopback(config.host):
         token = new_token()
@@ -82,7 +83,7 @@ def run_server(
     config = replace(config, port=port, token=token, cache_dir=config.cache_dir or default_cache_dir())
     app = create_app(config)
     url = server_url(config.host, port, token)
-    echo(f"Serving {config.root} at {url}")
+    echo(f"Serving {', '.join(str(r) for r in (config.root, *config.more_roots))} at {url}")
     if token:
         echo("Anyone who can reach this address needs the token in that URL; keep it private.")
     echo("Press Ctrl-C to stop.")

@@ -16,7 +16,8 @@ from urllib.parse import quote
 import anyio
 from anyio import CapacityLimiter
 
-from sessiontree.archive.catalog import Catalog, CatalogEntry
+from sessiontree.archive.catalog import CatalogEntry
+from sessiontree.archive.roots import Sources
 from sessiontree.errors import SessiontreeError
 from sessiontree.exporter.index_page import index_summary, render_index_groups
 from sessiontree.serve.archive_routes import ArchiveService
@@ -48,6 +49,8 @@ class ServeConfig:
     theme: str = "auto"
     watch: bool = True
     blob_dirs: tuple[Path, ...] = field(default_factory=tuple)
+    more_roots: tuple[Path, ...] = ()
+    """Further folders served with ``root`` (other agents' too); keys then start with their agent."""
 
 
 def session_href(entry: CatalogEntry) -> str:
@@ -65,7 +68,8 @@ class ServeState:
     def __init__(self, config: ServeConfig) -> None:
         self.config = config
         self.root = config.root
-        self.catalog = Catalog(config.root, config.cache_dir)
+        self.roots = [config.root, *config.more_roots]
+        self.catalog = Sources(self.roots, config.cache_dir)
         self.catalog_lock = threading.Lock()
         self.hub = Hub()
         self.sessions: dict[str, LiveSession] = {}
@@ -76,7 +80,14 @@ class ServeState:
         self._archive_dirty = asyncio.Event()
         self._tasks: list[asyncio.Task[None]] = []
         keep_out = (config.agent_dir,) if config.agent_dir is not None else ()
-        self.archive = ArchiveService(config.root, config.cache_dir, keep_out, theme=config.theme)
+        self.archive = ArchiveService(
+            config.root,
+            config.cache_dir,
+            keep_out,
+            theme=config.theme,
+            more_roots=config.more_roots,
+            key_of=self.catalog.key_of if config.more_roots else None,
+        )
 
     # -- catalog ---------------------------------------------------------------------------
 
@@ -96,7 +107,7 @@ class ServeState:
             entry = self.catalog.get(key)
         if entry is None:
             return None
-        return contained(self.root / key, [self.root])
+        return contained(self.catalog.path_of(key), self.roots)
 
     # -- followed sessions -----------------------------------------------------------------
 
@@ -148,15 +159,15 @@ class ServeState:
         from watchfiles import awatch
 
         while not self.hub.closed.is_set():
-            identity = _identity(self.root)
-            if identity is None:
+            identity = [_identity(root) for root in self.roots]
+            if not any(identity):
                 # The folder is gone: wait for it to come back (checked twice a second).
                 await self._pause(0.5)
                 continue
-            await self.on_changes([self.root])  # anything may have changed while not watching
+            await self.on_changes(self.roots)  # anything may have changed while not watching
             try:
                 async for changes in awatch(
-                    self.root,
+                    *(root for root, ident in zip(self.roots, identity, strict=True) if ident),
                     stop_event=self.hub.closed,
                     debounce=200,
                     step=10,
@@ -164,7 +175,7 @@ class ServeState:
                     yield_on_timeout=True,
                     ignore_permission_denied=True,
                 ):
-                    if _identity(self.root) != identity:
+                    if [_identity(root) for root in self.roots] != identity:
                         break  # deleted, or replaced by a new folder: watch the new one
                     if changes:
                         await self.on_changes(Path(p) for _, p in changes)
@@ -173,7 +184,7 @@ class ServeState:
                 log.debug("watcher stopped: %s", exc)
                 await self._pause(0.2)
             if not self.hub.closed.is_set():
-                await self.on_changes([self.root])  # the folder went away: its sessions leave the index
+                await self.on_changes(self.roots)  # a folder went away: its sessions leave the index
 
     async def _pause(self, seconds: float) -> None:
         with contextlib.suppress(TimeoutError):
@@ -182,7 +193,7 @@ class ServeState:
     async def on_changes(self, paths: Iterable[Path]) -> None:
         """Refresh the followed sessions whose files changed and mark the index for a push."""
         changed = set(paths)
-        everything = self.root in changed
+        everything = any(root in changed for root in self.roots)
         for key, live in list(self.sessions.items()):
             if not everything and live.path not in changed:
                 continue

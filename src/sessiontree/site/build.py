@@ -13,6 +13,7 @@ from pathlib import Path
 
 from sessiontree import __version__
 from sessiontree.archive.catalog import CatalogEntry
+from sessiontree.archive.roots import Sources
 from sessiontree.errors import SearchError
 from sessiontree.exporter.options import check_theme
 from sessiontree.site import layout
@@ -25,7 +26,6 @@ from sessiontree.site.pagefind_index import (
     remove_old_bundles,
     write_search_bundle,
 )
-from sessiontree.site.roots import Sources
 from sessiontree.site.sources import BuildError, Filters, file_sha256, select
 from sessiontree.site.worker import RenderJob, RenderOutcome, init_worker, render_job
 

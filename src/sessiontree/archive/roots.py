@@ -1,4 +1,4 @@
-"""The sessions folders a site is built from: one catalog each, keys prefixed when there are several."""
+"""Several sessions folders seen as one listing (build, serve): one catalog each, keys prefixed."""
 
 from __future__ import annotations
 
@@ -29,7 +29,7 @@ def root_labels(roots: Sequence[Path]) -> list[str]:
 class Sources:
     """Several catalogs seen as one: ``<label>/<key>`` keys, each mapped back to its file."""
 
-    def __init__(self, roots: Sequence[Path], cache_dir: Path) -> None:
+    def __init__(self, roots: Sequence[Path], cache_dir: Path | None) -> None:
         self.roots = list(roots)
         self.labels = root_labels(self.roots)
         self.catalogs = [Catalog(root, cache_dir=cache_dir) for root in self.roots]
