@@ -6,9 +6,10 @@
 - cpu: server CPU time per append on a big session (must follow the appended bytes, not the
   file size), against the same on a small session;
 - clients: C concurrent SSE clients while A appends a second go in for S seconds (errors, p95);
-- index: the index page of N generated sessions, cold (no cache) and warm (cache kept).
+- index: the index page of N generated sessions, cold (no cache) and warm (cache kept);
+- stop: Ctrl-C (SIGINT) with open event streams until the process is gone (target <= 2 s).
 
-Usage: .venv/bin/python bench/bench_serve.py [latency|cpu|clients|index|all]
+Usage: .venv/bin/python bench/bench_serve.py [latency|cpu|clients|index|stop|all]
          [--appends 100] [--big-turns 9500] [--clients 50] [--rate 10] [--seconds 60] [--sessions 1000]
 """
 
@@ -18,6 +19,7 @@ import argparse
 import asyncio
 import json
 import os
+import signal
 import statistics
 import subprocess
 import sys
@@ -284,12 +286,37 @@ def bench_index(args: argparse.Namespace) -> None:
             print(f"GET / from the server (warm cache): best {min(times) * 1000:.0f} ms of 3")
 
 
+def bench_stop(args: argparse.Namespace) -> None:
+    with tempfile.TemporaryDirectory() as tmp:
+        agent = Path(tmp) / "agent"
+        gen(agent / "sessions" / KEY, 30)
+        times = []
+        for _ in range(3):
+            with (
+                serve_process(agent / "sessions", agent, Path(tmp) / "cache") as served,
+                httpx.Client() as http,
+            ):
+                readers = [EventReader(http, f"{served.url}/events/s/{KEY}?g=&n=-1") for _ in range(5)]
+                readers.append(EventReader(http, f"{served.url}/events"))
+                started = time.perf_counter()
+                served.proc.send_signal(signal.SIGINT)
+                served.proc.wait(timeout=60)
+                times.append(time.perf_counter() - started)
+                for reader in readers:
+                    reader.close()
+        print(
+            "Ctrl-C with 6 open event streams -> process gone: "
+            + ", ".join(f"{t:.2f}" for t in times)
+            + " s (target <= 2 s)"
+        )
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )
     parser.add_argument(
-        "which", nargs="?", default="all", choices=["latency", "cpu", "clients", "index", "all"]
+        "which", nargs="?", default="all", choices=["latency", "cpu", "clients", "index", "stop", "all"]
     )
     parser.add_argument("--appends", type=int, default=100)
     parser.add_argument("--big-turns", type=int, default=9500, help="turns of the big session (~100 MB)")
@@ -304,6 +331,7 @@ def main() -> None:
         ("cpu", bench_cpu),
         ("clients", bench_clients),
         ("index", bench_index),
+        ("stop", bench_stop),
     ):
         if args.which in (name, "all"):
             run(args)
