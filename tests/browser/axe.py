@@ -85,7 +85,7 @@ def audit_page(browser: Browser, width: int = 1280, height: int = 800) -> Iterat
     page = context.new_page()
     errors: list[str] = []
     page.on("pageerror", lambda e: errors.append(str(e)))
-    page.set_default_timeout(15_000)
+    page.set_default_timeout(60_000)  # a ceiling for waits on a loaded machine, not a timed assertion
     try:
         yield page
         assert errors == [], errors

@@ -228,7 +228,7 @@ def test_built_site_is_clean(
             audit_both_widths(page, f"site index, {theme}")
             page.set_viewport_size(WIDE)
             page.fill("#st-filter", PHRASE)
-            page.wait_for_selector(".st-fulltext-hit a", timeout=30_000)
+            page.wait_for_selector(".st-fulltext-hit a", timeout=60_000)
             assert_clean(page, f"site index with search hits, {theme}")
             page.goto(http_server.url + "/usage.html")
             assert page.locator("figure.st-usage-chart svg").count() == 2
@@ -256,7 +256,7 @@ def test_served_pages_are_clean(browser: Browser, tmp_path: Path) -> None:
                 audit_both_widths(page, f"served index, {theme}")
                 page.set_viewport_size(WIDE)
                 page.fill("#st-filter", "parser")
-                page.wait_for_selector(".st-fulltext-hit a", timeout=30_000)
+                page.wait_for_selector(".st-fulltext-hit a", timeout=60_000)
                 assert_clean(page, f"served index with full-text hits, {theme}")
                 for path in (root / "--home-dev-real--" / REAL_SESSION.name, damaged):
                     url = f"{served.url}/s/{quote(path.relative_to(root).as_posix())}"
