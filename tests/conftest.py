@@ -10,6 +10,13 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
+from hypothesis import settings
+
+# CI draws the same examples every run (a red CI is then a change, never a new random draw);
+# at a desk the draws stay random, to keep finding new cases.
+settings.register_profile("ci", derandomize=True, print_blob=True)
+if os.environ.get("CI"):
+    settings.load_profile("ci")
 
 ROOT = Path(__file__).resolve().parents[1]
 # ../shared beside a clone; ../../shared from a git worktree under a sibling folder.

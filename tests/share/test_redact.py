@@ -206,3 +206,17 @@ def test_redaction_is_idempotent_and_counts_what_it_masks(parts: list[str]) -> N
     again = RedactionReport()
     assert redact_text(once, again) == once
     assert again.total == 0
+
+
+def test_a_token_glued_to_the_next_word_is_masked_whole() -> None:
+    # Found by the idempotence property: the JWT's signature stayed visible when text followed it.
+    jwt = (
+        "eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9.eyJzdWIiOiIxMjM0NTY3ODkwIiwibmFtZSI6IkpvaG4ifQ"
+        ".vrKagVfwffVqjp39BR4J7o3Mdj8DsCnJIcp5QjoCv6l"
+    )
+    text = f"Authorization: Bearer {jwt}API_KEY=8aAMVhTaJGOi4lcL8tsd5dtB npm start"
+    once = redact_text(text)
+    assert "vrKagVfwffVqjp39" not in once and "8aAMVhTaJGOi4lcL" not in once
+    assert redact_text(once) == once
+    underscored = redact_text("Authorization: Bearer abc_defghijklmnopqrstuvwxyz012345")
+    assert "abc_def" not in underscored

@@ -184,7 +184,8 @@ TOKEN_PATTERNS: tuple[SecretPattern, ...] = (
     ),
     _p(
         "jwt",
-        _L + r"(?P<secret>eyJ[A-Za-z0-9_-]{10,}\.eyJ[A-Za-z0-9_-]{10,}\.[A-Za-z0-9_-]{10,})" + _R,
+        # No clean end required after the signature: glued text goes with it (masked, not shown).
+        _L + r"(?P<secret>eyJ[A-Za-z0-9_-]{10,}\.eyJ[A-Za-z0-9_-]{10,}\.[A-Za-z0-9_-]{10,})",
         ("eyj",),
     ),
 )
@@ -200,7 +201,9 @@ PLACE_PATTERNS: tuple[SecretPattern, ...] = (
     ),
     _p(
         "bearer-token",
-        r"(?i:(?<![A-Za-z0-9_])bearer)[ \t]+(?P<secret>[A-Za-z0-9._~+/-]{20,}=*)" + _R,
+        # The whole run of token characters, "_" included (base64url), with no clean end
+        # required: a token glued to the next word is masked with it, never cut short.
+        r"(?i:(?<![A-Za-z0-9_])bearer)[ \t]+(?P<secret>[A-Za-z0-9._~+/=-]{20,})",
         ("bearer",),
         _random_run(12),
     ),
