@@ -10,7 +10,7 @@ from pathlib import Path
 import click
 
 from sessiontree.cli.base import Context, cli, pass_context
-from sessiontree.cli.roots import ROOT_HELP, agent_filter_option, pick_roots
+from sessiontree.cli.roots import agent_filter_option, pick_roots, roots_option
 from sessiontree.exporter.options import THEMES
 from sessiontree.store.discovery import printable
 
@@ -73,13 +73,7 @@ def _progress(quiet: bool) -> Iterator[Callable[[int, int, str], None] | None]:
 )
 @click.option("--title", default="Sessions", show_default=True, help="Title of the index page.")
 @click.option("-q", "--quiet", is_flag=True, help="Print only failures and the summary.")
-@click.option(
-    "--root",
-    "roots",
-    multiple=True,
-    type=click.Path(file_okay=False, path_type=Path),
-    help=ROOT_HELP + " Several roots put each one's pages under its agent's name.",
-)
+@roots_option("pages")
 @agent_filter_option
 @pass_context
 def build(

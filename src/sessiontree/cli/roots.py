@@ -21,6 +21,17 @@ ROOT_HELP = (
 )
 
 
+def roots_option(what: str) -> Callable[[F], F]:
+    """Add ``--root`` (repeatable, into ``roots``) to a command that lists ``what`` per root."""
+    return click.option(
+        "--root",
+        "roots",
+        multiple=True,
+        type=click.Path(file_okay=False, path_type=Path),
+        help=ROOT_HELP + f" Several roots put each one's {what} under its agent's name.",
+    )
+
+
 def agent_filter_option(func: F) -> F:
     """Add ``--agent``: only that agent's default folder when no root is given."""
     return click.option(

@@ -7,7 +7,7 @@ from pathlib import Path
 import click
 
 from sessiontree.cli.base import Context, cli, pass_context
-from sessiontree.cli.roots import ROOT_HELP, agent_filter_option, pick_roots
+from sessiontree.cli.roots import agent_filter_option, pick_roots, roots_option
 from sessiontree.exporter.options import THEMES
 
 
@@ -36,13 +36,7 @@ from sessiontree.exporter.options import THEMES
 @click.option(
     "--theme", type=click.Choice(THEMES), default="auto", show_default=True, help="Colour theme of the pages."
 )
-@click.option(
-    "--root",
-    "roots",
-    multiple=True,
-    type=click.Path(file_okay=False, path_type=Path),
-    help=ROOT_HELP + " Several roots put each one's sessions under its agent's name.",
-)
+@roots_option("sessions")
 @agent_filter_option
 @pass_context
 def serve(
