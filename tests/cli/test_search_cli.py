@@ -70,8 +70,24 @@ def test_search_errors_are_one_line(isolated_agent_dir: Path, tmp_path: Path) ->
 
 
 def test_search_with_no_sessions_finds_nothing(isolated_agent_dir: Path) -> None:
-    code, out, _err = invoke("search", "anything")
-    assert (code, out) == (0, "")
+    code, out, err = invoke("search", "anything")
+    assert (code, out, err) == (1, "", "No matches for 'anything' in 0 sessions\n")
+
+
+def test_no_match_says_so_on_stderr_and_exits_1_as_grep_does(
+    isolated_agent_dir: Path, tmp_path: Path
+) -> None:
+    folder = tmp_path / "s"
+    make_session(folder / "a", "a", seed=4, turns=4, cwd="/work/a")
+    make_session(folder / "b", "b", seed=5, turns=4, cwd="/work/b")
+    base = ["search", "--root", str(folder), "--cache-dir", str(tmp_path / "c")]
+    code, out, err = invoke(*base, "zqnowhere\x1b[31m")
+    assert (code, out) == (1, "")
+    assert err == "No matches for 'zqnowhere' in 2 sessions\n"
+    code, out, err = invoke(*base, "zqnowhere", "--project", "/work/a", "--json")
+    assert (code, json.loads(out), err) == (1, [], "No matches for 'zqnowhere' in 1 session\n")
+    code, out, err = invoke(*base, "fsync", "--limit", "1")
+    assert code == 0 and out.count("\n") == 1 and err == ""
 
 
 def test_a_big_first_index_is_announced_on_stderr(

@@ -199,6 +199,21 @@ class SearchIndex:
             except sqlite3.Error as exc:
                 raise describe_error(self.db_path, exc) from None
 
+    def session_count(self, project: str | None = None) -> int:
+        """How many indexed sessions a search covers (under the roots; in ``project`` when given)."""
+        clause, params = root_clause(self.roots, "path")
+        if project is not None:
+            clause += " AND cwd = ?"
+            params.append(project)
+        with self._lock:
+            try:
+                row = self._conn.execute(
+                    f"SELECT count(*) FROM files WHERE session_id IS NOT NULL AND {clause}", params
+                ).fetchone()
+            except sqlite3.Error as exc:
+                raise describe_error(self.db_path, exc) from None
+        return int(row[0])
+
     def search(self, query: str, filters: SearchFilters | None = None) -> list[SearchHit]:
         """Rank matches (title and label hits first, then bm25, newest first on ties).
 

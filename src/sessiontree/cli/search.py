@@ -60,14 +60,20 @@ def search(
     FTS5 syntax: words, "a phrase", pre*, a OR b, a NOT b; text that is not valid FTS5 is
     matched as plain text. Title and label hits come first, then by relevance (bm25), newest
     first on ties. Each line is title, time, role, snippet and FILE --leaf ID:
-    `sessiontree export FILE --leaf ID` shows it.
+    `sessiontree export FILE --leaf ID` shows it. No match: a line on stderr, exit status 1.
     """
     filters = SearchFilters(project=project_of(project), since_ms=since_of(since), role=role, limit=limit)
     with open_index(ctx, sessions_dirs, cache_dir, agent) as index:
         hits = index.search(query, filters)
+        searched = 0 if hits else index.session_count(filters.project)
     if as_json:
         click.echo(json.dumps([hit.to_json() for hit in hits], ensure_ascii=True, indent=2))
-        return
-    bold = sys.stdout.isatty()
-    for hit in hits:
-        click.echo(format_hit(hit, bold=bold))
+    else:
+        bold = sys.stdout.isatty()
+        for hit in hits:
+            click.echo(format_hit(hit, bold=bold))
+    if not hits:
+        # As grep does: nothing found is said on stderr and is exit status 1.
+        noun = "session" if searched == 1 else "sessions"
+        click.echo(f"No matches for {printable(query)!r} in {searched:,} {noun}", err=True)
+        sys.exit(1)
