@@ -10,6 +10,7 @@ from playwright.sync_api import Page
 from sessiontree.exporter.api import export_to_file
 from tests.browser.conftest import Watch, open_page
 from tests.readers.helpers import CODEX_NEW, TOUR
+from tests.readers.test_claude_rewind import REWIND
 
 pytestmark = pytest.mark.browser
 
@@ -61,6 +62,19 @@ def test_claude_fork_and_subagent_are_branches_to_click(page: Page, tmp_path: Pa
     assert shown[-3:] == ["sa-1", "sa-2", "sa-4"]  # the subagent's tool result sits in its call
     assert "a-2" in shown and "t-3" not in shown
     assert page.get_attribute('.st-call[data-call-id="toolu_s1"]', "data-status") == "error"
+
+
+def test_claude_rewind_both_branches_to_click(page: Page, tmp_path: Path) -> None:
+    _open(page, REWIND, tmp_path)
+    shown = shown_ids(page)
+    assert "u-3" in shown and "a-5" in shown and "u-2" not in shown  # the newest branch is shown
+    assert {"u-2", "a-3"} <= set(row_ids(page))
+    page.click('.st-row[data-id="a-3"]')
+    shown = shown_ids(page)
+    assert shown[:2] == ["u-1", "a-1"] and shown[-2:] == ["u-2", "a-3"] and "u-3" not in shown
+    page.click('.st-row[data-id="a-5"]')
+    shown = shown_ids(page)
+    assert "u-3" in shown and "u-2" not in shown
 
 
 def test_unknown_lines_show_as_json_under_all(page: Page, tmp_path: Path) -> None:

@@ -186,7 +186,7 @@ class _Converter:
             last = index == len(parts) - 1
             entry_id = uuid if last else build.line_id(lineno, index + 1)
             entry = self._entry(build, entry_id, obj, message=msg)
-            self._node(entry, parent, chain, conv=conv, logical=logical and index == 0)
+            self._node(entry, parent, chain, conv=conv, prompt=conv, logical=logical and index == 0)
             parent, logical = entry_id, False
 
     def _tool_result(self, block: dict[str, Any], obj: dict[str, Any], single: bool) -> dict[str, Any]:
@@ -281,7 +281,7 @@ class _Converter:
             content=text or "", display=shown, details={k: v for k, v in obj.items() if k not in KNOWN_FIELDS}
             or None,
         )  # fmt: skip
-        self._node(entry, parent, chain, logical=logical)
+        self._node(entry, parent, chain, logical=logical, through=True)
 
     def _carry(self, build: EntryBuilder, lineno: int, obj: dict[str, Any], chain: str, kind: str) -> None:
         uuid = as_str(obj.get("uuid"))
@@ -289,9 +289,9 @@ class _Converter:
         if uuid and not self.linker.known(uuid):
             # A line other lines may point at (progress, attachment): keep its uuid reachable.
             self.linker.alias(uuid, entry["id"], merged=False)
-            self._node(entry, as_str(obj.get("parentUuid")), chain)
+            self._node(entry, as_str(obj.get("parentUuid")), chain, through=True)
         else:
-            self._node(entry, None, chain, follow=True)
+            self._node(entry, None, chain, follow=True, through=True)
 
     def _carry_extra_fields(self, build: EntryBuilder, lineno: int, obj: dict[str, Any], chain: str) -> None:
         extra = {k: v for k, v in obj.items() if k not in KNOWN_FIELDS}

@@ -2,14 +2,19 @@
 
 In a Claude file "two children under one parent" is usually not a fork: parallel tool calls,
 their results and progress lines all point at the call. A real fork is a second typed prompt
-(or a regenerated reply) under a parent that already has one. Anything else that lands on a
-parent with children is hung under the previous record of its conversation instead, when that
-record descends from the parent, so the tree shows one line per conversation. Subagent
-transcripts hang under the assistant entry whose tool call started them (a side branch).
+(or a regenerated reply) under a parent that already has one. A rewind (double Esc, ``/rewind``)
+writes the new prompt under the same parent as the old one; since 2.x that parent is often a
+``system`` line (``stop_hook_summary``, ``turn_duration``) with a ``file-history-snapshot``
+between it and the old prompt, so two prompts whose parents lead, through such lines, to the
+same message are a fork too. Anything else that lands on a parent with children is hung under
+the previous record of its conversation instead, when that record descends from the parent,
+so the tree shows one line per conversation. Subagent transcripts hang under the assistant
+entry whose tool call started them (a side branch).
 """
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -33,6 +38,10 @@ class Node:
     """The parent is a compaction's ``logicalParentUuid``."""
     follow: bool = False
     """No parent of its own: it follows the previous record of its conversation."""
+    prompt: bool = False
+    """A typed prompt (a rewind writes a second one under the same parent)."""
+    through: bool = False
+    """A progress, system or file-history line: a rewind looks through it to the message above."""
 
 
 class Linker:
@@ -87,6 +96,9 @@ class Linker:
         prev: dict[str, str] = {}
         roots_seen: set[str] = set()
         side_roots: list[Node] = []
+        anchor: dict[str, str] = {}  # id -> the message above it, looking through system/progress lines
+        prompted: set[str] = set()  # anchors that have a typed prompt below them
+        trailing: dict[str, list[Node]] = {}  # the follow-only lines just before the next record
 
         def descends(node_id: str, ancestor: str) -> bool:
             current: str | None = node_id
@@ -115,6 +127,8 @@ class Linker:
                         parent = prev[chain]
                     elif chain != "main":
                         side_roots.append(node)
+                elif node.prompt and parent is not None and anchor.get(parent, parent) in prompted:
+                    parent = _rewind(node, trailing.get(chain, []), parent, parent_of)
                 elif parent in has_child and not (node.conv and parent in conv_child):
                     last = prev.get(chain)
                     if last is not None and last != parent and descends(last, parent):
@@ -122,11 +136,19 @@ class Linker:
                 roots_seen.add(chain)
             node.entry["parentId"] = parent
             parent_of[entry_id] = parent
+            anchor[entry_id] = anchor.get(parent, parent) if node.through and parent else entry_id
+            if node.prompt and node.parent:
+                raw = self.resolve(node.parent)
+                prompted.add(anchor.get(raw, raw))
             if parent is not None:
                 has_child.add(parent)
                 if node.conv:
                     conv_child.add(parent)
             prev[chain] = entry_id
+            if node.follow:
+                trailing.setdefault(chain, []).append(node)
+            elif trailing.get(chain):
+                trailing[chain] = []
         self._attach_subagents(side_roots, calls, agent_calls)
         main = [n.entry["id"] for n in self.nodes if n.chain == "main"]
         leaf = main[-1] if main else (self.nodes[-1].entry["id"] if self.nodes else None)
@@ -160,6 +182,27 @@ class Linker:
                 found = waiting.pop(0) if waiting else None
             if found is not None and found in owner:
                 node.entry["parentId"] = owner[found]
+
+
+def _snapshot_of(node: Node, prompt_id: str) -> bool:
+    data = node.entry.get("data")
+    return (
+        node.entry.get("customType") == "claude:file-history-snapshot"
+        and isinstance(data, dict)
+        and data.get("messageId") == prompt_id
+    )
+
+
+def _rewind(prompt: Node, run: list[Node], parent: str, parent_of: dict[str, str | None]) -> str:
+    """Hang a rewound prompt under ``parent``, with its file-history snapshot (written just
+    before it) between them as the first prompt has; return the prompt's parent."""
+    own = list(itertools.takewhile(lambda n: _snapshot_of(n, prompt.entry["id"]), reversed(run)))
+    if not own:
+        return parent
+    first = own[-1].entry
+    first["parentId"] = parent_of[first["id"]] = parent
+    last: str = own[0].entry["id"]
+    return last
 
 
 def _prompt_of(entry: Entry) -> str:
