@@ -10,8 +10,8 @@ from pathlib import Path
 import pytest
 
 from sessiontree.readers import load_any
+from sessiontree.serve.config import ServeConfig
 from sessiontree.serve.live import LiveSession
-from sessiontree.serve.state import ServeConfig
 from tests.readers.helpers import CODEX_NEW, TOUR
 from tests.serve.conftest import make_client
 
@@ -28,7 +28,7 @@ def _copy(tmp_path: Path) -> Path:
 
 def test_a_growing_claude_file_is_read_whole_again(tmp_path: Path) -> None:
     path = _copy(tmp_path)
-    live = LiveSession(path)
+    live = LiveSession(path, image_prefix="/blobs/")
     live.load()
     assert live.session.header["agent"] == "claude"
     assert len(live.session.entries) == len(load_any(TOUR).entries)
@@ -44,7 +44,7 @@ def test_a_growing_claude_file_is_read_whole_again(tmp_path: Path) -> None:
 def test_a_codex_file_follows_too(tmp_path: Path) -> None:
     path = tmp_path / CODEX_NEW.name
     shutil.copy(CODEX_NEW, path)
-    live = LiveSession(path)
+    live = LiveSession(path, image_prefix="/blobs/")
     live.load()
     before = len(live.session.entries)
     prompt = {"type": "message", "role": "user", "content": [{"type": "input_text", "text": "next"}]}
@@ -58,7 +58,7 @@ def test_a_codex_file_follows_too(tmp_path: Path) -> None:
 @pytest.mark.anyio
 async def test_serve_lists_and_renders_a_claude_folder(tmp_path: Path) -> None:
     path = _copy(tmp_path)
-    config = ServeConfig(root=tmp_path / "projects", cache_dir=tmp_path / "cache", watch=False)
+    config = ServeConfig(roots=(tmp_path / "projects",), cache_dir=tmp_path / "cache", watch=False)
     async with make_client(config) as client:
         index = await client.get("/")
         assert index.status_code == 200
@@ -77,8 +77,7 @@ async def test_serve_several_roots_keys_by_agent(tmp_path: Path) -> None:
     day.mkdir(parents=True)
     shutil.copy(CODEX_NEW, day / CODEX_NEW.name)
     config = ServeConfig(
-        root=tmp_path / "projects",
-        more_roots=(tmp_path / "codex",),
+        roots=(tmp_path / "projects", tmp_path / "codex"),
         cache_dir=tmp_path / "cache",
         watch=False,
     )

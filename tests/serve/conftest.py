@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 import os
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Sequence
 from pathlib import Path
 from typing import Any
 from urllib.parse import unquote
@@ -14,7 +14,7 @@ import pytest
 from starlette.types import ASGIApp
 
 from sessiontree.serve.app import create_app
-from sessiontree.serve.state import ServeConfig
+from sessiontree.serve.config import ServeConfig
 from tests.store.helpers import assistant, header, msg
 
 KEY = "--work-demo--/2026-01-01T10-00-00_s1.jsonl"
@@ -66,11 +66,15 @@ def anyio_backend() -> str:
 
 @pytest.fixture
 def served_app(sessions_dir: Path, agent_dir: Path, tmp_path: Path) -> ASGIApp:
-    config = ServeConfig(root=sessions_dir, cache_dir=tmp_path / "cache", agent_dir=agent_dir, watch=False)
+    config = ServeConfig(
+        roots=(sessions_dir,), cache_dir=tmp_path / "cache", agent_dir=agent_dir, watch=False
+    )
     return create_app(config)
 
 
-async def raw_get(app: ASGIApp, target: str, host: str = "127.0.0.1:8765") -> tuple[int, bytes]:
+async def raw_get(
+    app: ASGIApp, target: str, host: str = "127.0.0.1:8765", more_headers: Sequence[tuple[bytes, bytes]] = ()
+) -> tuple[int, bytes]:
     """Send one GET with the path exactly as written (no normalisation) into the ASGI app."""
     raw_path, _, query = target.encode().partition(b"?")
     scope = {
@@ -83,7 +87,7 @@ async def raw_get(app: ASGIApp, target: str, host: str = "127.0.0.1:8765") -> tu
         "raw_path": raw_path,
         "query_string": query,
         "root_path": "",
-        "headers": [(b"host", host.encode())],
+        "headers": [(b"host", host.encode()), *more_headers],
         "client": ("127.0.0.1", 50000),
         "server": ("127.0.0.1", 8765),
     }
@@ -108,6 +112,8 @@ async def raw_get(app: ASGIApp, target: str, host: str = "127.0.0.1:8765") -> tu
 
 @pytest.fixture
 async def client(sessions_dir: Path, agent_dir: Path, tmp_path: Path) -> AsyncIterator[httpx.AsyncClient]:
-    config = ServeConfig(root=sessions_dir, cache_dir=tmp_path / "cache", agent_dir=agent_dir, watch=False)
+    config = ServeConfig(
+        roots=(sessions_dir,), cache_dir=tmp_path / "cache", agent_dir=agent_dir, watch=False
+    )
     async with make_client(config) as c:
         yield c

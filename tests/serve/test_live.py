@@ -13,7 +13,7 @@ from tests.store.helpers import assistant, entry, msg
 
 def started(tmp_path: Path) -> tuple[Path, LiveSession]:
     path = write_session(tmp_path / "s.jsonl", "s1")
-    live = LiveSession(path)
+    live = LiveSession(path, image_prefix="/blobs/")
     live.load()
     return path, live
 

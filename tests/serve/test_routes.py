@@ -12,7 +12,8 @@ import pytest
 from httpx import AsyncClient
 from starlette.types import ASGIApp
 
-from sessiontree.serve.state import ServeConfig
+from sessiontree.serve.config import ServeConfig
+from sessiontree.serve.security import host_name
 from tests.serve.conftest import KEY, make_client, raw_get, write_session
 from tests.store.helpers import msg
 
@@ -175,12 +176,64 @@ async def test_no_cors_headers(client: AsyncClient) -> None:
     assert not any(k.lower().startswith("access-control-") for k in r.headers)
 
 
-@pytest.mark.parametrize(
-    "host", ["evil.example", "evil.example:8765", "127.0.0.1.evil.example", "localhost.evil"]
-)
+FOREIGN_HOSTS = [
+    "evil.example",
+    "evil.example:8765",
+    "127.0.0.1.evil.example",
+    "localhost.evil",
+    "localhost:8765.evil.example",
+    "127.0.0.1:8765@evil.example",
+    "localhost@evil.example",
+    "localhost:8765:8765",
+    "localhost:",
+    "localhost:80a",
+    "localhost:123456",
+    "localhost.",
+    "local host",
+    "localhost/evil",
+    "localhost:8765/evil.example",
+    "::1",
+    "[::1",
+    "[::1]evil",
+    "[::1]:8765.evil.example",
+    "[localhost]",
+    "[::1]:",
+    "",
+]
+
+
+@pytest.mark.parametrize("host", FOREIGN_HOSTS)
 async def test_foreign_host_header_is_refused(client: AsyncClient, host: str) -> None:
     r = await client.get("/", headers={"Host": host})
     assert r.status_code == 400
+    assert r.headers["x-content-type-options"] == "nosniff"
+
+
+@pytest.mark.parametrize(
+    ("header", "name"),
+    [
+        ("localhost", "localhost"),
+        ("LocalHost:8765", "localhost"),
+        ("127.0.0.1:80", "127.0.0.1"),
+        ("[::1]:8765", "::1"),
+        ("[0:0::1]", "::1"),
+        ("localhost:8765.evil.example", None),
+        ("127.0.0.1:8765@evil.example", None),
+        ("[::1]x", None),
+        ("[nope]", None),
+    ],
+)
+def test_host_is_parsed_strictly(header: str, name: str | None) -> None:
+    assert host_name(header) == name
+
+
+async def test_two_host_headers_are_refused(served_app: ASGIApp) -> None:
+    status, _ = await raw_get(served_app, "/", host="127.0.0.1:8765")
+    assert status == 200
+    status, _ = await raw_get(
+        served_app, "/", host="127.0.0.1:8765", more_headers=[(b"host", b"evil.example")]
+    )
+    assert status == 400
 
 
 @pytest.mark.parametrize("host", ["127.0.0.1:8765", "localhost:8765", "localhost", "[::1]:8765"])
@@ -190,11 +243,13 @@ async def test_loopback_host_headers_are_fine(client: AsyncClient, host: str) ->
 
 async def test_token_then_cookie(sessions_dir: Path, tmp_path: Path) -> None:
     config = ServeConfig(
-        root=sessions_dir, cache_dir=tmp_path / "c", host="192.0.2.10", token="s3cret-token", watch=False
+        roots=(sessions_dir,), cache_dir=tmp_path / "c", host="192.0.2.10", token="s3cret-token", watch=False
     )
     async with make_client(config, host="192.0.2.10:8765") as c:
         for path in ("/", "/s/" + quote(KEY), "/raw/" + quote(KEY), "/events", "/events/s/" + quote(KEY)):
-            assert (await c.get(path)).status_code == 403, path
+            refused = await c.get(path)
+            assert refused.status_code == 403, path
+            assert refused.headers["x-content-type-options"] == "nosniff"
         assert (await c.get("/", params={"token": "wrong"})).status_code == 403
         r = await c.get("/s/" + quote(KEY), params={"token": "s3cret-token", "leafId": "a1"})
         assert r.status_code == 303

@@ -55,16 +55,16 @@ def serve(
     DIR (or --root, repeatable) defaults to the agent dir's sessions/ and the Claude Code and
     Codex CLI folders that exist.
     """
+    from sessiontree.archive.search import default_cache_dir
+    from sessiontree.serve.config import ServeConfig
     from sessiontree.serve.server import run_server
-    from sessiontree.serve.state import ServeConfig
 
     chosen = pick_roots(ctx, (*((directory,) if directory is not None else ()), *roots), agent, existing=True)
     if not chosen:
         raise click.UsageError("No sessions folder: pass DIR or --root")
     config = ServeConfig(
-        root=chosen[0],
-        more_roots=tuple(chosen[1:]),
-        cache_dir=cache_dir,
+        roots=tuple(chosen),
+        cache_dir=cache_dir or default_cache_dir(),
         host=host,
         port=port,
         agent_dir=ctx.agent_dir,

@@ -7,10 +7,9 @@ folder; only appended bytes and changed files are read), so hits follow growing 
 from __future__ import annotations
 
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
-from urllib.parse import quote
 
 import anyio
 from starlette.requests import Request
@@ -20,9 +19,13 @@ from starlette.routing import Route
 from sessiontree.archive.search import ROLE_CHOICES, SearchFilters, SearchHit, SearchIndex
 from sessiontree.errors import SearchError
 from sessiontree.exporter.usage_page import UsagePageOptions, render_usage_page
+from sessiontree.serve.pages import html_response
 
 MAX_LIMIT = 100
 NO_STORE = {"Cache-Control": "no-store"}
+
+LinkFor = Callable[[str | Path, str | None], str | None]
+"""The served page of a session file at an entry, or None for a file outside the served folders."""
 
 
 class ArchiveService:
@@ -30,16 +33,15 @@ class ArchiveService:
 
     def __init__(
         self,
-        root: Path,
+        roots: Sequence[Path],
         cache_dir: Path | None,
         keep_out: tuple[Path, ...] = (),
+        *,
         theme: str = "auto",
-        more_roots: tuple[Path, ...] = (),
-        key_of: Callable[[str], str | None] | None = None,
+        link_for: LinkFor,
     ):
-        self.root = root
-        self.roots = [root, *more_roots]
-        self.key_of = key_of  # several roots: the listing's (prefixed) key of a file
+        self.roots = list(roots)
+        self.link_for = link_for
         self.cache_dir = cache_dir
         self.keep_out = keep_out
         self.theme = theme
@@ -51,21 +53,6 @@ class ArchiveService:
             self._index = SearchIndex(self.roots, self.cache_dir, keep_out=self.keep_out)
         return self._index
 
-    def href(self, path: str | Path, entry_id: str | None = None) -> str | None:
-        """The served page of a session file (at an entry), or None outside the served folder."""
-        if self.key_of is not None:
-            found = self.key_of(str(path))
-            if found is None:
-                return None
-            key = found
-        else:
-            try:
-                key = Path(path).relative_to(self.root).as_posix()
-            except ValueError:
-                return None
-        link = "/s/" + quote(key)
-        return link + "?targetId=" + quote(entry_id, safe="") if entry_id else link
-
     def hit_json(self, hit: SearchHit) -> dict[str, Any]:
         """What the index page's script shows of a hit (its link made here, not in the page)."""
         return {
@@ -74,7 +61,7 @@ class ArchiveService:
             "role": hit.role,
             "snippet": hit.snippet.text,
             "marks": [list(m) for m in hit.snippet.marks],
-            "href": self.href(hit.path, hit.entry_id),
+            "href": self.link_for(hit.path, hit.entry_id),
         }
 
     def search(self, query: str, filters: SearchFilters) -> list[dict[str, Any]]:
@@ -91,7 +78,10 @@ class ArchiveService:
             index.update()
             records = index.usage()
         return render_usage_page(
-            records, UsagePageOptions(title="Usage", link_for=self.href, theme=self.theme)
+            records,
+            UsagePageOptions(
+                title="Usage", link_for=lambda path: self.link_for(path, None), theme=self.theme
+            ),
         )
 
     def update_if_open(self) -> None:
@@ -142,10 +132,13 @@ async def usage_page(request: Request) -> Response:
         html = await anyio.to_thread.run_sync(_service(request).usage_page)
     except SearchError as exc:
         return PlainTextResponse(str(exc), status_code=500, headers=NO_STORE)
-    return Response(html, media_type="text/html; charset=utf-8", headers=NO_STORE)
+    return html_response(html)
 
 
 def archive_routes() -> list[Route]:
     """The search API and the usage page (GET only)."""
     get: Any = ["GET", "HEAD"]
-    return [Route("/api/search", search_api, methods=get), Route("/usage", usage_page, methods=get)]
+    return [
+        Route("/api/search", search_api, methods=get, name="search_api"),
+        Route("/usage", usage_page, methods=get, name="usage"),
+    ]

@@ -80,19 +80,26 @@ class Hub:
             for event in first or ():
                 yield event
             while not self.closed.is_set():
-                closing = asyncio.ensure_future(self.closed.wait())
-                getting = asyncio.ensure_future(queue.get())
-                done, _ = await asyncio.wait({closing, getting}, return_when=asyncio.FIRST_COMPLETED)
-                for task in (closing, getting):
-                    if task not in done:
-                        task.cancel()
-                if getting in done:
-                    got = getting.result()
-                    if got is None:
-                        return
-                    yield got
+                got = await self._next(queue)
+                if got is None:
+                    return
+                yield got
         finally:
             self.unsubscribe(topic, queue)
+
+    async def _next(self, queue: asyncio.Queue[Event | None]) -> Event | None:
+        """The next event of a queue, or None once the hub closes."""
+        closing = asyncio.ensure_future(self.closed.wait())
+        getting = asyncio.ensure_future(queue.get())
+        try:
+            await asyncio.wait({closing, getting}, return_when=asyncio.FIRST_COMPLETED)
+        finally:
+            # Also when the stream itself is cancelled: a waiter left pending is reported at exit.
+            for task in (closing, getting):
+                task.cancel()
+        if getting.done() and not getting.cancelled():
+            return getting.result()
+        return None
 
     def close(self) -> None:
         """End every stream (server shutdown)."""

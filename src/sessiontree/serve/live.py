@@ -51,7 +51,7 @@ class Snapshot:
 class LiveSession:
     """A session file followed as it grows; rewrites and replacements reload it whole."""
 
-    def __init__(self, path: Path, *, agent_dir: Path | None = None) -> None:
+    def __init__(self, path: Path, *, image_prefix: str, agent_dir: Path | None = None) -> None:
         self.path = path
         self.agent_dir = agent_dir
         self.lock = threading.Lock()
@@ -61,7 +61,7 @@ class LiveSession:
         self._ctx = RenderContext()
         self._base = 0
         self._appended: list[list[Any]] = []
-        self.image_prefix = "/blobs/"
+        self.image_prefix = image_prefix
         self.images: dict[str, ImageFile] = {}
         """Images of this session's pages and appends, served under ``image_prefix``."""
 
@@ -99,15 +99,15 @@ class LiveSession:
             if not self.generation:
                 self._load()
             s = self.session
-            copy = Session(
-                header=s.header,
+            # Every field carried (title slot, repairs, joints too); lists copied, the tree rebuilt.
+            copy = replace(
+                s,
                 entries=list(s.entries),
-                path=s.path,
-                leaf_id=s.leaf_id,
-                version_found=s.version_found,
                 migrations=list(s.migrations),
                 bad_lines=list(s.bad_lines),
                 missing_blobs=list(s.missing_blobs),
+                repairs=list(s.repairs),
+                joints=dict(s.joints),
             )
             return Snapshot(copy, self.generation, len(s.entries))
 

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import html
+import re
+from collections.abc import Mapping
 from pathlib import Path
 from urllib.parse import quote
 
@@ -15,16 +18,33 @@ from sessiontree.exporter.options import PageOptions, RenderOptions
 from sessiontree.exporter.page import image_files, iter_page, live_script
 from sessiontree.exporter.templating import read_asset
 from sessiontree.readers import load_any
+from sessiontree.serve.config import ServeConfig
 from sessiontree.serve.live import LiveSession
-from sessiontree.serve.state import ServeConfig, session_href
+from sessiontree.serve.urls import Urls
 
-IMAGE_PREFIX = "/blobs/"
 PAGE_HEADERS = {"Cache-Control": "no-store"}
+_PAGE_CSP = re.compile(
+    r'<!doctype html>\s*<html[^>]*>\s*<head>\s*<meta charset="utf-8">\s*'
+    r'<meta http-equiv="Content-Security-Policy" content="([^"]*)">',
+    re.IGNORECASE,
+)
 
 
-def html_response(html: str) -> HTMLResponse:
-    """A page response that is never cached (it changes as the folder does)."""
-    return HTMLResponse(html, headers=PAGE_HEADERS)
+def page_headers(head: str) -> dict[str, str]:
+    """Headers of a page: never cached, and its CSP (the meta tag's) as a header too.
+
+    ``head`` is the page's start (the first chunk will do): the CSP is read from the meta tag our
+    templates put right after the charset, before anything from a session.
+    """
+    match = _PAGE_CSP.match(head)
+    if match is None:
+        return dict(PAGE_HEADERS)
+    return {**PAGE_HEADERS, "Content-Security-Policy": html.unescape(match.group(1))}
+
+
+def html_response(page: str, headers: Mapping[str, str] | None = None) -> HTMLResponse:
+    """A page response that is never cached (it changes as the folder does), its CSP in a header."""
+    return HTMLResponse(page, headers={**page_headers(page), **(headers or {})})
 
 
 def attachment(name: str) -> str:
@@ -33,7 +53,7 @@ def attachment(name: str) -> str:
     return f"attachment; filename=\"{ascii_name}\"; filename*=UTF-8''{quote(name)}"
 
 
-def render_served_index(entries: list[CatalogEntry], config: ServeConfig) -> str:
+def render_served_index(entries: list[CatalogEntry], config: ServeConfig, urls: Urls) -> str:
     """The index page with the live script (index events) added."""
     options = IndexOptions(
         title="Sessions",
@@ -44,28 +64,27 @@ def render_served_index(entries: list[CatalogEntry], config: ServeConfig) -> str
             read_asset("serve/index-search.js"),
         ),
         connect_src=("'self'",),
-        links=(("Usage: tokens and cost", "/usage"),),
+        links=(("Usage: tokens and cost", urls.usage()),),
     )
-    return render_index(entries, session_href, options)
+    return render_index(entries, lambda entry: urls.session(entry.key), options)
 
 
-def render_live_page(live: LiveSession, key: str, config: ServeConfig) -> str:
+def render_live_page(live: LiveSession, key: str, config: ServeConfig, urls: Urls) -> str:
     """A session's page as export makes it, plus the live scripts; images served by URL."""
     snap = live.snapshot()
     rendered = render_session(snap.session, RenderOptions(parallel=False))
     live.keep_images(image_files(rendered))
-    quoted = quote(key)
     settings = {
         "key": key,
-        "events": "/events/s/" + quoted,
-        "raw": "/raw/" + quoted,
-        "export": "/export/" + quoted,
-        "artifacts": "/a/" + quoted,
-        "index": "/",
+        "events": urls.session_events(key),
+        "raw": urls.raw(key),
+        "export": urls.export(key),
+        "artifacts": urls.artifacts(key),
+        "index": urls.index(),
         "generation": snap.generation,
         "count": snap.count,
         "badLines": len(snap.session.bad_lines),
-        "imagePrefix": IMAGE_PREFIX,
+        "imagePrefix": live.image_prefix,
     }
     options = PageOptions(
         theme=config.theme,
@@ -75,7 +94,7 @@ def render_live_page(live: LiveSession, key: str, config: ServeConfig) -> str:
             read_asset("serve/session-live.js"),
         ),
         connect_src=("'self'",),
-        image_prefix=IMAGE_PREFIX,
+        image_prefix=live.image_prefix,
     )
     return "".join(iter_page(rendered, options))
 

@@ -18,9 +18,11 @@ from starlette.routing import Route
 from sessiontree.errors import ArtifactError, SessiontreeError
 from sessiontree.serve import pages
 from sessiontree.serve.archive_routes import archive_routes
+from sessiontree.serve.followed import topic_of
 from sessiontree.serve.hub import Event
+from sessiontree.serve.index_feed import INDEX_TOPIC
 from sessiontree.serve.security import clean_key, contained
-from sessiontree.serve.state import INDEX_TOPIC, ServeState, topic_of
+from sessiontree.serve.state import ServeState
 from sessiontree.store.paths import artifacts_dir_for
 from sessiontree.store.urls import resolve_internal_url
 
@@ -39,41 +41,43 @@ def _not_found() -> Response:
     return PlainTextResponse(NOT_FOUND, status_code=404)
 
 
-async def _session_path(request: Request, prefix: str) -> tuple[str, Path] | None:
-    """The key and file a session route names, or None for anything outside the served folder."""
+async def _session_path(request: Request) -> tuple[str, Path] | None:
+    """The key and file a session route names, or None for anything outside the served folders."""
+    route = request.scope["route"].name
+    prefix = request.app.url_path_for(route, key="k").removesuffix("k")
     key = clean_key(request.scope.get("raw_path") or b"", prefix, request.path_params.get("key", ""))
     if key is None:
         return None
-    path = await _state(request).path_of(key)
+    path = await _state(request).listing.path_of(key)
     return None if path is None else (key, path)
 
 
 async def index(request: Request) -> Response:
     state = _state(request)
-    entries = await state.scan_async()
-    html = await anyio.to_thread.run_sync(pages.render_served_index, entries, state.config)
+    entries = await state.listing.scan_async()
+    html = await anyio.to_thread.run_sync(pages.render_served_index, entries, state.config, state.urls)
     return pages.html_response(html)
 
 
 async def session_page(request: Request) -> Response:
-    found = await _session_path(request, "/s/")
+    found = await _session_path(request)
     if found is None:
         return _not_found()
     key, path = found
     state = _state(request)
-    listed = state.catalog.get(key)
+    listed = state.listing.get(key)
     if listed is not None and listed.error:
         # Listed, not hidden, and never a server error: say what is wrong with it.
         return PlainTextResponse(f"{key}: {listed.error}", headers=pages.PAGE_HEADERS)
-    live = state.live(key, path)
+    live = state.followed.live(key, path)
     page = await anyio.to_thread.run_sync(
-        pages.render_live_page, live, key, state.config, limiter=state.render_limit
+        pages.render_live_page, live, key, state.config, state.urls, limiter=state.render_limit
     )
     return pages.html_response(page)
 
 
 async def raw_download(request: Request) -> Response:
-    found = await _session_path(request, "/raw/")
+    found = await _session_path(request)
     if found is None:
         return _not_found()
     key, path = found
@@ -86,7 +90,7 @@ async def raw_download(request: Request) -> Response:
 
 
 async def export_download(request: Request) -> Response:
-    found = await _session_path(request, "/export/")
+    found = await _session_path(request)
     if found is None:
         return _not_found()
     key, path = found
@@ -95,11 +99,7 @@ async def export_download(request: Request) -> Response:
         pages.render_standalone, path, state.config, limiter=state.render_limit
     )
     name = "session-" + key.rsplit("/", 1)[-1].removesuffix(".jsonl") + ".html"
-    return Response(
-        html,
-        media_type="text/html; charset=utf-8",
-        headers={"Content-Disposition": pages.attachment(name), "Cache-Control": "no-store"},
-    )
+    return pages.html_response(html, {"Content-Disposition": pages.attachment(name)})
 
 
 async def blob(request: Request) -> Response:
@@ -108,7 +108,7 @@ async def blob(request: Request) -> Response:
         return _not_found()
     sha, ext = match.groups()
     state = _state(request)
-    data = state.image_bytes(sha)
+    data = state.followed.image_bytes(sha)
     headers = {"Cache-Control": "public, max-age=31536000, immutable"}
     if data is not None:
         return Response(data, media_type=_IMAGE_TYPES[ext], headers=headers)
@@ -128,20 +128,20 @@ def contained_blob(state: ServeState, sha: str) -> Path | None:
 
 
 async def artifact(request: Request) -> Response:
-    found = await _session_path(request, "/a/")
+    found = await _session_path(request)
     if found is None:
         return _not_found()
     _, path = found
     url = request.query_params.get("u", "")
     folder = artifacts_dir_for(path)
     state = _state(request)
-    if contained(folder, state.roots) is None and not folder.is_dir():
+    if contained(folder, state.config.roots) is None and not folder.is_dir():
         return _not_found()
     try:
         resource = await anyio.to_thread.run_sync(lambda: resolve_internal_url(url, folder))
     except (ArtifactError, OSError, SessiontreeError):
         return _not_found()
-    if contained(resource.path, state.roots) is None:
+    if contained(resource.path, state.config.roots) is None:
         return _not_found()
     return PlainTextResponse(
         resource.content,
@@ -171,17 +171,17 @@ async def index_events(request: Request) -> Response:
     state = _state(request)
     queue = state.hub.subscribe(INDEX_TOPIC)
     # The index as it is now first: the page may be older than the stream (a reconnect).
-    event = await state.index_event(force=True)
+    event = await state.index_feed.event(force=True)
     return _sse(state, INDEX_TOPIC, queue, [event] if event is not None else [])
 
 
 async def session_events(request: Request) -> Response:
-    found = await _session_path(request, "/events/s/")
+    found = await _session_path(request)
     if found is None:
         return _not_found()
     key, path = found
     state = _state(request)
-    live = state.live(key, path)
+    live = state.followed.live(key, path)
     generation = request.query_params.get("g", "")
     try:
         count = int(request.query_params.get("n", "-1"))
@@ -209,14 +209,14 @@ def routes() -> list[Route]:
     """Every route; only GET (and HEAD): nothing here writes."""
     get: Any = ["GET", "HEAD"]
     return [
-        Route("/", index, methods=get),
-        Route("/s/{key:path}", session_page, methods=get),
-        Route("/raw/{key:path}", raw_download, methods=get),
-        Route("/export/{key:path}", export_download, methods=get),
-        Route("/a/{key:path}", artifact, methods=get),
-        Route("/blobs/{name}", blob, methods=get),
-        Route("/events", index_events, methods=["GET"]),
-        Route("/events/s/{key:path}", session_events, methods=["GET"]),
-        Route("/favicon.ico", no_icon, methods=get),
+        Route("/", index, methods=get, name="index"),
+        Route("/s/{key:path}", session_page, methods=get, name="session"),
+        Route("/raw/{key:path}", raw_download, methods=get, name="raw"),
+        Route("/export/{key:path}", export_download, methods=get, name="export"),
+        Route("/a/{key:path}", artifact, methods=get, name="artifact"),
+        Route("/blobs/{name}", blob, methods=get, name="blob"),
+        Route("/events", index_events, methods=["GET"], name="index_events"),
+        Route("/events/s/{key:path}", session_events, methods=["GET"], name="session_events"),
+        Route("/favicon.ico", no_icon, methods=get, name="favicon"),
         *archive_routes(),
     ]

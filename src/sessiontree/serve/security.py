@@ -24,6 +24,9 @@ LOOPBACK_NAMES = frozenset({"localhost", "127.0.0.1", "::1"})
 
 # Escapes of separators, dots, "%" itself (double encoding) and NUL: a key never needs them.
 _BAD_ESCAPES = re.compile(rb"%(?:2[fFeE5]|5[cC]|00)")
+_HOST = re.compile(
+    r"(?:\[(?P<ipv6>[0-9A-Fa-f:.]+)\]|(?P<name>[A-Za-z0-9](?:[A-Za-z0-9.-]*[A-Za-z0-9])?))(?::[0-9]{1,5})?"
+)
 _SAFE_HEADERS = [
     (b"x-content-type-options", b"nosniff"),
     (b"referrer-policy", b"no-referrer"),
@@ -49,23 +52,35 @@ def new_token() -> str:
 
 def allowed_hosts(bound: str) -> frozenset[str]:
     """Host header names accepted for a server bound to ``bound``."""
-    names = set(LOOPBACK_NAMES) | {bound.lower().strip("[]")}
     try:
-        wildcard = ipaddress.ip_address(bound.strip("[]")).is_unspecified
+        address = ipaddress.ip_address(bound.strip("[]"))
     except ValueError:
-        wildcard = False
+        names, wildcard = set(LOOPBACK_NAMES) | {bound.lower()}, False
+    else:
+        names, wildcard = set(LOOPBACK_NAMES) | {str(address)}, address.is_unspecified
     if wildcard:
         # Bound to every interface: the machine's own names are fine (IP literals always are).
         names |= {socket.gethostname().lower(), socket.getfqdn().lower()}
     return frozenset(names)
 
 
-def host_name(header: str) -> str:
-    """The name part of a Host header (port and IPv6 brackets removed), lower-cased."""
-    header = header.strip().lower()
-    if header.startswith("["):
-        return header[1:].partition("]")[0]
-    return header.rpartition(":")[0] if header.count(":") == 1 else header
+def host_name(header: str) -> str | None:
+    """The host of a Host header, lower-cased (IPv6 without its brackets); None unless well formed.
+
+    Only ``host[:port]`` is a Host header (RFC 9110 7.2): a name or IPv4 address, or an IPv6
+    address in brackets, then at most a colon and digits. ``localhost:80.evil.example`` or
+    ``127.0.0.1:80@evil.example`` are nothing of the kind, so they name no host at all.
+    """
+    match = _HOST.fullmatch(header.strip(" \t"))
+    if match is None:
+        return None
+    ipv6 = match.group("ipv6")
+    if ipv6 is None:
+        return match.group("name").lower()
+    try:
+        return str(ipaddress.IPv6Address(ipv6))
+    except ValueError:
+        return None
 
 
 def _is_ip(name: str) -> bool:
@@ -98,16 +113,15 @@ class GuardMiddleware:
         await self.app(scope, receive, _with_safe_headers(send))
 
     def _host_ok(self, scope: Scope) -> bool:
-        headers = dict(scope.get("headers") or [])
-        raw = headers.get(b"host")
-        if raw is None:
-            return False
-        name = host_name(raw.decode("latin-1"))
-        return name in self.hosts or (self.wildcard and _is_ip(name))
+        given = [value for key, value in scope.get("headers") or [] if key == b"host"]
+        if len(given) != 1:
+            return False  # none, or two that may disagree
+        name = host_name(given[0].decode("latin-1"))
+        return name is not None and (name in self.hosts or (self.wildcard and _is_ip(name)))
 
     def _check(self, scope: Scope) -> Response | None:
         if not self._host_ok(scope):
-            return PlainTextResponse("Bad Host header", status_code=400)
+            return _refusal("Bad Host header", 400)
         if self.token is None:
             return None
         if secrets.compare_digest(_cookie(scope, TOKEN_COOKIE).encode(), self.token.encode()):
@@ -120,8 +134,16 @@ class GuardMiddleware:
             target = scope.get("root_path", "") + scope["path"] + (f"?{rest}" if rest else "")
             redirect = RedirectResponse(_quote_path(target), status_code=303)
             redirect.set_cookie(TOKEN_COOKIE, self.token, httponly=True, samesite="strict", path="/")
+            redirect.headers["X-Content-Type-Options"] = "nosniff"
             return redirect
-        return PlainTextResponse("Missing or wrong token: open the URL the server printed", status_code=403)
+        return _refusal("Missing or wrong token: open the URL the server printed", 403)
+
+
+def _refusal(text: str, status: int) -> Response:
+    """The guard's own answer: plain text, never sniffed, never cached."""
+    return PlainTextResponse(
+        text, status_code=status, headers={"X-Content-Type-Options": "nosniff", "Cache-Control": "no-store"}
+    )
 
 
 def _quote_path(target: str) -> str:

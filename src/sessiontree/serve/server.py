@@ -3,27 +3,18 @@
 from __future__ import annotations
 
 import errno
-import os
 import socket
 import threading
 import webbrowser
 from collections.abc import Callable
-from dataclasses import replace
 from pathlib import Path
 from urllib.parse import quote
 
 from sessiontree.errors import ServeError
-from sessiontree.serve.security import is_loopback, new_token
-from sessiontree.serve.state import ServeConfig
+from sessiontree.serve.config import ServeConfig
 
 GRACEFUL_SECONDS = 1
 """How long Ctrl-C waits for open requests and event streams before closing them."""
-
-
-def default_cache_dir() -> Path:
-    """``$XDG_CACHE_HOME/sessiontree`` or ``~/.cache/sessiontree``."""
-    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
-    return Path(base) / "sessiontree"
 
 
 def check_folders(root: Path, cache_dir: Path) -> None:
@@ -73,18 +64,14 @@ def run_server(
 
     from sessiontree.serve.app import create_app
 
-    for root in (config.root, *config.more_roots):
-        check_folders(root, config.cache_dir or default_cache_dir())
-    token = config.token
-    if token is None and not is_loopback(config.host):
-        token = new_token()
+    for root in config.roots:
+        check_folders(root, config.cache_dir)
     sock = bind_socket(config.host, config.port)
-    port = sock.getsockname()[1]
-    config = replace(config, port=port, token=token, cache_dir=config.cache_dir or default_cache_dir())
+    port = sock.getsockname()[1]  # the one picked, for --port 0
     app = create_app(config)
-    url = server_url(config.host, port, token)
-    echo(f"Serving {', '.join(str(r) for r in (config.root, *config.more_roots))} at {url}")
-    if token:
+    url = server_url(config.host, port, config.token)
+    echo(f"Serving {', '.join(str(r) for r in config.roots)} at {url}")
+    if config.token:
         echo("Anyone who can reach this address needs the token in that URL; keep it private.")
     echo("Press Ctrl-C to stop.")
     server = uvicorn.Server(

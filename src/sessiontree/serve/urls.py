@@ -1,0 +1,56 @@
+"""Every URL the server hands out, from its named routes (as datasette's ``url_builder.py``).
+
+No path is written by hand elsewhere: a route moves, its links follow.
+"""
+
+from __future__ import annotations
+
+from urllib.parse import quote
+
+from starlette.routing import Router
+
+_PLACEHOLDER = "x"
+
+
+class Urls:
+    """Paths of the named routes of one app; keys are percent-encoded here, once."""
+
+    def __init__(self, router: Router) -> None:
+        self._router = router
+
+    def _path(self, route: str, **params: str) -> str:
+        return str(self._router.url_path_for(route, **params))
+
+    def _keyed(self, name: str, key: str) -> str:
+        # The path convertor inserts its value as given: quote it so any file name stays one path.
+        return self._path(name, key=quote(key))
+
+    def index(self) -> str:
+        return self._path("index")
+
+    def usage(self) -> str:
+        return self._path("usage")
+
+    def index_events(self) -> str:
+        return self._path("index_events")
+
+    def session(self, key: str, entry_id: str | None = None) -> str:
+        """A session's page, at an entry when given."""
+        link = self._keyed("session", key)
+        return link + "?targetId=" + quote(entry_id, safe="") if entry_id else link
+
+    def session_events(self, key: str) -> str:
+        return self._keyed("session_events", key)
+
+    def raw(self, key: str) -> str:
+        return self._keyed("raw", key)
+
+    def export(self, key: str) -> str:
+        return self._keyed("export", key)
+
+    def artifacts(self, key: str) -> str:
+        return self._keyed("artifact", key)
+
+    def blob_prefix(self) -> str:
+        """What an image's ``<sha256>.<ext>`` name is appended to."""
+        return self._path("blob", name=_PLACEHOLDER).removesuffix(_PLACEHOLDER)

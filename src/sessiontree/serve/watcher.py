@@ -1,0 +1,68 @@
+"""The watcher: file changes under the served folders, handed to a callback (watchfiles)."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import os
+from collections.abc import Awaitable, Callable, Iterable, Sequence
+from pathlib import Path
+
+log = logging.getLogger(__name__)
+
+OnChanges = Callable[[Iterable[Path]], Awaitable[None]]
+
+
+class Watcher:
+    """Watches the roots until ``stop`` is set; a root that goes away or is replaced is watched anew."""
+
+    def __init__(self, roots: Sequence[Path], on_changes: OnChanges, stop: asyncio.Event) -> None:
+        self.roots = list(roots)
+        self.on_changes = on_changes
+        self.stop = stop
+
+    async def pause(self, seconds: float) -> None:
+        """Wait ``seconds``, or less when the server stops."""
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(self.stop.wait(), seconds)
+
+    async def watch_forever(self, tick: Callable[[], None] = lambda: None) -> None:
+        """Report changes (every root when watching (re)starts); ``tick`` runs after each batch."""
+        from watchfiles import awatch
+
+        while not self.stop.is_set():
+            identity = [_identity(root) for root in self.roots]
+            if not any(identity):
+                # The folders are gone: wait for one to come back (checked twice a second).
+                await self.pause(0.5)
+                continue
+            await self.on_changes(self.roots)  # anything may have changed while not watching
+            try:
+                async for changes in awatch(
+                    *(root for root, ident in zip(self.roots, identity, strict=True) if ident),
+                    stop_event=self.stop,
+                    debounce=200,
+                    step=10,
+                    rust_timeout=500,
+                    yield_on_timeout=True,
+                    ignore_permission_denied=True,
+                ):
+                    if [_identity(root) for root in self.roots] != identity:
+                        break  # deleted, or replaced by a new folder: watch the new one
+                    if changes:
+                        await self.on_changes(Path(p) for _, p in changes)
+                    tick()
+            except (OSError, RuntimeError) as exc:
+                log.debug("watcher stopped: %s", exc)
+                await self.pause(0.2)
+            if not self.stop.is_set():
+                await self.on_changes(self.roots)  # a folder went away: its sessions leave the index
+
+
+def _identity(path: Path) -> tuple[int, int] | None:
+    try:
+        st = os.stat(path)
+    except OSError:
+        return None
+    return (st.st_dev, st.st_ino) if os.path.isdir(path) else None
