@@ -47,6 +47,9 @@ WAL_LIMIT = 8 * 2**20
 """Bytes the write-ahead log shrinks back to after a big transaction (re-indexing a large file)."""
 CHUNK_CHARS = 64_000
 """Text characters packed into one compressed chunk."""
+ZLIB_LEVEL = 1
+"""Chunk compression: level 1 packs 37.8 MiB of row text in 0.38 s of CPU against 1.53 s at level 6,
+for chunks 23% larger (the whole index 7%: 25.6 against 23.9 MiB for 56 MB of sessions)."""
 RACY_SECONDS = 2.0
 """A file whose mtime was this close to the moment it was indexed is re-checked even when its stat matches."""
 
@@ -93,7 +96,7 @@ PRAGMA user_version = {SCHEMA_VERSION};
 
 def pack_texts(texts: list[str]) -> bytes:
     """Pack the texts of one chunk of rows (exactly as indexed: a row is forgotten by its text)."""
-    return zlib.compress(json.dumps(texts, ensure_ascii=False).encode("utf-8", "surrogatepass"), 6)
+    return zlib.compress(json.dumps(texts, ensure_ascii=False).encode("utf-8", "surrogatepass"), ZLIB_LEVEL)
 
 
 def unpack_texts(blob: bytes) -> list[str]:
