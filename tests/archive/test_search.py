@@ -9,6 +9,7 @@ from typing import Any
 
 import pytest
 
+from sessiontree.archive import extract
 from sessiontree.archive.search import SearchFilters, SearchIndex, check_cache_dir, search_sessions
 from sessiontree.errors import SearchError
 from tests.archive.sessions import make_session, write_lines
@@ -229,3 +230,35 @@ def test_a_very_common_word_ranks_the_newest_rows_and_filters_still_find_the_res
         monkeypatch.setattr("sessiontree.archive.search.RANK_SLICE", 10**9)
         everything = index.search("fsync", SearchFilters(limit=10**5))
         assert {h.path for h in everything} == {old, new}
+
+
+def _long_output(words: int, planted: dict[int, str]) -> str:
+    """A tool output of ``words`` numbered words (about 9 characters each), some replaced by markers."""
+    return " ".join(planted.get(n, f"word{n:04d}") for n in range(words))
+
+
+def test_every_word_of_a_long_tool_output_is_found_up_to_the_bound(roots: Path, cache_dir: Path) -> None:
+    path, lines = make_session(roots / "p", "long", seed=10, turns=4)
+    results = [line for line in lines if _role(line) == "toolResult"]
+    medium = _long_output(8_000, {4_000: "zqmiddleword", 7_999: "zqmediumlast"})  # 70 KB
+    assert 65_000 < len(medium) < 80_000 and 30_000 < medium.index("zqmiddleword") < 40_000
+    results[0]["message"]["content"][0]["text"] = medium
+    size = extract.MAX_TEXT_CHARS + 300_000
+    huge = _long_output(size // 9, {10_000: "zqheadword", 120_000: "zqcutword", size // 9 - 2: "zqtailword"})
+    assert huge.index("zqcutword") > extract.MAX_TEXT_CHARS - extract.TAIL_CHARS
+    assert len(huge) - huge.index("zqcutword") > extract.TAIL_CHARS
+    results[1]["message"]["content"][0]["text"] = huge
+    write_lines(path, lines)
+    with SearchIndex([roots], cache_dir) as index:
+        index.update()
+        for word, entry in [
+            ("zqmiddleword", results[0]),
+            ("zqmediumlast", results[0]),
+            ("zqheadword", results[1]),
+            ("zqtailword", results[1]),
+        ]:
+            hits = index.search(word)
+            assert [(h.entry_id, h.role) for h in hits] == [(entry["id"], "tool")], word
+            assert f"«{word}»" in "".join(f"«{t}»" if m else t for t, m in hits[0].snippet.parts())
+        # The documented bound: past MAX_TEXT_CHARS only the head and the tail are indexed.
+        assert index.search("zqcutword") == []

@@ -41,6 +41,8 @@ BUSY_TIMEOUT = 120.0
 """Seconds a process waits for another one's indexing transaction (one file at a time)."""
 
 BATCH_ROWS = 2_000
+BATCH_CHARS = 8_000_000
+"""Text characters gathered before they are written (a row holds up to 1 M)."""
 FTS_TABLES = {"tfts": TITLE_TIER, "fts": BODY_TIER}
 """Each FTS5 table and the tier of the rows it holds."""
 WAL_LIMIT = 8 * 2**20
@@ -320,7 +322,7 @@ def _index_values(conn: sqlite3.Connection, state: _FileState, values: Iterable[
     """Index parsed lines of one file (the header when it comes first); return the rows added."""
     batch: list[Row] = []
     spent: list[tuple[str | None, Usage]] = []
-    added = 0
+    added = chars = 0
     for value in values:
         if not isinstance(value, dict):
             continue
@@ -338,15 +340,17 @@ def _index_values(conn: sqlite3.Connection, state: _FileState, values: Iterable[
         entry_id = entry_id if isinstance(entry_id, str) else None
         state.entries += 1
         try:
-            batch.extend(rows_of_entry(value, entry_id))
+            rows = list(rows_of_entry(value, entry_id))
         except RecursionError:
             continue
+        batch.extend(rows)
+        chars += sum(len(r.text) for r in rows)
         usage = usage_of_entry(value)
         if usage is not None:
             spent.append((entry_id, usage))
-        if len(batch) >= BATCH_ROWS:
+        if len(batch) >= BATCH_ROWS or chars >= BATCH_CHARS:
             added += _insert_rows(conn, state.id, batch)
-            batch = []
+            batch, chars = [], 0
     if batch:
         added += _insert_rows(conn, state.id, batch)
     add_usage(conn, state.id, spent)
