@@ -8,6 +8,7 @@ import sys
 import webbrowser
 from collections.abc import Callable, Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 from hypothesis import settings
@@ -27,8 +28,54 @@ SHARED = Path(
         ROOT.parent / "shared",
     )
 ).resolve()
+# A clone of this repository alone has no ../shared: the licence-cleared real files and a copy of
+# the generator ship in tests/ (tests/fixtures/real/README.md); the rest is skipped, or an error
+# under CI, where ../shared is always laid beside the clone.
+HAVE_SHARED = (SHARED / "fixtures" / "real").is_dir()
+SHIPPED_REAL = ROOT / "tests" / "fixtures" / "real"
+REAL = SHARED / "fixtures" / "real" if HAVE_SHARED else SHIPPED_REAL
 GEN_SESSION = SHARED / "tools" / "gen_session.py"
-REAL_V1 = SHARED / "fixtures" / "real-v1-large-session.jsonl"
+if not GEN_SESSION.is_file():
+    GEN_SESSION = ROOT / "tests" / "tools" / "gen_session.py"
+REAL_V1 = (SHARED / "fixtures" if HAVE_SHARED else SHIPPED_REAL) / "real-v1-large-session.jsonl"
+NEEDS_SHARED = "needs ../shared, which is not beside this clone"
+
+
+def need_shared(what: str) -> None:
+    """Skip a test that needs a file only ../shared has (set SESSIONTREE_SHARED to run it)."""
+    if not HAVE_SHARED:
+        pytest.skip(f"{NEEDS_SHARED}: {what}")
+
+
+def real_file(relative: str) -> Path:
+    """One real session file under fixtures/real (claude/..., codex/..., pi/...); skip if not here."""
+    path = REAL / relative
+    if not path.exists():
+        need_shared(f"fixtures/real/{relative}")
+    return path
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    if os.environ.get("CI") and not HAVE_SHARED:
+        raise pytest.UsageError(
+            f"CI is set but the team's shared folder is missing ({SHARED}): CI must run every test. "
+            "Lay ../shared beside the clone or set SESSIONTREE_SHARED."
+        )
+
+
+def pytest_terminal_summary(terminalreporter: Any) -> None:
+    skipped = [
+        report
+        for report in terminalreporter.stats.get("skipped", [])
+        if NEEDS_SHARED in str(getattr(report, "longrepr", ""))
+    ]
+    if skipped:
+        terminalreporter.write_line(
+            f"{len(skipped)} test(s) skipped because ../shared is not beside this clone "
+            "(its real session files whose licence does not allow shipping them); "
+            "set SESSIONTREE_SHARED=/path/to/shared to run them.",
+            yellow=True,
+        )
 
 
 @pytest.fixture(autouse=True)
@@ -87,6 +134,6 @@ def gen_session(gen_cache: Path) -> GenSession:
 
 @pytest.fixture
 def real_v1() -> Iterator[Path]:
-    """The real v1 session of ../shared/fixtures (read-only)."""
+    """The real v1 session (../shared/fixtures, or its shipped copy; read-only)."""
     assert REAL_V1.exists(), f"missing fixture {REAL_V1}"
     yield REAL_V1

@@ -10,9 +10,8 @@ from pathlib import Path
 from sessiontree.archive.search import SearchFilters, SearchIndex
 from sessiontree.archive.usage import count_of
 from sessiontree.readers import load_any
-from tests.conftest import SHARED
+from tests.conftest import REAL
 
-REAL = SHARED / "fixtures" / "real"
 CLAUDE = (
     REAL
     / "claude"

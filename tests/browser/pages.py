@@ -13,13 +13,17 @@ from typing import Any
 
 from sessiontree.exporter.page import PageOptions, assemble_page, live_script
 from tests.archive.sessions import make_session, write_lines
-from tests.conftest import SHARED
+from tests.conftest import real_file
 
-REAL_PI = SHARED / "fixtures" / "real" / "pi"
-# A real pi-harness session: custom tools, diffs, long bash output, notices.
-REAL_SESSION = REAL_PI / "kimchi-dev--session.jsonl"
-# A header and nothing else.
-REAL_EMPTY = REAL_PI / "pi-session-manager--.pi_messenger_crew_artifacts_873fc059_crew-planner_0.jsonl"
+
+def real_session() -> Path:
+    """A real pi-harness session: custom tools, diffs, long bash output, notices."""
+    return real_file("pi/kimchi-dev--session.jsonl")
+
+
+def real_empty() -> Path:
+    """A real session file with a header and nothing else."""
+    return real_file("pi/pi-session-manager--.pi_messenger_crew_artifacts_873fc059_crew-planner_0.jsonl")
 
 
 def tiny_png() -> str:
@@ -246,7 +250,7 @@ def write_sessions_folder(root: Path) -> Path:
     """Fill a sessions folder: real pi sessions (one empty), generated ones on three days, a broken file."""
     project = root / "--home-dev-real--"
     project.mkdir(parents=True)
-    for real in (REAL_SESSION, REAL_PI / "kimchi-dev--statsuline.jsonl", REAL_EMPTY):
+    for real in (real_session(), real_file("pi/kimchi-dev--statsuline.jsonl"), real_empty()):
         shutil.copy(real, project / real.name)
     (project / "broken.jsonl").write_text("not a session\n", encoding="utf-8")
     for i in range(3):

@@ -19,7 +19,7 @@ from sessiontree.site import layout
 from sessiontree.site.build import BuildOptions, build_site
 from tests.browser.axe import assert_clean, audit_page
 from tests.browser.conftest import Server, open_page, wait_js
-from tests.browser.pages import REAL_EMPTY, REAL_SESSION, write_sessions_folder
+from tests.browser.pages import real_empty, real_session, write_sessions_folder
 from tests.conftest import GenSession
 from tests.serve.conftest import append_line
 from tests.serve.process import serve_process
@@ -92,8 +92,8 @@ def audit_export(browser: Browser, url: str, name: str, theme: Theme, *, zoom: b
 
 @pytest.mark.parametrize("theme", THEMES)
 def test_real_session_export_is_clean(browser: Browser, tmp_path: Path, theme: Theme) -> None:
-    out = export_to_file(REAL_SESSION, tmp_path / "real.html")
-    audit_export(browser, out.as_uri(), REAL_SESSION.name, theme, zoom=False)
+    out = export_to_file(real_session(), tmp_path / "real.html")
+    audit_export(browser, out.as_uri(), real_session().name, theme, zoom=False)
 
 
 @pytest.mark.parametrize("theme", THEMES)
@@ -168,9 +168,9 @@ def test_every_ansi_colour_reads_in_both_themes(browser: Browser, tmp_path: Path
 
 def test_empty_session_and_empty_search_are_clean(browser: Browser, tmp_path: Path) -> None:
     with audit_page(browser, **WIDE) as page:
-        open_page(page, export_to_file(REAL_EMPTY, tmp_path / "empty.html").as_uri())
+        open_page(page, export_to_file(real_empty(), tmp_path / "empty.html").as_uri())
         assert_clean(page, "a session with no entries")
-        open_page(page, export_to_file(REAL_SESSION, tmp_path / "real.html").as_uri())
+        open_page(page, export_to_file(real_session(), tmp_path / "real.html").as_uri())
         page.fill("#st-search", "no entry says zzzyzzx")
         wait_js(page, "document.querySelector('#st-status').textContent.startsWith('0 /')")
         assert_clean(page, "a search without hits", include="#st-sidebar")
@@ -258,7 +258,7 @@ def test_served_pages_are_clean(browser: Browser, tmp_path: Path) -> None:
                 page.fill("#st-filter", "parser")
                 page.wait_for_selector(".st-fulltext-hit a", timeout=60_000)
                 assert_clean(page, f"served index with full-text hits, {theme}")
-                for path in (root / "--home-dev-real--" / REAL_SESSION.name, damaged):
+                for path in (root / "--home-dev-real--" / real_session().name, damaged):
                     url = f"{served.url}/s/{quote(path.relative_to(root).as_posix())}"
                     audit_wide(page, url, f"served {path.name}, {theme}", zoom=False)
                 assert page.is_visible(".st-serve-notice")

@@ -12,7 +12,7 @@ from click.testing import CliRunner
 
 from sessiontree.cli import cli
 from sessiontree.store import load_session
-from tests.conftest import SHARED
+from tests.conftest import REAL, need_shared, real_file
 from tests.share import conftest as share_fixtures
 from tests.share.conftest import FakeGh
 
@@ -20,7 +20,7 @@ fake_gh = share_fixtures.fake_gh
 temp_root = share_fixtures.temp_root
 no_gh = share_fixtures.no_gh
 
-REAL_PI = sorted((SHARED / "fixtures" / "real" / "pi").glob("*.jsonl"))
+REAL_PI = sorted((REAL / "pi").glob("*.jsonl"))
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures"
 
 
@@ -34,6 +34,7 @@ def fingerprint(path: Path) -> tuple[str, int]:
 
 
 def test_the_real_files_are_there() -> None:
+    need_shared("the 8 real pi files (3 ship with the repository)")
     assert len(REAL_PI) == 8
 
 
@@ -88,6 +89,6 @@ def test_damage_is_one_warning_line_from_export_dump_and_share(
 
 
 def test_a_sound_file_gives_no_warning(tmp_path: Path) -> None:
-    path = REAL_PI[0]
+    path = real_file("pi/dexter-v3--pi-session.jsonl")
     result = CliRunner().invoke(cli, ["export", str(path), str(tmp_path / "o.html")])
     assert result.exit_code == 0 and "Warning" not in result.stderr

@@ -7,11 +7,10 @@ from collections import Counter
 from pathlib import Path
 from typing import Any
 
-from tests.conftest import ROOT, SHARED
+from tests.conftest import REAL as REAL  # re-exported: the readers tests take it from here
+from tests.conftest import ROOT
 
 FIXTURES = ROOT / "tests" / "fixtures"
-REAL = SHARED / "fixtures" / "real"
-assert (REAL / "claude").is_dir(), f"the real session files are missing: {REAL}"
 TOUR = FIXTURES / "claude" / "tour" / "5e55a0b1-0000-4000-8000-00000000000a.jsonl"
 TOUR_AGENT = TOUR.with_suffix("") / "subagents" / "agent-a1b2c3d.jsonl"
 CODEX_NEW = next((FIXTURES / "codex").glob("rollout-2026-*.jsonl"))
