@@ -17,9 +17,9 @@ FIXTURES = Path(__file__).resolve().parents[1] / "fixtures"
 CODE = ['doc = """a string that runs'] + [f"    on, line {i}" for i in range(14)] + ['"""', "answer = 42"]
 
 
-def code_session(tmp_path: Path) -> Path:
+def code_session(tmp_path: Path, code: list[str] = CODE) -> Path:
     """A read of a Python file longer than the preview, with a string token across the cut."""
-    text = "\n".join(CODE)
+    text = "\n".join(code)
     lines = [
         {
             "type": "session",
@@ -86,6 +86,24 @@ def test_an_expanded_output_reads_as_one_highlighted_block(page: Page, tmp_path:
     # the rest is highlighted like the preview: the string runs on, the number is a number
     assert output.locator(".st-rest .s2").count() >= 1
     assert output.locator(".st-rest .mi").inner_text() == "42"
+
+
+LONG_CODE = [f"value_{i} = {i}  # line <{i}>" for i in range(300)]
+
+
+def test_a_long_outputs_plain_rest_expands_readable_and_prints(page: Page, tmp_path: Path) -> None:
+    """Past the highlighting budget the rest is plain text: expanded or printed, it reads whole."""
+    open_page(page, code_session(tmp_path, LONG_CODE).as_uri())
+    output = page.locator(".st-output[data-more]").first
+    assert output.locator("pre .mi").count() >= 1  # the preview is highlighted
+    assert output.locator(".st-rest span").count() == 0  # the hidden rest cost no highlighting
+    assert not output.locator(".st-rest").is_visible()
+    page.emulate_media(media="print")
+    assert output.locator(".st-rest").is_visible()
+    page.emulate_media(media="screen")
+    output.locator(".st-more").click()
+    assert output.locator(".st-rest").is_visible()
+    assert output.locator("pre").inner_text() == "\n".join(LONG_CODE)
 
 
 def test_print_expands_thinking_summaries_and_outputs(page: Page, tmp_path: Path) -> None:

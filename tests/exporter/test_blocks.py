@@ -7,7 +7,13 @@ import hashlib
 import html as html_lib
 import re
 
-from sessiontree.exporter.blocks import MAX_HIGHLIGHT_CHARS, compute_diff, render_diff_text, render_output
+from sessiontree.exporter.blocks import (
+    HIGHLIGHT_REST_CHARS,
+    MAX_HIGHLIGHT_CHARS,
+    compute_diff,
+    render_diff_text,
+    render_output,
+)
 from sessiontree.exporter.highlight import lexer_by_name
 from sessiontree.exporter.images import ImageRegistry
 from tests.exporter.entries import PNG_1X1
@@ -50,6 +56,18 @@ def test_highlighting_runs_across_the_preview_cut() -> None:
     assert '<span class="mi">1</span>' in rest
     plain = re.sub(r"<[^>]+>", "", html.split('<pre class="st-pre st-hl">')[1].split("</pre>")[0])
     assert html_lib.unescape(plain) == text  # preview and rest put together: the text, exactly
+
+
+def test_a_long_outputs_hidden_rest_costs_no_highlighting() -> None:
+    """Past HIGHLIGHT_REST_CHARS the preview is highlighted and the hidden rest is plain, text exact."""
+    text = "\n".join(f"value_{i} = {i}  # <{i}>" for i in range(HIGHLIGHT_REST_CHARS // 10))
+    html = str(render_output(text, lexer=lexer_by_name("python")))
+    head, rest = html.split('<span class="st-rest" hidden>')
+    assert '<span class="mi">9</span>' in head
+    assert "<span class" not in rest.split("</span></pre>")[0]
+    assert "&lt;12&gt;" in rest
+    plain = re.sub(r"<[^>]+>", "", html.split('<pre class="st-pre st-hl">')[1].split("</pre>")[0])
+    assert html_lib.unescape(plain) == text
 
 
 def test_very_long_outputs_are_plain_throughout() -> None:

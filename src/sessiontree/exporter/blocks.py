@@ -18,9 +18,12 @@ Meta = dict[str, Any]
 
 # Outputs show this many lines, then "N more lines"; the rest is in the same <pre>, hidden, so
 # expanded it reads as one block. Highlighting is the costly part of an export (about 0.1-0.3
-# Mchar/s): an output longer than this is shown plain, preview and rest alike.
+# Mchar/s): an output longer than MAX_HIGHLIGHT_CHARS is shown plain, preview and rest alike;
+# one longer than HIGHLIGHT_REST_CHARS has its preview highlighted and its hidden rest plain, so
+# what nobody has opened costs no highlighting (the 2,000-turn session: 65% of an export).
 PREVIEW_LINES = 10
 MAX_HIGHLIGHT_CHARS = 16_000
+HIGHLIGHT_REST_CHARS = 2_000
 MAX_JSON_CHARS = 100_000
 
 
@@ -63,6 +66,8 @@ def _inner(text: str, lexer: Lexer | None, ansi: bool) -> Markup:
 def _halves(text: str, cut: int, lexer: Lexer | None, ansi: bool) -> tuple[Markup, Markup]:
     """The HTML of ``text[:cut]`` and ``text[cut + 1:]`` (the newline at ``cut`` between them)."""
     if lexer is not None and lexer.name != "Text only" and not (ansi and has_ansi(text)):
+        if len(text) > HIGHLIGHT_REST_CHARS:
+            return highlight_code(text[:cut], lexer), Markup(escape_text(text[cut + 1 :]))
         return highlight_split(text, lexer, cut, cut + 1)
     return _inner(text[:cut], None, ansi), _inner(text[cut + 1 :], None, ansi)
 
