@@ -134,13 +134,26 @@ class SessionType(_PathType):
             from sessiontree.readers import foreign_agent
 
             path = Path(text).expanduser().absolute()
-            if foreign_agent(path) is not None:
+            if foreign_agent(path) is not None or _is_excerpt_file(path):
                 return path  # the write commands get a ForeignSession error from the lookup instead
         obj = ctx.find_object(Context) if ctx is not None else None
         agent_dir = obj.agent_dir if obj is not None else default_agent_dir()
         given = ctx.params.get("session_dir") if ctx is not None else None
         session_dir = given if isinstance(given, Path) else None  # click may hold a sentinel here
         return find_session(text, agent_dir, os.getcwd(), session_dir=session_dir).path
+
+
+def _is_excerpt_file(path: Path) -> bool:
+    """Tell whether a headerless file reads as an excerpt (read commands only: writers never adopt one)."""
+    from sessiontree.store.discovery import read_session_info
+    from sessiontree.store.load import load_session
+
+    if not path.is_file() or read_session_info(path) is not None:
+        return False
+    try:
+        return any(r.kind == "header" for r in load_session(path).repairs)
+    except SessiontreeError:
+        return False
 
 
 SESSION = SessionType()

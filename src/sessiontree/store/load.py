@@ -83,8 +83,8 @@ def session_from_values(
     if len(values) > 1 and is_title_slot(values[0][1]) and is_valid_header(values[1][1]):
         slot, values = values[0][1], values[1:]
     if values and not is_valid_header(values[0][1]) and excerpts and is_excerpt(values):
+        repairs.insert(0, header_repair(values))
         values = [(0, synthesize_header(values, path)), *values]
-        repairs.insert(0, header_repair())
     if not values or not is_valid_header(values[0][1]):
         return Session(header={}, path=path, bad_lines=bad, version_found=0)
     header = values[0][1]

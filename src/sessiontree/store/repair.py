@@ -79,30 +79,42 @@ def reattach_orphans(
     return repairs, joints
 
 
-def is_excerpt(values: Sequence[tuple[int, Any]]) -> bool:
-    """Tell whether parsed values are entries without a header (an excerpt of a session)."""
-    return bool(values) and all(
-        isinstance(v, dict)
-        and isinstance(v.get("type"), str)
-        and v.get("type") not in ("session", "title")
-        and isinstance(v.get("id"), str)
-        for _, v in values
+def is_entry(value: Any) -> bool:
+    """Tell whether a parsed line is a session entry (a string type and id; not a header)."""
+    return (
+        isinstance(value, dict)
+        and isinstance(value.get("type"), str)
+        and value.get("type") not in ("session", "title")
+        and isinstance(value.get("id"), str)
     )
+
+
+def is_excerpt(values: Sequence[tuple[int, Any]]) -> bool:
+    """Tell whether parsed values are entries without a header (an excerpt of a session).
+
+    Damage is tolerated: lines that were not JSON never reach here, and values that are not
+    entries may be among them, as long as entries are at least half and no line is a header.
+    """
+    entries = sum(1 for _, v in values if is_entry(v))
+    if not entries or entries * 2 < len(values):
+        return False
+    return not any(isinstance(v, dict) and v.get("type") in ("session", "title") for _, v in values)
 
 
 def synthesize_header(values: Sequence[tuple[int, Any]], path: Path | None) -> dict[str, Any]:
     """A header for an excerpt: an id from the file name, the first entry's timestamp."""
     stem = path.stem if path is not None else "excerpt"
     header: dict[str, Any] = {"type": "session", "version": CURRENT_VERSION, "id": stem.rsplit("_", 1)[-1]}
-    first = values[0][1]
+    first = next(v for _, v in values if is_entry(v))
     if isinstance(first.get("timestamp"), str):
         header["timestamp"] = first["timestamp"]
     return header
 
 
-def header_repair() -> Repair:
-    """The repair noting a synthesised header."""
-    return Repair(1, "header", "line 1 is an entry, not a session header: read as an excerpt")
+def header_repair(values: Sequence[tuple[int, Any]]) -> Repair:
+    """The repair noting a synthesised header (at the first entry's line)."""
+    lineno = next(n for n, v in values if is_entry(v))
+    return Repair(lineno, "header", f"no session header; line {lineno} is an entry: read as an excerpt")
 
 
 def describe_damage(repairs: Sequence[Repair], bad: Sequence[BadLine]) -> str | None:
