@@ -69,3 +69,7 @@ class ShareCancelled(ShareError):
 
 class ServeError(SessiontreeError):
     """The server cannot start (folder missing, address in use, cache dir inside the folder)."""
+
+
+class FilterError(SessiontreeError):
+    """A ``--since``, ``--project`` or ``--exclude`` value that cannot be used."""

@@ -13,11 +13,12 @@ from typing import Any
 import pytest
 from click.testing import CliRunner
 
+from sessiontree.archive.collection import Filters, parse_since
 from sessiontree.cli import cli
+from sessiontree.errors import FilterError
 from sessiontree.site import layout
 from sessiontree.site.build import BuildOptions, build_site
 from sessiontree.site.manifest import load_manifest
-from sessiontree.site.sources import BuildError, Filters, parse_since
 from tests.site.archive import Archive, page_stamps, snapshot_tree
 
 
@@ -160,7 +161,7 @@ def test_filters_pick_projects_times_and_globs(archive: Archive, tmp_path: Path)
             site=tmp_path / "recent",
             jobs=1,
             search=False,
-            filters=Filters(since=parse_since("2024-01-01")),
+            filters=Filters(since_ms=parse_since("2024-01-01")),
         )
     )
     assert old.relative_to(archive.root).as_posix() not in recent.rendered
@@ -168,7 +169,7 @@ def test_filters_pick_projects_times_and_globs(archive: Archive, tmp_path: Path)
 
 
 def test_bad_dates_and_outputs_are_one_line_errors(archive: Archive, tmp_path: Path) -> None:
-    with pytest.raises(BuildError, match="Not a date"):
+    with pytest.raises(FilterError, match="Not a date"):
         parse_since("last tuesday")
     code, _, err = run_build(str(archive.root), "-o", str(archive.root / "site"))
     assert code == 1 and "inside the sessions folder" in err and "Traceback" not in err

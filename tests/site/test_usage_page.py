@@ -6,8 +6,8 @@ import json
 import re
 from pathlib import Path
 
+from sessiontree.archive.collection import Filters
 from sessiontree.site.build import BuildOptions, build_site
-from sessiontree.site.sources import Filters
 from tests.site.archive import Archive
 
 

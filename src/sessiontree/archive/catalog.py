@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-import os
 import re
 import time
 from collections.abc import Iterable, Iterator
@@ -21,7 +20,7 @@ from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from sessiontree.store.discovery import read_session_info
+from sessiontree.store.discovery import one_line, read_session_info, scandir_sorted
 from sessiontree.store.persist import rewrite_atomically
 from sessiontree.store.storage import FileSessionStorage
 from sessiontree.store.tail import TailReader, TailState
@@ -115,11 +114,6 @@ def _scan_file(path: Path, previous: _Scan | None) -> _Scan:
     return scan
 
 
-def _one_line(text: str, limit: int = 200) -> str:
-    flat = " ".join(text.split())
-    return flat if len(flat) <= limit else flat[: limit - 1] + "…"
-
-
 def read_entry(root: Path, path: Path, parent: str | None, previous: _Cached | None) -> _Cached:
     """Read one file's record (reusing the previous scan when the file only grew)."""
     key = path.relative_to(root).as_posix()
@@ -140,7 +134,7 @@ def read_entry(root: Path, path: Path, parent: str | None, previous: _Cached | N
         base,
         id=info.id,
         cwd=info.cwd,
-        title=_one_line(title),
+        title=one_line(title),
         first_prompt=info.first_message or "",
         created=info.created or "",
         message_count=scan.messages,
@@ -164,7 +158,7 @@ def _foreign_entry(path: Path, base: CatalogEntry) -> _Cached:
         base,
         id=info.id,
         cwd=info.cwd or "",
-        title=_one_line(info.display_title),
+        title=one_line(info.display_title),
         first_prompt=info.first_message or "",
         created=info.created or "",
         message_count=count,
@@ -203,14 +197,6 @@ def _inside(path: Path, root: Path) -> bool:
         return False
 
 
-def _scandir(directory: Path) -> list[os.DirEntry[str]]:
-    try:
-        with os.scandir(directory) as it:
-            return sorted(it, key=lambda e: e.name)
-    except OSError:
-        return []
-
-
 def iter_session_files(root: Path) -> Iterator[tuple[Path, str | None]]:
     """Yield (session file, parent key) under ``root``: flat files, project folders, subagents.
 
@@ -225,7 +211,7 @@ def iter_session_files(root: Path) -> Iterator[tuple[Path, str | None]]:
     real_root = root.resolve()
 
     def files_in(directory: Path, parent: str | None, depth: int) -> Iterator[tuple[Path, str | None]]:
-        entries = _scandir(directory)
+        entries = scandir_sorted(directory)
         names = {e.name for e in entries}
         for e in entries:
             path = Path(e.path)

@@ -10,7 +10,6 @@ from __future__ import annotations
 import os
 import re
 import sqlite3
-import sys
 import threading
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
@@ -19,6 +18,7 @@ from pathlib import Path
 from types import TracebackType
 from typing import Any
 
+from sessiontree.archive.collection import default_cache_dir, is_inside, project_clause
 from sessiontree.archive.index import (
     UpdateReport,
     connect,
@@ -39,22 +39,10 @@ _TOKEN = re.compile(r"[^\W_]+", re.UNICODE)
 _SCAN_PAGE = 200
 
 
-def default_cache_dir() -> Path:
-    """The user cache dir: ``$XDG_CACHE_HOME/sessiontree`` (``~/.cache``; the platform's own elsewhere)."""
-    if sys.platform == "darwin":
-        return Path.home() / "Library" / "Caches" / "sessiontree"
-    if os.name == "nt" and os.environ.get("LOCALAPPDATA"):
-        return Path(os.environ["LOCALAPPDATA"]) / "sessiontree" / "Cache"
-    base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
-    return Path(base).expanduser() / "sessiontree"
-
-
 def check_cache_dir(cache_dir: Path, keep_out: Sequence[Path]) -> None:
     """Refuse a cache dir inside (or equal to) a folder that must stay read-only."""
-    cache = cache_dir.expanduser().resolve()
     for folder in keep_out:
-        guarded = folder.expanduser().resolve()
-        if cache == guarded or guarded in cache.parents:
+        if is_inside(cache_dir, folder):
             raise SearchError(
                 f"The cache dir {cache_dir} is inside {folder}, which search never writes to; "
                 "choose another --cache-dir"
@@ -66,7 +54,7 @@ class SearchFilters:
     """What narrows a search; None means no restriction."""
 
     project: str | None = None
-    """Only sessions whose header cwd is exactly this (absolute) directory."""
+    """Only sessions started in this (absolute) directory or under it (``collection.in_project``)."""
     since_ms: int | None = None
     """Only entries at or after this time (epoch milliseconds)."""
     role: str | None = None
@@ -137,8 +125,9 @@ def _filter_sql(roots: Sequence[Path], filters: SearchFilters) -> tuple[str, lis
     clause, params = root_clause(roots, "f.path")
     sql = f" AND {clause}"
     if filters.project is not None:
-        sql += " AND f.cwd = ?"
-        params.append(filters.project)
+        project, more = project_clause(filters.project, "f.cwd")
+        sql += f" AND {project}"
+        params.extend(more)
     if filters.since_ms is not None:
         sql += " AND r.ts >= ?"
         params.append(filters.since_ms)

@@ -15,6 +15,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+from sessiontree.archive.collection import project_clause
 from sessiontree.archive.dates import day_of
 from sessiontree.archive.scope import root_clause
 from sessiontree.archive.usage import Usage, UsageRecord
@@ -143,8 +144,9 @@ def read_usage(
     """Usage totals per (session, day, model) of the indexed sessions under ``roots``."""
     clause, params = root_clause(roots, "path")
     if project is not None:
-        clause += " AND cwd = ?"
-        params.append(project)
+        in_project, more = project_clause(project, "cwd")
+        clause += f" AND {in_project}"
+        params.extend(more)
     files = {
         r[0]: r[1:] for r in conn.execute(f"SELECT id, path, title, cwd FROM files WHERE {clause}", params)
     }

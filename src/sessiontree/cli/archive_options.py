@@ -8,11 +8,10 @@ from typing import Any, TypeVar
 
 import click
 
-from sessiontree.archive.dates import parse_since
+from sessiontree.archive.collection import parse_since, project_path
 from sessiontree.archive.search import SearchIndex
 from sessiontree.cli.base import Context
-from sessiontree.cli.roots import ROOT_HELP, agent_filter_option, pick_roots
-from sessiontree.store.discovery import normalize_cwd
+from sessiontree.cli.roots import PROJECT_HELP, ROOT_HELP, SINCE_HELP, agent_filter_option, pick_roots
 
 F = TypeVar("F", bound=Callable[..., Any])
 ANNOUNCE_BYTES = 32 * 2**20
@@ -30,11 +29,9 @@ def archive_options(func: F) -> F:
     func = click.option(
         "--since",
         metavar="DATE",
-        help="Only from this time on: YYYY-MM-DD, an ISO date-time (UTC unless given), or 12h / 7d / 2w.",
+        help=SINCE_HELP,
     )(func)
-    func = click.option(
-        "--project", metavar="CWD", help="Only sessions started in this working directory (exactly)."
-    )(func)
+    func = click.option("--project", metavar="DIR", help=PROJECT_HELP)(func)
     return click.option(
         "--root",
         "--sessions-dir",
@@ -46,8 +43,8 @@ def archive_options(func: F) -> F:
 
 
 def project_of(value: str | None) -> str | None:
-    """The ``--project`` value as the absolute cwd headers record."""
-    return normalize_cwd(value) if value else None
+    """The ``--project`` value as the absolute directory headers record."""
+    return project_path(value) if value else None
 
 
 def since_of(value: str | None) -> int | None:

@@ -10,7 +10,7 @@ from pathlib import Path
 import click
 
 from sessiontree.cli.base import Context, cli, pass_context
-from sessiontree.cli.roots import agent_filter_option, pick_roots, roots_option
+from sessiontree.cli.roots import PROJECT_HELP, SINCE_FORMS, agent_filter_option, pick_roots, roots_option
 from sessiontree.exporter.options import THEMES
 from sessiontree.store.discovery import printable
 
@@ -54,12 +54,8 @@ def _progress(quiet: bool) -> Iterator[Callable[[int, int, str], None] | None]:
     "-j", "--jobs", type=click.IntRange(min=0), default=0, help="Worker processes [default: one per core]."
 )
 @click.option("--force", is_flag=True, help="Render every session again, changed or not.")
-@click.option(
-    "--project", metavar="CWD_PREFIX", help="Only sessions whose working directory starts with this."
-)
-@click.option(
-    "--since", metavar="DATE", help="Only sessions changed on or after DATE (YYYY-MM-DD or ISO time)."
-)
+@click.option("--project", metavar="DIR", help=PROJECT_HELP)
+@click.option("--since", metavar="DATE", help="Only sessions changed from this time on: " + SINCE_FORMS)
 @click.option(
     "--exclude", metavar="GLOB", multiple=True, help="Leave out session files matching GLOB (repeatable)."
 )
@@ -99,13 +95,17 @@ def build(
     Sessions of any agent: DIR (or --root, repeatable) defaults to the agent dir's sessions/
     and the Claude Code and Codex CLI folders that exist.
     """
+    from sessiontree.archive.collection import Filters, parse_since, project_path
     from sessiontree.site.build import BuildOptions, build_site
-    from sessiontree.site.sources import Filters, parse_since
 
     chosen = pick_roots(ctx, (*((folder,) if folder is not None else ()), *roots), agent, existing=True)
     if not chosen:
         raise click.UsageError("No sessions folder: pass DIR or --root")
-    filters = Filters(project=project, since=parse_since(since) if since else None, exclude=exclude)
+    filters = Filters(
+        project=project_path(project) if project else None,
+        since_ms=parse_since(since) if since else None,
+        exclude=exclude,
+    )
     options = BuildOptions(
         root=chosen[0],
         more_roots=tuple(chosen[1:]),

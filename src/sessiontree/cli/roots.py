@@ -1,4 +1,4 @@
-"""The sessions folders a many-session command covers: --root (any agent's), else the defaults."""
+"""The options of the many-session commands: --root (any agent's, else the defaults), --agent, filters."""
 
 from __future__ import annotations
 
@@ -8,10 +8,9 @@ from typing import Any, TypeVar
 
 import click
 
+from sessiontree.archive import collection
 from sessiontree.cli.base import AGENT_CHOICES, Context
 from sessiontree.readers import agent_label
-from sessiontree.readers.discovery import default_roots
-from sessiontree.store.paths import AgentPaths
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -51,16 +50,15 @@ def pick_roots(
     Picking up another agent's folder is said on stderr, so nobody wonders where sessions came
     from. ``existing`` leaves out our own folder when it does not exist and another one does.
     """
-    if given:
-        return list(given)
-    ours = AgentPaths(ctx.agent_dir).sessions_dir
-    roots = [ours] if agent in (None, "pi") else []
-    for name, root in default_roots():
-        if agent in (None, name):
-            click.echo(
-                f"Including {agent_label(name)} sessions from {root} (--root chooses the folders)", err=True
-            )
-            roots.append(root)
-    if existing and len(roots) > 1 and not ours.is_dir():
-        roots.remove(ours)
-    return roots
+
+    def announce(name: str, root: Path) -> None:
+        click.echo(
+            f"Including {agent_label(name)} sessions from {root} (--root chooses the folders)", err=True
+        )
+
+    return collection.pick_roots(ctx.agent_dir, given, agent, existing=existing, announce=announce)
+
+
+PROJECT_HELP = "Only sessions started in this directory or a folder under it."
+SINCE_FORMS = "YYYY-MM-DD, an ISO date-time (UTC unless given), or 12h / 7d / 2w."
+SINCE_HELP = "Only from this time on: " + SINCE_FORMS

@@ -31,7 +31,7 @@ from sessiontree.exporter.options import THEMES
     "--cache-dir",
     metavar="DIR",
     type=click.Path(path_type=Path),
-    help="Where the index cache lives (never inside DIR) [default: ~/.cache/sessiontree].",
+    help="Where the index cache lives (never inside DIR) [default: the user cache dir].",
 )
 @click.option(
     "--theme", type=click.Choice(THEMES), default="auto", show_default=True, help="Colour theme of the pages."

@@ -7,7 +7,6 @@ Listing reads only a prefix of each file; nothing here ever writes.
 
 from __future__ import annotations
 
-import os
 from collections.abc import Iterator
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -15,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from sessiontree.readers.base import as_str, read_prefix_values, text_of
+from sessiontree.store.discovery import one_line, scandir_sorted
 
 DEFAULT_ROOTS: tuple[tuple[str, str], ...] = (("claude", ".claude/projects"), ("codex", ".codex/sessions"))
 """(agent, folder under the home directory) of the agents whose sessions are picked up by default."""
@@ -70,14 +70,6 @@ def default_roots(home: Path | None = None) -> list[tuple[str, Path]]:
     return [(agent, base / rel) for agent, rel in DEFAULT_ROOTS if (base / rel).is_dir()]
 
 
-def _scandir(directory: Path) -> list[os.DirEntry[str]]:
-    try:
-        with os.scandir(directory) as it:
-            return sorted(it, key=lambda e: e.name)
-    except OSError:
-        return []
-
-
 def _inside(path: Path, root: Path) -> bool:
     try:
         return path.resolve().is_relative_to(root)
@@ -106,7 +98,7 @@ def iter_agent_files(root: str | Path) -> Iterator[Path]:
     real_root = root.resolve()
 
     def walk(directory: Path, depth: int) -> Iterator[Path]:
-        for entry in _scandir(directory):
+        for entry in scandir_sorted(directory):
             path = Path(entry.path)
             if not _inside(path, real_root):
                 continue
@@ -133,13 +125,6 @@ def root_agent(root: str | Path) -> str | None:
         if index >= 4:
             break
     return None
-
-
-def _preview(text: str, limit: int = 200) -> str | None:
-    flat = " ".join(text.split())
-    if not flat:
-        return None
-    return flat if len(flat) <= limit else flat[: limit - 1] + "…"
 
 
 def _claude_info(values: list[Any]) -> dict[str, Any]:
@@ -228,7 +213,7 @@ def read_agent_info(path: str | Path, agent: str | None = None) -> AgentSessionI
         agent=agent,
         id=as_str(info.get("sessionId")) or path.stem,
         title=as_str(info.get("title")),
-        first_message=_preview(info.get("prompt") or ""),
+        first_message=one_line(info.get("prompt") or "") or None,
         cwd=as_str(info.get("cwd")),
         created=as_str(info.get("timestamp")),
         modified=st.st_mtime,

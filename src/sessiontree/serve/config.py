@@ -5,18 +5,9 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from sessiontree.archive.search import default_cache_dir
+from sessiontree.archive.collection import default_cache_dir
 from sessiontree.serve.security import is_loopback, new_token
-from sessiontree.store.paths import default_agent_dir
-
-
-def blob_dirs(root: Path, agent_dir: Path | None) -> tuple[Path, ...]:
-    """Blob stores a served folder's images come from: the agent's, the folder's agent dir's, its own."""
-    candidates = [(agent_dir or default_agent_dir()) / "blobs"]
-    if root.name == "sessions":
-        candidates.append(root.parent / "blobs")
-    candidates.append(root / "blobs")
-    return tuple(dict.fromkeys(candidates))
+from sessiontree.store.paths import blob_dirs_near
 
 
 @dataclass(frozen=True)
@@ -45,7 +36,7 @@ class ServeConfig:
         settle(self, "roots", roots)
         settle(self, "cache_dir", Path(self.cache_dir).expanduser())
         if not self.blob_dirs:
-            found = (d for root in roots for d in blob_dirs(root, self.agent_dir))
+            found = (d for root in roots for d in blob_dirs_near(root, self.agent_dir))
             settle(self, "blob_dirs", tuple(dict.fromkeys(found)))
         if self.token is None and not is_loopback(self.host):
             settle(self, "token", new_token())

@@ -9,7 +9,7 @@ from pathlib import Path
 import anyio
 
 from sessiontree.archive.catalog import CatalogEntry
-from sessiontree.archive.roots import Sources
+from sessiontree.archive.collection import Sources
 from sessiontree.serve.security import contained
 
 

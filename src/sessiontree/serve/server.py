@@ -10,6 +10,7 @@ from collections.abc import Callable
 from pathlib import Path
 from urllib.parse import quote
 
+from sessiontree.archive.collection import is_inside
 from sessiontree.errors import ServeError
 from sessiontree.serve.config import ServeConfig
 
@@ -21,8 +22,7 @@ def check_folders(root: Path, cache_dir: Path) -> None:
     """Refuse a missing folder and a cache dir inside the served folder (it is never written to)."""
     if not root.is_dir():
         raise ServeError(f"Directory not found: {root}; pass a sessions folder (DIR)")
-    real_root, real_cache = root.resolve(), cache_dir.expanduser().resolve()
-    if real_cache == real_root or real_cache.is_relative_to(real_root):
+    if is_inside(cache_dir, root):
         raise ServeError(f"The cache dir {cache_dir} is inside the served folder; choose another --cache-dir")
 
 

@@ -13,7 +13,7 @@ from pathlib import Path
 
 from sessiontree import __version__
 from sessiontree.archive.catalog import CatalogEntry
-from sessiontree.archive.roots import Sources
+from sessiontree.archive.collection import Filters, Sources, is_inside, select
 from sessiontree.errors import SearchError
 from sessiontree.exporter.options import check_theme
 from sessiontree.site import layout
@@ -26,7 +26,7 @@ from sessiontree.site.pagefind_index import (
     remove_old_bundles,
     write_search_bundle,
 )
-from sessiontree.site.sources import BuildError, Filters, file_sha256, select
+from sessiontree.site.sources import BuildError, file_sha256
 from sessiontree.site.worker import RenderJob, RenderOutcome, init_worker, render_job
 
 Progress = Callable[[int, int, str], None]
@@ -78,10 +78,9 @@ def _settings(options: BuildOptions) -> dict[str, object]:
 def _check_paths(root: Path, site: Path) -> None:
     if not root.is_dir():
         raise BuildError(f"Not a folder: {root}; pass the sessions folder to build")
-    real_root, real_site = root.resolve(), site.resolve()
-    if real_site == real_root or real_site.is_relative_to(real_root):
+    if is_inside(site, root):
         raise BuildError(f"The site {site} is inside the sessions folder {root}; choose an output outside it")
-    if real_root.is_relative_to(real_site):
+    if is_inside(root, site):
         raise BuildError(f"The sessions folder {root} is inside the site {site}; choose another output")
     if site.exists() and not site.is_dir():
         raise BuildError(f"Not a folder: {site}; choose a folder for the site")

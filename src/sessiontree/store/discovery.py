@@ -95,11 +95,23 @@ def _text_of(content: object) -> str:
     return ""
 
 
-def _preview(text: str) -> str | None:
+def one_line(text: str, limit: int = PREVIEW_CHARS) -> str:
+    """The one-line preview of a text in a listing: whitespace runs as one space, cut to ``limit``."""
     flat = " ".join(text.split())
-    if not flat:
-        return None
-    return flat if len(flat) <= PREVIEW_CHARS else flat[: PREVIEW_CHARS - 1] + "…"
+    return flat if len(flat) <= limit else flat[: limit - 1] + "…"
+
+
+def _preview(text: str) -> str | None:
+    return one_line(text) or None
+
+
+def scandir_sorted(directory: Path) -> list[os.DirEntry[str]]:
+    """The entries of a folder sorted by name (none when it cannot be read)."""
+    try:
+        with os.scandir(directory) as it:
+            return sorted(it, key=lambda e: e.name)
+    except OSError:
+        return []
 
 
 def _parse_lines(text: str) -> list[Any]:

@@ -60,21 +60,28 @@ def artifacts_dir_for(session_file: Path) -> Path:
     return session_file.with_name(name[: -len(".jsonl")] if name.endswith(".jsonl") else name + ".d")
 
 
-def blob_dirs_for(session_file: Path | None, agent_dir: Path | None = None) -> list[Path]:
-    """Blob stores to try for a session file, most specific first.
+def blob_dirs_near(folder: Path, agent_dir: Path | None = None) -> list[Path]:
+    """Blob stores to try for the sessions in ``folder``, most specific first: the one blob-dir rule.
 
-    The agent's global store; the store of the agent dir the file lives in
-    (``<agent>/sessions/<cwd>/<file>``); and a ``blobs/`` folder beside the file (exported
-    bundles and test fixtures).
+    The agent's global store; the store of the agent dir the folder belongs to (``folder`` is
+    ``<agent>/sessions`` or one of its project folders); and a ``blobs/`` folder inside
+    ``folder`` (exported bundles and test fixtures).
     """
     candidates: list[Path] = [(agent_dir or default_agent_dir()) / "blobs"]
-    if session_file is not None:
-        parent = session_file.resolve().parent
-        if parent.parent.name == "sessions":
-            candidates.append(parent.parent.parent / "blobs")
-        candidates.append(parent / "blobs")
+    if folder.name == "sessions":
+        candidates.append(folder.parent / "blobs")
+    elif folder.parent.name == "sessions":
+        candidates.append(folder.parent.parent / "blobs")
+    candidates.append(folder / "blobs")
     unique: list[Path] = []
     for path in candidates:
         if path not in unique:
             unique.append(path)
     return unique
+
+
+def blob_dirs_for(session_file: Path | None, agent_dir: Path | None = None) -> list[Path]:
+    """Blob stores to try for a session file (``blob_dirs_near`` its folder; the agent's alone for none)."""
+    if session_file is None:
+        return [(agent_dir or default_agent_dir()) / "blobs"]
+    return blob_dirs_near(session_file.resolve().parent, agent_dir)

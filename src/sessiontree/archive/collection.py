@@ -1,0 +1,212 @@
+"""The collection: several sessions folders seen as one, and the rules every many-session command shares.
+
+Serve, build, search and stats go through here for which folders they cover (``--root`` or the
+default agent folders), the keys and labels of what they list, the filters (one ``--since``,
+one ``--project`` rule), the cache dir, and the one "this folder must not be inside that one"
+check. ``Sources`` lists the folders through one ``Catalog`` each.
+"""
+
+from __future__ import annotations
+
+import fnmatch
+import os
+import re
+import sys
+import time
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass, replace
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from sessiontree.archive.catalog import Catalog, CatalogEntry
+from sessiontree.errors import FilterError
+from sessiontree.readers.discovery import default_roots, root_agent
+from sessiontree.store.discovery import normalize_cwd
+from sessiontree.store.paths import AgentPaths
+
+# -- folders ---------------------------------------------------------------------------------
+
+
+def pick_roots(
+    agent_dir: Path,
+    given: Sequence[Path],
+    agent: str | None = None,
+    *,
+    existing: bool = False,
+    announce: Callable[[str, Path], None] | None = None,
+) -> list[Path]:
+    """The folders given, else ours and the other agents' default folders that exist.
+
+    ``announce(agent, folder)`` hears each other agent's folder picked up. ``existing`` leaves
+    out our own folder when it does not exist and another one does.
+    """
+    if given:
+        return list(given)
+    ours = AgentPaths(agent_dir).sessions_dir
+    roots = [ours] if agent in (None, "pi") else []
+    for name, root in default_roots():
+        if agent in (None, name):
+            if announce is not None:
+                announce(name, root)
+            roots.append(root)
+    if existing and len(roots) > 1 and not ours.is_dir():
+        roots.remove(ours)
+    return roots
+
+
+def default_cache_dir() -> Path:
+    """The user cache dir: ``$XDG_CACHE_HOME/sessiontree`` (``~/.cache``; the platform's own elsewhere)."""
+    if sys.platform == "darwin":
+        return Path.home() / "Library" / "Caches" / "sessiontree"
+    if os.name == "nt" and os.environ.get("LOCALAPPDATA"):
+        return Path(os.environ["LOCALAPPDATA"]) / "sessiontree" / "Cache"
+    base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
+    return Path(base).expanduser() / "sessiontree"
+
+
+def is_inside(path: Path, folder: Path) -> bool:
+    """True when ``path`` is ``folder`` or under it (``~`` expanded, symlinks followed)."""
+    try:
+        real, base = path.expanduser().resolve(), folder.expanduser().resolve()
+    except (OSError, RuntimeError):
+        return False
+    return real == base or real.is_relative_to(base)
+
+
+# -- filters ---------------------------------------------------------------------------------
+
+_RELATIVE = re.compile(r"^(\d{1,6})\s*([hdw])$")
+_UNIT_SECONDS = {"h": 3600, "d": 86400, "w": 7 * 86400}
+
+
+def parse_since(text: str, now: float | None = None) -> int:
+    """Turn ``2026-02-16``, an ISO date-time (UTC unless it says) or ``12h`` / ``7d`` / ``2w`` into ms."""
+    value = text.strip()
+    relative = _RELATIVE.match(value.lower())
+    if relative:
+        seconds = int(relative.group(1)) * _UNIT_SECONDS[relative.group(2)]
+        return int(((time.time() if now is None else now) - seconds) * 1000)
+    try:
+        when = datetime.fromisoformat(value.replace("Z", "+00:00"))
+    except ValueError:
+        raise FilterError(
+            f"Not a date for --since: {value!r}; use YYYY-MM-DD, an ISO date-time (UTC unless it says), "
+            "or 12h / 7d / 2w"
+        ) from None
+    if when.tzinfo is None:
+        when = when.replace(tzinfo=UTC)
+    return int(when.timestamp() * 1000)
+
+
+def project_path(value: str) -> str:
+    """A ``--project`` value as the absolute directory headers record (``~`` and relative paths resolved)."""
+    return normalize_cwd(value).rstrip("/\\") or os.sep
+
+
+def in_project(cwd: str, project: str) -> bool:
+    """The one ``--project`` rule: the session started in ``project`` or in a folder under it."""
+    return cwd == project or cwd.startswith(project.rstrip("/\\") + os.sep)
+
+
+def project_clause(project: str, column: str) -> tuple[str, list[Any]]:
+    """``in_project`` as an SQL condition on ``column``, and its parameters."""
+    under = project.rstrip("/\\") + os.sep
+    return f"({column} = ? OR substr({column}, 1, ?) = ?)", [project, len(under), under]
+
+
+@dataclass(frozen=True, slots=True)
+class Filters:
+    """What ``--project``, ``--since`` and ``--exclude`` keep of a listing."""
+
+    project: str | None = None
+    """An absolute directory: sessions started in it or under it (see ``in_project``)."""
+    since_ms: int | None = None
+    """Only files changed at or after this time (epoch milliseconds)."""
+    exclude: tuple[str, ...] = ()
+
+    def keeps(self, entry: CatalogEntry) -> bool:
+        """True when the session is kept."""
+        name = entry.key.rsplit("/", 1)[-1]
+        if any(fnmatch.fnmatchcase(entry.key, p) or fnmatch.fnmatchcase(name, p) for p in self.exclude):
+            return False
+        if self.since_ms is not None and entry.mtime * 1000 < self.since_ms:
+            return False
+        # An unreadable file has no cwd: a project filter leaves it out, no filter lists it.
+        return self.project is None or (entry.error is None and in_project(entry.cwd, self.project))
+
+
+def select(entries: Iterable[CatalogEntry], filters: Filters) -> list[CatalogEntry]:
+    """The entries the filters keep, in the order given."""
+    return [e for e in entries if filters.keeps(e)]
+
+
+# -- several folders as one ------------------------------------------------------------------
+
+
+def root_labels(roots: Sequence[Path]) -> list[str]:
+    """A key prefix per root: none for one root; else its agent's name (``pi``, ``claude``, ``codex``)."""
+    if len(roots) <= 1:
+        return [""]
+    labels: list[str] = []
+    for root in roots:
+        base = root_agent(root) or "pi"
+        label, n = base, 1
+        while label in labels:
+            n += 1
+            label = f"{base}-{n}"
+        labels.append(label)
+    return labels
+
+
+class Sources:
+    """Several catalogs seen as one: ``<label>/<key>`` keys, each mapped back to its file."""
+
+    def __init__(self, roots: Sequence[Path], cache_dir: Path | None) -> None:
+        self.roots = list(roots)
+        self.labels = root_labels(self.roots)
+        self.catalogs = [Catalog(root, cache_dir=cache_dir) for root in self.roots]
+
+    def _prefix(self, index: int) -> str:
+        return f"{self.labels[index]}/" if self.labels[index] else ""
+
+    def scan(self) -> list[CatalogEntry]:
+        """Every root's listing (re-reading only changed files), newest first."""
+        found: list[CatalogEntry] = []
+        for index, catalog in enumerate(self.catalogs):
+            prefix = self._prefix(index)
+            for entry in catalog.scan():
+                parent = None if entry.parent is None else prefix + entry.parent
+                found.append(replace(entry, key=prefix + entry.key, parent=parent) if prefix else entry)
+        found.sort(key=lambda e: e.mtime, reverse=True)
+        return found
+
+    def _split(self, key: str) -> tuple[int, str]:
+        if len(self.catalogs) == 1:
+            return 0, key
+        label, _, rest = key.partition("/")
+        return self.labels.index(label), rest
+
+    def get(self, key: str) -> CatalogEntry | None:
+        """The record of one file by (prefixed) key."""
+        try:
+            index, rest = self._split(key)
+        except ValueError:
+            return None
+        entry = self.catalogs[index].get(rest)
+        return replace(entry, key=key) if entry is not None else None
+
+    def key_of(self, path: str) -> str | None:
+        """The (prefixed) key of a session file under one of the roots, or None."""
+        for index, root in enumerate(self.roots):
+            try:
+                rest = Path(path).relative_to(os.path.abspath(root)).as_posix()
+            except ValueError:
+                continue
+            return self._prefix(index) + rest
+        return None
+
+    def path_of(self, key: str) -> Path:
+        """The session file a (prefixed) key names."""
+        index, rest = self._split(key)
+        return self.roots[index] / rest
