@@ -55,7 +55,7 @@ def serve(
     DIR (or --root, repeatable) defaults to the agent dir's sessions/ and the Claude Code and
     Codex CLI folders that exist.
     """
-    from sessiontree.archive.search import default_cache_dir
+    from sessiontree.archive.collection import default_cache_dir
     from sessiontree.serve.config import ServeConfig
     from sessiontree.serve.server import run_server
 
