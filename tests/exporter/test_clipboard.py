@@ -7,6 +7,7 @@ import contextlib
 import fcntl
 import os
 import select
+import shutil
 import subprocess
 import sys
 import termios
@@ -16,7 +17,12 @@ from pathlib import Path
 
 import pytest
 
-from sessiontree.exporter.clipboard import copy_to_clipboard, copy_with_pyperclip, osc52_sequence
+from sessiontree.exporter.clipboard import (
+    copy_to_clipboard,
+    copy_with_pyperclip,
+    no_tool_reason,
+    osc52_sequence,
+)
 from sessiontree.exporter.text import format_session_as_text
 from sessiontree.store import load_session
 from tests.exporter.test_text import every_kind_entries, write_session
@@ -45,6 +51,9 @@ def test_osc52_inside_tmux_uses_the_passthrough_with_doubled_escapes() -> None:
 def test_osc52_inside_gnu_screen_is_cut_into_dcs_pieces() -> None:
     expected = b"\x1bP\x1b]52;c;" + HUNDRED_X_B64[:76] + b"\x1b\\\x1bP" + HUNDRED_X_B64[76:] + b"\x07\x1b\\"
     assert osc52_sequence("x" * 100, {"STY": "1234.pts-0.host", "TERM": "screen"}) == expected
+
+
+PATH_AT_START = os.environ.get("PATH", os.defpath)
 
 
 @pytest.fixture
@@ -197,3 +206,42 @@ def test_cli_with_no_clipboard_and_no_terminal_fails_loudly(
     assert err.count("\n") == 1 and "Traceback" not in err
     assert err.startswith("Error: Cannot reach the clipboard: no clipboard tool found")
     assert "use --stdout" in err
+
+
+def test_no_tool_reason_names_the_missing_display(tmp_path: Path) -> None:
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    tool = bin_dir / "xclip"
+    tool.write_text("#!/bin/sh\nexit 1\n")
+    tool.chmod(0o755)
+    reason = no_tool_reason({"PATH": str(bin_dir)})
+    assert reason.startswith("xclip installed but no display to reach")
+    assert "DISPLAY and WAYLAND_DISPLAY are unset" in reason
+    # with a display set, the tool was not missing its display: the generic reason stays
+    assert no_tool_reason({"PATH": str(bin_dir), "DISPLAY": ":9"}).startswith("no clipboard tool found")
+    assert no_tool_reason({"PATH": str(tmp_path / "none")}).startswith("no clipboard tool found")
+
+
+def test_cli_with_xclip_but_no_display_says_what_is_missing_and_what_works(
+    tmp_path: Path, no_clipboard_tool: dict[str, str]
+) -> None:
+    xclip = shutil.which("xclip", path=PATH_AT_START)  # the fixture emptied PATH
+    if xclip is None:
+        pytest.fail("xclip not installed: run scripts/setup --test")
+    bin_dir = Path(no_clipboard_tool["PATH"])
+    (bin_dir / "xclip").symlink_to(xclip)
+    path, _ = _every_kind(tmp_path)
+    proc = subprocess.run(
+        _dump(path),
+        stdin=subprocess.DEVNULL,
+        capture_output=True,
+        env=no_clipboard_tool,
+        start_new_session=True,
+        timeout=60,
+    )
+    assert proc.returncode == 1
+    err = proc.stderr.decode()
+    assert err.count("\n") == 1 and "Traceback" not in err
+    assert "no clipboard tool found" not in err
+    assert "xclip installed but no display to reach (DISPLAY and WAYLAND_DISPLAY are unset" in err
+    assert "use --stdout" in err and "inside a terminal that supports OSC 52" in err

@@ -10,6 +10,7 @@ import base64
 import contextlib
 import io
 import os
+import shutil
 import sys
 import tempfile
 from collections.abc import Callable, Iterator, Mapping
@@ -21,6 +22,8 @@ import pyperclip
 from sessiontree.errors import ClipboardError
 
 TOOLS_HINT = "xclip, xsel, wl-copy, pbcopy, clip.exe"
+# The tools that need a graphical session: X (DISPLAY) for xclip and xsel, Wayland for wl-copy.
+_DISPLAY_TOOLS = {"xclip": "DISPLAY", "xsel": "DISPLAY", "wl-copy": "WAYLAND_DISPLAY"}
 
 # pyperclip's copy functions, by name, to the tool they run.
 _MECHANISMS = {
@@ -99,7 +102,7 @@ def copy_with_pyperclip(text: str) -> tuple[str | None, str]:
     paste: Callable[[], str]
     copy, paste = pyperclip.determine_clipboard()
     if not copy:  # pyperclip's "no mechanism" stand-in is falsy
-        return None, f"no clipboard tool found ({TOOLS_HINT})"
+        return None, no_tool_reason()
     name = _MECHANISMS.get(getattr(copy, "__name__", ""), "clipboard tool")
     with _child_output_captured() as err:
         try:
@@ -111,6 +114,19 @@ def copy_with_pyperclip(text: str) -> tuple[str | None, str]:
     if not _same_text(pasted, text):
         return None, f"{name} did not take the text" + (f" ({complaint})" if complaint else "")
     return name, ""
+
+
+def no_tool_reason(env: Mapping[str, str] | None = None) -> str:
+    """Say why no clipboard tool is usable: none installed, or installed with no display to reach."""
+    env = os.environ if env is None else env
+    installed = [tool for tool in _DISPLAY_TOOLS if shutil.which(tool, path=env.get("PATH"))]
+    unreachable = [tool for tool in installed if not env.get(_DISPLAY_TOOLS[tool])]
+    if installed and unreachable == installed:
+        return (
+            f"{', '.join(installed)} installed but no display to reach "
+            "(DISPLAY and WAYLAND_DISPLAY are unset: no X or Wayland session here, as over SSH)"
+        )
+    return f"no clipboard tool found ({TOOLS_HINT})"
 
 
 def osc52_sequence(text: str, env: Mapping[str, str] | None = None) -> bytes:
@@ -175,7 +191,8 @@ def copy_to_clipboard(
     with _terminal() as fd:
         if fd is None:
             raise ClipboardError(
-                f"Cannot reach the clipboard: {reason}, and no terminal for the OSC 52 escape; "
+                f"Cannot reach the clipboard: {reason}, and no terminal for the OSC 52 escape "
+                "(run inside a terminal that supports OSC 52 to copy through it); "
                 "use --stdout and pipe the text where you need it"
             )
         write_osc52(text, fd, env)
