@@ -188,18 +188,22 @@ def test_cli_without_a_controlling_terminal_uses_a_tty_stdout(
     assert b"to the clipboard via the terminal (OSC 52)" in received[len(sequence) :]
 
 
-def test_cli_with_no_clipboard_and_no_terminal_fails_loudly(
-    tmp_path: Path, no_clipboard_tool: dict[str, str]
-) -> None:
+def _dump_without_terminal(tmp_path: Path, env: dict[str, str]) -> subprocess.CompletedProcess[bytes]:
     path, _ = _every_kind(tmp_path)
-    proc = subprocess.run(
+    return subprocess.run(
         _dump(path),
         stdin=subprocess.DEVNULL,
         capture_output=True,
-        env=no_clipboard_tool,
+        env=env,
         start_new_session=True,
         timeout=60,
     )
+
+
+def test_cli_with_no_clipboard_and_no_terminal_fails_loudly(
+    tmp_path: Path, no_clipboard_tool: dict[str, str]
+) -> None:
+    proc = _dump_without_terminal(tmp_path, no_clipboard_tool)
     assert proc.returncode == 1
     assert proc.stdout == b""
     err = proc.stderr.decode()
@@ -230,15 +234,7 @@ def test_cli_with_xclip_but_no_display_says_what_is_missing_and_what_works(
         pytest.fail("xclip not installed: run scripts/setup --test")
     bin_dir = Path(no_clipboard_tool["PATH"])
     (bin_dir / "xclip").symlink_to(xclip)
-    path, _ = _every_kind(tmp_path)
-    proc = subprocess.run(
-        _dump(path),
-        stdin=subprocess.DEVNULL,
-        capture_output=True,
-        env=no_clipboard_tool,
-        start_new_session=True,
-        timeout=60,
-    )
+    proc = _dump_without_terminal(tmp_path, no_clipboard_tool)
     assert proc.returncode == 1
     err = proc.stderr.decode()
     assert err.count("\n") == 1 and "Traceback" not in err
