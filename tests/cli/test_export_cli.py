@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Callable
 from pathlib import Path
 
@@ -129,3 +130,25 @@ def test_output_onto_the_input_is_refused(gen_session: GenSession, tmp_path: Pat
     assert code == 1
     assert "is the session file itself" in stderr
     assert session.read_bytes() == before
+
+
+def test_a_session_copied_out_of_its_agent_folder_warns_once_with_the_count(
+    gen_session: GenSession, tmp_path: Path
+) -> None:
+    lines = gen_session(60, blobs=True).read_text(encoding="utf-8").splitlines()
+    # the same image sent again: a second reference to one blob
+    with_image = json.loads(next(line for line in lines if "blob:sha256:" in line))
+    again = {**with_image, "id": "again0001", "parentId": json.loads(lines[-1])["id"]}
+    text = "\n".join([*lines, json.dumps(again)]) + "\n"
+    refs = re.findall(r"blob:sha256:[0-9a-f]{64}", text)
+    assert len(refs) > len(set(refs)) >= 1
+    alone = tmp_path / "copied" / "session.jsonl"  # copied without the blobs/ folder beside it
+    alone.parent.mkdir()
+    alone.write_text(text, encoding="utf-8")
+    result = CliRunner().invoke(cli, ["export", str(alone), str(tmp_path / "out.html")])
+    assert result.exit_code == 0, result.stderr
+    assert result.stderr.splitlines() == [
+        f"Warning: session.jsonl: {len(refs)} images refer to {len(set(refs))} "
+        f"blob{'' if len(set(refs)) == 1 else 's'} not found (looked in the agent dir's blobs/ and a "
+        "blobs/ folder beside the file); the page shows a notice in their place"
+    ]

@@ -23,6 +23,7 @@ from sessiontree.exporter.stats import compute_stats, cumulative_by_turn
 from sessiontree.readers import load_any
 from sessiontree.store import Session
 from sessiontree.store.atomic import write_atomic
+from sessiontree.store.blobs import describe_missing_blobs
 from sessiontree.store.discovery import printable
 from sessiontree.store.repair import describe_damage
 from sessiontree.store.session import require_header
@@ -145,13 +146,17 @@ def load_for_export(
     """Load a session file of any agent for export (read-only), refusing missing files and non-sessions.
 
     ``agent`` forces the reader (claude, codex, pi); by default the file's content decides.
-    ``warn`` gets one line when loading repaired or skipped anything (a damaged file).
+    ``warn`` gets one line when loading repaired or skipped anything (a damaged file), and one
+    when images refer to blobs that are not there (a file copied out of its agent folder).
     """
     path = Path(input_path)
     session = require_header(load_any(path, agent, blobs_dir=blobs_dir))
-    damage = describe_damage(session.repairs, session.bad_lines)
-    if damage is not None and warn is not None:
-        warn(printable(f"Warning: {path.name}: {damage}"))
+    if warn is not None:
+        damage = describe_damage(session.repairs, session.bad_lines)
+        if damage is not None:
+            warn(printable(f"Warning: {path.name}: {damage}"))
+        if session.missing_blobs:
+            warn(printable(f"Warning: {path.name}: {describe_missing_blobs(session.missing_blobs)}"))
     return session
 
 

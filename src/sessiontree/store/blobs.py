@@ -120,15 +120,15 @@ def _resolve_blocks(blocks: object, stores: list[BlobStore], missing: list[str])
             if raw is not None:
                 block["data"] = base64.b64encode(raw).decode("ascii")
                 break
-        else:
-            log.warning("blob %s not found; keeping the reference", data)
+        else:  # said once per load by the caller (one line with the count), not once per reference
+            log.debug("blob %s not found; keeping the reference", data)
             missing.append(data)
 
 
 def resolve_blob_refs_in_entries(entries: list[Entry], stores: list[BlobStore]) -> list[str]:
     """Rehydrate image blob references of message / custom_message entries in place.
 
-    A missing blob is logged, its reference kept, and reported in the returned list.
+    A missing blob keeps its reference and is reported in the returned list (once per reference).
     """
     missing: list[str] = []
     for entry in entries:
@@ -140,3 +140,14 @@ def resolve_blob_refs_in_entries(entries: list[Entry], stores: list[BlobStore]) 
         elif kind == "custom_message":
             _resolve_blocks(entry.get("content"), stores, missing)
     return missing
+
+
+def describe_missing_blobs(missing: list[str]) -> str:
+    """One line for the images whose blobs were not found (each blob counted once)."""
+    blobs = len(set(missing))
+    images = f"{len(missing)} image{'' if len(missing) == 1 else 's'}"
+    return (
+        f"{images} refer to {blobs} blob{'' if blobs == 1 else 's'} not found "
+        "(looked in the agent dir's blobs/ and a blobs/ folder beside the file); "
+        "the page shows a notice in their place"
+    )
