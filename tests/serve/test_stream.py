@@ -6,9 +6,10 @@ import json
 import os
 import shutil
 import signal
+import socket
 from collections.abc import Iterator
 from pathlib import Path
-from urllib.parse import quote
+from urllib.parse import quote, urlsplit
 
 import httpx
 import pytest
@@ -148,11 +149,49 @@ def test_folder_deleted_and_recreated(
 
 
 def test_sigint_ends_the_process_with_open_streams(served: Served, http: httpx.Client) -> None:
-    readers = [open_session(http, served), EventReader(http, f"{served.url}/events")]
+    assert served.proc.stdout is not None and served.proc.stderr is not None
+    assert served.proc.stdout.readline() == "Press Ctrl-C to stop.\n"
+    readers = [open_session(http, served) for _ in range(3)]
+    readers += [EventReader(http, f"{served.url}/events") for _ in range(3)]
+    readers[-1].next_named("index")  # the streams are open and have sent
     served.proc.send_signal(signal.SIGINT)
     assert served.proc.wait(timeout=30) == 0
+    # Nothing but the stop line: no "Task was destroyed", no "ASGI callable returned without ..."
+    assert served.proc.stdout.read() == "Stopped.\n"
+    assert served.proc.stderr.read() == ""
     for reader in readers:
         with pytest.raises((AssertionError, httpx.HTTPError)):
             while True:
                 reader.next()  # the stream ends instead of hanging
         reader.close()
+
+
+def _status_for_host(url: str, host: bytes) -> tuple[int, bytes]:
+    """Send one GET with this exact Host header over a plain socket; the status and the head."""
+    parsed = urlsplit(url)
+    assert parsed.hostname is not None and parsed.port is not None
+    with socket.create_connection((parsed.hostname, parsed.port), timeout=30) as sock:
+        sock.sendall(b"GET / HTTP/1.1\r\nHost: " + host + b"\r\nConnection: close\r\n\r\n")
+        data = b""
+        while b"\r\n\r\n" not in data:
+            chunk = sock.recv(65536)
+            if not chunk:
+                break
+            data += chunk
+    head = data.partition(b"\r\n\r\n")[0].lower()
+    return int(head.split(b" ", 2)[1]), head
+
+
+def test_real_server_refuses_hosts_that_only_start_like_its_own(served: Served) -> None:
+    port = str(urlsplit(served.url).port).encode()
+    assert _status_for_host(served.url, b"127.0.0.1:" + port)[0] == 200
+    for host in (
+        b"localhost:" + port + b".evil.example",
+        b"127.0.0.1:" + port + b"@evil.example",
+        b"localhost:" + port + b":" + port,
+        b"[::1]:" + port + b".evil.example",
+        b"evil.example:" + port,
+    ):
+        status, head = _status_for_host(served.url, host)
+        assert status == 400, host
+        assert b"x-content-type-options: nosniff" in head

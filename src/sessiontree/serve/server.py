@@ -10,9 +10,13 @@ from collections.abc import Callable
 from pathlib import Path
 from urllib.parse import quote
 
+import uvicorn
+from sse_starlette.sse import AppStatus
+
 from sessiontree.archive.collection import is_inside
 from sessiontree.errors import ServeError
 from sessiontree.serve.config import ServeConfig
+from sessiontree.serve.hub import Hub
 
 GRACEFUL_SECONDS = 1
 """How long Ctrl-C waits for open requests and event streams before closing them."""
@@ -56,12 +60,28 @@ def server_url(host: str, port: int, token: str | None) -> str:
     return f"http://{name}:{port}/" + (f"?token={quote(token)}" if token else "")
 
 
+class _Server(uvicorn.Server):
+    """uvicorn's server, which ends our event streams as soon as it starts to stop.
+
+    uvicorn closes the application's connections only after waiting for the open ones, and an
+    event stream never ends by itself: closed later, from the lifespan or by sse-starlette's own
+    shutdown watcher, each open stream is cancelled mid-response and logs "ASGI callable returned
+    without completing response". Ended here, each stream sends its last chunk and completes.
+    """
+
+    def __init__(self, hub: Hub, config: uvicorn.Config) -> None:
+        super().__init__(config)
+        self.hub = hub
+
+    async def shutdown(self, sockets: list[socket.socket] | None = None) -> None:
+        self.hub.close()
+        await super().shutdown(sockets)
+
+
 def run_server(
     config: ServeConfig, *, open_browser: bool = False, echo: Callable[[str], None] = print
 ) -> None:
-    """Serve until Ctrl-C (SIGINT) or SIGTERM; open event streams are closed within a second."""
-    import uvicorn
-
+    """Serve until Ctrl-C (SIGINT) or SIGTERM; open event streams end first, then quietly the rest."""
     from sessiontree.serve.app import create_app
 
     for root in config.roots:
@@ -74,7 +94,8 @@ def run_server(
     if config.token:
         echo("Anyone who can reach this address needs the token in that URL; keep it private.")
     echo("Press Ctrl-C to stop.")
-    server = uvicorn.Server(
+    server = _Server(
+        app.state.serve.hub,
         uvicorn.Config(
             app,
             log_level="warning",
@@ -83,8 +104,9 @@ def run_server(
             timeout_graceful_shutdown=GRACEFUL_SECONDS,
             proxy_headers=False,
             server_header=False,
-        )
+        ),
     )
+    AppStatus.disable_automatic_graceful_drain()  # type: ignore[no-untyped-call]  # _Server ends them
     if open_browser:
         threading.Thread(target=webbrowser.open, args=(url,), daemon=True).start()
     try:
