@@ -19,6 +19,14 @@ from sessiontree.store.load import load_session
 from tests.archive.sessions import make_session, write_lines
 
 KINDS = {"input": "input", "output": "output", "cacheRead": "cacheRead", "cacheWrite": "cacheWrite"}
+# genai-prices' table for Claude Sonnet 4.5 (below its 200k-token tier): dollars per million
+# input, output, cache-read and cache-write tokens. The estimate a session without cost gets.
+SONNET_45 = {"input": 3.0, "output": 15.0, "cacheRead": 0.30, "cacheWrite": 3.75}
+
+
+def hand_estimate(usage: dict[str, Any]) -> float:
+    """The cost of one Claude Sonnet 4.5 message, computed by hand from the price table."""
+    return sum(usage[k] * SONNET_45[k] for k in KINDS) / 1_000_000
 
 
 def build_archive(roots: Path) -> list[Path]:
@@ -78,6 +86,9 @@ def independent_totals(files: list[Path], by: str) -> dict[str, dict[str, Any]]:
                 total[k] += usage[k]
             if "cost" in usage:
                 total["cost"] = (total["cost"] or 0.0) + usage["cost"]["total"]
+            else:
+                assert message["model"] == "claude-sonnet-4-5"
+                total["cost"] = (total["cost"] or 0.0) + hand_estimate(usage)
     return dict(totals)
 
 
@@ -103,23 +114,43 @@ def test_stats_sums_match_independent_totals_for_every_grouping(roots: Path, cac
             if want["cost"] is None:
                 assert group["cost"] is None, (by, key)
             else:
-                assert math.isclose(group["cost"], want["cost"], rel_tol=1e-9), (by, key)
+                assert math.isclose(group["cost"], want["cost"], rel_tol=1e-9, abs_tol=1e-6), (by, key)
         assert report["branches"] == "all"
         assert report["total"]["messages"] == sum(w["messages"] for w in expected.values())
     assert len(independent_totals(files[:3], "model")) == 2
 
 
-def test_sessions_without_cost_show_tokens_only(roots: Path, cache_dir: Path) -> None:
-    build_archive(roots)
+def test_sessions_without_cost_get_an_estimate_marked_estimated(roots: Path, cache_dir: Path) -> None:
+    files = build_archive(roots)
     table = run_stats(roots, cache_dir, "--by", "session")
     free = next(line for line in table.splitlines() if line.startswith("Free"))
-    assert free.rstrip().endswith("-") and "$" not in free
+    want = independent_totals([files[2]], "session")[str(files[2])]["cost"]
+    assert free.rstrip().endswith(f"${want:,.2f} estimated")
+    alpha = next(line for line in table.splitlines() if line.startswith("Alpha"))
+    assert "estimated" not in alpha  # a recorded cost wins
     rows = list(csv.DictReader(io.StringIO(run_stats(roots, cache_dir, "--by", "session", "--csv"))))
     by_title = {r["title"]: r for r in rows}
-    assert by_title["Free"]["cost"] == "" and int(by_title["Free"]["tokens"]) > 0
+    assert math.isclose(float(by_title["Free"]["cost"]), want, rel_tol=1e-6)
+    assert by_title["Free"]["costEstimated"] == "True" and by_title["Alpha"]["costEstimated"] == "False"
     assert float(by_title["Alpha"]["cost"]) > 0
     assert rows[-1]["key"] == "total"
     assert "every branch" in table
+
+
+def test_a_model_without_price_shows_a_dash_and_is_named(roots: Path, cache_dir: Path) -> None:
+    path, lines = make_session(roots / "p", "local", seed=41, turns=4, title="Local")
+    for line in lines:
+        message = line.get("message")
+        if isinstance(message, dict) and isinstance(message.get("usage"), dict):
+            message["usage"].pop("cost", None)
+            message["provider"], message["model"] = "ollama", "my-own-finetune-7b"
+    write_lines(path, lines)
+    table = run_stats(roots, cache_dir, "--by", "session")
+    local = next(line for line in table.splitlines() if line.startswith("Local"))
+    assert local.rstrip().endswith("- (no price for ollama/my-own-finetune-7b)")
+    report = json.loads(run_stats(roots, cache_dir, "--by", "session", "--json"))
+    assert report["total"]["cost"] is None
+    assert report["total"]["unpricedModels"] == ["ollama/my-own-finetune-7b"]
 
 
 def test_every_branch_counts_not_only_the_active_path(roots: Path, cache_dir: Path) -> None:

@@ -36,7 +36,7 @@ from sessiontree.store.migrate import stable_entry_id
 from sessiontree.store.surrogates import replace_surrogates
 from sessiontree.store.tail import TailReader, TailState
 
-SCHEMA_VERSION = 6
+SCHEMA_VERSION = 7
 BUSY_TIMEOUT = 120.0
 """Seconds a process waits for another one's indexing transaction (one file at a time)."""
 

@@ -9,13 +9,13 @@ and absurdly large values count as nothing.
 
 from __future__ import annotations
 
-import math
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from sessiontree.archive.dates import day_of, week_of
 from sessiontree.archive.extract import parse_time
+from sessiontree.store.pricing import cost_text, model_label, token_count, token_counts, usage_cost
 
 GroupBy = Literal["day", "week", "project", "model", "session"]
 GROUP_CHOICES: tuple[GroupBy, ...] = ("day", "week", "project", "model", "session")
@@ -23,16 +23,6 @@ TOKEN_FIELDS = ("input", "output", "cache_read", "cache_write")
 
 MAX_TOKENS = 10**12
 """More tokens than this in one message is not a count (and could overflow SQLite's sums)."""
-MAX_COST = 1e6
-"""More dollars than this for one message is not a price."""
-
-# Each kind of count under the names pi, oh-my-pi and Claude Code write it.
-_ALIASES = {
-    "input": ("input", "inputTokens", "input_tokens"),
-    "output": ("output", "outputTokens", "output_tokens"),
-    "cache_read": ("cacheRead", "cacheReadTokens", "cache_read_input_tokens"),
-    "cache_write": ("cacheWrite", "cacheWriteTokens", "cache_creation_input_tokens"),
-}
 
 
 @dataclass(frozen=True, slots=True)
@@ -48,47 +38,35 @@ class Usage:
     cost: float | None
     messages: int = 1
     """How many messages these figures sum (totals read back from the index hold many)."""
+    estimated: int = 0
+    """How many of them have a cost estimated from their tokens (none recorded)."""
+    unpriced: int = 0
+    """How many of them spent tokens with neither a recorded cost nor a price for the model."""
 
 
 def count_of(value: object) -> int:
     """A token count from untrusted JSON: a finite number in [0, MAX_TOKENS], else 0."""
-    if isinstance(value, bool) or not isinstance(value, int | float):
-        return 0
-    if isinstance(value, float) and not math.isfinite(value):
-        return 0
-    return int(value) if 0 <= value <= MAX_TOKENS else 0
+    count = token_count(value)
+    return count if count <= MAX_TOKENS else 0
 
 
-def cost_of(value: object) -> float | None:
-    """A cost from untrusted JSON (``{total: ...}`` or a number); None when there is none."""
-    if isinstance(value, Mapping):
-        value = value.get("total")
-    if isinstance(value, bool) or not isinstance(value, int | float):
-        return None
-    number = float(value) if not isinstance(value, int) or abs(value) <= MAX_COST else math.inf
-    return number if math.isfinite(number) and 0 <= number <= MAX_COST else 0.0
-
-
-def model_name(provider: object, model: object) -> str:
-    """``provider/model`` (or the model alone); ``unknown`` when the message names none."""
-    if not isinstance(model, str) or not model:
-        return "unknown"
-    if isinstance(provider, str) and provider and "/" not in model:
-        return f"{provider}/{model}"
-    return model
-
-
-def usage_from(usage: object, model: str, ts: int) -> Usage | None:
-    """Read one ``usage`` object; None when it is not one."""
+def usage_from(usage: object, provider: object, model: object, ts: int) -> Usage | None:
+    """Read one ``usage`` object (its cost recorded, else estimated); None when it is not one."""
     if not isinstance(usage, Mapping):
         return None
-    counts = {
-        key: next((count_of(usage[n]) for n in names if n in usage), 0) for key, names in _ALIASES.items()
-    }
-    cost = cost_of(usage.get("cost"))
-    if cost is None and "costUSD" in usage:
-        cost = cost_of(usage.get("costUSD"))
-    return Usage(model, ts, cost=cost, **counts)
+    counts = {key: count if count <= MAX_TOKENS else 0 for key, count in token_counts(usage).items()}
+    cost = usage_cost(usage, provider, model, ts or None)
+    return Usage(
+        model_label(provider, model),
+        ts,
+        counts["input"],
+        counts["output"],
+        counts["cacheRead"],
+        counts["cacheWrite"],
+        cost.amount,
+        estimated=int(cost.estimated),
+        unpriced=int(cost.unpriced is not None),
+    )
 
 
 def usage_of_entry(entry: Mapping[str, Any]) -> Usage | None:
@@ -105,7 +83,7 @@ def usage_of_entry(entry: Mapping[str, Any]) -> Usage | None:
         if not isinstance(message, Mapping) or message.get("role") != "assistant":
             return None
         ts = ts or parse_time(message.get("timestamp"))
-        return usage_from(message.get("usage"), model_name(message.get("provider"), message.get("model")), ts)
+        return usage_from(message.get("usage"), message.get("provider"), message.get("model"), ts)
     record: object = entry
     if kind == "custom" and entry.get("customType") == "model_usage":
         record = entry.get("data")
@@ -114,7 +92,7 @@ def usage_of_entry(entry: Mapping[str, Any]) -> Usage | None:
     if not isinstance(record, Mapping):
         return None
     ts = ts or parse_time(record.get("timestamp"))
-    return usage_from(record.get("usage"), model_name(record.get("provider"), record.get("model")), ts)
+    return usage_from(record.get("usage"), record.get("provider"), record.get("model"), ts)
 
 
 @dataclass(frozen=True, slots=True)
@@ -140,6 +118,10 @@ class UsageTotal:
     cost: float | None = None
     label: str | None = None
     """What to show for the key (a session's title; its key is the path)."""
+    estimated: int = 0
+    """Messages whose cost is an estimate from their tokens."""
+    unpriced: dict[str, None] = field(default_factory=dict)
+    """Models that spent tokens with no cost recorded and no price known."""
 
     @property
     def tokens(self) -> int:
@@ -155,6 +137,13 @@ class UsageTotal:
         self.cache_write += usage.cache_write
         if usage.cost is not None:
             self.cost = (self.cost or 0.0) + usage.cost
+        self.estimated += usage.estimated
+        if usage.unpriced:
+            self.unpriced[usage.model] = None
+
+    def cost_text(self, digits: int | None = None) -> str:
+        """The cost as every page and the CLI show it (``-``, estimated, models without a price)."""
+        return cost_text(self.cost, self.estimated > 0, self.unpriced, digits)
 
     def to_json(self) -> dict[str, Any]:
         """A JSON-ready dict (``cost`` null when none was recorded)."""
@@ -169,6 +158,8 @@ class UsageTotal:
             cacheWrite=self.cache_write,
             tokens=self.tokens,
             cost=None if self.cost is None else round(self.cost, 6),
+            costEstimated=self.estimated > 0,
+            unpricedModels=list(self.unpriced),
         )
         return data
 

@@ -32,7 +32,9 @@ CREATE TABLE IF NOT EXISTS usage (
     output INTEGER NOT NULL,
     cache_read INTEGER NOT NULL,
     cache_write INTEGER NOT NULL,
-    cost REAL
+    cost REAL,
+    estimated INTEGER NOT NULL,
+    unpriced INTEGER NOT NULL
 );
 CREATE INDEX IF NOT EXISTS usage_file ON usage(file_id);
 CREATE INDEX IF NOT EXISTS usage_key ON usage(copy_key);
@@ -48,20 +50,23 @@ CREATE TABLE IF NOT EXISTS usage_days (
     cache_write INTEGER NOT NULL,
     cost REAL NOT NULL,
     costed INTEGER NOT NULL,
+    estimated INTEGER NOT NULL,
+    unpriced INTEGER NOT NULL,
     PRIMARY KEY (file_id, day, model)
 ) WITHOUT ROWID;
 """
 TABLES = ("usage", "usage_days")
 
-_COLUMNS = "ts, day, model, input, output, cache_read, cache_write, cost"
+_COLUMNS = "ts, day, model, input, output, cache_read, cache_write, cost, estimated, unpriced"
 _ADD = (
-    "INSERT INTO usage_days "
-    "(file_id, day, model, messages, input, output, cache_read, cache_write, cost, costed) "
-    "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (file_id, day, model) DO UPDATE SET "
+    "INSERT INTO usage_days (file_id, day, model, messages, input, output, cache_read, cache_write, "
+    "cost, costed, estimated, unpriced) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) "
+    "ON CONFLICT (file_id, day, model) DO UPDATE SET "
     "messages = messages + excluded.messages, input = input + excluded.input, "
     "output = output + excluded.output, cache_read = cache_read + excluded.cache_read, "
     "cache_write = cache_write + excluded.cache_write, cost = cost + excluded.cost, "
-    "costed = costed + excluded.costed"
+    "costed = costed + excluded.costed, estimated = estimated + excluded.estimated, "
+    "unpriced = unpriced + excluded.unpriced"
 )
 
 
@@ -77,10 +82,12 @@ def _day(usage: Usage) -> str:
 
 
 def _add_total(conn: sqlite3.Connection, file_id: int, day: str, row: Sequence[Any]) -> None:
-    """Add one message (``model, input, output, cache_read, cache_write, cost``) to its day's total."""
-    model, tokens_in, tokens_out, read, write, cost = row
+    """Add one message (``model, input, output, cache_read, cache_write, cost, estimated, unpriced``)
+    to its day's total."""
+    model, tokens_in, tokens_out, read, write, cost = row[0], row[1], row[2], row[3], row[4], row[5]
     conn.execute(
-        _ADD, (file_id, day, model, 1, tokens_in, tokens_out, read, write, cost or 0.0, cost is not None)
+        _ADD,
+        (file_id, day, model, 1, tokens_in, tokens_out, read, write, cost or 0.0, cost is not None, *row[6:]),
     )
 
 
@@ -93,10 +100,13 @@ def add_usage(conn: sqlite3.Connection, file_id: int, spent: Sequence[tuple[str 
             is not None
         )
         day = _day(usage)
-        values = (usage.model, usage.input, usage.output, usage.cache_read, usage.cache_write, usage.cost)
+        values = (
+            *(usage.model, usage.input, usage.output, usage.cache_read, usage.cache_write, usage.cost),
+            *(usage.estimated, usage.unpriced),
+        )
         conn.execute(
             f"INSERT INTO usage (file_id, copy_key, dup, {_COLUMNS}) "
-            "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
             (file_id, key, int(dup), usage.ts, day, *values),
         )
         if not dup:
@@ -115,7 +125,8 @@ def forget_usage(conn: sqlite3.Connection, file_id: int) -> None:
     conn.execute("DELETE FROM usage_days WHERE file_id = ?", (file_id,))
     for key in keys:
         heir = conn.execute(
-            "SELECT rowid, file_id, day, model, input, output, cache_read, cache_write, cost FROM usage "
+            "SELECT rowid, file_id, day, model, input, output, cache_read, cache_write, cost, estimated, "
+            "unpriced FROM usage "
             "WHERE copy_key = ? AND dup = 1 ORDER BY rowid LIMIT 1",
             (key,),
         ).fetchone()
@@ -152,8 +163,8 @@ def read_usage(
     }
     if since_ms is None or _is_midnight(since_ms):
         sql = (
-            "SELECT file_id, day, model, messages, input, output, cache_read, cache_write, cost, costed "
-            "FROM usage_days"
+            "SELECT file_id, day, model, messages, input, output, cache_read, cache_write, cost, costed, "
+            "estimated, unpriced FROM usage_days"
         )
         args: list[Any] = []
         if since_ms is not None:
@@ -162,7 +173,8 @@ def read_usage(
     else:  # a time within a day: total the messages themselves
         sql = (
             "SELECT file_id, day, model, count(*), sum(input), sum(output), sum(cache_read), "
-            "sum(cache_write), total(cost), count(cost) FROM usage WHERE dup = 0 AND ts >= ? "
+            "sum(cache_write), total(cost), count(cost), sum(estimated), sum(unpriced) "
+            "FROM usage WHERE dup = 0 AND ts >= ? "
             "GROUP BY file_id, day, model"
         )
         args = [since_ms]
@@ -172,6 +184,8 @@ def read_usage(
         if where is None:
             continue
         cost = float(row[8]) if row[9] else None
-        usage = Usage(row[2], _midnight(row[1]), row[4], row[5], row[6], row[7], cost, messages=row[3])
+        usage = Usage(
+            row[2], _midnight(row[1]), row[4], row[5], row[6], row[7], cost, row[3], row[10], row[11]
+        )
         records.append(UsageRecord(usage, where[0], where[1], where[2]))
     return records

@@ -18,19 +18,13 @@ BRANCH_NOTE = "Counted over every branch of each session (abandoned branches too
 KEY_WIDTH = 60
 TITLE_WIDTH = 32
 _HEADINGS = ("MESSAGES", "INPUT", "OUTPUT", "CACHE READ", "CACHE WRITE", "COST")
-CSV_FIELDS = ("key", "title", "messages", "input", "output", "cacheRead", "cacheWrite", "tokens", "cost")
-
-
-def format_cost(cost: float | None) -> str:
-    """Dollars with cents (four decimals under a cent); ``-`` when nothing recorded a cost."""
-    if cost is None:
-        return "-"
-    return f"${cost:,.2f}" if cost >= 0.01 or cost == 0 else f"${cost:.4f}"
+CSV_FIELDS: tuple[str, ...] = ("key", "title", "messages", "input", "output", "cacheRead", "cacheWrite")
+CSV_FIELDS += ("tokens", "cost", "costEstimated")
 
 
 def _cells(total: UsageTotal, key: str) -> tuple[str, ...]:
     counts = (total.messages, total.input, total.output, total.cache_read, total.cache_write)
-    return (key, *(f"{n:,}" for n in counts), format_cost(total.cost))
+    return (key, *(f"{n:,}" for n in counts), printable(total.cost_text()))
 
 
 def format_table(report: UsageReport) -> str:
@@ -93,7 +87,8 @@ def stats(
 
     Input, output, cache-read and cache-write tokens and cost, summed from every assistant
     message's usage (and model_usage entries). Every branch counts, not only the active
-    path. Sessions that recorded no cost show tokens only.
+    path. A session that recorded no cost gets an estimate from its token counts (marked
+    estimated); a model with no known price shows - and is named.
     """
     if as_json and as_csv:
         raise click.UsageError("Choose one of --json and --csv")

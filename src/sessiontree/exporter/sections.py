@@ -38,8 +38,8 @@ def render_header(
         stats.models,
         stats.counts,
         stats.tokens,
-        stats.cost,
-        render_chart(chart_points),
+        stats.costs,
+        render_chart(chart_points, estimated=stats.costs.estimated > 0),
     )
     return html
 

@@ -8,7 +8,8 @@ from typing import Any
 
 from markupsafe import Markup
 
-from sessiontree.store.numbers import amount_of, count_of
+from sessiontree.store.numbers import count_of
+from sessiontree.store.pricing import Cost, CostTotal, usage_cost
 
 CHART_WIDTH = 320
 CHART_HEIGHT = 64
@@ -26,18 +27,23 @@ class SessionStats:
         )
     )
     tokens: dict[str, int] = field(default_factory=lambda: dict.fromkeys(TOKEN_KEYS, 0))
-    cost: float = 0.0
+    costs: CostTotal = field(default_factory=CostTotal)
+    """Recorded costs, else estimates from the token counts (``store.pricing``)."""
     models: list[str] = field(default_factory=list)
 
+    @property
+    def cost(self) -> float:
+        """The dollars (0 when nothing had a price)."""
+        return self.costs.amount
 
-def usage_of(message: Mapping[str, Any]) -> tuple[dict[str, int], float]:
+
+def usage_of(message: Mapping[str, Any], when: object = None) -> tuple[dict[str, int], Cost]:
     """Return (tokens by kind, cost) of one assistant message (zeros when it has no usage)."""
     usage = message.get("usage")
     if not isinstance(usage, Mapping):
-        return dict.fromkeys(TOKEN_KEYS, 0), 0.0
-    cost = usage.get("cost")
-    total = amount_of(cost.get("total")) if isinstance(cost, Mapping) else amount_of(cost)
-    return {k: count_of(usage.get(k)) for k in TOKEN_KEYS}, total
+        return dict.fromkeys(TOKEN_KEYS, 0), Cost(None)
+    cost = usage_cost(usage, message.get("provider"), message.get("model"), when)
+    return {k: count_of(usage.get(k)) for k in TOKEN_KEYS}, cost
 
 
 def _model_of(message: Mapping[str, Any]) -> str:
@@ -47,17 +53,17 @@ def _model_of(message: Mapping[str, Any]) -> str:
     return ""
 
 
-def _add_usage(stats: SessionStats, holder: Mapping[str, Any]) -> None:
-    used, cost = usage_of(holder)
+def _add_usage(stats: SessionStats, holder: Mapping[str, Any], when: object) -> None:
+    used, cost = usage_of(holder, when)
     for key, value in used.items():
         stats.tokens[key] += value
-    stats.cost += cost
+    stats.costs.add(cost)
 
 
 def compute_stats(entries: Iterable[Mapping[str, Any]]) -> SessionStats:
     """Count entries by kind and add up tokens, cost and models over the whole session."""
     stats = SessionStats()
-    counts, tokens = stats.counts, stats.tokens
+    counts = stats.counts
     models: dict[str, None] = {}
     for entry in entries:
         kind = entry.get("type")
@@ -75,16 +81,14 @@ def compute_stats(entries: Iterable[Mapping[str, Any]]) -> SessionStats:
                     counts["toolCalls"] += sum(
                         1 for b in content if isinstance(b, Mapping) and b.get("type") == "toolCall"
                     )
-                used, cost = usage_of(message)
-                for key, value in used.items():
-                    tokens[key] += value
-                stats.cost += cost
+                _add_usage(stats, message, entry.get("timestamp"))
                 model = _model_of(message)
                 if model:
                     models[model] = None
             elif role == "toolResult":
                 counts["toolResults"] += 1
-                _add_usage(stats, message)  # a subagent's spend, when its task result records it
+                # a subagent's spend, when its task result records it
+                _add_usage(stats, message, entry.get("timestamp"))
             elif role in ("custom", "hookMessage"):
                 counts["custom"] += 1
             elif role == "compactionSummary":
@@ -95,13 +99,13 @@ def compute_stats(entries: Iterable[Mapping[str, Any]]) -> SessionStats:
             counts["custom"] += 1
         elif kind == "compaction":
             counts["compactions"] += 1
-            _add_usage(stats, entry)
+            _add_usage(stats, entry, entry.get("timestamp"))
         elif kind == "branch_summary":
             counts["branchSummaries"] += 1
-            _add_usage(stats, entry)
+            _add_usage(stats, entry, entry.get("timestamp"))
         elif kind == "model_usage":
             # Calls outside the transcript (titles, summaries, classifiers) cost too.
-            _add_usage(stats, entry)
+            _add_usage(stats, entry, entry.get("timestamp"))
             model = _model_of(entry)
             if model:
                 models[model] = None
@@ -124,9 +128,9 @@ def cumulative_by_turn(path: Iterable[Mapping[str, Any]]) -> list[tuple[int, flo
                 points.append((total_tokens, total_cost))
             in_turn = True
         elif message.get("role") == "assistant":
-            used, cost = usage_of(message)
+            used, cost = usage_of(message, entry.get("timestamp"))
             total_tokens += sum(used.values())
-            total_cost += cost
+            total_cost += cost.amount or 0.0
             in_turn = True
     if in_turn:
         points.append((total_tokens, total_cost))
@@ -142,7 +146,7 @@ def _polyline(values: list[float]) -> str:
     )
 
 
-def render_chart(points: list[tuple[int, float]]) -> Markup:
+def render_chart(points: list[tuple[int, float]], *, estimated: bool = False) -> Markup:
     """Return an inline SVG of cumulative tokens and cost per turn (each scaled to its own maximum)."""
     if len(points) < 2:
         return Markup("")
@@ -155,8 +159,17 @@ def render_chart(points: list[tuple[int, float]]) -> Markup:
     return Markup(
         '<svg class="st-chart" viewBox="0 0 {w} {h}" width="{w}" height="{h}" role="img" '
         'aria-label="Cumulative tokens and cost per turn">'
-        "<title>Cumulative tokens ({t:,}) and cost (${c:.2f}) over {n} turns</title>"
+        "<title>Cumulative tokens ({t:,}) and cost (${c:.2f}{e}) over {n} turns</title>"
         '<polyline class="st-chart-tokens" fill="none" stroke="currentColor" points="{tp}"/>'
         '<polyline class="st-chart-cost" fill="none" stroke="currentColor" stroke-dasharray="4 2" '
         'points="{cp}"/></svg>'
-    ).format(w=CHART_WIDTH, h=CHART_HEIGHT, t=last_tokens, c=last_cost, n=len(points), tp=tokens, cp=cost)
+    ).format(
+        w=CHART_WIDTH,
+        h=CHART_HEIGHT,
+        t=last_tokens,
+        c=last_cost,
+        e=", estimated from tokens" if estimated else "",
+        n=len(points),
+        tp=tokens,
+        cp=cost,
+    )

@@ -17,6 +17,7 @@ from sessiontree.archive.dates import days_between
 from sessiontree.archive.usage import UsageRecord, UsageTotal, by_day_and_model, summarize, top_sessions
 from sessiontree.errors import ExportError
 from sessiontree.exporter.templating import get_template, read_asset
+from sessiontree.store.pricing import dollars
 
 CHART_WIDTH = 760
 CHART_HEIGHT = 220
@@ -89,9 +90,7 @@ def format_tokens(value: float) -> str:
 
 def format_dollars(value: float | None) -> str:
     """Dollars with cents (more digits under a cent); ``-`` when no cost was recorded."""
-    if value is None:
-        return "-"
-    return f"${value:,.2f}" if value >= 0.01 or value == 0 else f"${value:.4f}"
+    return dollars(value)
 
 
 def _nice_step(top: float) -> float:

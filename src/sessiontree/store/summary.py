@@ -10,7 +10,8 @@ from typing import Any
 from sessiontree.store.discovery import printable
 from sessiontree.store.entries import message_of
 from sessiontree.store.load import load_session
-from sessiontree.store.numbers import amount_of, count_of
+from sessiontree.store.numbers import count_of
+from sessiontree.store.pricing import CostTotal, cost_text, usage_cost
 from sessiontree.store.session import Session
 from sessiontree.store.subagents import subagent_files
 
@@ -38,7 +39,12 @@ class SessionSummary:
     labels: int
     models: list[str]
     tokens: dict[str, int] = field(default_factory=dict)
-    cost: float = 0.0
+    cost: float | None = None
+    """Dollars: recorded, else estimated from the token counts (``cost_estimated``); None when
+    nothing had a price."""
+    cost_estimated: bool = False
+    unpriced_models: list[str] = field(default_factory=list)
+    """Models with tokens but neither a recorded cost nor a price in the table."""
     bad_lines: list[dict[str, Any]] = field(default_factory=list)
     missing_blobs: list[str] = field(default_factory=list)
     agent: str = "pi"
@@ -58,14 +64,14 @@ class SessionSummary:
 VERSION_STEPS = ("v1->v2", "v2->v3")
 
 
-def add_usage(usage: object, tokens: dict[str, int]) -> float:
-    """Add one ``usage`` object's tokens to ``tokens``; return its cost."""
+def add_usage(holder: dict[str, Any], tokens: dict[str, int], costs: CostTotal, when: object = None) -> None:
+    """Add the tokens of ``holder``'s ``usage`` to ``tokens`` and its cost to ``costs``."""
+    usage = holder.get("usage")
     if not isinstance(usage, dict):
-        return 0.0
+        return
     for key in USAGE_KEYS:
         tokens[key] += count_of(usage.get(key))
-    usage_cost = usage.get("cost")
-    return amount_of(usage_cost.get("total")) if isinstance(usage_cost, dict) else 0.0
+    costs.add(usage_cost(usage, holder.get("provider"), holder.get("model"), when))
 
 
 def summarize_session(session: Session) -> SessionSummary:
@@ -73,29 +79,30 @@ def summarize_session(session: Session) -> SessionSummary:
     types: Counter[str] = Counter()
     roles: Counter[str] = Counter()
     tokens = dict.fromkeys(USAGE_KEYS, 0)
-    cost = 0.0
+    costs = CostTotal()
     models: dict[str, None] = {}
     for entry in session.entries:
         kind = entry.get("type")
         types[kind if isinstance(kind, str) else "(no type)"] += 1
         if kind == "model_change" and isinstance(entry.get("model"), str):
             models[entry["model"]] = None
+        when = entry.get("timestamp")
         if kind in ("model_usage", "branch_summary", "compaction"):
             # Calls outside the transcript (titles, summaries) cost tokens too.
-            cost += add_usage(entry.get("usage"), tokens)
+            add_usage(entry, tokens, costs, when)
         message = message_of(entry)
         if message is None:
             continue
         role = message.get("role")
         roles[role if isinstance(role, str) else "(no role)"] += 1
         if role == "toolResult":
-            cost += add_usage(message.get("usage"), tokens)  # a subagent's spend, when recorded
+            add_usage(message, tokens, costs, when)  # a subagent's spend, when recorded
         if role != "assistant":
             continue
         provider, model = message.get("provider"), message.get("model")
         if isinstance(provider, str) and isinstance(model, str):
             models[f"{provider}/{model}"] = None
-        cost += add_usage(message.get("usage"), tokens)
+        add_usage(message, tokens, costs, when)
     tree = session.tree
     return SessionSummary(
         path=str(session.path) if session.path else None,
@@ -115,7 +122,9 @@ def summarize_session(session: Session) -> SessionSummary:
         labels=len(tree.labels),
         models=list(models),
         tokens={key: count_of(value) for key, value in tokens.items()},
-        cost=round(cost, 6),
+        cost=None if costs.value is None else round(costs.value, 6),
+        cost_estimated=costs.estimated > 0,
+        unpriced_models=list(costs.unpriced),
         bad_lines=[{"line": b.lineno, "reason": b.reason} for b in session.bad_lines],
         missing_blobs=list(session.missing_blobs),
         agent=_str(session.header.get("agent")) or "pi",
@@ -168,7 +177,7 @@ def format_summary(summary: SessionSummary) -> str:
         f"Models    {safe(', '.join(summary.models)) or 'none'}",
         f"Tokens    input {tokens['input']:,}, output {tokens['output']:,}, "
         f"cache read {tokens['cacheRead']:,}, cache write {tokens['cacheWrite']:,}",
-        f"Cost      ${summary.cost:.4f}",
+        f"Cost      {safe(cost_text(summary.cost, summary.cost_estimated, summary.unpriced_models, 4))}",
     ]
     if summary.bad_lines:
         shown = ", ".join(f"{b['line']} ({safe(b['reason'])})" for b in summary.bad_lines[:10])

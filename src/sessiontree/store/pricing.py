@@ -1,0 +1,217 @@
+"""What a message cost: the cost it recorded, else an estimate from its token counts.
+
+pi records a cost with each reply; Claude Code (since 1.x) and Codex CLI record only token counts,
+and pi records none for a model its registry lacks (the ``cost`` field is then missing). Those
+get an estimate from genai-prices' price table (Pydantic's maintained data), the copy that ships
+inside the installed package: the table is never refreshed at run time (``UpdatePrices`` is never
+started), so an estimate makes no network request. A recorded cost, zero included, always wins.
+Every place that shows a cost (inspect, the page header and chart, stats, the usage pages)
+totals ``usage_cost`` through ``CostTotal``, so they all show the same figure.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from functools import lru_cache
+from typing import Any
+
+from sessiontree.store.numbers import MAX_COUNT
+
+MAX_COST = 1e6
+"""More dollars than this for one message is not a price."""
+
+# Each kind of count under the names pi, oh-my-pi and Claude Code write it.
+TOKEN_ALIASES: dict[str, tuple[str, ...]] = {
+    "input": ("input", "inputTokens", "input_tokens"),
+    "output": ("output", "outputTokens", "output_tokens"),
+    "cacheRead": ("cacheRead", "cacheReadTokens", "cache_read_input_tokens"),
+    "cacheWrite": ("cacheWrite", "cacheWriteTokens", "cache_creation_input_tokens"),
+}
+
+# Our provider names that genai-prices spells another way.
+_PROVIDERS = {
+    "google-vertex": "google",
+    "google-gemini-cli": "google",
+    "xai": "x-ai",
+    "amazon-bedrock": "aws",
+}
+
+
+def token_count(value: object) -> int:
+    """A token count from untrusted JSON: a finite number in [0, 2**53 - 1], else 0."""
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        return 0
+    if isinstance(value, float) and not math.isfinite(value):
+        return 0
+    return int(value) if 0 <= value <= MAX_COUNT else 0
+
+
+def token_counts(usage: Mapping[str, Any]) -> dict[str, int]:
+    """``{input, output, cacheRead, cacheWrite}`` of a usage object (any agent's spelling)."""
+    return {
+        key: next((token_count(usage[n]) for n in names if n in usage), 0)
+        for key, names in TOKEN_ALIASES.items()
+    }
+
+
+def recorded_cost(usage: Mapping[str, Any]) -> float | None:
+    """The cost a usage object records (``cost: {total}``, ``cost: n`` or ``costUSD``), else None.
+
+    Hostile numbers (negative, Infinity, NaN, absurdly large) count as 0.
+    """
+    value = usage.get("cost")
+    if value is None and "costUSD" in usage:
+        value = usage.get("costUSD")
+    if isinstance(value, Mapping):
+        value = value.get("total")
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        return None
+    if isinstance(value, int) and abs(value) > MAX_COST:
+        return 0.0
+    number = float(value)
+    return number if math.isfinite(number) and 0 <= number <= MAX_COST else 0.0
+
+
+def model_label(provider: object, model: object) -> str:
+    """``provider/model`` (or the model alone); ``unknown`` when the message names none."""
+    if not isinstance(model, str) or not model:
+        return "unknown"
+    if isinstance(provider, str) and provider and "/" not in model:
+        return f"{provider}/{model}"
+    return model
+
+
+def _day(timestamp: object) -> str:
+    """The UTC day (``YYYY-MM-DD``) of an ISO string or epoch milliseconds; today when unreadable."""
+    when: datetime | None = None
+    if isinstance(timestamp, str) and timestamp:
+        try:
+            when = datetime.fromisoformat(timestamp.replace("Z", "+00:00"))
+        except ValueError:
+            when = None
+        if when is not None and when.tzinfo is None:
+            when = when.replace(tzinfo=UTC)
+    elif isinstance(timestamp, int | float) and not isinstance(timestamp, bool) and 0 < timestamp < 1e14:
+        when = datetime.fromtimestamp(timestamp / 1000, UTC)
+    return (when or datetime.now(UTC)).astimezone(UTC).date().isoformat()
+
+
+@lru_cache(maxsize=1)
+def _prices() -> Any:
+    # Imported on first use: the price table is 1.6 MB of Python, and most commands never price.
+    import genai_prices
+
+    return genai_prices
+
+
+@lru_cache(maxsize=1 << 16)
+def _estimate(provider: str | None, model: str, day: str, counts: tuple[int, int, int, int]) -> float | None:
+    prices = _prices()
+    tokens_in, tokens_out, read, write = counts
+    usage = prices.Usage(
+        input_tokens=tokens_in + read + write,
+        output_tokens=tokens_out,
+        cache_read_tokens=read,
+        cache_write_tokens=write,
+    )
+    stamp = datetime.fromisoformat(day).replace(hour=12, tzinfo=UTC)  # prices change by the day
+    for provider_id in (provider, None) if provider else (None,):
+        try:
+            price = prices.calc_price(usage, model, provider_id=provider_id, genai_request_timestamp=stamp)
+        except (LookupError, ValueError):
+            continue
+        total = float(price.total_price)
+        return total if math.isfinite(total) and 0 <= total <= MAX_COST else 0.0
+    return None
+
+
+def estimate_cost(
+    provider: object, model: object, counts: Mapping[str, int], when: object = None
+) -> float | None:
+    """Dollars for these token counts at the model's price on the message's day, or None when the
+    price table has no such model. ``input`` counts tokens besides the cache reads and writes."""
+    if not isinstance(model, str) or not model:
+        return None
+    given = _PROVIDERS.get(provider, provider) if isinstance(provider, str) and provider else None
+    if given is None and "/" in model:
+        given, model = model.split("/", 1)  # "openai/gpt-5" as one name
+    key = (counts["input"], counts["output"], counts["cacheRead"], counts["cacheWrite"])
+    return _estimate(given, model, _day(when), key)
+
+
+@dataclass(frozen=True, slots=True)
+class Cost:
+    """One message's cost: recorded or estimated, or None (with the model no price was found for)."""
+
+    amount: float | None
+    estimated: bool = False
+    unpriced: str | None = None
+
+
+def usage_cost(usage: object, provider: object, model: object, when: object = None) -> Cost:
+    """The cost of one ``usage`` object: the recorded one, else an estimate from its token counts."""
+    if not isinstance(usage, Mapping):
+        return Cost(None)
+    recorded = recorded_cost(usage)
+    if recorded is not None:
+        return Cost(recorded)
+    counts = token_counts(usage)
+    if not any(counts.values()):
+        return Cost(None)
+    amount = estimate_cost(provider, model, counts, when)
+    if amount is None:
+        return Cost(None, unpriced=model_label(provider, model))
+    return Cost(amount, estimated=True)
+
+
+@dataclass
+class CostTotal:
+    """A sum of costs that remembers whether any was estimated and which models had no price."""
+
+    amount: float = 0.0
+    priced: int = 0
+    estimated: int = 0
+    unpriced: dict[str, None] = field(default_factory=dict)
+
+    def add(self, cost: Cost) -> None:
+        """Add one message's cost."""
+        if cost.amount is not None:
+            self.amount += cost.amount
+            self.priced += 1
+            self.estimated += cost.estimated
+        if cost.unpriced is not None:
+            self.unpriced[cost.unpriced] = None
+
+    @property
+    def value(self) -> float | None:
+        """The dollars; None when tokens were spent but nothing had a price (``-``)."""
+        return None if not self.priced and self.unpriced else self.amount
+
+    def text(self, digits: int | None = 4) -> str:
+        """The total as ``cost_text`` writes it."""
+        return cost_text(self.value, self.estimated > 0, self.unpriced, digits)
+
+
+def dollars(amount: float | None, digits: int | None = None) -> str:
+    """``$1.23`` (more digits under a cent), or with ``digits`` decimals; ``-`` for None."""
+    if amount is None:
+        return "-"
+    if digits is not None:
+        return f"${amount:,.{digits}f}"
+    return f"${amount:,.2f}" if amount >= 0.01 or amount == 0 else f"${amount:.4f}"
+
+
+def cost_text(
+    amount: float | None, estimated: bool, unpriced: Iterable[str] = (), digits: int | None = None
+) -> str:
+    """``$1.23``, ``$1.23 estimated``, or ``-``, naming the models that had no price."""
+    shown = dollars(amount, digits)
+    if estimated and amount is not None:
+        shown += " estimated"
+    names = list(unpriced)
+    if names:
+        shown += f" (no price for {', '.join(names)})"
+    return shown
