@@ -250,7 +250,7 @@ def bench_clients(args: argparse.Namespace) -> None:
 
 def bench_index(args: argparse.Namespace) -> None:
     from sessiontree.archive.catalog import Catalog
-    from sessiontree.exporter.index_page import render_index
+    from sessiontree.pages.index_page import render_index
 
     with tempfile.TemporaryDirectory() as tmp:
         root = Path(tmp) / "sessions"

@@ -13,8 +13,8 @@ from playwright.sync_api import Browser, Page, ViewportSize
 from sessiontree.archive.catalog import Catalog
 from sessiontree.archive.search import SearchIndex
 from sessiontree.exporter import export_to_file
-from sessiontree.exporter.index_page import IndexOptions, render_index
-from sessiontree.exporter.usage_page import UsagePageOptions, render_usage_page
+from sessiontree.pages.index_page import IndexOptions, render_index
+from sessiontree.pages.usage_page import UsagePageOptions, render_usage_page
 from sessiontree.site import layout
 from sessiontree.site.build import BuildOptions, build_site
 from tests.browser.axe import assert_clean, audit_page

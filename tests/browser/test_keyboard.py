@@ -9,7 +9,7 @@ import pytest
 from playwright.sync_api import Browser, Page
 
 from sessiontree.archive.catalog import Catalog
-from sessiontree.exporter.index_page import render_index
+from sessiontree.pages.index_page import render_index
 from tests.browser.conftest import open_page, wait_js
 from tests.browser.pages import branchy_session, write_page, write_sessions_folder
 

@@ -8,7 +8,7 @@ import pytest
 from playwright.sync_api import Page
 
 from sessiontree.archive.search import SearchIndex
-from sessiontree.exporter.usage_page import UsagePageOptions, render_usage_page
+from sessiontree.pages.usage_page import UsagePageOptions, render_usage_page
 from tests.archive.sessions import make_session, write_lines
 from tests.browser.conftest import Server, Watch
 

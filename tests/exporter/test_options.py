@@ -19,7 +19,8 @@ from sessiontree.exporter import (
     live_script,
     render_session,
 )
-from sessiontree.exporter.page import content_security_policy, script_hash, viewer_assets
+from sessiontree.exporter.csp import csp_hash
+from sessiontree.exporter.page import content_security_policy, viewer_assets
 from sessiontree.store import load_session
 from tests.conftest import GenSession
 from tests.exporter.conftest import parse_page
@@ -94,7 +95,7 @@ def test_csp_hashes_every_inline_script_and_adds_sources(gen_session: GenSession
     inline = [text for attrs, text in page.scripts if "type" not in attrs]
     assert inline[1:] == list(extra)
     directives = {d.split()[0]: d.split()[1:] for d in page.csp.split("; ")}
-    assert directives["script-src"] == [f"'{script_hash(s)}'" for s in inline] + ["'wasm-unsafe-eval'"]
+    assert directives["script-src"] == [f"'{csp_hash(s)}'" for s in inline] + ["'wasm-unsafe-eval'"]
     for text in inline:
         digest = base64.b64encode(hashlib.sha256(text.encode()).digest()).decode()
         assert f"'sha256-{digest}'" in directives["script-src"]
@@ -105,10 +106,10 @@ def test_csp_hashes_every_inline_script_and_adds_sources(gen_session: GenSession
 
 def test_default_csp_allows_only_the_page_s_own_script_and_stylesheet() -> None:
     css, js = viewer_assets()
-    style = script_hash(css)
+    style = csp_hash(css)
     assert content_security_policy(js) == (
         f"default-src 'none'; img-src data:; style-src '{style}'; style-src-elem '{style}'; "
-        f"style-src-attr 'none'; script-src '{script_hash(js)}'; base-uri 'none'; form-action 'none'"
+        f"style-src-attr 'none'; script-src '{csp_hash(js)}'; base-uri 'none'; form-action 'none'"
     )
     assert "unsafe-inline" not in content_security_policy(js)
     widened = content_security_policy(js, PageOptions(csp_sources={"style-src-attr": ("'unsafe-inline'",)}))

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import base64
-import hashlib
 import re
 from collections.abc import Iterator, Mapping, Sequence
 from functools import cache
@@ -12,6 +10,7 @@ from typing import Any
 from markupsafe import Markup
 
 from sessiontree.errors import ExportError
+from sessiontree.exporter.csp import build_csp, csp_hash
 from sessiontree.exporter.fragments import (
     FragmentPacker,
     json_for_script,
@@ -52,12 +51,6 @@ VIEWER_MODULES = tuple(
 LIVE_SCRIPT = "viewer/live.js"
 
 
-def script_hash(script: str) -> str:
-    """Return the CSP ``sha256-...`` source value for an inline script's exact text."""
-    digest = hashlib.sha256(script.encode("utf-8")).digest()
-    return "sha256-" + base64.b64encode(digest).decode("ascii")
-
-
 def content_security_policy(
     script: str | Sequence[str], options: PageOptions | None = None, *, css: str | None = None
 ) -> str:
@@ -73,26 +66,18 @@ def content_security_policy(
     opts = options or PageOptions()
     scripts = [script] if isinstance(script, str) else list(script)
     scripts += [s for s in opts.extra_scripts if s not in scripts]
-    style = f"'{script_hash(viewer_assets()[0] if css is None else css)}'"
-    extra: dict[str, list[str]] = {"connect-src": list(opts.connect_src)}
+    style = f"'{csp_hash(viewer_assets()[0] if css is None else css)}'"
+    more: dict[str, list[str]] = {"connect-src": list(opts.connect_src)}
     for directive, sources in opts.csp_sources.items():
-        extra.setdefault(directive, []).extend(sources)
-    directives: dict[str, list[str]] = {
-        "default-src": ["'none'"],
+        more.setdefault(directive, []).extend(sources)
+    directives = {
         "img-src": ["data:"] + (["'self'"] if opts.image_prefix is not None else []),
         "style-src": [style],
         "style-src-elem": [style],
         "style-src-attr": ["'none'"],
-        "script-src": [f"'{script_hash(s)}'" for s in scripts],
+        "script-src": [f"'{csp_hash(s)}'" for s in scripts],
     }
-    for directive, added in extra.items():
-        known = directives.setdefault(directive, []) if added else []
-        if known == ["'none'"]:
-            known.clear()  # 'none' stands alone: an added source replaces it
-        known.extend(s for s in added if s not in known)
-    directives["base-uri"] = ["'none'"]
-    directives["form-action"] = ["'none'"]
-    return "; ".join(f"{name} {' '.join(sources)}" for name, sources in directives.items())
+    return build_csp(directives, more)
 
 
 @cache
@@ -108,8 +93,8 @@ def live_script() -> str:
 
 
 def viewer_assets() -> tuple[str, str]:
-    """Return (css, js) inlined into every page: viewer.css + Pygments CSS, and the viewer script."""
-    css = read_asset("viewer.css") + "\n" + theme_css()
+    """Return (css, js) inlined into every page: palette, viewer.css and Pygments CSS; the viewer script."""
+    css = read_asset("palette.css") + read_asset("viewer.css") + "\n" + theme_css()
     js = viewer_script()
     # Our own files, but a stray "</" would end the element early and break the page.
     if "</script" in js.lower() or "</style" in css.lower():
@@ -255,7 +240,6 @@ __all__ = [
     "live_script",
     "pack_fragments",
     "rendered_from_parts",
-    "script_hash",
     "unpack_fragments",
     "viewer_assets",
 ]

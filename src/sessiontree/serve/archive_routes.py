@@ -18,7 +18,7 @@ from starlette.routing import Route
 
 from sessiontree.archive.search import ROLE_CHOICES, SearchFilters, SearchHit, SearchIndex
 from sessiontree.errors import SearchError
-from sessiontree.exporter.usage_page import UsagePageOptions, render_usage_page
+from sessiontree.pages.usage_page import UsagePageOptions, render_usage_page
 from sessiontree.serve.pages import html_response
 
 MAX_LIMIT = 100

@@ -6,7 +6,7 @@ import asyncio
 from collections.abc import Awaitable, Callable
 
 from sessiontree.archive.catalog import CatalogEntry
-from sessiontree.exporter.index_page import index_summary, render_index_groups
+from sessiontree.pages.index_page import index_summary, render_index_groups
 from sessiontree.serve.hub import Event, Hub
 from sessiontree.serve.listing import Listing
 

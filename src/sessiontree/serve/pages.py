@@ -13,10 +13,10 @@ from starlette.responses import HTMLResponse
 from sessiontree.archive.catalog import CatalogEntry
 from sessiontree.exporter.api import render_session
 from sessiontree.exporter.fragments import json_for_script
-from sessiontree.exporter.index_page import IndexOptions, render_index
 from sessiontree.exporter.options import PageOptions, RenderOptions
 from sessiontree.exporter.page import image_files, iter_page, live_script
 from sessiontree.exporter.templating import read_asset
+from sessiontree.pages.index_page import IndexOptions, render_index
 from sessiontree.readers import load_any
 from sessiontree.serve.config import ServeConfig
 from sessiontree.serve.live import LiveSession

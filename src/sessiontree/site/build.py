@@ -307,7 +307,7 @@ def write_index(
     site: Path, entries: list[CatalogEntry], manifest: Manifest, options: BuildOptions, bundle: str | None
 ) -> None:
     """Write ``index.html``: the shared index page, plus full-text search when a bundle exists."""
-    from sessiontree.exporter.index_page import IndexOptions, render_index
+    from sessiontree.pages.index_page import IndexOptions, render_index
     from sessiontree.site.search_script import search_script
 
     pages = manifest.pages

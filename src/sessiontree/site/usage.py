@@ -7,7 +7,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from sessiontree.archive.search import SearchIndex
-from sessiontree.exporter.usage_page import UsagePageOptions, render_usage_page
+from sessiontree.pages.usage_page import UsagePageOptions, render_usage_page
 from sessiontree.site import layout
 from sessiontree.site.layout import USAGE_PAGE as USAGE_PAGE
 from sessiontree.site.manifest import PageRecord

@@ -6,8 +6,6 @@ runs no script and loads nothing: its CSP allows only its own inline style.
 
 from __future__ import annotations
 
-import base64
-import hashlib
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
@@ -15,8 +13,9 @@ from markupsafe import Markup
 
 from sessiontree.archive.dates import days_between
 from sessiontree.archive.usage import UsageRecord, UsageTotal, by_day_and_model, summarize, top_sessions
-from sessiontree.errors import ExportError
-from sessiontree.exporter.templating import get_template, read_asset
+from sessiontree.exporter.options import check_theme
+from sessiontree.exporter.templating import get_template
+from sessiontree.pages.shell import page_csp, page_css
 from sessiontree.store.pricing import dollars
 
 CHART_WIDTH = 760
@@ -65,19 +64,6 @@ class Chart:
     days: list[tuple[float, str]]
     """(x, text) of the day labels shown under the axis."""
     summary: str
-
-
-def style_hash(css: str) -> str:
-    """The CSP source for one inline ``<style>`` element's exact text."""
-    return "sha256-" + base64.b64encode(hashlib.sha256(css.encode("utf-8")).digest()).decode("ascii")
-
-
-def usage_csp(css: str) -> str:
-    """Nothing from the network, no script at all, only this page's own style."""
-    return (
-        f"default-src 'none'; style-src '{style_hash(css)}'; img-src data:; "
-        "base-uri 'none'; form-action 'none'"
-    )
 
 
 def format_tokens(value: float) -> str:
@@ -167,9 +153,8 @@ def build_chart(
 def render_usage_page(records: Sequence[UsageRecord], options: UsagePageOptions | None = None) -> str:
     """Return the whole usage page as HTML (no script; every string from a session escaped)."""
     options = options or UsagePageOptions()
-    css = read_asset("usage.css")
-    if "</" in css:
-        raise ExportError("usage.css must not contain '</'")
+    check_theme(options.theme)
+    css = page_css("usage.css")
     days = by_day_and_model(records)
     models = summarize(records, "model")
     classes = model_classes(models.groups)
@@ -180,7 +165,7 @@ def render_usage_page(records: Sequence[UsageRecord], options: UsagePageOptions 
     return get_template("usage.html.j2").render(
         title=options.title,
         theme=options.theme,
-        csp=Markup(usage_csp(css)),  # our own fixed text and a hash
+        csp=Markup(page_csp(css, img_src=("data:",))),  # our own fixed text and a hash
         css=Markup(css),  # our own file, checked to hold no "</style"
         charts=([cost_chart, token_chart] if has_cost else [token_chart]) if days else [],
         has_cost=has_cost,

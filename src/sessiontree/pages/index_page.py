@@ -15,10 +15,9 @@ from typing import Any
 from markupsafe import Markup
 
 from sessiontree.archive.catalog import CatalogEntry, CatalogNode, group_by_project
-from sessiontree.errors import ExportError
-from sessiontree.exporter.options import check_csp_sources
-from sessiontree.exporter.page import THEMES, script_hash
+from sessiontree.exporter.options import check_theme
 from sessiontree.exporter.templating import MacroSet, get_template, read_asset
+from sessiontree.pages.shell import check_inline, page_csp, page_css
 from sessiontree.readers import agent_label
 
 LinkBuilder = Callable[[CatalogEntry], "str | None"]
@@ -105,46 +104,19 @@ def index_summary(entries: Iterable[CatalogEntry]) -> str:
     return text + (f", {bad} unreadable" if bad else "")
 
 
-def index_csp(
-    scripts: Iterable[str],
-    css: str,
-    connect_src: Iterable[str] = (),
-    more: Mapping[str, tuple[str, ...]] | None = None,
-) -> str:
-    """The index page's CSP: only its own hashed inline script and style, nothing from the network.
-
-    ``more`` adds sources to a directive (checked like PageOptions' ``csp_sources``).
-    """
-    extra = dict(more or {})
-    check_csp_sources({"connect-src": tuple(connect_src), **extra})
-    sources = " ".join([*(f"'{script_hash(s)}'" for s in scripts), *extra.pop("script-src", ())])
-    connect = " ".join([*connect_src, *extra.pop("connect-src", ())])
-    rest = "".join(f"{d} {' '.join(v)}; " for d, v in sorted(extra.items()) if v)
-    return (
-        f"default-src 'none'; script-src {sources}; style-src '{script_hash(css)}'; img-src 'none'; "
-        + (f"connect-src {connect}; " if connect else "")
-        + rest
-        + "base-uri 'none'; form-action 'none'"
-    )
-
-
 def render_index(
     entries: Iterable[CatalogEntry], link_for: LinkBuilder, options: IndexOptions | None = None
 ) -> str:
     """Return the whole index page of a catalog's records."""
     opts = options or IndexOptions()
-    if opts.theme not in THEMES:
-        raise ExportError(f"Unknown theme {opts.theme!r}; use one of: {', '.join(THEMES)}")
+    check_theme(opts.theme)
     listed = list(entries)
-    css = read_asset("index.css")
+    css = page_css("index.css")
     scripts = (read_asset("index.js"), *opts.extra_scripts)
-    for text in (css, *scripts):
-        # Our own files, but a stray "</" would end the element early and break the page.
-        if "</script" in text.lower() or "</style" in text.lower():
-            raise ExportError("index scripts and styles must not contain '</script' or '</style'")
+    check_inline(scripts)
     return get_template("index.html.j2").render(
         theme=opts.theme,
-        csp=Markup(index_csp(scripts, css, opts.connect_src, opts.csp_sources)),
+        csp=Markup(page_csp(css, scripts, connect_src=opts.connect_src, more=opts.csp_sources)),
         title=opts.title,
         css=Markup(css),
         summary=index_summary(listed),

@@ -10,7 +10,7 @@ import pytest
 
 from sessiontree.archive.catalog import CatalogEntry
 from sessiontree.errors import ExportError
-from sessiontree.exporter.index_page import IndexOptions, render_index, render_index_groups
+from sessiontree.pages.index_page import IndexOptions, render_index, render_index_groups
 
 
 def rec(key: str, mtime: float, cwd: str = "/w", **kw: object) -> CatalogEntry:
