@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import os
 import threading
+import time
 from pathlib import Path
 
 import pytest
@@ -40,9 +41,36 @@ def test_a_failing_worker_falls_back_to_rendering_here(monkeypatch: pytest.Monke
             raise RuntimeError("worker breaks")
         return {"i": i}, f"<p>{i}</p>"
 
-    images: dict[str, str] = {}
-    out = list(render_all(10, render, images=lambda: images))
+    out = list(render_all(10, render))
     assert out == [({"i": i}, f"<p>{i}</p>") for i in range(10)]
+
+
+def test_a_slow_front_leaves_more_to_the_worker(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    """Chunks go to whichever process is free: while this one is stuck, the worker takes the rest."""
+    parent = os.getpid()
+    count = 400
+    monkeypatch.setattr(parallel, "PARALLEL_MIN_ENTRIES", 2)
+    monkeypatch.setattr(parallel, "WARM_ENTRIES", 10)
+    monkeypatch.setenv(parallel.WORKERS_ENV, "2")
+    warm = parallel.warm_count(count)
+    progress = tmp_path / "worker-rendered"
+
+    def render(i: int) -> tuple[int, int]:
+        if os.getpid() != parent:
+            with progress.open("a") as fh:
+                fh.write(".")
+        elif i == warm:  # the first entry after the fork waits until the worker did 3/4 of the rest
+            deadline = time.monotonic() + 120
+            while not progress.exists() or len(progress.read_text()) < (count - warm) * 3 // 4:
+                assert time.monotonic() < deadline, "the worker made no progress"
+                time.sleep(0.01)
+        return i, os.getpid()
+
+    out = list(render_all(count, render))
+    assert [i for i, _ in out] == list(range(count))
+    by_worker = sum(1 for _, pid in out if pid != parent)
+    assert by_worker >= (count - warm) * 3 // 4
+    assert out[warm][1] == parent
 
 
 def test_small_sessions_render_in_process(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -52,7 +80,7 @@ def test_small_sessions_render_in_process(monkeypatch: pytest.MonkeyPatch) -> No
         calls.append(os.getpid())
         return i, str(i)
 
-    assert [m for m, _ in render_all(5, render, images=dict)] == [0, 1, 2, 3, 4]
+    assert [m for m, _ in render_all(5, render)] == [0, 1, 2, 3, 4]
     assert set(calls) == {os.getpid()}
 
 

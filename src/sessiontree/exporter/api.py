@@ -68,18 +68,22 @@ def render_session(session: Session, options: RenderOptions | None = None) -> Re
     by_id = tree.by_id
     todo = [e for e in session.entries if isinstance(e.get("id"), str) and by_id.get(e["id"]) is e]
 
-    def render_one(index: int) -> tuple[Meta, str]:
+    def render_one(index: int) -> tuple[Meta, str, dict[str, str]]:
         entry = todo[index]
-        return render_entry(entry, ctx, parent_id=tree.parent_of(entry["id"]))
+        meta, html = render_entry(entry, ctx, parent_id=tree.parent_of(entry["id"]))
+        return meta, html, ctx.images.take_seen()
 
     metas: list[Meta] = []
+    # Images in the order entries first show them, whichever process rendered which entry.
+    images: dict[str, str] = {}
     # No thread may run when the renderer forks: the packer holds what comes before the fork.
     frags = FragmentPacker(compress=opts.compress, hold=warm_count(len(todo), parallel=opts.parallel))
     try:
-        rendered = render_all(len(todo), render_one, images=lambda: ctx.images.images, parallel=opts.parallel)
-        for meta, html in rendered:
+        for meta, html, seen in render_all(len(todo), render_one, parallel=opts.parallel):
             metas.append(meta)
             frags.add(html)
+            for sha, url in seen.items():
+                images.setdefault(sha, url)
     except BaseException:
         frags.close()
         raise
@@ -104,7 +108,7 @@ def render_session(session: Session, options: RenderOptions | None = None) -> Re
         session_meta={"id": session.id, "title": title, "cwd": session.cwd, "timestamp": session.timestamp},
         entries=metas,
         frags=frags,
-        images=ctx.images.images,
+        images=images,
         header_html=str(header),
         system_html=str(render_system(prompt if isinstance(prompt, str) else "", tool_specs)),
         leaf_id=leaf,

@@ -34,6 +34,7 @@ class ImageRegistry:
     images: dict[str, str] = field(default_factory=dict)
     _by_data: dict[str, str] = field(default_factory=dict, repr=False)
     _new: list[str] = field(default_factory=list, repr=False)
+    _seen: dict[str, None] = field(default_factory=dict, repr=False)
 
     def add(self, data: object, mime: object) -> ImageRef:
         """Register one image block's data and mime type; return its sha or why it was refused."""
@@ -48,6 +49,7 @@ class ImageRegistry:
         key = canonical + ":" + data
         sha = self._by_data.get(key)
         if sha is not None:
+            self._seen[sha] = None
             return ImageRef(sha)
         try:
             raw = base64.b64decode(data, validate=True)
@@ -59,7 +61,14 @@ class ImageRegistry:
             # Re-encode from the decoded bytes so nothing but base64 reaches the URL.
             self.images[sha] = f"data:{canonical};base64,{base64.b64encode(raw).decode('ascii')}"
             self._new.append(sha)
+        self._seen[sha] = None
         return ImageRef(sha)
+
+    def take_seen(self) -> dict[str, str]:
+        """Return the images referenced since the last call, in order (one entry's images)."""
+        out = {sha: self.images[sha] for sha in self._seen}
+        self._seen.clear()
+        return out
 
     def take_new(self) -> dict[str, str]:
         """Return the images added since the last call (what a live viewer has to push)."""

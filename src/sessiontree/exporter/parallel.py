@@ -1,7 +1,8 @@
-"""Render a big session's entries on two cores: a forked child renders the second half.
+"""Render a big session's entries on two cores: a forked child renders from the back, we from the front.
 
 Rendering is pure Python (the GIL rules out threads), and each entry's fragment depends only on
-the entry and the read-only render context, so halves can be rendered apart and joined in order.
+the entry and the read-only render context, so parts can be rendered apart and joined in order
+(an entry's result carries its images: nothing else may change in the worker's memory).
 Forking is only safe in a process with one thread and no running event loop (a forked child
 inherits every lock another thread holds), so it happens only then: not in a server, not while
 the page writer's gzip thread runs (the render holds its fragments until the fork is done,
@@ -12,13 +13,17 @@ result.
 
 from __future__ import annotations
 
+import fcntl
 import logging
+import mmap
 import os
 import pickle
+import signal
+import struct
 import sys
 import tempfile
 import threading
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator
 from typing import Any
 
 log = logging.getLogger(__name__)
@@ -27,11 +32,14 @@ PARALLEL_MIN_ENTRIES = 1500
 """Below this, forking costs more than it saves."""
 
 WARM_ENTRIES = 200
-"""Entries rendered before forking (at least; 5% of a big session), to warm the caches."""
+"""Entries rendered before forking, to warm the caches (the chunked split evens out the rest)."""
+
+CHUNK = 32
+"""Entries per claim after the fork: small enough that neither process waits long at the end."""
 
 WORKERS_ENV = "SESSIONTREE_RENDER_WORKERS"
 
-Rendered = tuple[Any, str]
+Rendered = Any
 RenderOne = Callable[[int], Rendered]
 
 
@@ -72,41 +80,94 @@ def warm_count(count: int, *, parallel: bool = True) -> int:
     """
     if not _will_fork(count, parallel):
         return 0
-    return min(count, max(WARM_ENTRIES, count // 20))
+    return min(count, WARM_ENTRIES)
 
 
-def _render_in_child(
-    render: RenderOne, indices: Sequence[int], images: Callable[[], dict[str, str]], out_path: str
-) -> None:
-    """In the forked child: render into ``out_path`` record by record, then leave without cleanup."""
+class _Claims:
+    """Chunks of the entries after the warm-up, taken from the front by this process and from the
+    back by the worker until they meet: whichever finishes its chunks sooner takes more, so an
+    uneven session (a few huge outputs, cached entries, a cold lexer) still ends on both cores
+    at once. Two counters in shared memory, changed under a POSIX record lock (per process, so
+    the parent and its forked child exclude each other).
+    """
+
+    def __init__(self, start: int, end: int, lock_fd: int) -> None:
+        self._mem = mmap.mmap(-1, 16)  # anonymous and shared: the child sees the same bytes
+        self._fd = lock_fd
+        self._set(start, end)
+
+    def _get(self) -> tuple[int, int]:
+        front, back = struct.unpack("qq", self._mem[:16])
+        return front, back
+
+    def _set(self, front: int, back: int) -> None:
+        self._mem[:16] = struct.pack("qq", front, back)
+
+    def take(self, *, from_back: bool) -> range | None:
+        """Claim the next chunk (front or back); None when every entry is claimed."""
+        fcntl.lockf(self._fd, fcntl.LOCK_EX)
+        try:
+            front, back = self._get()
+            if front >= back:
+                return None
+            if from_back:
+                lo = max(front, back - CHUNK)
+                self._set(front, lo)
+                return range(lo, back)
+            hi = min(back, front + CHUNK)
+            self._set(hi, back)
+            return range(front, hi)
+        finally:
+            fcntl.lockf(self._fd, fcntl.LOCK_UN)
+
+    def split(self) -> int:
+        """Return where the worker's part begins (after both stopped taking)."""
+        return self._get()[1]
+
+
+def _render_in_child(render: RenderOne, claims: _Claims, out_path: str) -> None:
+    """In the forked child: render chunks from the back into ``out_path``, then leave without cleanup.
+
+    The file holds each chunk's records as one pickled list, then the table of contents (chunk
+    starts and offsets) and, in its last 8 bytes, where that table begins.
+    """
     code = 1
     try:
+        chunks: list[tuple[int, int]] = []
         with open(out_path, "wb") as fh:
-            for i in indices:
-                pickle.dump(render(i), fh, protocol=pickle.HIGHEST_PROTOCOL)
-            pickle.dump(images(), fh, protocol=pickle.HIGHEST_PROTOCOL)
+            while (chunk := claims.take(from_back=True)) is not None:
+                chunks.append((chunk.start, fh.tell()))
+                pickle.dump([render(i) for i in chunk], fh, protocol=pickle.HIGHEST_PROTOCOL)
+            toc_at = fh.tell()
+            pickle.dump(sorted(chunks), fh, protocol=pickle.HIGHEST_PROTOCOL)
+            fh.write(struct.pack("q", toc_at))
         code = 0
     finally:
         os._exit(code)  # never return into the parent's stack (its handlers, atexit, test runner)
 
 
-def _read_child(out_path: str, count: int, images: dict[str, str]) -> Iterator[Rendered]:
-    """Yield the child's records one at a time (never all of them in memory), then merge its images."""
+def _read_child(out_path: str) -> Iterator[Rendered]:
+    """Yield the child's records in entry order, one chunk in memory at a time."""
+    # Our own child wrote this file a moment ago: unpickling it is safe.
     with open(out_path, "rb") as fh:
-        for _ in range(count):
-            yield pickle.load(fh)  # our own child wrote it a moment ago
-        images.update(pickle.load(fh))
+        fh.seek(-8, os.SEEK_END)
+        (toc_at,) = struct.unpack("q", fh.read(8))
+        fh.seek(toc_at)
+        chunks = pickle.load(fh)
+        for _, offset in chunks:
+            fh.seek(offset)
+            yield from pickle.load(fh)
 
 
-def render_all(
-    count: int, render: RenderOne, *, images: Callable[[], dict[str, str]], parallel: bool = True
-) -> Iterator[Rendered]:
+def render_all(count: int, render: RenderOne, *, parallel: bool = True) -> Iterator[Rendered]:
     """Yield ``render(i)`` for ``i`` in ``range(count)``, in order, on up to two cores.
 
-    ``images`` returns the image map the renders fill; the child's is merged into it. The first
+    A render's result must carry all it changed (an entry's images with it): the worker's
+    changes to its own memory are lost when it exits. The first
     entries are rendered here before forking, so both processes start with warm caches
-    (compiled lexers, the markdown parser): forking cold would make each pay that cost.
-    ``parallel=False`` renders everything here.
+    (compiled lexers, the markdown parser): forking cold would make each pay that cost. After
+    the fork this process renders chunks from the front and the worker from the back until
+    they meet (``_Claims``). ``parallel=False`` renders everything here.
     """
     warm = warm_count(count, parallel=parallel)
     if not warm:
@@ -120,26 +181,32 @@ def render_all(
         for i in range(warm, count):
             yield render(i)
         return
-    split = warm + (count - warm) // 2
     fd, out_path = tempfile.mkstemp(prefix="sessiontree-render-", suffix=".pickle")
-    os.close(fd)
+    pid = 0
+    done = False
     try:
+        claims = _Claims(warm, count, fd)
         sys.stdout.flush()
         sys.stderr.flush()
-        log.debug("forking a render worker for entries %d-%d", split, count - 1)
+        log.debug("forking a render worker for entries %d-%d", warm, count - 1)
         pid = os.fork()
         if pid == 0:
-            _render_in_child(render, range(split, count), images, out_path)
-        try:
-            for i in range(warm, split):
+            _render_in_child(render, claims, out_path)
+        while (chunk := claims.take(from_back=False)) is not None:
+            for i in chunk:
                 yield render(i)
-        finally:
-            _, status = os.waitpid(pid, 0)
+        _, status = os.waitpid(pid, 0)
+        done = True
+        split = claims.split()
         if os.waitstatus_to_exitcode(status) == 0:
-            yield from _read_child(out_path, count - split, images())
+            yield from _read_child(out_path)
         else:
-            log.warning("the render worker failed; rendering its half here")
+            log.warning("the render worker failed; rendering its part here")
             for i in range(split, count):
                 yield render(i)
     finally:
+        if pid and not done:  # the consumer stopped early: the worker's part is not wanted
+            os.kill(pid, signal.SIGKILL)
+            os.waitpid(pid, 0)
+        os.close(fd)
         os.unlink(out_path)

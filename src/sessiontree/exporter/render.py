@@ -478,4 +478,5 @@ def render_appended_entry(
     """
     ctx.register(entry)
     meta, html = render_entry(entry, ctx, parent_id=parent_id)
+    ctx.images.take_seen()  # only a whole render gathers images by entry
     return meta, html, ctx.images.take_new()
