@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import copy
+import json
 import os
 from pathlib import Path
 from typing import Any
@@ -217,9 +218,9 @@ def test_a_very_common_word_ranks_the_newest_rows_and_filters_still_find_the_res
     roots: Path, cache_dir: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setattr("sessiontree.archive.search.RANK_SLICE", 10)
+    new, _ = make_session(roots / "b", "new", seed=2, turns=12, cwd="/work/new", days=30)
     old, _ = make_session(roots / "a", "old", seed=1, turns=12, cwd="/work/old")
-    new, _ = make_session(roots / "b", "new", seed=2, turns=12, cwd="/work/new")
-    os.utime(old, (1_000_000_000, 1_000_000_000))  # indexed first: its rows get the lower ids
+    os.utime(new, (1_000_000_000, 1_000_000_000))  # indexed first: the entries' times still decide
     with SearchIndex([roots], cache_dir) as index:
         index.update()
         hits = index.search("fsync", SearchFilters(limit=3))
@@ -230,6 +231,44 @@ def test_a_very_common_word_ranks_the_newest_rows_and_filters_still_find_the_res
         monkeypatch.setattr("sessiontree.archive.search.RANK_SLICE", 10**9)
         everything = index.search("fsync", SearchFilters(limit=10**5))
         assert {h.path for h in everything} == {old, new}
+
+
+def _answers(index: SearchIndex, queries: list[str], limit: int) -> list[list[tuple[Any, ...]]]:
+    return [
+        [
+            (h.path, h.entry_id, h.role, h.ts, h.score, h.snippet)
+            for h in index.search(q, SearchFilters(limit=limit))
+        ]
+        for q in queries
+    ]
+
+
+def test_results_do_not_depend_on_how_the_index_was_built(
+    roots: Path, cache_dir: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """An index updated in place (appends, a rewrite, a fork) answers as a fresh one does."""
+    monkeypatch.setattr("sessiontree.archive.search.RANK_SLICE", 40)
+    queries = ["fsync", "parser", '"atomic writer"', "pars*", "the"]
+    old, old_lines = make_session(roots / "a", "old", seed=1, turns=20, cwd="/work/a")
+    grown, grown_lines = make_session(roots / "b", "grown", seed=2, turns=20, cwd="/work/b", days=20)
+    half = len(grown_lines) // 2
+    write_lines(grown, grown_lines[:half])
+    with SearchIndex([roots], cache_dir) as index:
+        index.update()
+        _answers(index, queries, 5)
+        with grown.open("a", encoding="utf-8") as fh:  # appended: indexed alone
+            fh.write("".join(json.dumps(line) + "\n" for line in grown_lines[half:]))
+        index.update()
+        _first(old_lines, lambda e: _role(e) == "user")["message"]["content"][0]["text"] += " rewritten"
+        write_lines(old, old_lines)  # rewritten: its rows indexed again, last
+        write_lines(roots / "c" / "fork.jsonl", copy.deepcopy(grown_lines))  # identical rows: ties
+        report = index.update()
+        assert report.whole == 2 and report.appended == 0
+        updated = _answers(index, queries, 5) + _answers(index, queries, 50)
+    with SearchIndex([roots], tmp_path / "fresh") as fresh:
+        fresh.update()
+        assert _answers(fresh, queries, 5) + _answers(fresh, queries, 50) == updated
+    assert all(updated[:5]) and {h[0] for h in updated[0]} == {grown, roots / "c" / "fork.jsonl"}
 
 
 def _long_output(words: int, planted: dict[int, str]) -> str:

@@ -102,14 +102,16 @@ class SearchHit:
 
 
 RANK_SLICE = 16_000
-"""Body rows ranked at first: the newest this many, grown eightfold until they give the hits asked for.
+"""Body rows ranked at first: the newest this many by entry time, grown eightfold until they give
+the hits asked for.
 
 bm25 scores every matching row, and a word found in most of a 1 GB archive would take seconds
-to rank whole. Files are indexed oldest first and appends come last, so the newest rows have
-the highest ids: a common word is ranked among recent entries, a rare one (or a filtered
-search) widens to the whole archive.
+to rank whole: a common word is ranked among recent entries, a rare one (or a filtered search)
+widens to the whole archive. The window is every row from a time on (its rowid range only
+speeds the lookup) and ties are broken by time, path, entry and role, so the same files give
+the same answer however the index was built or updated.
 """
-_ORDER = " ORDER BY score, r.ts DESC"
+_ORDER = " ORDER BY score, r.ts DESC, f.path, r.entry_id, r.role, r.id"
 
 
 def _select(table: str) -> str:
@@ -235,17 +237,28 @@ class SearchIndex:
         if wanted <= 0:
             return rows
         body = _select("fts") + where
-        newest = run("SELECT coalesce(max(id), 0) FROM rows").fetchone()[0]
         span = RANK_SLICE
-        while span < newest:
-            recent = run(
-                body + " AND fts.rowid > ?" + _ORDER + " LIMIT ?", [query, *params, newest - span, wanted]
-            )
-            found = recent.fetchall()
-            if len(found) == wanted:
-                return rows + found
-            span *= 8
+        # Counting up to RANK_SLICE matches costs little; a rarer query is ranked whole at once.
+        many = run("SELECT count(*) FROM (SELECT 1 FROM fts WHERE fts MATCH ? LIMIT ?)", [query, span])
+        if many.fetchone()[0] >= RANK_SLICE:
+            while (window := self._window(span)) is not None:
+                recent = run(
+                    body + " AND r.ts >= ? AND fts.rowid >= ?" + _ORDER + " LIMIT ?",
+                    [query, *params, *window, wanted],
+                )
+                found = recent.fetchall()
+                if len(found) == wanted:
+                    return rows + found
+                span *= 8
         return rows + run(body + _ORDER + " LIMIT ?", [query, *params, wanted]).fetchall()
+
+    def _window(self, span: int) -> tuple[int, int] | None:
+        """(time, lowest row id) of the rows from the ``span``-th newest entry time on (None: all rows)."""
+        run = self._conn.execute
+        row = run("SELECT ts FROM rows ORDER BY ts DESC LIMIT 1 OFFSET ?", (span,)).fetchone()
+        if row is None or row[0] <= 0:
+            return None
+        return row[0], run("SELECT min(id) FROM rows WHERE ts >= ?", (row[0],)).fetchone()[0]
 
     def _plain_search(self, query: str, where: str, params: list[Any], limit: int) -> Iterator[SearchHit]:
         """Match ``query`` as plain text: FTS5 finds rows with its words in order, the text decides."""
