@@ -1,4 +1,28 @@
-"""The one error hierarchy of sessiontree; the CLI turns these into one-line messages."""
+"""Every exception class of sessiontree, in one hierarchy; the CLI turns them into one-line messages.
+
+The library raises these; ``cli`` prints ``Error: <message>`` and exits with ``exit_code``.
+
+* SessiontreeError
+  + SessionNotFound - a file, id or prefix that names no session
+  + InvalidSession - not a session file (no header, a directory, unreadable)
+  |  + ForeignSession - another agent's file where only ours will do
+  + AmbiguousSession - an id prefix that matches several sessions
+  + EntryNotFound - an entry id not in the session
+  + PersistError - writing a session failed (sticky)
+  + ArtifactError - an artifact:// or agent:// URL that does not resolve
+  + HistoryError - the prompt history database
+  + SearchError - the search index, or a search option
+  + FilterError - a --since, --project or --exclude value
+  + ExportError - a session that cannot be exported
+  |  + InputFileError - a file named on the command line (system prompt, tools)
+  + ClipboardError - no way to reach the clipboard
+  + ShareError - publishing a session failed
+  |  + ShareCancelled - the user interrupted a share (exit 130)
+  |  + GistNotFound - the gist to delete is gone
+  + ServeError - the server cannot start
+  + BuildError - the site build cannot start (bad folder, output or filter)
+  + SearchIndexError - Pagefind could not run, or failed while indexing
+"""
 
 from __future__ import annotations
 
@@ -73,3 +97,15 @@ class ServeError(SessiontreeError):
 
 class FilterError(SessiontreeError):
     """A ``--since``, ``--project`` or ``--exclude`` value that cannot be used."""
+
+
+class GistNotFound(ShareError):
+    """The gist to delete no longer exists (or this account cannot see it)."""
+
+
+class BuildError(SessiontreeError):
+    """The build cannot start (bad folder, bad output, bad filter)."""
+
+
+class SearchIndexError(SessiontreeError):
+    """Pagefind could not be run or failed while indexing."""

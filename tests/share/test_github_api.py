@@ -9,8 +9,7 @@ from collections.abc import Iterator
 import httpx
 import pytest
 
-from sessiontree.errors import ShareError
-from sessiontree.share.gist import GistNotFound
+from sessiontree.errors import GistNotFound, ShareError
 from sessiontree.share.github_api import DEFAULT_API_BASE, GitHubAPI, api_base, github_token
 from tests.share.github_server import FakeGitHub, Reply, serve_github
 

@@ -20,6 +20,7 @@ from sessiontree.site import layout
 from sessiontree.site.build import BuildOptions, build_site
 from sessiontree.site.manifest import load_manifest
 from tests.site.archive import Archive, page_stamps, snapshot_tree
+from tests.store.helpers import dead_pid
 
 
 def run_build(*args: str) -> tuple[int, str, str]:
@@ -242,10 +243,12 @@ def test_stale_temp_files_of_a_killed_build_are_removed(archive: Archive, tmp_pa
     site = tmp_path / "site"
     options = BuildOptions(root=archive.root, site=site, jobs=1, search=False)
     build_site(options)
-    stale = site / "sessions" / (layout.TEMP_PREFIX + "x.html.abc")
+    stale = site / "sessions" / f".x.html.sessiontree-{dead_pid()}-0123abcd.tmp"
     stale.write_text("half a page")
+    running = site / "sessions" / f".y.html.sessiontree-{os.getpid()}-0123abcd.tmp"  # another build's
+    running.write_text("a page being written")
     build_site(options)
-    assert not stale.exists()
+    assert not stale.exists() and running.exists()
 
 
 def test_page_paths_are_safe_and_distinct() -> None:

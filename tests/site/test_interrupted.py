@@ -118,4 +118,4 @@ def test_a_build_killed_half_way_leaves_the_old_site_and_the_next_build_complete
         assert final[layout.page_path(key)] != old_stamps[layout.page_path(key)]
         assert _complete(site / layout.page_path(key))
     assert (site / layout.MANIFEST).read_bytes() != old_manifest
-    assert not list(site.rglob(layout.TEMP_PREFIX + "*"))
+    assert not list(site.rglob(layout.TEMP_GLOB))

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+import subprocess
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -39,3 +41,11 @@ def write_jsonl(path: Path, lines: list[Any], *, trailing_newline: bool = True) 
     text = "\n".join(json.dumps(line) if not isinstance(line, str) else line for line in lines)
     path.write_text(text + ("\n" if trailing_newline else ""), encoding="utf-8")
     return path
+
+
+def dead_pid() -> int:
+    """The id of a process that has exited (a writer killed mid-write)."""
+    done = subprocess.run(
+        [sys.executable, "-c", "import os; print(os.getpid())"], capture_output=True, text=True
+    )
+    return int(done.stdout)

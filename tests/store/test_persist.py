@@ -7,27 +7,25 @@ import copy
 import hashlib
 import json
 import os
-import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 from sessiontree.errors import PersistError
+from sessiontree.store.atomic import remove_stale_temps, temp_path_for
 from sessiontree.store.blobs import BlobStore
 from sessiontree.store.persist import (
     MAX_PERSIST_CHARS,
     TRUNCATION_NOTICE,
     NdjsonWriter,
     prepare_entry_for_persistence,
-    remove_stale_temp_files,
     rewrite_atomically,
-    temp_path_for,
     to_line,
     truncate_string,
 )
 from sessiontree.store.storage import FileSessionStorage
+from tests.store.helpers import dead_pid
 
 
 def image_block(n_bytes: int) -> dict[str, Any]:
@@ -202,9 +200,7 @@ def test_rewrite_keeps_the_file_mode(tmp_path: Path) -> None:
 def test_stale_temp_files_of_dead_writers_are_removed(tmp_path: Path) -> None:
     target = tmp_path / "s.jsonl"
     target.write_text("x\n")
-    dead = subprocess.run(
-        [sys.executable, "-c", "import os; print(os.getpid())"], capture_output=True, text=True
-    ).stdout.strip()
+    dead = dead_pid()
     dead_tmp = tmp_path / f".s.jsonl.sessiontree-{dead}-0123abcd.tmp"
     live_tmp = tmp_path / f".s.jsonl.sessiontree-{os.getpid()}-89abcdef.tmp"
     other = tmp_path / f".other.jsonl.sessiontree-{dead}-0123abcd.tmp"  # a fork's copy cut short
@@ -214,7 +210,7 @@ def test_stale_temp_files_of_dead_writers_are_removed(tmp_path: Path) -> None:
     half_copy = tmp_path / f".2026-01-01_abc.sessiontree-{dead}-00ff00ff.tmp"  # artifact folder copy
     (half_copy / "sub").mkdir(parents=True)
     (half_copy / "sub" / "0.bash.log").write_text("half")
-    removed = remove_stale_temp_files(FileSessionStorage(), tmp_path)
+    removed = remove_stale_temps(tmp_path)
     assert removed == sorted([dead_tmp, other, half_copy])
     assert not dead_tmp.exists() and not other.exists() and not half_copy.exists()
     assert live_tmp.exists() and not_ours.exists() and target.read_text() == "x\n"

@@ -20,9 +20,8 @@ from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
+from sessiontree.store.atomic import write_atomic
 from sessiontree.store.discovery import one_line, read_session_info, scandir_sorted
-from sessiontree.store.persist import rewrite_atomically
-from sessiontree.store.storage import FileSessionStorage
 from sessiontree.store.tail import TailReader, TailState
 
 CACHE_VERSION = 1
@@ -301,7 +300,8 @@ class Catalog:
         }
         try:
             self.cache_file.parent.mkdir(parents=True, exist_ok=True)
-            rewrite_atomically(FileSessionStorage(), self.cache_file, [json.dumps(data, ensure_ascii=False)])
+            # ASCII JSON: a file name's lone surrogates (undecodable bytes) round-trip exactly.
+            write_atomic(self.cache_file, json.dumps(data) + "\n")
         except OSError:
             return  # a cache that cannot be written only costs speed next time
         self._dirty = False

@@ -9,16 +9,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from urllib.parse import urlsplit
 
-from sessiontree.errors import ShareError
+from sessiontree.errors import GistNotFound, ShareError
 from sessiontree.share.process import run_interruptible
 
 PREVIEW_URL = "https://gistpreview.github.io/?{id}"
 _GIST_URL = re.compile(r"https://gist\.github\.com/[^\s]+")
 _GIST_ID = re.compile(r"^[0-9a-fA-F]{20,40}$|^[0-9]{1,12}$")
-
-
-class GistNotFound(ShareError):
-    """The gist to delete no longer exists (or this account cannot see it)."""
 
 
 @dataclass(frozen=True)

@@ -8,8 +8,8 @@ from typing import Any
 
 import httpx
 
-from sessiontree.errors import ShareError
-from sessiontree.share.gist import Gist, GistNotFound
+from sessiontree.errors import GistNotFound, ShareError
+from sessiontree.share.gist import Gist
 
 DEFAULT_API_BASE = "https://api.github.com"
 API_BASE_ENV = "SESSIONTREE_GITHUB_API"

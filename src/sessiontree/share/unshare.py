@@ -5,8 +5,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-from sessiontree.errors import ShareError
-from sessiontree.share.gist import GistNotFound, delete_gist_gh, find_gh, gist_id_from_url
+from sessiontree.errors import GistNotFound, ShareError
+from sessiontree.share.gist import delete_gist_gh, find_gh, gist_id_from_url
 from sessiontree.share.github_api import GitHubAPI, github_token
 from sessiontree.share.records import ShareRecord, find_record, now_iso, read_records, update_records
 

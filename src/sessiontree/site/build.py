@@ -14,7 +14,7 @@ from pathlib import Path
 from sessiontree import __version__
 from sessiontree.archive.catalog import CatalogEntry
 from sessiontree.archive.collection import Filters, Sources, is_inside, select
-from sessiontree.errors import SearchError
+from sessiontree.errors import BuildError, SearchError, SearchIndexError
 from sessiontree.exporter.options import check_theme
 from sessiontree.site import layout
 from sessiontree.site.layout import USAGE_PAGE
@@ -22,11 +22,10 @@ from sessiontree.site.manifest import Failure, Manifest, PageRecord, load_manife
 from sessiontree.site.pagefind_index import (
     BUNDLE_PREFIX,
     IndexedPage,
-    SearchIndexError,
     remove_old_bundles,
     write_search_bundle,
 )
-from sessiontree.site.sources import BuildError, file_sha256
+from sessiontree.site.sources import file_sha256
 from sessiontree.site.worker import RenderJob, RenderOutcome, init_worker, render_job
 
 Progress = Callable[[int, int, str], None]
@@ -211,7 +210,7 @@ def build_site(options: BuildOptions, progress: Progress | None = None) -> Build
         _check_paths(root, options.site)
     site = options.site
     site.mkdir(parents=True, exist_ok=True)
-    layout.remove_stale_temps(site)
+    layout.remove_stale_temps(site, recursive=True)
     manifest = load_manifest(site)
     full = options.force or manifest.version != __version__ or manifest.settings != _settings(options)
     catalog = Sources((options.root, *options.more_roots), site / layout.STATE_DIR / "catalog")

@@ -7,7 +7,7 @@ import re
 from collections.abc import Iterable
 from pathlib import Path
 
-from sessiontree.store.atomic import TEMP_PREFIX as TEMP_PREFIX
+from sessiontree.store.atomic import TEMP_GLOB as TEMP_GLOB
 from sessiontree.store.atomic import remove_stale_temps as remove_stale_temps
 from sessiontree.store.atomic import write_atomic as store_write_atomic
 

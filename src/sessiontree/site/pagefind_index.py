@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from sessiontree.asyncrun import run_sync
-from sessiontree.errors import SessiontreeError
+from sessiontree.errors import SearchIndexError
 from sessiontree.site.layout import STATE_DIR
 
 BUNDLE_PREFIX = "pagefind-"
@@ -22,10 +22,6 @@ _CONCURRENT = 64
 """Documents in flight to the Pagefind service at once (it answers in order; a window keeps it busy)."""
 CHUNK_MESSAGES = 20
 CHUNK_CHARS = 48_000
-
-
-class SearchIndexError(SessiontreeError):
-    """Pagefind could not be run or failed while indexing."""
 
 
 @dataclass(frozen=True, slots=True)

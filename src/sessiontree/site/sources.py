@@ -5,13 +5,7 @@ from __future__ import annotations
 import hashlib
 from pathlib import Path
 
-from sessiontree.errors import SessiontreeError
-
 _HASH_CHUNK = 1 << 20
-
-
-class BuildError(SessiontreeError):
-    """The build cannot start (bad folder, bad output, bad filter)."""
 
 
 def file_sha256(path: Path) -> str:

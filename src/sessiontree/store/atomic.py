@@ -1,33 +1,74 @@
-"""Whole-file writes that a reader never sees half done: temp file, fsync, rename.
+"""Whole-file writes that a reader never sees half done, and the one temp-name scheme they use.
 
-Temp files carry ``TEMP_PREFIX``, so what a killed process leaves behind is recognised and
-removed by ``remove_stale_temps`` (never a user's own file).
+Every temp file or folder made beside its target is ``.<name>.sessiontree-<pid>-<hex>.tmp``:
+hidden, never ``.jsonl`` (so never listed as a session), and naming the process that writes it.
+``remove_stale_temps`` removes only such names whose process is gone (SIGKILL, a power cut), so
+the half-written file of a process still running is never pulled from under it, and a user's
+own file never matches.
 """
 
 from __future__ import annotations
 
+import logging
 import os
-import tempfile
+import re
+import secrets
 from collections.abc import Iterable
 from pathlib import Path
 
+from sessiontree.store.storage import FileSessionStorage, SessionStorage
 from sessiontree.store.surrogates import SURROGATES
 
-TEMP_PREFIX = ".st-tmp-"
+log = logging.getLogger(__name__)
+
+TEMP_MARK = "sessiontree"
+TEMP_NAME = re.compile(r"^\..+\." + TEMP_MARK + r"-(\d+)-[0-9a-f]{8}\.tmp$")
+TEMP_GLOB = f".*.{TEMP_MARK}-*.tmp"
+"""A glob that matches every temp name (and a few others: check with ``TEMP_NAME``)."""
+
+
+def temp_path_for(path: Path) -> Path:
+    """A fresh temp name beside ``path`` that names this process."""
+    return path.with_name(f".{path.name}.{TEMP_MARK}-{os.getpid()}-{secrets.token_hex(4)}.tmp")
+
+
+def pid_alive(pid: int) -> bool:
+    """Tell whether a process with this id exists (on this machine)."""
+    if pid == os.getpid():
+        return True
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True  # it exists, owned by someone else
+    return True
+
+
+def fsync_directory(directory: Path) -> None:
+    """Make a rename in ``directory`` durable (best effort: some filesystems refuse)."""
+    try:
+        fd = os.open(directory, os.O_RDONLY)
+    except OSError:
+        return
+    try:
+        os.fsync(fd)
+    except OSError:
+        pass
+    finally:
+        os.close(fd)
 
 
 def write_atomic(path: Path, data: bytes | str | Iterable[str], *, readable: bool = True) -> None:
     """Replace ``path`` with bytes, or text (UTF-8, lone surrogates as U+FFFD), all at once.
 
-    ``readable`` gives the file the usual mode (umask applied) instead of mkstemp's 0600.
-    On any failure the temp file is removed and ``path`` is left as it was.
+    ``readable`` gives the file the usual mode (umask applied), else 0600. On any failure the
+    temp file is removed and ``path`` is left as it was.
     """
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f"{TEMP_PREFIX}{path.name}.")
+    tmp = temp_path_for(path)
+    flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_CLOEXEC", 0)
+    fd = os.open(tmp, flags, 0o666 if readable else 0o600)
     try:
-        if readable:
-            umask = os.umask(0)
-            os.umask(umask)
-            os.fchmod(fd, 0o666 & ~umask)
         with os.fdopen(fd, "wb") as fh:
             if isinstance(data, bytes):
                 fh.write(data)
@@ -38,15 +79,38 @@ def write_atomic(path: Path, data: bytes | str | Iterable[str], *, readable: boo
             os.fsync(fh.fileno())
         os.replace(tmp, path)
     except BaseException:
-        Path(tmp).unlink(missing_ok=True)
+        tmp.unlink(missing_ok=True)
         raise
 
 
-def remove_stale_temps(folder: Path) -> int:
-    """Delete the temp files that interrupted writes left anywhere under ``folder``; return how many."""
-    removed = 0
-    for tmp in folder.rglob(TEMP_PREFIX + "*"):
-        if tmp.is_file() and not tmp.is_symlink():
-            tmp.unlink(missing_ok=True)
-            removed += 1
-    return removed
+def remove_stale_temps(
+    folder: Path, *, recursive: bool = False, storage: SessionStorage | None = None
+) -> list[Path]:
+    """Delete the temp files and folders in ``folder`` (and below, if ``recursive``) of dead writers.
+
+    Only our temp names are touched, and only when the process they name no longer runs.
+    Returns what was removed, sorted.
+    """
+    storage = storage or FileSessionStorage()
+    removed: list[Path] = []
+    for candidate in _temp_candidates(folder, recursive, storage):
+        match = TEMP_NAME.match(candidate.name)
+        if match is None or pid_alive(int(match.group(1))) or any(r in candidate.parents for r in removed):
+            continue
+        try:
+            storage.remove_tree_sync(candidate)
+            removed.append(candidate)
+        except OSError as exc:  # the next cleanup tries again
+            log.warning("could not remove stale temporary file %s: %s", candidate, exc)
+    return sorted(removed)
+
+
+def _temp_candidates(folder: Path, recursive: bool, storage: SessionStorage) -> list[Path]:
+    if not isinstance(storage, FileSessionStorage):
+        return list(storage.list_files_sync(folder, ""))
+    try:
+        if recursive:
+            return sorted(folder.rglob(TEMP_GLOB))  # a temp folder comes before anything inside it
+        return [folder / name for name in os.listdir(folder)]
+    except OSError:
+        return []

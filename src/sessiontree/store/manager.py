@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any, Unpack
 
 from sessiontree.errors import EntryNotFound, PersistError, SessiontreeError
+from sessiontree.store.atomic import remove_stale_temps
 from sessiontree.store.blobs import BlobStore
 from sessiontree.store.context import SessionContext, build_session_context
 from sessiontree.store.discovery import (
@@ -31,7 +32,7 @@ from sessiontree.store.jsonl import paused_gc
 from sessiontree.store.load import rehydrate_blobs
 from sessiontree.store.location import LocationArgs, SessionLocation
 from sessiontree.store.paths import AgentPaths
-from sessiontree.store.persist import remove_stale_temp_files, to_line
+from sessiontree.store.persist import to_line
 from sessiontree.store.relocate import copy_artifacts, movable_artifacts, move_session_files
 from sessiontree.store.session import Session, explain_not_a_session
 from sessiontree.store.session_file import SessionFile, WriteState
@@ -188,7 +189,7 @@ class SessionManager:
         with self._lock:
             self._file.check()
             path = Path(path).absolute()
-            remove_stale_temp_files(self.storage, path.parent)
+            remove_stale_temps(path.parent, storage=self.storage)
             loaded = self._file.read(path)
             if loaded is None or loaded.is_empty:
                 self._new_session(None)  # at this path: read() made it the file
@@ -236,7 +237,7 @@ class SessionManager:
         if not self.persist or not self.term or self.session_file is None:
             return
         try:
-            remove_stale_temp_files(self.storage, breadcrumb_path(self.agent_dir, self.term).parent)
+            remove_stale_temps(breadcrumb_path(self.agent_dir, self.term).parent, storage=self.storage)
             write_terminal_breadcrumb(self.agent_dir, self.term, self.cwd, self.session_file, self.storage)
         except OSError as exc:
             log.warning("could not write the terminal breadcrumb: %s", exc)

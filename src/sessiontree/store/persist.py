@@ -1,4 +1,7 @@
-"""Writing sessions: prepare entries for disk, the serialised NDJSON appender, atomic rewrites."""
+"""Writing sessions: prepare entries for disk, the serialised NDJSON appender, atomic rewrites.
+
+Rewrites use the temp names of ``store.atomic`` (and its cleanup) under the file's ``flock``.
+"""
 
 from __future__ import annotations
 
@@ -6,8 +9,6 @@ import contextlib
 import json
 import logging
 import os
-import re
-import secrets
 import stat
 import threading
 from collections.abc import Callable, Iterable
@@ -16,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from sessiontree.errors import PersistError
+from sessiontree.store.atomic import fsync_directory, temp_path_for
 from sessiontree.store.blobs import BlobStore, externalize_image_blocks
 from sessiontree.store.jsonl import split_keeping_newlines
 from sessiontree.store.storage import FileMark, FileSessionStorage, SessionStorage, SessionStorageWriter
@@ -108,31 +110,6 @@ def persist_error_for(path: Path | None, exc: BaseException) -> PersistError:
     )
 
 
-def fsync_directory(directory: Path) -> None:
-    """Make a rename in ``directory`` durable (best effort: some filesystems refuse)."""
-    try:
-        fd = os.open(directory, os.O_RDONLY)
-    except OSError:
-        return
-    try:
-        os.fsync(fd)
-    except OSError:
-        pass
-    finally:
-        os.close(fd)
-
-
-TEMP_MARK = "sessiontree"
-"""In every temp name we make (``.<name>.sessiontree-<pid>-<hex>.tmp``), so leftovers are known."""
-
-TEMP_NAME = re.compile(r"^\..+\." + TEMP_MARK + r"-(\d+)-[0-9a-f]{8}\.tmp$")
-
-
-def temp_path_for(path: Path) -> Path:
-    """Return a hidden temp name beside ``path`` naming this process (not ``.jsonl``: never listed)."""
-    return path.with_name(f".{path.name}.{TEMP_MARK}-{os.getpid()}-{secrets.token_hex(4)}.tmp")
-
-
 def keep_mode(original: Path, replacement: Path) -> None:
     """Give ``replacement`` the permission bits of ``original`` (a private session stays private)."""
     try:
@@ -140,45 +117,6 @@ def keep_mode(original: Path, replacement: Path) -> None:
     except FileNotFoundError:
         return
     os.chmod(replacement, mode)
-
-
-def remove_stale_temp_files(storage: SessionStorage, directory: Path) -> list[Path]:
-    """Delete the temp files and folders in ``directory`` of writers that died (SIGKILL, power cut).
-
-    Only names we make are touched, and only when the process they name no longer runs: a
-    half-written rewrite, breadcrumb or fork copy of a live process is left alone.
-    """
-    removed: list[Path] = []
-    try:
-        names = os.listdir(directory) if isinstance(storage, FileSessionStorage) else None
-    except OSError:
-        return removed
-    candidates = (
-        [directory / name for name in names] if names is not None else storage.list_files_sync(directory, "")
-    )
-    for candidate in candidates:
-        match = TEMP_NAME.match(candidate.name)
-        if match is None or pid_alive(int(match.group(1))):
-            continue
-        try:
-            storage.remove_tree_sync(candidate)
-            removed.append(candidate)
-        except OSError as exc:
-            log.warning("could not remove stale temporary file %s: %s", candidate, exc)
-    return sorted(removed)
-
-
-def pid_alive(pid: int) -> bool:
-    """Tell whether a process with this id exists (on this machine)."""
-    if pid == os.getpid():
-        return True
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True  # it exists, owned by someone else
-    return True
 
 
 def backup_path_for(path: Path) -> Path:

@@ -7,8 +7,9 @@ from collections.abc import Callable
 from pathlib import Path
 
 from sessiontree.errors import PersistError
+from sessiontree.store.atomic import temp_path_for
 from sessiontree.store.paths import artifacts_dir_for
-from sessiontree.store.persist import describe_os_error, temp_path_for
+from sessiontree.store.persist import describe_os_error
 from sessiontree.store.storage import SessionStorage
 
 log = logging.getLogger(__name__)

@@ -1,0 +1,54 @@
+"""The one atomic write and temp-name scheme: the pid in every temp name, cleanup of dead writers only."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from sessiontree.store.atomic import TEMP_NAME, remove_stale_temps, write_atomic
+from tests.store.helpers import dead_pid
+
+
+def test_a_write_in_progress_names_its_process_and_a_failed_one_leaves_nothing(tmp_path: Path) -> None:
+    target = tmp_path / "page.html"
+    target.write_text("old")
+    seen: list[str] = []
+
+    def chunks() -> Iterator[str]:
+        yield "half"
+        seen.extend(p.name for p in tmp_path.iterdir() if p != target)
+        raise OSError("disk full")
+
+    with pytest.raises(OSError, match="disk full"):
+        write_atomic(target, chunks())
+    assert len(seen) == 1
+    match = TEMP_NAME.match(seen[0])
+    assert match is not None and int(match.group(1)) == os.getpid()
+    assert seen[0].startswith(".page.html.")
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["page.html"] and target.read_text() == "old"
+    write_atomic(target, "new")
+    assert target.read_text() == "new" and sorted(p.name for p in tmp_path.iterdir()) == ["page.html"]
+
+
+def test_recursive_cleanup_removes_dead_writers_temps_only(tmp_path: Path) -> None:
+    dead = dead_pid()
+    deep = tmp_path / "sessions" / "a"
+    deep.mkdir(parents=True)
+    stale_file = deep / f".x.html.sessiontree-{dead}-0123abcd.tmp"
+    stale_dir = tmp_path / f".copy.sessiontree-{dead}-00ff00ff.tmp"
+    inside = stale_dir / "sub" / f".y.sessiontree-{dead}-11111111.tmp"
+    live = deep / f".z.html.sessiontree-{os.getpid()}-22222222.tmp"
+    user = deep / ".notes.tmp"
+    for path in (stale_file, inside, live, user):
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text("x")
+    assert remove_stale_temps(tmp_path) == [stale_dir]  # not recursive: the top folder only
+    assert stale_file.exists() and not stale_dir.exists()
+    inside.parent.mkdir(parents=True)
+    inside.write_text("x")
+    # Recursive: a dead temp folder goes whole (what is inside it is not listed apart).
+    assert remove_stale_temps(tmp_path, recursive=True) == sorted([stale_dir, stale_file])
+    assert live.exists() and user.exists() and not stale_file.exists() and not stale_dir.exists()
