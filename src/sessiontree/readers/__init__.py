@@ -2,24 +2,24 @@
 
 ``load_any(path)`` detects the format from the file's content (never its name) and returns a
 ``Session`` the renderer, viewer, dump, search and stats use unchanged. Foreign files are only
-ever read: ``refuse_foreign`` is what the write path calls before it touches a file.
+ever read: the write path refuses them through ``store.formats``, where every format's sniffing lives.
 """
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Any
 
-from sessiontree.errors import ForeignSession, InvalidSession, SessionNotFound
+from sessiontree.errors import InvalidSession, SessionNotFound
 from sessiontree.readers import claude, codex, pi  # noqa: F401  (each registers its reader)
-from sessiontree.readers.base import READERS, SNIFF_BYTES, SNIFF_LINES, Reader, read_prefix_values
+from sessiontree.readers.base import READERS, Reader, read_prefix_values
+from sessiontree.store.formats import AGENT_LABELS
 from sessiontree.store.session import Session
 
 AGENTS: tuple[str, ...] = ("claude", "codex", "pi")
 """The ``--agent`` choices."""
 
-DETECTION_ORDER: tuple[str, ...] = ("pi", "codex", "claude")
+DETECTION_ORDER: tuple[str, ...] = tuple(AGENT_LABELS)
 
 
 def agent_label(agent: str) -> str:
@@ -105,34 +105,6 @@ def foreign_agent(path: str | Path) -> str | None:
     return agent if agent not in (None, "pi") else None
 
 
-def _refusal(agent: str, path: str | Path) -> ForeignSession:
-    return ForeignSession(
-        f"{path} is a {agent_label(agent)} session: sessiontree only reads those (inspect, export, "
-        "dump, share); it never resumes, forks, moves or appends to another agent's file"
-    )
-
-
-def refuse_foreign(path: str | Path) -> None:
-    """Raise ``ForeignSession`` when ``path`` is another agent's file: the write path never takes those."""
-    agent = foreign_agent(path)
-    if agent is not None:
-        raise _refusal(agent, path)
-
-
-def refuse_foreign_data(data: bytes, path: str | Path) -> None:
-    """``refuse_foreign`` for a file already read into memory."""
-    values: list[Any] = []
-    for line in data[:SNIFF_BYTES].split(b"\n")[:SNIFF_LINES]:
-        if line.strip():
-            try:
-                values.append(json.loads(line))
-            except (ValueError, RecursionError):
-                values.append(None)
-    agent = detect_values(values)
-    if agent not in (None, "pi"):
-        raise _refusal(agent, path)
-
-
 __all__ = [
     "AGENTS",
     "READERS",
@@ -143,6 +115,4 @@ __all__ = [
     "foreign_agent",
     "load_any",
     "reader_for",
-    "refuse_foreign",
-    "refuse_foreign_data",
 ]

@@ -10,15 +10,10 @@ from pathlib import Path
 from typing import Any, ClassVar, Protocol
 
 from sessiontree.store.entries import Entry
+from sessiontree.store.formats import SNIFF_BYTES, SNIFF_LINES
 from sessiontree.store.jsonl import BadLine, decode_lines, parse_jsonl_lines
 from sessiontree.store.session import Session
 from sessiontree.store.storage import FileSessionStorage
-
-SNIFF_LINES = 24
-"""How many JSON lines detection looks at."""
-
-SNIFF_BYTES = 1 << 20
-"""Detection stops reading after this many bytes (a first line may be an image-sized record)."""
 
 _CSI = re.compile(r"\x1b\[[0-9;?]*[ -/]*[@-~]")
 

@@ -32,14 +32,10 @@ from sessiontree.readers.claude_blocks import (
 )
 from sessiontree.readers.claude_links import Linker, Node
 from sessiontree.store.entries import Entry
+from sessiontree.store.formats import AGENT_LABELS, is_claude_file
 from sessiontree.store.jsonl import BadLine
 from sessiontree.store.session import Session
 
-MESSAGE_TYPES = ("user", "assistant", "system")
-CLAUDE_LINE_TYPES = frozenset(
-    {"user", "assistant", "system", "summary", "file-history-snapshot", "queue-operation", "progress",
-     "attachment", "permission-mode", "custom-title", "last-prompt", "tag", "agent-name"}
-)  # fmt: skip
 # Fields of a message line that the mapping uses or that every line repeats; others are shown.
 KNOWN_FIELDS = frozenset(
     {"type", "uuid", "parentUuid", "logicalParentUuid", "sessionId", "timestamp", "cwd", "gitBranch",
@@ -57,20 +53,6 @@ LOCAL_COMMAND_TAGS = ("<command-name>", "<command-message>", "<local-command-", 
 
 def _is_local_command(content: Any) -> bool:
     return text_of(content).lstrip().startswith(LOCAL_COMMAND_TAGS)
-
-
-def is_claude_line(value: Any) -> bool:
-    """Tell whether one parsed line has the shape of a Claude Code record."""
-    if not isinstance(value, dict):
-        return False
-    kind = value.get("type")
-    if kind in MESSAGE_TYPES:
-        return "uuid" in value and ("parentUuid" in value or "sessionId" in value)
-    if kind == "summary":
-        return "leafUuid" in value
-    if kind == "file-history-snapshot":
-        return "snapshot" in value or "messageId" in value
-    return kind in CLAUDE_LINE_TYPES and "sessionId" in value
 
 
 class _Converter:
@@ -341,11 +323,11 @@ class ClaudeReader:
     """Claude Code JSONL (CLI 1.0 to 2.1)."""
 
     agent: ClassVar[str] = "claude"
-    label: ClassVar[str] = "Claude Code"
+    label: ClassVar[str] = AGENT_LABELS["claude"]
 
     def sniff(self, values: list[Any]) -> bool:
         """A Claude file: one of its first lines is a Claude record."""
-        return any(is_claude_line(v) for v in values)
+        return is_claude_file(values)
 
     def read(self, path: Path, *, agent_dir: Path | None = None, blobs_dir: Path | None = None) -> Session:
         """Read the session and its subagents' transcripts (read-only)."""

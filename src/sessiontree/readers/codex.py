@@ -24,10 +24,10 @@ from sessiontree.readers.codex_items import (
     usage_of,
 )
 from sessiontree.store.entries import Entry
+from sessiontree.store.formats import AGENT_LABELS, CODEX_LINE_TYPES, is_codex_file, is_codex_old_header
 from sessiontree.store.jsonl import BadLine
 from sessiontree.store.session import Session
 
-LINE_TYPES = frozenset({"session_meta", "response_item", "event_msg", "turn_context", "compacted"})
 ITEM_TYPES = frozenset(
     {"message", "reasoning", "function_call", "function_call_output", "custom_tool_call",
      "custom_tool_call_output", "local_shell_call", "web_search_call"}
@@ -41,26 +41,15 @@ ECHO_EVENTS = frozenset(
 )  # fmt: skip
 
 
-def is_old_header(value: Any) -> bool:
-    """The bare first line of the old rollout format: ``{id, timestamp, instructions?, git?}``."""
-    return (
-        isinstance(value, dict)
-        and "type" not in value
-        and isinstance(value.get("id"), str)
-        and isinstance(value.get("timestamp"), str)
-        and ("instructions" in value or "git" in value)
-    )
-
-
 def normalise_line(obj: dict[str, Any], first: bool) -> tuple[str, dict[str, Any]]:
     """(line kind, payload) for both the current and the old layout."""
     kind = obj.get("type")
     payload = obj.get("payload")
-    if isinstance(kind, str) and kind in LINE_TYPES and isinstance(payload, dict):
+    if isinstance(kind, str) and kind in CODEX_LINE_TYPES and isinstance(payload, dict):
         return kind, payload
     if "record_type" in obj:
         return f"old:{obj['record_type']}", obj
-    if first and is_old_header(obj):
+    if first and is_codex_old_header(obj):
         return "session_meta", obj
     if isinstance(kind, str) and kind in ITEM_TYPES:
         return "response_item", obj
@@ -301,23 +290,11 @@ class CodexReader:
     """Codex CLI rollouts (the 2025 formats, old and current)."""
 
     agent: ClassVar[str] = "codex"
-    label: ClassVar[str] = "Codex CLI"
+    label: ClassVar[str] = AGENT_LABELS["codex"]
 
     def sniff(self, values: list[Any]) -> bool:
         """A rollout starts with ``session_meta`` (or the old bare header) or has Codex line types."""
-        if values and (
-            is_old_header(values[0])
-            or (isinstance(values[0], dict) and values[0].get("type") == "session_meta")
-        ):
-            return True
-        return any(
-            isinstance(v, dict)
-            and (
-                (v.get("type") in LINE_TYPES and isinstance(v.get("payload"), dict))
-                or v.get("record_type") == "state"
-            )
-            for v in values
-        )
+        return is_codex_file(values)
 
     def read(self, path: Path, *, agent_dir: Path | None = None, blobs_dir: Path | None = None) -> Session:
         """Read the rollout (read-only)."""

@@ -6,7 +6,7 @@ from pathlib import Path
 from typing import Any, ClassVar
 
 from sessiontree.readers.base import register
-from sessiontree.store.entries import is_valid_header
+from sessiontree.store.formats import is_pi_file
 from sessiontree.store.load import load_session
 from sessiontree.store.session import Session
 
@@ -19,7 +19,7 @@ class PiReader:
 
     def sniff(self, values: list[Any]) -> bool:
         """A pi file starts with a session header."""
-        return bool(values) and is_valid_header(values[0])
+        return is_pi_file(values)
 
     def read(self, path: Path, *, agent_dir: Path | None = None, blobs_dir: Path | None = None) -> Session:
         """Load with migrations in memory and blobs rehydrated (read-only)."""

@@ -16,6 +16,7 @@ from sessiontree.store.discovery import (
     printable,
     read_session_info,
 )
+from sessiontree.store.formats import refuse_foreign
 from sessiontree.store.load import ensure_readable
 from sessiontree.store.manager import SessionManager
 from sessiontree.store.session import explain_not_a_session
@@ -46,8 +47,6 @@ def check_session_file(path: Path, storage: SessionStorage | None = None) -> Ses
     ensure_readable(path, storage)  # one-line errors: missing, directory, unreadable
     info = read_session_info(path, storage)
     if info is None:
-        from sessiontree.readers import refuse_foreign  # the readers import the store
-
         refuse_foreign(path)  # another agent's file: say so (the write path never takes one)
         raise explain_not_a_session(path, storage)
     return info

@@ -11,6 +11,7 @@ from typing import TypeVar
 from sessiontree.errors import PersistError
 from sessiontree.store.blobs import BlobStore
 from sessiontree.store.entries import Entry
+from sessiontree.store.formats import refuse_foreign_data
 from sessiontree.store.jsonl import decode_text
 from sessiontree.store.load import parse_session_text, read_session_bytes
 from sessiontree.store.persist import (
@@ -70,8 +71,6 @@ class SessionFile:
         self._mark = FileMark(self.storage.stat_sync(path).ino, data.rfind(b"\n") + 1)
         session = parse_session_text(decode_text(data), path)
         if session.is_empty and data.strip():
-            from sessiontree.readers import refuse_foreign_data  # the readers import the store
-
             refuse_foreign_data(data, path)  # never rewrite another agent's file
         if session.bad_lines or (session.is_empty and data.strip()):
             self._backup = data  # a rewrite would drop what we could not parse: keep it first

@@ -1,0 +1,132 @@
+"""Which agent wrote a session file, told from its first lines; the write path's refusal of others.
+
+The sniffing of every known format lives here, below the store, so the store can refuse another
+agent's file (it never resumes, forks, moves or appends to one) without importing the readers;
+each reader's ``sniff`` is the function of its format here.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from sessiontree.errors import ForeignSession
+from sessiontree.store.entries import is_valid_header
+
+SNIFF_LINES = 24
+"""How many JSON lines detection looks at."""
+
+SNIFF_BYTES = 1 << 20
+"""Detection stops reading after this many bytes (a first line may be an image-sized record)."""
+
+AGENT_LABELS: dict[str, str] = {"pi": "pi", "codex": "Codex CLI", "claude": "Claude Code"}
+"""The name people know each agent by, in detection order (most specific first)."""
+
+CLAUDE_MESSAGE_TYPES = ("user", "assistant", "system")
+CLAUDE_LINE_TYPES = frozenset(
+    {"user", "assistant", "system", "summary", "file-history-snapshot", "queue-operation", "progress",
+     "attachment", "permission-mode", "custom-title", "last-prompt", "tag", "agent-name"}
+)  # fmt: skip
+CODEX_LINE_TYPES = frozenset({"session_meta", "response_item", "event_msg", "turn_context", "compacted"})
+
+
+def is_pi_file(values: list[Any]) -> bool:
+    """A pi file starts with a session header."""
+    return bool(values) and is_valid_header(values[0])
+
+
+def is_claude_line(value: Any) -> bool:
+    """Tell whether one parsed line has the shape of a Claude Code record."""
+    if not isinstance(value, dict):
+        return False
+    kind = value.get("type")
+    if kind in CLAUDE_MESSAGE_TYPES:
+        return "uuid" in value and ("parentUuid" in value or "sessionId" in value)
+    if kind == "summary":
+        return "leafUuid" in value
+    if kind == "file-history-snapshot":
+        return "snapshot" in value or "messageId" in value
+    return kind in CLAUDE_LINE_TYPES and "sessionId" in value
+
+
+def is_claude_file(values: list[Any]) -> bool:
+    """A Claude file: one of its first lines is a Claude record."""
+    return any(is_claude_line(v) for v in values)
+
+
+def is_codex_old_header(value: Any) -> bool:
+    """The bare first line of the old rollout format: ``{id, timestamp, instructions?, git?}``."""
+    return (
+        isinstance(value, dict)
+        and "type" not in value
+        and isinstance(value.get("id"), str)
+        and isinstance(value.get("timestamp"), str)
+        and ("instructions" in value or "git" in value)
+    )
+
+
+def is_codex_file(values: list[Any]) -> bool:
+    """A rollout starts with ``session_meta`` (or the old bare header) or has Codex line types."""
+    if values and (
+        is_codex_old_header(values[0])
+        or (isinstance(values[0], dict) and values[0].get("type") == "session_meta")
+    ):
+        return True
+    return any(
+        isinstance(v, dict)
+        and (
+            (v.get("type") in CODEX_LINE_TYPES and isinstance(v.get("payload"), dict))
+            or v.get("record_type") == "state"
+        )
+        for v in values
+    )
+
+
+_SNIFFERS = {"pi": is_pi_file, "codex": is_codex_file, "claude": is_claude_file}
+
+
+def sniff_agent(values: list[Any]) -> str | None:
+    """The agent whose format the first parsed lines of a file are, or None."""
+    for agent, sniff in _SNIFFERS.items():
+        if sniff(values):
+            return agent
+    return None
+
+
+def prefix_values(data: bytes) -> list[Any]:
+    """The JSON values of the first lines of a file's bytes (unparsable lines as None)."""
+    values: list[Any] = []
+    for line in data[:SNIFF_BYTES].split(b"\n")[:SNIFF_LINES]:
+        if line.strip():
+            try:
+                values.append(json.loads(line))
+            except (ValueError, RecursionError):
+                values.append(None)
+    return values
+
+
+def foreign_refusal(agent: str, path: str | Path) -> ForeignSession:
+    """The error of the write path given another agent's file."""
+    label = AGENT_LABELS.get(agent, agent)
+    return ForeignSession(
+        f"{path} is a {label} session: sessiontree only reads those (inspect, export, "
+        "dump, share); it never resumes, forks, moves or appends to another agent's file"
+    )
+
+
+def refuse_foreign_data(data: bytes, path: str | Path) -> None:
+    """Raise ``ForeignSession`` when a file's bytes are another agent's format."""
+    agent = sniff_agent(prefix_values(data))
+    if agent not in (None, "pi"):
+        raise foreign_refusal(agent, path)
+
+
+def refuse_foreign(path: str | Path) -> None:
+    """Raise ``ForeignSession`` when ``path`` is another agent's file (a missing or unreadable one is not)."""
+    try:
+        with open(path, "rb") as fh:
+            data = fh.read(SNIFF_BYTES)
+    except OSError:
+        return
+    refuse_foreign_data(data, path)
