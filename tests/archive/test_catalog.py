@@ -156,6 +156,15 @@ def test_warm_scan_reads_nothing_but_stat(
     assert warm == cold
 
 
+def test_the_cache_is_one_json_file_written_whole(sessions_dir: Path, tmp_path: Path) -> None:
+    cache = tmp_path / "cache"
+    entries = Catalog(sessions_dir, cache).scan()
+    (written,) = cache.iterdir()  # no temp file, lock or backup beside it
+    assert written.name.startswith("catalog-") and written.suffix == ".json"
+    data = json.loads(written.read_text(encoding="utf-8"))
+    assert sorted(data["files"]) == sorted(e.key for e in entries)
+
+
 def test_changed_file_is_read_again(sessions_dir: Path, tmp_path: Path) -> None:
     cache = tmp_path / "cache"
     Catalog(sessions_dir, cache).scan()
