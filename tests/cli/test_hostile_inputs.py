@@ -74,7 +74,7 @@ def test_lone_surrogates_inspect_and_dump(surrogate_session: Path, tmp_path: Pat
     assert "cut \ufffd title" in shown.stdout
     as_json = run("inspect", "--json", str(surrogate_session), cwd=tmp_path)
     no_traceback(as_json)
-    assert json.loads(as_json.stdout)["title"] == "cut \ud83d title"  # JSON keeps the value as it is
+    assert json.loads(as_json.stdout)["title"] == "cut \ufffd title"  # contained when read, as everywhere
     dumped = run("dump", "--stdout", str(surrogate_session), cwd=tmp_path)
     no_traceback(dumped)
     assert "smile \ufffd then \ufffd apart" in dumped.stdout
@@ -169,3 +169,49 @@ def test_lone_surrogates_list_search_and_stats(surrogate_session: Path, tmp_path
     no_traceback(found)
     assert "«smile» \ufffd then \ufffd apart" in found.stdout
     no_traceback(run("--agent-dir", str(agent), "stats", cwd=tmp_path, env=env))
+
+
+def _deep_session(tmp_path: Path, depth: int) -> Path:
+    """A session whose second entry holds a value nested ``depth`` deep (line 3 of 4)."""
+    path = write_session(
+        tmp_path / f"deep{depth}.jsonl",
+        {"title": "deep"},
+        [
+            {"role": "user", "content": "before"},
+            {"role": "assistant", "content": "x"},
+            {"role": "user", "content": "after"},
+        ],
+    )
+    lines = path.read_text().splitlines()
+    lines[2] = lines[2][:-1] + ',"extra":' + "[" * depth + "]" * depth + "}"
+    path.write_text("\n".join(lines) + "\n")
+    return path
+
+
+@pytest.mark.parametrize("depth", [1_200, 3_000, 100_000])
+def test_a_line_nested_too_deep_is_one_unreadable_line(tmp_path: Path, depth: int) -> None:
+    path = _deep_session(tmp_path, depth)
+    shown = run("inspect", str(path), cwd=tmp_path)
+    no_traceback(shown)
+    assert "Bad lines 1 skipped: 3 (nesting too deep)" in shown.stdout
+    dumped = run("dump", "--stdout", str(path), cwd=tmp_path)
+    no_traceback(dumped)
+    assert "before" in dumped.stdout and "after" in dumped.stdout
+    assert "1 unreadable line skipped (3)" in dumped.stderr
+    out = tmp_path / "page.html"
+    exported = run("export", str(path), str(out), cwd=tmp_path)
+    no_traceback(exported)
+    assert "1 unreadable line skipped (3)" in exported.stderr
+    page = page_text(out.read_text(encoding="utf-8"))
+    assert "before" in page and "after" in page
+
+
+def test_a_line_nested_900_deep_loads_as_an_entry(tmp_path: Path) -> None:
+    path = _deep_session(tmp_path, 900)
+    shown = run("inspect", "--json", str(path), cwd=tmp_path)
+    no_traceback(shown)
+    summary = json.loads(shown.stdout)
+    assert summary["bad_lines"] == [] and summary["entries"] == 3
+    dumped = run("dump", "--stdout", str(path), cwd=tmp_path)
+    no_traceback(dumped)
+    assert dumped.stderr == "" and "after" in dumped.stdout

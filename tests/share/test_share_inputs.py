@@ -5,6 +5,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
+
 from tests.cli.test_hostile_inputs import no_traceback, run, write_session
 from tests.share.conftest import FakeGh
 from tests.share.planted import shown_text
@@ -38,3 +40,16 @@ def test_value_nested_900_deep_shares(tmp_path: Path, fake_gh: FakeGh, isolated_
     uploaded = (fake_gh.record_dir / "uploaded.html").read_text(encoding="utf-8")
     assert TOKEN not in shown_text(uploaded)
     assert "<!doctype html>" in uploaded.lower()
+
+
+@pytest.mark.parametrize("depth", [1_200, 3_000, 100_000])
+def test_a_line_nested_too_deep_is_one_unreadable_line_when_shared(
+    tmp_path: Path, fake_gh: FakeGh, isolated_agent_dir: Path, depth: int
+) -> None:
+    path = write_session(tmp_path / "deep.jsonl", {}, [{"role": "user", "content": "configure it"}])
+    line = '{"type":"message","id":"e0000001","parentId":"e0000000","deep":' + "[" * depth + "]" * depth + "}"
+    path.write_text(path.read_text() + line + "\n")
+    shared = run("--agent-dir", str(isolated_agent_dir), "share", str(path), cwd=tmp_path)
+    no_traceback(shared)
+    assert "1 unreadable line skipped (3)" in shared.stderr
+    assert "configure it" in shown_text(fake_gh.uploaded())

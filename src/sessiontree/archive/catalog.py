@@ -22,6 +22,7 @@ from typing import Any
 
 from sessiontree.store.atomic import write_atomic
 from sessiontree.store.discovery import one_line, read_session_info, scandir_sorted
+from sessiontree.store.jsonl import decode_line, decode_text
 from sessiontree.store.tail import TailReader, TailState
 
 CACHE_VERSION = 1
@@ -82,8 +83,8 @@ class _Scan:
 
     def _parse(self, line: bytes) -> None:
         try:
-            value = json.loads(line)
-        except (ValueError, RecursionError):
+            value = decode_line(decode_text(line))
+        except ValueError:
             return
         if not isinstance(value, dict):
             return

@@ -31,7 +31,7 @@ from sessiontree.archive.usage_store import add_usage, forget_usage
 from sessiontree.errors import SearchError, SessiontreeError
 from sessiontree.readers import foreign_agent, load_any
 from sessiontree.store.entries import header_version, is_valid_header
-from sessiontree.store.jsonl import decode_text
+from sessiontree.store.jsonl import decode_line, decode_text
 from sessiontree.store.migrate import stable_entry_id
 from sessiontree.store.surrogates import replace_surrogates
 from sessiontree.store.tail import TailReader, TailState
@@ -299,8 +299,8 @@ def _update_file(conn: sqlite3.Connection, path: Path, report: UpdateReport) -> 
 
 def _parse(line: bytes) -> Any:
     try:
-        return json.loads(decode_text(line))
-    except (ValueError, RecursionError):
+        return decode_line(decode_text(line))
+    except ValueError:
         return None
 
 

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass, field
@@ -11,7 +10,7 @@ from typing import Any, ClassVar, Protocol
 
 from sessiontree.store.entries import Entry
 from sessiontree.store.formats import SNIFF_BYTES, SNIFF_LINES
-from sessiontree.store.jsonl import BadLine, decode_lines, parse_jsonl_lines
+from sessiontree.store.jsonl import BadLine, decode_line, decode_lines, parse_jsonl_lines
 from sessiontree.store.session import Session
 from sessiontree.store.storage import FileSessionStorage
 
@@ -55,8 +54,8 @@ def read_prefix_values(path: Path, limit: int = SNIFF_LINES) -> list[Any]:
             read += len(line)
             if line.strip():
                 try:
-                    values.append(json.loads(line))
-                except (ValueError, RecursionError):
+                    values.append(decode_line(line))
+                except ValueError:
                     values.append(None)
             if len(values) >= limit or read >= SNIFF_BYTES:
                 break

@@ -9,6 +9,7 @@ import shlex
 from typing import Any
 
 from sessiontree.readers.base import as_str
+from sessiontree.store.jsonl import decode_json
 
 CONTEXT_PREFIXES = (
     "<environment_context>",
@@ -27,8 +28,8 @@ def _parse_json(text: Any) -> Any:
     if not isinstance(text, str):
         return text
     try:
-        return json.loads(text)
-    except (ValueError, RecursionError):
+        return decode_json(text)
+    except ValueError:
         return None
 
 

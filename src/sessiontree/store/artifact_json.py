@@ -6,6 +6,7 @@ import json
 import re
 
 from sessiontree.errors import ArtifactError
+from sessiontree.store.jsonl import decode_json
 
 # One step of a query: ``.name``, ``["any key"]`` or ``[3]`` (a leading ``.`` is optional).
 _STEP = re.compile(
@@ -21,8 +22,8 @@ Key = str | int
 def load_json(text: str, where: str) -> object:
     """Parse ``text`` as JSON or say that extraction needs a JSON output."""
     try:
-        return json.loads(text)
-    except (ValueError, RecursionError):
+        return decode_json(text)
+    except ValueError:
         raise ArtifactError(
             f"{where} is not JSON; extraction needs a JSON output (drop the /path or ?q= to read it)"
         ) from None

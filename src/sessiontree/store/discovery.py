@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import os
 import re
 import sys
@@ -13,6 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from sessiontree.store.entries import TITLE_SLOT_BYTES, is_title_slot, is_valid_header, session_title
+from sessiontree.store.jsonl import decode_line
 from sessiontree.store.output_sink import sanitize_text
 from sessiontree.store.paths import AgentPaths
 from sessiontree.store.persist import rewrite_atomically
@@ -120,7 +120,7 @@ def _parse_lines(text: str) -> list[Any]:
         if not line.strip():
             continue
         try:
-            values.append(json.loads(line))
+            values.append(decode_line(line))
         except ValueError:
             values.append(None)
     return values

@@ -7,12 +7,12 @@ each reader's ``sniff`` is the function of its format here.
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Any
 
 from sessiontree.errors import ForeignSession
 from sessiontree.store.entries import is_valid_header
+from sessiontree.store.jsonl import decode_line, decode_text
 
 SNIFF_LINES = 24
 """How many JSON lines detection looks at."""
@@ -100,8 +100,8 @@ def prefix_values(data: bytes) -> list[Any]:
     for line in data[:SNIFF_BYTES].split(b"\n")[:SNIFF_LINES]:
         if line.strip():
             try:
-                values.append(json.loads(line))
-            except (ValueError, RecursionError):
+                values.append(decode_line(decode_text(line)))
+            except ValueError:
                 values.append(None)
     return values
 

@@ -9,9 +9,18 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any
 
-_decoder = json.JSONDecoder()
-_decode = _decoder.decode
-_raw_decode = _decoder.raw_decode
+from sessiontree.store.contain import contain_fields, has_surrogate_escape, replace_surrogates_deep
+from sessiontree.store.numbers import constant_from_json, float_from_json, int_from_json
+
+NESTING = "nesting too deep"
+
+# Numbers are clamped while decoding (the hooks cost nothing measurable): no later stage meets an
+# integer SQLite cannot store, a float that overflows, or NaN. The write path's decoder keeps
+# every value as written (a rewrite must not change what it does not touch).
+_decoder = json.JSONDecoder(
+    parse_int=int_from_json, parse_float=float_from_json, parse_constant=constant_from_json
+)
+_raw_decoder = json.JSONDecoder()
 
 
 @contextmanager
@@ -99,7 +108,40 @@ INCOMPLETE = "incomplete last line (file still being written?)"
 SPLIT = "JSON objects with no newline between them"
 
 
-def _decode_several(line: str) -> tuple[list[Any], ValueError | None]:
+def _contain(value: Any, text: str) -> Any:
+    if has_surrogate_escape(text):
+        value = replace_surrogates_deep(value)
+    return contain_fields(value)
+
+
+def decode_json(text: str) -> Any:
+    """Decode untrusted JSON text: numbers clamped, lone surrogates as U+FFFD.
+
+    Raises ValueError for anything that is not one JSON value, a value nested too deep for
+    the decoder included (RecursionError never leaves).
+    """
+    try:
+        value = _decoder.decode(text)
+    except RecursionError:
+        raise ValueError(NESTING) from None
+    return replace_surrogates_deep(value) if has_surrogate_escape(text) else value
+
+
+def decode_line(text: str) -> Any:
+    """Decode one session line, the one way every reader does: ``decode_json``, then the
+    naming fields (ids, types, roles, titles, timestamps) of the wrong type dropped."""
+    return contain_fields(decode_json(text))
+
+
+def decode_raw(text: str) -> Any:
+    """Decode JSON text as written (the write path's reading); deep nesting is a ValueError."""
+    try:
+        return _raw_decoder.decode(text)
+    except RecursionError:
+        raise ValueError(NESTING) from None
+
+
+def _decode_several(line: str, decoder: json.JSONDecoder) -> tuple[list[Any], ValueError | None]:
     """Decode the JSON values written one after another on a line, and the error that ended it."""
     values: list[Any] = []
     pos, end = 0, len(line)
@@ -109,40 +151,44 @@ def _decode_several(line: str) -> tuple[list[Any], ValueError | None]:
         if pos >= end:
             return values, None
         try:
-            value, pos = _raw_decode(line, pos)
+            value, pos = decoder.raw_decode(line, pos)
         except ValueError as exc:
             return values, exc
         except RecursionError:
-            return values, ValueError("nesting too deep")
+            return values, ValueError(NESTING)
         values.append(value)
 
 
 def parse_jsonl_lines(
-    lines: Iterable[str], repairs: list[BadLine] | None = None
+    lines: Iterable[str], repairs: list[BadLine] | None = None, *, contain: bool = True
 ) -> tuple[list[tuple[int, Any]], list[BadLine]]:
     """Parse JSONL lines (newlines kept) into (line number, value) pairs and the lines that failed.
 
     Blank lines and CRLF endings are fine. A line holding several JSON values (two writers
     raced, no newline between them) yields each, and is noted in ``repairs``. What follows the
     last newline is a record still being written (or cut by a crash): when it does not parse it
-    is reported as an incomplete last line, never as a bad one.
+    is reported as an incomplete last line, never as a bad one. Each value is contained as
+    ``decode_line`` does; ``contain=False`` (the write path) keeps every value as written.
     """
     values: list[tuple[int, Any]] = []
     bad: list[BadLine] = []
     lineno, line = 0, "\n"
+    decode = decode_line if contain else decode_raw
     with paused_gc():
         for lineno, line in enumerate(lines, 1):
             if not line or line.isspace():
                 continue
             try:
-                values.append((lineno, _decode(line)))
-                continue
-            except RecursionError:
-                bad.append(BadLine(lineno, "nesting too deep", line.rstrip("\r\n")[:120]))
+                values.append((lineno, decode(line)))
                 continue
             except ValueError as exc:
                 error = exc
-            found, rest_error = _decode_several(line) if str(error).startswith("Extra data") else ([], error)
+            if str(error).startswith("Extra data"):
+                found, rest_error = _decode_several(line, _decoder if contain else _raw_decoder)
+                if contain:
+                    found = [_contain(value, line) for value in found]
+            else:
+                found, rest_error = [], error
             values.extend((lineno, value) for value in found)
             if len(found) > 1 and repairs is not None:
                 repairs.append(BadLine(lineno, f"{len(found)} {SPLIT}", line.rstrip("\r\n")[:120]))
@@ -154,14 +200,14 @@ def parse_jsonl_lines(
 
 
 def parse_jsonl_lenient(
-    text: str, repairs: list[BadLine] | None = None
+    text: str, repairs: list[BadLine] | None = None, *, contain: bool = True
 ) -> tuple[list[tuple[int, Any]], list[BadLine]]:
     """Parse JSONL text; see ``parse_jsonl_lines``."""
     parts = text.split("\n")
     lines = [part + "\n" for part in parts[:-1]]
     if parts[-1]:
         lines.append(parts[-1])
-    return parse_jsonl_lines(lines, repairs)
+    return parse_jsonl_lines(lines, repairs, contain=contain)
 
 
 def dumps_line(value: Any) -> str:

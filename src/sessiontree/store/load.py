@@ -119,10 +119,13 @@ def session_from_values(
     )
 
 
-def parse_session_text(text: str, path: Path | None = None) -> Session:
-    """Parse and migrate session text in memory (no blob rehydration, no repairs of the tree)."""
+def parse_session_text(text: str, path: Path | None = None, *, contain: bool = True) -> Session:
+    """Parse and migrate session text in memory (no blob rehydration, no repairs of the tree).
+
+    ``contain=False`` is the write path's reading: values stay as written (see ``parse_jsonl_lines``).
+    """
     split: list[BadLine] = []
-    values, bad = parse_jsonl_lenient(text, split)
+    values, bad = parse_jsonl_lenient(text, split, contain=contain)
     return session_from_values(values, bad, path, split=split)
 
 

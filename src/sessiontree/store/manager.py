@@ -7,7 +7,6 @@ store/relocate.py; where the session lives is one SessionLocation.
 from __future__ import annotations
 
 import dataclasses
-import json
 import logging
 import os
 import secrets
@@ -28,7 +27,7 @@ from sessiontree.store.discovery import (
     write_terminal_breadcrumb,
 )
 from sessiontree.store.entries import CURRENT_VERSION, Entry, Message, message_of, title_slot_line
-from sessiontree.store.jsonl import paused_gc
+from sessiontree.store.jsonl import decode_raw, paused_gc
 from sessiontree.store.load import rehydrate_blobs
 from sessiontree.store.location import LocationArgs, SessionLocation
 from sessiontree.store.paths import AgentPaths
@@ -464,7 +463,7 @@ class SessionManager:
         kept: list[str] = []
         for raw in lines:
             try:
-                value = json.loads(raw)
+                value = decode_raw(raw.decode("utf-8", errors="replace"))
             except ValueError:
                 value = None  # not ours to judge: kept as it is, the loader reports it
             if isinstance(value, dict):

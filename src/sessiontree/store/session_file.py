@@ -69,7 +69,8 @@ class SessionFile:
             return None
         # Up to the last newline: a line another writer has not finished is read again whole.
         self._mark = FileMark(self.storage.stat_sync(path).ino, data.rfind(b"\n") + 1)
-        session = parse_session_text(decode_text(data), path)
+        # As written: a rewrite keeps every value it does not touch (read paths contain them).
+        session = parse_session_text(decode_text(data), path, contain=False)
         if session.is_empty and data.strip():
             refuse_foreign_data(data, path)  # never rewrite another agent's file
         if session.bad_lines or (session.is_empty and data.strip()):
