@@ -5,8 +5,8 @@ const path = require('node:path');
 const searchHits = require(path.join(__dirname, '..', '..', 'src', 'sessiontree', 'templates', 'serve', 'search-hits.js'));
 
 test('query URL: trimmed, encoded, none for an empty query', () => {
-  assert.equal(searchHits.queryUrl('  ', 20), '');
-  assert.equal(searchHits.queryUrl('"a b" & c#', 5), '/api/search?q=%22a%20b%22%20%26%20c%23&limit=5');
+  assert.equal(searchHits.queryUrl('/api/search', '  ', 20), '');
+  assert.equal(searchHits.queryUrl('/api/search', '"a b" & c#', 5), '/api/search?q=%22a%20b%22%20%26%20c%23&limit=5');
 });
 
 test('snippet parts follow the marks and ignore bad ones', () => {
@@ -20,9 +20,12 @@ test('snippet parts follow the marks and ignore bad ones', () => {
 });
 
 test('only same-origin session links are followed', () => {
-  assert.equal(searchHits.safeHref('/s/a%2Fb.jsonl?targetId=x'), '/s/a%2Fb.jsonl?targetId=x');
+  assert.equal(searchHits.safeHref('/s/a%2Fb.jsonl?targetId=x', '/s/'), '/s/a%2Fb.jsonl?targetId=x');
   for (const bad of ['javascript:alert(1)', '//evil.example/s/', '/s//evil.example', 'https://x/s/', null]) {
-    assert.equal(searchHits.safeHref(bad), '', String(bad));
+    assert.equal(searchHits.safeHref(bad, '/s/'), '', String(bad));
+  }
+  for (const prefix of ['', '//', '//evil.example/', null]) {
+    assert.equal(searchHits.safeHref('//evil.example/x', prefix), '', String(prefix));
   }
 });
 

@@ -54,11 +54,13 @@ def attachment(name: str) -> str:
 
 
 def render_served_index(entries: list[CatalogEntry], config: ServeConfig, urls: Urls) -> str:
-    """The index page with the live script (index events) added."""
+    """The index page with the live scripts (index events, message search) and their URLs added."""
+    settings = {"events": urls.index_events(), "search": urls.search_api(), "sessions": urls.session_prefix()}
     options = IndexOptions(
         title="Sessions",
         theme=config.theme,
         extra_scripts=(
+            "window.sessiontreeServe = " + json_for_script(settings) + ";",
             read_asset("serve/index-live.js"),
             read_asset("serve/search-hits.js"),
             read_asset("serve/index-search.js"),

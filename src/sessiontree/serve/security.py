@@ -18,6 +18,8 @@ from urllib.parse import parse_qsl, quote, urlencode
 from starlette.responses import PlainTextResponse, RedirectResponse, Response
 from starlette.types import ASGIApp, Receive, Scope, Send
 
+from sessiontree.archive.collection import is_inside
+
 TOKEN_COOKIE = "sessiontree_token"
 TOKEN_PARAM = "token"
 LOOPBACK_NAMES = frozenset({"localhost", "127.0.0.1", "::1"})
@@ -200,11 +202,4 @@ def contained(path: Path, roots: Iterable[Path]) -> Path | None:
         real = path.resolve(strict=True)
     except (OSError, RuntimeError):
         return None
-    for root in roots:
-        try:
-            base = root.resolve(strict=True)
-        except (OSError, RuntimeError):
-            continue
-        if real.is_relative_to(base) and real != base and real.is_file():
-            return real
-    return None
+    return real if real.is_file() and any(is_inside(real, root) for root in roots) else None

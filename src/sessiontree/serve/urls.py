@@ -34,6 +34,13 @@ class Urls:
     def index_events(self) -> str:
         return self._path("index_events")
 
+    def search_api(self) -> str:
+        return self._path("search_api")
+
+    def session_prefix(self) -> str:
+        """What every session page's path starts with (the index's script follows only those)."""
+        return self._path("session", key=_PLACEHOLDER).removesuffix(_PLACEHOLDER)
+
     def session(self, key: str, entry_id: str | None = None) -> str:
         """A session's page, at an entry when given."""
         link = self._keyed("session", key)

@@ -4,9 +4,10 @@
   'use strict';
   const groups = document.getElementById('st-groups');
   const summary = document.getElementById('st-summary');
-  if (!groups || !window.EventSource) return;
+  const urls = window.sessiontreeServe;
+  if (!groups || !urls || !window.EventSource) return;
   let updates = 0;
-  const events = new EventSource('/events');
+  const events = new EventSource(urls.events);
   events.addEventListener('index', (ev) => {
     let data;
     try { data = JSON.parse(ev.data); } catch (_) { return; }

@@ -1,5 +1,5 @@
 /* sessiontree serve: the index page's filter box also searches inside every session, through the
- * server's index (/api/search), as you type (debounced, no reload); each hit opens the session
+ * server's index (its search API), as you type (debounced, no reload); each hit opens the session
  * page at its entry. Same look as the static site's message search. Added only by the server;
  * needs search-hits.js before it. Every string from the server is set as text, never as HTML. */
 (() => {
@@ -8,7 +8,8 @@
   const doc = document;
   const input = doc.getElementById('st-filter');
   const head = doc.getElementById('st-index-head');
-  if (!hits || !input || !head || !window.fetch) return;
+  const urls = window.sessiontreeServe;
+  if (!hits || !urls || !input || !head || !window.fetch) return;
 
   const box = doc.createElement('section');
   box.id = 'st-fulltext';
@@ -30,7 +31,7 @@
     const li = doc.createElement('li');
     li.className = 'st-fulltext-hit';
     const link = doc.createElement('a');
-    const href = hits.safeHref(hit.href);
+    const href = hits.safeHref(hit.href, urls.sessions);
     if (href) link.href = href;
     link.textContent = hit.title || '(untitled)';
     const role = doc.createElement('span');
@@ -56,7 +57,7 @@
   }
 
   async function run(query) {
-    const url = hits.queryUrl(query, 20);
+    const url = hits.queryUrl(urls.search, query, 20);
     const n = order.next();
     if (pending) pending.abort();
     pending = null;

@@ -2,11 +2,11 @@
 const searchHits = (() => {
   const DEBOUNCE_MS = 200;
 
-  // The API URL of a query (empty query: no request at all).
-  function queryUrl(query, limit) {
+  // The API URL of a query at the server's search route (empty query: no request at all).
+  function queryUrl(api, query, limit) {
     const q = String(query == null ? '' : query).trim();
     if (!q) return '';
-    return '/api/search?q=' + encodeURIComponent(q) + '&limit=' + String(limit || 20);
+    return api + '?q=' + encodeURIComponent(q) + '&limit=' + String(limit || 20);
   }
 
   // [text, isMatch] pieces of a snippet; marks outside the text or overlapping are ignored.
@@ -26,9 +26,11 @@ const searchHits = (() => {
     return pieces;
   }
 
-  // Only the server's own session links are followed (a same-origin path under /s/).
-  function safeHref(href) {
-    return typeof href === 'string' && href.startsWith('/s/') && !href.startsWith('/s//') ? href : '';
+  // Only the server's own session links are followed (a same-origin path under its session
+  // route's prefix, such as /s/).
+  function safeHref(href, prefix) {
+    const ok = typeof href === 'string' && typeof prefix === 'string' && prefix.startsWith('/') && !prefix.startsWith('//');
+    return ok && href.startsWith(prefix) && !href.startsWith(prefix + '/') ? href : '';
   }
 
   // The newest answer wins: a reply to an older query than the last one sent is dropped.
