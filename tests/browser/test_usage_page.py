@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Literal
 
 import pytest
 from playwright.sync_api import Page
@@ -11,6 +12,7 @@ from sessiontree.archive.search import SearchIndex
 from sessiontree.pages.usage_page import UsagePageOptions, render_usage_page
 from tests.archive.sessions import make_session, write_lines
 from tests.browser.conftest import Server, Watch
+from tests.pages.usage_records import many_models, start_of
 
 pytestmark = pytest.mark.browser
 
@@ -55,3 +57,25 @@ def test_usage_chart_renders_without_network(
     assert "<script>alert(1)</script>" in page.locator("table.st-top").inner_text()
     assert watch.requests == [f"{http_server.url}/usage.html"]
     assert watch.console_errors == [] and watch.page_errors == [] and watch.dialogs == []
+
+
+@pytest.mark.parametrize("scheme", ["light", "dark"])
+def test_usage_page_at_400px_has_no_horizontal_overflow(
+    page: Page, http_server: Server, scheme: Literal["light", "dark"]
+) -> None:
+    """Twelve models with unbroken names and titles over fourteen months, on a phone-wide window."""
+    html = render_usage_page(
+        many_models(12, start_of(2025, 11, 20), 420, no_cost=3),
+        UsagePageOptions(link_for=lambda p: "session.html"),
+    )
+    (http_server.root / "usage.html").write_text(html, encoding="utf-8")
+    page.set_viewport_size({"width": 400, "height": 800})
+    page.emulate_media(color_scheme=scheme)
+    page.goto(f"{http_server.url}/usage.html")
+    assert page.locator("table.st-top tr").count() > 10
+    assert page.evaluate("document.documentElement.scrollWidth") <= 400
+    fills = page.evaluate(
+        "Array.from(document.querySelectorAll('.st-legend .st-swatch'))"
+        ".map(s => getComputedStyle(s).backgroundColor)"
+    )
+    assert len(fills) == 9 and len(set(fills)) == 9  # eight models and "other", each its own colour

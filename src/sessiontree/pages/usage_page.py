@@ -7,7 +7,7 @@ runs no script and loads nothing: its CSP allows only its own inline style.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from markupsafe import Markup
 
@@ -26,7 +26,10 @@ PLOT_BOTTOM = 28
 MAX_DAYS = 366
 """Only the last year of days is drawn (totals and the table cover everything)."""
 PALETTE_SIZE = 8
-"""Models get colour classes st-m0 .. st-m7 by their rank; the rest share the last one."""
+"""The top models get colour classes st-m0 .. st-m7 by rank; the rest are drawn as one "other"."""
+OTHER_CLASS = "st-other"
+YEAR_SPAN_DAYS = 330
+"""Day labels carry the year when the chart crosses a year or spans about this many days or more."""
 TOP_SESSIONS = 20
 
 
@@ -92,8 +95,35 @@ def _nice_step(top: float) -> float:
 
 
 def model_classes(totals: Sequence[UsageTotal]) -> dict[str, str]:
-    """Colour class per model, by rank (most cost, then most tokens, first)."""
-    return {t.key: f"st-m{min(i, PALETTE_SIZE - 1)}" for i, t in enumerate(totals)}
+    """Colour class per model, by rank (most cost, then most tokens, first); past the palette, other."""
+    return {t.key: f"st-m{i}" if i < PALETTE_SIZE else OTHER_CLASS for i, t in enumerate(totals)}
+
+
+def other_label(models: Sequence[str]) -> str:
+    """The one name the models past the palette are drawn and listed under."""
+    return f"other ({len(models)} models)"
+
+
+def fold_models(records: Sequence[UsageRecord], ranked: Sequence[UsageTotal]) -> list[UsageRecord]:
+    """The records with every model past the palette renamed to the one "other" name."""
+    rest = {t.key for t in ranked[PALETTE_SIZE:]}
+    if len(rest) < 2:
+        return list(records)  # one model more still gets its own name (and the "other" colour)
+    name = other_label(sorted(rest))
+    return [replace(r, usage=replace(r.usage, model=name)) if r.usage.model in rest else r for r in records]
+
+
+def day_label(day: str, long_span: bool) -> str:
+    """A day under the axis: ``MM-DD``, or ``YYYY-MM-DD`` over a long or year-crossing span."""
+    return day if long_span else day[5:]
+
+
+def spans_years(days: Sequence[str]) -> bool:
+    """True when the days cross a year or cover about twelve months."""
+    if not days:
+        return False
+    first, last = days[0], days[-1]
+    return first[:4] != last[:4] or len(days_between(first, last)) >= YEAR_SPAN_DAYS
 
 
 def build_chart(
@@ -130,7 +160,7 @@ def build_chart(
                     round(y, 2),
                     round(width, 2),
                     round(height, 2),
-                    classes.get(total.key, f"st-m{PALETTE_SIZE - 1}"),
+                    classes.get(total.key, OTHER_CLASS),
                     tip,
                 )
             )
@@ -140,8 +170,9 @@ def build_chart(
         ticks.append((round(PLOT_TOP + plot_h - n * step / scale_top * plot_h, 2), fmt(n * step)))
         n += 1
     label_every = max(1, len(every_day) // 8)
+    long_span = spans_years(every_day)
     day_labels = [
-        (round(PLOT_LEFT + i * slot + width / 2, 2), d[5:])
+        (round(PLOT_LEFT + i * slot + width / 2, 2), day_label(d, long_span))
         for i, d in enumerate(every_day)
         if i % label_every == 0
     ]
@@ -155,9 +186,13 @@ def render_usage_page(records: Sequence[UsageRecord], options: UsagePageOptions 
     options = options or UsagePageOptions()
     check_theme(options.theme)
     css = page_css("usage.css")
+    ranked = summarize(records, "model").groups
+    classes = model_classes(ranked)
+    records = fold_models(records, ranked)
     days = by_day_and_model(records)
     models = summarize(records, "model")
-    classes = model_classes(models.groups)
+    # The top models in rank order, then the one "other" group.
+    legend = sorted(models.groups, key=lambda m: classes.setdefault(m.key, OTHER_CLASS) == OTHER_CLASS)
     has_cost = models.total.cost is not None
     cost_chart = build_chart("Cost", days, lambda t: t.cost or 0.0, lambda v: format_dollars(v), classes)
     token_chart = build_chart("Tokens", days, lambda t: float(t.tokens), format_tokens, classes)
@@ -169,7 +204,7 @@ def render_usage_page(records: Sequence[UsageRecord], options: UsagePageOptions 
         css=Markup(css),  # our own file, checked to hold no "</style"
         charts=([cost_chart, token_chart] if has_cost else [token_chart]) if days else [],
         has_cost=has_cost,
-        models=[(m, classes[m.key]) for m in models.groups],
+        models=[(m, classes[m.key]) for m in legend],
         total=models.total,
         sessions=sessions,
         width=CHART_WIDTH,
