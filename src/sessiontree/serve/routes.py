@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
+import functools
 import re
 from asyncio import Queue
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Awaitable, Callable
 from pathlib import Path
 from typing import Any
 
@@ -52,6 +53,20 @@ async def _session_path(request: Request) -> tuple[str, Path] | None:
     return None if path is None else (key, path)
 
 
+SessionHandler = Callable[[Request, str, Path], Awaitable[Response]]
+
+
+def session_route(handler: SessionHandler) -> Callable[[Request], Awaitable[Response]]:
+    """A route over one listed session: the handler gets its key and file, anything else a 404."""
+
+    @functools.wraps(handler)
+    async def route(request: Request) -> Response:
+        found = await _session_path(request)
+        return _not_found() if found is None else await handler(request, *found)
+
+    return route
+
+
 async def index(request: Request) -> Response:
     state = _state(request)
     entries = await state.listing.scan_async()
@@ -59,11 +74,8 @@ async def index(request: Request) -> Response:
     return pages.html_response(html)
 
 
-async def session_page(request: Request) -> Response:
-    found = await _session_path(request)
-    if found is None:
-        return _not_found()
-    key, path = found
+@session_route
+async def session_page(request: Request, key: str, path: Path) -> Response:
     state = _state(request)
     listed = state.listing.get(key)
     if listed is not None and listed.error:
@@ -76,11 +88,8 @@ async def session_page(request: Request) -> Response:
     return pages.html_response(page)
 
 
-async def raw_download(request: Request) -> Response:
-    found = await _session_path(request)
-    if found is None:
-        return _not_found()
-    key, path = found
+@session_route
+async def raw_download(request: Request, key: str, path: Path) -> Response:
     return FileResponse(
         path,
         media_type="application/x-ndjson",
@@ -89,11 +98,8 @@ async def raw_download(request: Request) -> Response:
     )
 
 
-async def export_download(request: Request) -> Response:
-    found = await _session_path(request)
-    if found is None:
-        return _not_found()
-    key, path = found
+@session_route
+async def export_download(request: Request, key: str, path: Path) -> Response:
     state = _state(request)
     html = await anyio.to_thread.run_sync(
         pages.render_standalone, path, state.config, limiter=state.render_limit
@@ -127,11 +133,8 @@ def contained_blob(state: ServeState, sha: str) -> Path | None:
     return None
 
 
-async def artifact(request: Request) -> Response:
-    found = await _session_path(request)
-    if found is None:
-        return _not_found()
-    _, path = found
+@session_route
+async def artifact(request: Request, _key: str, path: Path) -> Response:
     url = request.query_params.get("u", "")
     folder = artifacts_dir_for(path)
     state = _state(request)
@@ -175,11 +178,8 @@ async def index_events(request: Request) -> Response:
     return _sse(state, INDEX_TOPIC, queue, [event] if event is not None else [])
 
 
-async def session_events(request: Request) -> Response:
-    found = await _session_path(request)
-    if found is None:
-        return _not_found()
-    key, path = found
+@session_route
+async def session_events(request: Request, key: str, path: Path) -> Response:
     state = _state(request)
     live = state.followed.live(key, path)
     generation = request.query_params.get("g", "")
