@@ -56,7 +56,8 @@ def test_listing_from_prefix_reads(home: Path) -> None:
     big = infos[CB]
     assert big.message_count is None  # a large file is not read whole for a listing
     assert big.first_message is not None
-    assert big.first_message.startswith("<ide_selection>The user selected the lines 508 to 508")
+    # what was typed, not the IDE selection Claude Code put before it (issue 23 item 5)
+    assert big.first_message.startswith("How can I make this possible to install as a library")
     codex = {i.id: i for i in list_agent_sessions(home / ".codex/sessions")}
     new = codex["019b0000-aaaa-7bbb-8ccc-000000000001"]
     assert (new.agent, new.cwd, new.first_message) == (

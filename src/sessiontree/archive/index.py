@@ -30,13 +30,15 @@ from sessiontree.archive.usage_store import TABLES as USAGE_TABLES
 from sessiontree.archive.usage_store import add_usage, forget_usage
 from sessiontree.errors import SearchError, SessiontreeError
 from sessiontree.readers import foreign_agent, load_any
+from sessiontree.readers.claude_markup import typed_text
 from sessiontree.store.entries import header_version, is_valid_header
 from sessiontree.store.jsonl import decode_line, decode_text
 from sessiontree.store.migrate import stable_entry_id
 from sessiontree.store.surrogates import replace_surrogates
 from sessiontree.store.tail import TailReader, TailState
+from sessiontree.store.titles import cut_title
 
-SCHEMA_VERSION = 7
+SCHEMA_VERSION = 8
 BUSY_TIMEOUT = 120.0
 """Seconds a process waits for another one's indexing transaction (one file at a time)."""
 
@@ -400,11 +402,11 @@ def _insert_rows(conn: sqlite3.Connection, file_id: int, rows: list[Row]) -> int
                 f"INSERT INTO {table} (rowid, text) VALUES (?, ?)",
                 [(i, r.text) for i, r in zip(ids, chunk, strict=True) if r.tier == tier],
             )
-    first_user = next((r.text for r in rows if r.role == "user"), None)
+    # What was typed: a slash command or IDE context in the first user message is no title.
+    first_user = next((t for r in rows if r.role == "user" and (t := typed_text(r.text))), None)
     if first_user is not None:
         conn.execute(
-            "UPDATE files SET title = ? WHERE id = ? AND title IS NULL",
-            (" ".join(first_user.split())[:200], file_id),
+            "UPDATE files SET title = ? WHERE id = ? AND title IS NULL", (cut_title(first_user, 200), file_id)
         )
     return len(rows)
 

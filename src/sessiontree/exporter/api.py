@@ -12,7 +12,7 @@ from sessiontree.exporter.fragments import FragmentPacker
 from sessiontree.exporter.options import PageOptions, RenderedSession, RenderOptions
 from sessiontree.exporter.page import iter_page
 from sessiontree.exporter.parallel import render_all, warm_count
-from sessiontree.exporter.render import Meta, RenderContext, one_line, render_entry
+from sessiontree.exporter.render import Meta, RenderContext, render_entry
 from sessiontree.exporter.sections import (
     ToolSpec,
     normalise_tools,
@@ -21,28 +21,31 @@ from sessiontree.exporter.sections import (
 )
 from sessiontree.exporter.stats import compute_stats, cumulative_by_turn
 from sessiontree.readers import load_any
+from sessiontree.readers.claude_markup import typed_text
 from sessiontree.store import Session
 from sessiontree.store.atomic import write_atomic
 from sessiontree.store.blobs import describe_missing_blobs
 from sessiontree.store.discovery import printable
+from sessiontree.store.entries import content_blocks
 from sessiontree.store.repair import describe_damage
 from sessiontree.store.session import require_header
+from sessiontree.store.titles import FULL_TITLE_CHARS, cut_title
 
 
 def _title(session: Session) -> str:
+    """The session's title, else its first typed prompt (wrapper markup and context left out)."""
     if session.title:
-        return session.title
+        return cut_title(session.title, FULL_TITLE_CHARS)
     for entry in session.entries:
         message = entry.get("message")
         if entry.get("type") == "message" and isinstance(message, Mapping) and message.get("role") == "user":
             content = message.get("content")
-            text = content if isinstance(content, str) else ""
-            if isinstance(content, list):
-                text = next(
-                    (b["text"] for b in content if isinstance(b, dict) and isinstance(b.get("text"), str)), ""
-                )
-            if text.strip():
-                return one_line(text, 80)
+            texts = (
+                [content] if isinstance(content, str) else [b.get("text") for b in content_blocks(content)]
+            )
+            typed = typed_text("\n".join(t for t in texts if isinstance(t, str)))
+            if typed:
+                return cut_title(typed, FULL_TITLE_CHARS)
     return session.id or "Session"
 
 

@@ -27,8 +27,10 @@ from sessiontree.exporter.blocks import text_of as _str
 from sessiontree.exporter.highlight import lexer_by_name
 from sessiontree.exporter.images import ImageRegistry
 from sessiontree.exporter.markdown import render_markdown
+from sessiontree.exporter.markup import markup_role, render_user_text
 from sessiontree.exporter.notices import NOTICE_RENDERERS
 from sessiontree.exporter.tools import args_search_text, render_call, render_result
+from sessiontree.readers.claude_markup import describe_markup
 from sessiontree.store.archive import archived_ids
 from sessiontree.store.load import load_session
 from sessiontree.store.numbers import amount_of, count_of
@@ -109,11 +111,14 @@ class RenderContext:
 # --- message content ------------------------------------------------------------------------
 
 
-def _content_blocks(content: Any, ctx: RenderContext) -> tuple[Markup, str]:
-    """Render user/custom content (text as markdown, images by reference); return (html, text)."""
+def _content_blocks(content: Any, ctx: RenderContext, *, user: bool = False) -> tuple[Markup, str]:
+    """Render user/custom content (text as markdown, images by reference); return (html, text).
+
+    ``user``: wrapper markup in the text (slash commands, IDE context) is shown as what it is.
+    """
     m = MACROS
     if isinstance(content, str):
-        return m.text(render_markdown(content)), content
+        return render_user_text(content) if user else m.text(render_markdown(content)), content
     if not isinstance(content, list):
         return Markup(""), ""
     parts: list[Markup] = []
@@ -125,7 +130,7 @@ def _content_blocks(content: Any, ctx: RenderContext) -> tuple[Markup, str]:
         if kind == "text":
             text = _str(block.get("text"))
             texts.append(text)
-            parts.append(m.text(render_markdown(text)))
+            parts.append(render_user_text(text) if user else m.text(render_markdown(text)))
         elif kind == "image":
             ref = ctx.images.add(block.get("data"), block.get("mimeType"))
             parts.append(render_image_tag(ref.sha, "image") if ref.sha else render_note(ref.note or "image"))
@@ -366,9 +371,13 @@ def _message(entry: Mapping[str, Any], ctx: RenderContext, meta: Meta) -> tuple[
     role = _str(message.get("role"))
     meta["role"] = role
     if role == "user":
-        body, text = _content_blocks(message.get("content"), ctx)
-        meta["preview"] = one_line(text) or "(image)"
-        return "user", "User", body
+        content = message.get("content")
+        body, text = _content_blocks(content, ctx, user=True)
+        meta["preview"] = one_line(describe_markup(text)) or "(image)"
+        head = markup_role(text)
+        if head == "Interrupted":
+            return "notice", head, body
+        return "user", head or "User", body
     if role == "developer":
         body, text = _content_blocks(message.get("content"), ctx)
         meta["preview"] = one_line(text)

@@ -10,13 +10,15 @@ from typing import cast
 from jinja2 import Environment, FileSystemLoader, StrictUndefined, Template
 from markupsafe import Markup
 
+from sessiontree.store.titles import cut_title
+
 TEMPLATES_DIR = Path(__file__).resolve().parent.parent / "templates"
 
 
 @lru_cache(maxsize=1)
 def jinja_env() -> Environment:
     """Return the shared environment (autoescape on; templates compiled once per process)."""
-    return Environment(
+    env = Environment(
         loader=FileSystemLoader(TEMPLATES_DIR),
         autoescape=True,
         auto_reload=False,
@@ -24,6 +26,8 @@ def jinja_env() -> Environment:
         lstrip_blocks=True,
         undefined=StrictUndefined,
     )
+    env.filters["cut_title"] = cut_title  # titles shown cut at a word boundary, whole on hover
+    return env
 
 
 @cache

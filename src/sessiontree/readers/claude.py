@@ -31,6 +31,7 @@ from sessiontree.readers.claude_blocks import (
     tool_calls_of,
 )
 from sessiontree.readers.claude_links import Linker, Node
+from sessiontree.readers.claude_markup import has_markup, typed_text
 from sessiontree.store.entries import Entry
 from sessiontree.store.formats import AGENT_LABELS, is_claude_file
 from sessiontree.store.jsonl import BadLine
@@ -52,7 +53,9 @@ LOCAL_COMMAND_TAGS = ("<command-name>", "<command-message>", "<local-command-", 
 
 
 def _is_local_command(content: Any) -> bool:
-    return text_of(content).lstrip().startswith(LOCAL_COMMAND_TAGS)
+    """A user message with nothing typed: a slash command, its output, bash mode, an interruption."""
+    text = text_of(content)
+    return text.lstrip().startswith(LOCAL_COMMAND_TAGS) or (has_markup(text) and not typed_text(text))
 
 
 class _Converter:

@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from sessiontree.readers.base import as_str, read_prefix_values, text_of
+from sessiontree.readers.claude_markup import typed_text
 from sessiontree.store.discovery import one_line, scandir_sorted
 
 DEFAULT_ROOTS: tuple[tuple[str, str], ...] = (("claude", ".claude/projects"), ("codex", ".codex/sessions"))
@@ -149,8 +150,8 @@ def _claude_info(values: list[Any]) -> dict[str, Any]:
         blocks = content if isinstance(content, list) else []
         if any(isinstance(b, dict) and b.get("type") == "tool_result" for b in blocks):
             continue
-        text = text_of(content).strip()
-        if text and not text.startswith(("<command-", "<local-command-", "<bash-", "Caveat:")):
+        text = typed_text(text_of(content))
+        if text and not text.startswith("Caveat:"):
             info["prompt"] = text
     return info
 

@@ -22,6 +22,7 @@ from sessiontree.share.records import ShareRecord, append_record, now_iso
 from sessiontree.share.redact import RedactionReport, redact_entries
 from sessiontree.store import Session
 from sessiontree.store.surrogates import replace_surrogates
+from sessiontree.store.titles import cut_title
 
 MiB = 1024 * 1024
 WARN_BYTES = 1 * MiB  # gistpreview reads the gist through the API, which cuts files at 1 MB
@@ -201,7 +202,7 @@ def share_file_name(title: str, date: str) -> str:
 
 def describe_share(title: str, date: str) -> str:
     """Return the gist description: the title and the date."""
-    return f"sessiontree: {title[:100] or 'session'} ({date})"
+    return f"sessiontree: {cut_title(title, 100) or 'session'} ({date})"
 
 
 def _to_stderr(text: str) -> None:

@@ -17,6 +17,7 @@ from sessiontree.store.output_sink import sanitize_text
 from sessiontree.store.paths import AgentPaths
 from sessiontree.store.persist import rewrite_atomically
 from sessiontree.store.storage import FileSessionStorage, MemorySessionStorage, SessionStorage
+from sessiontree.store.titles import cut_title
 
 PREFIX_BYTES = 4096
 """How much of each file metadata extraction reads."""
@@ -96,9 +97,9 @@ def _text_of(content: object) -> str:
 
 
 def one_line(text: str, limit: int = PREVIEW_CHARS) -> str:
-    """The one-line preview of a text in a listing: whitespace runs as one space, cut to ``limit``."""
-    flat = " ".join(text.split())
-    return flat if len(flat) <= limit else flat[: limit - 1] + "…"
+    """The one-line preview of a text in a listing: whitespace runs as one space, cut to ``limit``
+    at a word boundary."""
+    return cut_title(text, limit)
 
 
 def _preview(text: str) -> str | None:
