@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from sessiontree.store.atomic import write_atomic
-from sessiontree.store.discovery import one_line, read_session_info, scandir_sorted
+from sessiontree.store.discovery import SessionInfo, one_line, read_session_info, scandir_sorted
 from sessiontree.store.jsonl import decode_line, decode_text
 from sessiontree.store.tail import TailReader, TailState
 
@@ -122,49 +122,46 @@ def read_entry(root: Path, path: Path, parent: str | None, previous: _Cached | N
     except OSError as exc:
         return _Cached(CatalogEntry(key, 0, 0.0, parent=parent, error=_why(exc)))
     base = CatalogEntry(key, st.st_size, st.st_mtime, parent=parent)
+    scan: _Scan | None = None
+    mtime_ns = st.st_mtime_ns
     try:
         info = read_session_info(path)
-        if info is None:
-            return _foreign_entry(path, base)
-        scan = _scan_file(path, previous.scan if previous is not None else None)
+        if info is not None:
+            scan = _scan_file(path, previous.scan if previous is not None else None)
+            info = replace(info, title=scan.rename or info.title, message_count=scan.messages)
+        else:
+            info = _foreign_info(path)
+            mtime_ns = path.stat().st_mtime_ns  # after the whole read a large file may need
     except OSError as exc:
         return _Cached(replace(base, error=_why(exc)))
-    title = scan.rename or info.title or info.first_message or ""
+    if info is None:
+        return _Cached(replace(base, error="not a session file"))
     entry = replace(
         base,
         id=info.id,
         cwd=info.cwd,
-        title=one_line(title),
+        title=one_line(info.display_title),
         first_prompt=info.first_message or "",
         created=info.created or "",
-        message_count=scan.messages,
+        message_count=info.message_count or 0,
+        agent=info.agent,
     )
-    return _Cached(entry, scan, st.st_mtime_ns)
+    return _Cached(entry, scan, mtime_ns)
 
 
-def _foreign_entry(path: Path, base: CatalogEntry) -> _Cached:
-    """The record of another agent's file (Claude Code, Codex CLI), or "not a session file"."""
+def _foreign_info(path: Path) -> SessionInfo | None:
+    """The listing record of another agent's file (Claude Code, Codex CLI) with its exact count."""
     from sessiontree.readers import load_any
     from sessiontree.readers.discovery import read_agent_info
     from sessiontree.store.entries import message_of
 
     info = read_agent_info(path)
     if info is None or info.agent == "pi":
-        return _Cached(replace(base, error="not a session file"))
-    count = info.message_count
-    if count is None:  # a large file: its count needs the whole read (cached by size and mtime)
+        return None
+    if info.message_count is None:  # a large file: its count needs the whole read (cached by size, mtime)
         count = sum(1 for e in load_any(path, info.agent).entries if message_of(e) is not None)
-    entry = replace(
-        base,
-        id=info.id,
-        cwd=info.cwd or "",
-        title=one_line(info.display_title),
-        first_prompt=info.first_message or "",
-        created=info.created or "",
-        message_count=count,
-        agent=info.agent,
-    )
-    return _Cached(entry, None, path.stat().st_mtime_ns)
+        info = replace(info, message_count=count)
+    return info
 
 
 def _why(exc: OSError) -> str:

@@ -8,14 +8,12 @@ Listing reads only a prefix of each file; nothing here ever writes.
 from __future__ import annotations
 
 from collections.abc import Iterator
-from dataclasses import dataclass
-from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
 from sessiontree.readers.base import as_str, read_prefix_values, text_of
 from sessiontree.readers.claude_markup import typed_text
-from sessiontree.store.discovery import one_line, scandir_sorted
+from sessiontree.store.discovery import SessionInfo, one_line, scandir_sorted
 
 DEFAULT_ROOTS: tuple[tuple[str, str], ...] = (("claude", ".claude/projects"), ("codex", ".codex/sessions"))
 """(agent, folder under the home directory) of the agents whose sessions are picked up by default."""
@@ -26,43 +24,6 @@ MAX_DEPTH = 4
 INFO_LINES = 64
 WHOLE_BYTES = 256 * 1024
 """Files up to this size are read whole for an exact message count."""
-
-
-@dataclass(frozen=True, slots=True)
-class AgentSessionInfo:
-    """What a listing shows of one session of any agent, read from the start of its file."""
-
-    path: Path
-    agent: str
-    id: str
-    title: str | None
-    first_message: str | None
-    cwd: str | None
-    created: str | None
-    modified: float
-    size: int
-    message_count: int | None
-    """Exact for files read whole (small ones), else None."""
-
-    @property
-    def display_title(self) -> str:
-        """The title, else the first prompt, else an empty string."""
-        return self.title or self.first_message or ""
-
-    def to_json(self) -> dict[str, Any]:
-        """A JSON-ready dict."""
-        return {
-            "agent": self.agent,
-            "id": self.id,
-            "path": str(self.path),
-            "title": self.title,
-            "firstMessage": self.first_message,
-            "cwd": self.cwd,
-            "created": self.created,
-            "modified": datetime.fromtimestamp(self.modified, UTC).isoformat(timespec="milliseconds"),
-            "size": self.size,
-            "messageCount": self.message_count,
-        }
 
 
 def default_roots(home: Path | None = None) -> list[tuple[str, Path]]:
@@ -181,7 +142,7 @@ def _codex_info(values: list[Any]) -> dict[str, Any]:
     return info
 
 
-def read_agent_info(path: str | Path, agent: str | None = None) -> AgentSessionInfo | None:
+def read_agent_info(path: str | Path, agent: str | None = None) -> SessionInfo | None:
     """Metadata of one session file of any agent from its first lines; None when it is no session."""
     from sessiontree.readers import detect_values, load_any
     from sessiontree.store.entries import message_of
@@ -209,13 +170,13 @@ def read_agent_info(path: str | Path, agent: str | None = None) -> AgentSessionI
             return None
         count = sum(1 for e in session.entries if message_of(e) is not None)
         info.setdefault("title", session.title)
-    return AgentSessionInfo(
+    return SessionInfo(
         path=path,
         agent=agent,
         id=as_str(info.get("sessionId")) or path.stem,
         title=as_str(info.get("title")),
         first_message=one_line(info.get("prompt") or "") or None,
-        cwd=as_str(info.get("cwd")),
+        cwd=as_str(info.get("cwd")) or "",
         created=as_str(info.get("timestamp")),
         modified=st.st_mtime,
         size=st.st_size,
@@ -223,7 +184,7 @@ def read_agent_info(path: str | Path, agent: str | None = None) -> AgentSessionI
     )
 
 
-def list_agent_sessions(root: str | Path, agent: str | None = None) -> list[AgentSessionInfo]:
+def list_agent_sessions(root: str | Path, agent: str | None = None) -> list[SessionInfo]:
     """Every session under a root (any agent, or read as ``agent``), newest first."""
     infos = [info for path in iter_agent_files(root) if (info := read_agent_info(path, agent)) is not None]
     infos.sort(key=lambda i: i.modified, reverse=True)

@@ -34,7 +34,11 @@ _UNSAFE_NAME = re.compile(r"[^A-Za-z0-9._-]")
 
 @dataclass(frozen=True, slots=True)
 class SessionInfo:
-    """What a listing shows of one session file, read from its first bytes."""
+    """What a listing shows of one session file of any agent, read from its first bytes.
+
+    The one listing record of a file: ``list``, ``resume`` and the catalog read it (another
+    agent's file through ``readers.discovery.read_agent_info``, its ``cwd`` empty when unknown).
+    """
 
     path: Path
     id: str
@@ -47,6 +51,8 @@ class SessionInfo:
     message_count: int | None
     """Exact count of message entries, or None when that would mean reading a large file whole."""
     parent_session: str | None = None
+    agent: str = "pi"
+    """The agent that wrote the file (claude, codex: read through ``sessiontree.readers``)."""
 
     @property
     def display_title(self) -> str:
@@ -66,7 +72,7 @@ class SessionInfo:
             "size": self.size,
             "messageCount": self.message_count,
             "parentSession": self.parent_session,
-        }
+        } | ({"agent": self.agent} if self.agent != "pi" else {})
 
 
 def printable(text: str, width: int | None = None, *, keep_end: bool = False) -> str:
