@@ -3,7 +3,10 @@
 from __future__ import annotations
 
 import json
+import os
+import shutil
 from collections import Counter
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -119,3 +122,16 @@ def codex_role_counts(path: Path) -> Counter[str]:
             if role == "user" and not texts.lstrip().startswith(CONTEXT_PREFIXES):
                 counts["user"] += 1
     return +counts
+
+
+def populate_home(isolated_agent_dir: Path, gen_session: Callable[..., Path]) -> Path:
+    """A home with the tour in ~/.claude/projects, a Codex rollout in ~/.codex/sessions and one of ours."""
+    home = Path(os.environ["HOME"])
+    shutil.copytree(TOUR.parent, home / ".claude" / "projects" / "-home-dev-tour")
+    day = home / ".codex" / "sessions" / "2026" / "01" / "06"
+    day.mkdir(parents=True)
+    shutil.copy(CODEX_NEW, day / CODEX_NEW.name)
+    ours = isolated_agent_dir / "sessions" / "--home-dev-ours--"
+    ours.mkdir(parents=True)
+    shutil.copy(gen_session(4), ours / "2026-01-01T00-00-00-000Z_ours.jsonl")
+    return home

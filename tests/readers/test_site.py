@@ -3,9 +3,7 @@
 from __future__ import annotations
 
 import json
-import os
 import re
-import shutil
 from pathlib import Path
 
 from click.testing import CliRunner
@@ -13,19 +11,7 @@ from click.testing import CliRunner
 from sessiontree.cli import cli
 from sessiontree.readers import load_any
 from tests.conftest import GenSession
-from tests.readers.helpers import CODEX_NEW, TOUR
-
-
-def _home(isolated_agent_dir: Path, gen_session: GenSession) -> Path:
-    home = Path(os.environ["HOME"])
-    shutil.copytree(TOUR.parent, home / ".claude" / "projects" / "-home-dev-tour")
-    day = home / ".codex" / "sessions" / "2026" / "01" / "06"
-    day.mkdir(parents=True)
-    shutil.copy(CODEX_NEW, day / CODEX_NEW.name)
-    ours = isolated_agent_dir / "sessions" / "--home-dev-ours--"
-    ours.mkdir(parents=True)
-    shutil.copy(gen_session(4), ours / "2026-01-01T00-00-00-000Z_ours.jsonl")
-    return home
+from tests.readers.helpers import TOUR, populate_home
 
 
 def _snapshot(folder: Path) -> dict[str, bytes]:
@@ -35,7 +21,7 @@ def _snapshot(folder: Path) -> dict[str, bytes]:
 def test_build_covers_the_default_roots_and_shows_each_agent(
     isolated_agent_dir: Path, gen_session: GenSession, tmp_path: Path
 ) -> None:
-    home = _home(isolated_agent_dir, gen_session)
+    home = populate_home(isolated_agent_dir, gen_session)
     before = _snapshot(home / ".claude") | _snapshot(home / ".codex")
     site = tmp_path / "site"
     result = CliRunner().invoke(cli, ["build", "-o", str(site), "--no-search", "-q"])
@@ -61,7 +47,7 @@ def test_build_covers_the_default_roots_and_shows_each_agent(
 def test_build_one_agent_or_chosen_roots(
     isolated_agent_dir: Path, gen_session: GenSession, tmp_path: Path
 ) -> None:
-    home = _home(isolated_agent_dir, gen_session)
+    home = populate_home(isolated_agent_dir, gen_session)
     result = CliRunner().invoke(
         cli, ["build", "-o", str(tmp_path / "a"), "--no-search", "-q", "--agent", "codex"]
     )

@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 import click
 
-from sessiontree.errors import SessiontreeError
+from sessiontree.errors import AmbiguousSession, SessionNotFound, SessiontreeError
 from sessiontree.store.paths import default_agent_dir
 
 F = TypeVar("F", bound=Callable[..., Any])
@@ -140,7 +140,33 @@ class SessionType(_PathType):
         agent_dir = obj.agent_dir if obj is not None else default_agent_dir()
         given = ctx.params.get("session_dir") if ctx is not None else None
         session_dir = given if isinstance(given, Path) else None  # click may hold a sentinel here
-        return find_session(text, agent_dir, os.getcwd(), session_dir=session_dir).path
+        try:
+            return find_session(text, agent_dir, os.getcwd(), session_dir=session_dir).path
+        except SessionNotFound as not_ours:
+            if not self.foreign or looks_like_path(text) or os.path.isfile(text) or not text.strip():
+                raise
+            return _foreign_by_id(text, not_ours)
+
+
+def _foreign_by_id(prefix: str, not_ours: SessionNotFound) -> Path:
+    """A Claude Code or Codex CLI session of the default folders named by an id prefix."""
+    from sessiontree.readers import detect_agent
+    from sessiontree.readers.discovery import find_agent_session
+
+    found = find_agent_session(prefix)
+    if not found:
+        said = str(not_ours)
+        where = "; run" if "; run" in said else None
+        raise SessionNotFound(
+            said.replace("; run", ", nor in the Claude Code or Codex CLI folders; run", 1) if where else said
+        ) from None
+    if len(found) > 1:
+        names = ", ".join(f"{p.stem} ({detect_agent(p) or '?'})" for p in found[:8])
+        more = f", +{len(found) - 8} more" if len(found) > 8 else ""
+        raise AmbiguousSession(
+            f"Session id prefix '{prefix}' matches {len(found)} sessions: {names}{more}; type more of the id"
+        )
+    return found[0]
 
 
 def _is_excerpt_file(path: Path) -> bool:

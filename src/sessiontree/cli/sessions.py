@@ -5,22 +5,27 @@ from __future__ import annotations
 import json
 import os
 import sys
+from collections.abc import Sequence
 from datetime import datetime
 from pathlib import Path
 
 import click
 
 from sessiontree.cli.base import Context, cli, pass_context, session_argument, session_dir_option
+from sessiontree.cli.roots import agent_filter_option, pick_roots, roots_option
 from sessiontree.errors import SessionNotFound
+from sessiontree.readers.discovery import AgentSessionInfo, list_agent_sessions
 from sessiontree.store.discovery import (
     SessionInfo,
     find_continue_target,
     list_all_sessions,
     list_sessions,
+    normalize_cwd,
     printable,
     terminal_id,
 )
 from sessiontree.store.manager import SessionManager
+from sessiontree.store.paths import AgentPaths
 from sessiontree.store.resolve import resolve_session
 from sessiontree.store.surrogates import replace_surrogates
 
@@ -31,47 +36,87 @@ def is_interactive() -> bool:
     return all(stream is not None and stream.isatty() for stream in (sys.stdin, sys.stdout))
 
 
-def format_table(infos: list[SessionInfo]) -> str:
-    """Format the session table: id, title or first prompt, cwd, messages, modified."""
-    rows = [("ID", "TITLE", "CWD", "MESSAGES", "MODIFIED")]
+Listed = SessionInfo | AgentSessionInfo
+
+
+def format_table(infos: Sequence[Listed]) -> str:
+    """Format the session table: id, title or first prompt, cwd, messages, modified (and the agent
+    when another agent's sessions are listed)."""
+    agents = any(isinstance(info, AgentSessionInfo) and info.agent != "pi" for info in infos)
+    rows = [(*(("AGENT",) if agents else ()), "ID", "TITLE", "CWD", "MESSAGES", "MODIFIED")]
     for info in infos:
         count = "-" if info.message_count is None else str(info.message_count)
         modified = datetime.fromtimestamp(info.modified).strftime("%Y-%m-%d %H:%M")
+        agent = info.agent if isinstance(info, AgentSessionInfo) else "pi"
         rows.append(
             (
+                *((agent,) if agents else ()),
                 printable(info.id, 16),
                 printable(info.display_title, 48),
-                printable(info.cwd, 40, keep_end=True),
+                printable(info.cwd or "", 40, keep_end=True),
                 count,
                 modified,
             )
         )
+    counted = len(rows[0]) - 2
     widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]))]
     lines = []
     for row in rows:
         cells = [
-            cell.rjust(w) if i == 3 else cell.ljust(w)
+            cell.rjust(w) if i == counted else cell.ljust(w)
             for i, (cell, w) in enumerate(zip(row, widths, strict=True))
         ]
         lines.append("  ".join(cells).rstrip())
     return "\n".join(lines)
 
 
+def list_everywhere(
+    ctx: Context, roots: tuple[Path, ...], agent: str | None, *, show_all: bool, session_dir: Path | None
+) -> list[Listed]:
+    """Our sessions (this cwd's, or all) and those of every other root (the other agents' default
+    folders, or ``--root``), newest first."""
+    ours = AgentPaths(ctx.agent_dir).sessions_dir
+    cwd = normalize_cwd(os.getcwd())
+    found: list[Listed] = []
+    for root in pick_roots(ctx, roots, agent, existing=True):
+        if root == ours or (session_dir is not None and root == session_dir):
+            found += (
+                list_all_sessions(ctx.agent_dir)
+                if show_all
+                else list_sessions(cwd, ctx.agent_dir, session_dir)
+            )
+            continue
+        for info in list_agent_sessions(root):
+            if show_all or (info.cwd and normalize_cwd(info.cwd) == cwd):
+                found.append(info)
+    found.sort(key=lambda i: i.modified, reverse=True)
+    return found
+
+
 @cli.command("list")
 @click.option("--all", "show_all", is_flag=True, help="Sessions of every project, not only this cwd's.")
 @click.option("--json", "as_json", is_flag=True, help="Print JSON instead of a table.")
+@roots_option("sessions")
+@agent_filter_option
 @session_dir_option
 @pass_context
-def list_command(ctx: Context, show_all: bool, as_json: bool, session_dir: Path | None) -> None:
-    """List sessions, newest first."""
-    if show_all:
-        infos = list_all_sessions(ctx.agent_dir)
-    else:
-        infos = list_sessions(os.getcwd(), ctx.agent_dir, session_dir)
+def list_command(
+    ctx: Context,
+    show_all: bool,
+    as_json: bool,
+    roots: tuple[Path, ...],
+    agent: str | None,
+    session_dir: Path | None,
+) -> None:
+    """List sessions of every root, newest first.
+
+    Ours and, when their folders exist (or with --root), Claude Code's and Codex CLI's, with
+    the agent shown.
+    """
+    infos = list_everywhere(ctx, roots, agent, show_all=show_all, session_dir=session_dir)
     if as_json:
-        click.echo(
-            replace_surrogates(json.dumps([info.to_json() for info in infos], indent=2, ensure_ascii=False))
-        )
+        data = [{"agent": "pi", **info.to_json()} for info in infos]
+        click.echo(replace_surrogates(json.dumps(data, indent=2, ensure_ascii=False)))
     elif not infos:
         where = "any project" if show_all else os.getcwd()
         click.echo(f"No sessions for {printable(where)}", err=True)

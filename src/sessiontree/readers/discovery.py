@@ -7,6 +7,7 @@ Listing reads only a prefix of each file; nothing here ever writes.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -189,3 +190,28 @@ def list_agent_sessions(root: str | Path, agent: str | None = None) -> list[Sess
     infos = [info for path in iter_agent_files(root) if (info := read_agent_info(path, agent)) is not None]
     infos.sort(key=lambda i: i.modified, reverse=True)
     return infos
+
+
+_UUID_END = re.compile(r"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$")
+
+
+def file_session_id(path: Path) -> str:
+    """A Claude Code or Codex CLI session's id from its file name (Codex: the uuid ending it)."""
+    found = _UUID_END.search(path.stem)
+    return found[0] if found is not None and path.stem.startswith("rollout-") else path.stem
+
+
+def find_agent_session(prefix: str, roots: list[tuple[str, Path]] | None = None) -> list[Path]:
+    """The other agents' session files whose id starts with ``prefix`` (from file names only),
+    in the default folders (or ``roots``); the exact id alone when one matches it whole."""
+    needle = prefix.lower()
+    found: list[Path] = []
+    exact: list[Path] = []
+    for _, root in default_roots() if roots is None else roots:
+        for path in iter_agent_files(root):
+            session_id = file_session_id(path).lower()
+            if session_id.startswith(needle):
+                found.append(path)
+                if session_id == needle:
+                    exact.append(path)
+    return exact or found
