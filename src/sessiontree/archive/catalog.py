@@ -21,7 +21,13 @@ from pathlib import Path
 from typing import Any
 
 from sessiontree.store.atomic import write_atomic
-from sessiontree.store.discovery import SessionInfo, one_line, read_session_info, scandir_sorted
+from sessiontree.store.discovery import (
+    SessionInfo,
+    one_line,
+    read_session_info,
+    resolves_inside,
+    scandir_sorted,
+)
 from sessiontree.store.jsonl import decode_line, decode_text
 from sessiontree.store.tail import TailReader, TailState
 
@@ -186,14 +192,6 @@ class _Cached:
         return cls(CatalogEntry(**data["entry"]), _Scan(**scan) if scan else None, int(data["mtimeNs"]))
 
 
-def _inside(path: Path, root: Path) -> bool:
-    """True when ``path`` (following symlinks) stays under ``root`` (already resolved)."""
-    try:
-        return path.resolve().is_relative_to(root)
-    except (OSError, RuntimeError):
-        return False
-
-
 def iter_session_files(root: Path) -> Iterator[tuple[Path, str | None]]:
     """Yield (session file, parent key) under ``root``: flat files, project folders, subagents.
 
@@ -214,7 +212,7 @@ def iter_session_files(root: Path) -> Iterator[tuple[Path, str | None]]:
             path = Path(e.path)
             # Only a link can leave: a plain entry of a folder inside the root is inside too
             # (resolving every file costs a stat per path component: 1,000 files, ~60% of a scan).
-            if e.is_symlink() and not _inside(path, real_root):
+            if e.is_symlink() and not resolves_inside(path, real_root):
                 continue  # a symlink leaving the root: never listed, never served
             if e.name.endswith(".jsonl") and e.is_file():
                 yield path, parent
@@ -222,7 +220,7 @@ def iter_session_files(root: Path) -> Iterator[tuple[Path, str | None]]:
                 if (
                     depth < MAX_SUBAGENT_DEPTH
                     and folder.is_dir()
-                    and (not folder.is_symlink() or _inside(folder, real_root))
+                    and (not folder.is_symlink() or resolves_inside(folder, real_root))
                 ):
                     yield from files_in(folder, path.relative_to(root).as_posix(), depth + 1)
             elif parent is None and depth == 0 and e.is_dir() and f"{e.name}.jsonl" not in names:

@@ -19,10 +19,10 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from sessiontree.archive.catalog import Catalog, CatalogEntry
+from sessiontree.archive.catalog import Catalog, CatalogEntry, iter_session_files
 from sessiontree.errors import FilterError
 from sessiontree.readers.discovery import default_roots, root_agent
-from sessiontree.store.discovery import normalize_cwd
+from sessiontree.store.discovery import normalize_cwd, resolves_inside
 from sessiontree.store.paths import AgentPaths
 
 # -- folders ---------------------------------------------------------------------------------
@@ -68,10 +68,10 @@ def default_cache_dir() -> Path:
 def is_inside(path: Path, folder: Path) -> bool:
     """True when ``path`` is ``folder`` or under it (``~`` expanded, symlinks followed)."""
     try:
-        real, base = path.expanduser().resolve(), folder.expanduser().resolve()
+        base = folder.expanduser().resolve()
     except (OSError, RuntimeError):
         return False
-    return real == base or real.is_relative_to(base)
+    return resolves_inside(path.expanduser(), base)
 
 
 # -- filters ---------------------------------------------------------------------------------
@@ -139,6 +139,31 @@ class Filters:
 def select(entries: Iterable[CatalogEntry], filters: Filters) -> list[CatalogEntry]:
     """The entries the filters keep, in the order given."""
     return [e for e in entries if filters.keeps(e)]
+
+
+# -- the files a command covers -------------------------------------------------------------
+
+
+def list_session_files(roots: Sequence[Path]) -> dict[str, Path]:
+    """Every session file under the roots, as the catalog lists them (symlinks leaving a root skipped;
+    Claude Code and Codex CLI folders walked their own way)."""
+    found: dict[str, Path] = {}
+    for root in roots:
+        for path, _parent in iter_session_files(root):
+            found[str(path)] = path
+    return found
+
+
+def root_clause(roots: Sequence[Path], column: str) -> tuple[str, list[Any]]:
+    """An SQL condition keeping paths under one of the roots, and its parameters."""
+    if not roots:
+        return "1", []
+    parts, params = [], []
+    for root in roots:
+        prefix = str(root).rstrip(os.sep) + os.sep
+        parts.append(f"substr({column}, 1, ?) = ?")
+        params.extend([len(prefix), prefix])
+    return "(" + " OR ".join(parts) + ")", params
 
 
 # -- several folders as one ------------------------------------------------------------------

@@ -22,8 +22,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from sessiontree.archive.collection import list_session_files, root_clause
 from sessiontree.archive.extract import BODY_TIER, TITLE_TIER, Row, parse_time, rows_of_entry, title_row
-from sessiontree.archive.scope import list_session_files, root_clause
 from sessiontree.archive.usage import Usage, usage_of_entry
 from sessiontree.archive.usage_store import SCHEMA as USAGE_SCHEMA
 from sessiontree.archive.usage_store import TABLES as USAGE_TABLES

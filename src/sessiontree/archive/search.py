@@ -18,7 +18,7 @@ from pathlib import Path
 from types import TracebackType
 from typing import Any
 
-from sessiontree.archive.collection import default_cache_dir, is_inside, project_clause
+from sessiontree.archive.collection import default_cache_dir, is_inside, project_clause, root_clause
 from sessiontree.archive.index import (
     UpdateReport,
     connect,
@@ -26,7 +26,6 @@ from sessiontree.archive.index import (
     read_texts,
     update_index,
 )
-from sessiontree.archive.scope import root_clause
 from sessiontree.archive.snippet import Snippet, fts_patterns, make_snippet, plain_pattern
 from sessiontree.archive.usage import UsageRecord
 from sessiontree.archive.usage_store import read_usage

@@ -15,9 +15,8 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from sessiontree.archive.collection import project_clause
+from sessiontree.archive.collection import project_clause, root_clause
 from sessiontree.archive.dates import day_of
-from sessiontree.archive.scope import root_clause
 from sessiontree.archive.usage import Usage, UsageRecord
 
 SCHEMA = """

@@ -14,7 +14,7 @@ from typing import Any
 
 from sessiontree.readers.base import as_str, read_prefix_values, text_of
 from sessiontree.readers.claude_markup import typed_text
-from sessiontree.store.discovery import SessionInfo, one_line, scandir_sorted
+from sessiontree.store.discovery import SessionInfo, one_line, resolves_inside, scandir_sorted
 
 DEFAULT_ROOTS: tuple[tuple[str, str], ...] = (("claude", ".claude/projects"), ("codex", ".codex/sessions"))
 """(agent, folder under the home directory) of the agents whose sessions are picked up by default."""
@@ -31,13 +31,6 @@ def default_roots(home: Path | None = None) -> list[tuple[str, Path]]:
     """The default folders of Claude Code and Codex CLI that exist here, as (agent, folder)."""
     base = Path(home) if home is not None else Path.home()
     return [(agent, base / rel) for agent, rel in DEFAULT_ROOTS if (base / rel).is_dir()]
-
-
-def _inside(path: Path, root: Path) -> bool:
-    try:
-        return path.resolve().is_relative_to(root)
-    except OSError:
-        return False
 
 
 def is_bundled_subagent(path: Path) -> bool:
@@ -63,7 +56,7 @@ def iter_agent_files(root: str | Path) -> Iterator[Path]:
     def walk(directory: Path, depth: int) -> Iterator[Path]:
         for entry in scandir_sorted(directory):
             path = Path(entry.path)
-            if not _inside(path, real_root):
+            if not resolves_inside(path, real_root):
                 continue
             if entry.name.endswith(".jsonl") and entry.is_file():
                 if not is_bundled_subagent(path):

@@ -112,6 +112,14 @@ def _preview(text: str) -> str | None:
     return one_line(text) or None
 
 
+def resolves_inside(path: Path, real_root: Path) -> bool:
+    """True when ``path``, symlinks followed, is ``real_root`` (already resolved) or under it."""
+    try:
+        return path.resolve().is_relative_to(real_root)
+    except (OSError, RuntimeError):
+        return False
+
+
 def scandir_sorted(directory: Path) -> list[os.DirEntry[str]]:
     """The entries of a folder sorted by name (none when it cannot be read)."""
     try:
