@@ -14,7 +14,7 @@ import click
 from sessiontree.cli.base import Context, cli, pass_context, session_argument, session_dir_option
 from sessiontree.cli.roots import agent_filter_option, pick_roots, roots_option
 from sessiontree.errors import SessionNotFound
-from sessiontree.readers.discovery import AgentSessionInfo, list_agent_sessions
+from sessiontree.readers.discovery import list_agent_sessions
 from sessiontree.store.discovery import (
     SessionInfo,
     find_continue_target,
@@ -36,18 +36,15 @@ def is_interactive() -> bool:
     return all(stream is not None and stream.isatty() for stream in (sys.stdin, sys.stdout))
 
 
-Listed = SessionInfo | AgentSessionInfo
-
-
-def format_table(infos: Sequence[Listed]) -> str:
+def format_table(infos: Sequence[SessionInfo]) -> str:
     """Format the session table: id, title or first prompt, cwd, messages, modified (and the agent
     when another agent's sessions are listed)."""
-    agents = any(isinstance(info, AgentSessionInfo) and info.agent != "pi" for info in infos)
+    agents = any(info.agent != "pi" for info in infos)
     rows = [(*(("AGENT",) if agents else ()), "ID", "TITLE", "CWD", "MESSAGES", "MODIFIED")]
     for info in infos:
         count = "-" if info.message_count is None else str(info.message_count)
         modified = datetime.fromtimestamp(info.modified).strftime("%Y-%m-%d %H:%M")
-        agent = info.agent if isinstance(info, AgentSessionInfo) else "pi"
+        agent = info.agent
         rows.append(
             (
                 *((agent,) if agents else ()),
@@ -72,12 +69,12 @@ def format_table(infos: Sequence[Listed]) -> str:
 
 def list_everywhere(
     ctx: Context, roots: tuple[Path, ...], agent: str | None, *, show_all: bool, session_dir: Path | None
-) -> list[Listed]:
+) -> list[SessionInfo]:
     """Our sessions (this cwd's, or all) and those of every other root (the other agents' default
     folders, or ``--root``), newest first."""
     ours = AgentPaths(ctx.agent_dir).sessions_dir
     cwd = normalize_cwd(os.getcwd())
-    found: list[Listed] = []
+    found: list[SessionInfo] = []
     for root in pick_roots(ctx, roots, agent, existing=True):
         if root == ours or (session_dir is not None and root == session_dir):
             found += (
@@ -115,7 +112,7 @@ def list_command(
     """
     infos = list_everywhere(ctx, roots, agent, show_all=show_all, session_dir=session_dir)
     if as_json:
-        data = [{"agent": "pi", **info.to_json()} for info in infos]
+        data = [{"agent": info.agent, **info.to_json()} for info in infos]
         click.echo(replace_surrogates(json.dumps(data, indent=2, ensure_ascii=False)))
     elif not infos:
         where = "any project" if show_all else os.getcwd()
