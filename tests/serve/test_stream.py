@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import shutil
 import signal
 import socket
+import threading
+import time
 from collections.abc import Iterator
 from pathlib import Path
 from urllib.parse import quote, urlsplit
@@ -14,6 +17,7 @@ from urllib.parse import quote, urlsplit
 import httpx
 import pytest
 
+from tests.conftest import GenSession
 from tests.serve.conftest import KEY, append_line, write_session
 from tests.serve.process import EventReader, Served, page_settings, serve_process
 from tests.store.helpers import assistant, msg
@@ -195,3 +199,44 @@ def test_real_server_refuses_hosts_that_only_start_like_its_own(served: Served) 
         status, head = _status_for_host(served.url, host)
         assert status == 400, host
         assert b"x-content-type-options: nosniff" in head
+
+
+def _worker_cpu_ticks(pid: int) -> int:
+    """CPU ticks used by a process's threads other than its main one (work handed to worker threads)."""
+    total = 0
+    for task in Path(f"/proc/{pid}/task").iterdir():
+        if task.name == str(pid):
+            continue
+        try:
+            fields = (task / "stat").read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            continue  # the thread ended meanwhile
+        total += int(fields[11]) + int(fields[12])  # utime, stime
+    return total
+
+
+@pytest.mark.skipif(not Path("/proc/self/task").is_dir(), reason="reads thread CPU times from /proc")
+def test_sigint_while_a_page_renders_is_quiet_and_does_not_wait_for_it(
+    gen_session: GenSession, agent_dir: Path, tmp_path: Path
+) -> None:
+    folder = tmp_path / "sessions" / "--big--"
+    folder.mkdir(parents=True)
+    shutil.copy(gen_session(1000), folder / "big.jsonl")
+    with serve_process(tmp_path / "sessions", agent_dir, tmp_path / "cache") as served:
+        assert served.proc.stdout is not None and served.proc.stderr is not None
+        assert served.proc.stdout.readline() == "Press Ctrl-C to stop.\n"
+        page = threading.Thread(target=_get_quietly, args=(served.url + "/s/--big--/big.jsonl",))
+        page.start()
+        while _worker_cpu_ticks(served.proc.pid) < 50:  # half a second of work in a worker: mid-request
+            assert served.proc.poll() is None and page.is_alive()
+            time.sleep(0.01)
+        served.proc.send_signal(signal.SIGINT)
+        assert served.proc.wait(timeout=120) == 0
+        page.join()
+        assert served.proc.stdout.read() == "Stopped.\n"
+        assert served.proc.stderr.read() == ""  # no "Exception in ASGI application", no cancelled tasks
+
+
+def _get_quietly(url: str) -> None:
+    with contextlib.suppress(httpx.HTTPError):
+        httpx.get(url, timeout=120)

@@ -91,11 +91,15 @@ class ArchiveService:
                 self._index.update()
 
     def close(self) -> None:
-        """Close the index (idempotent)."""
-        with self._lock:
+        """Close the index (idempotent); left open while a search still holds it (shutdown never waits)."""
+        if not self._lock.acquire(blocking=False):
+            return
+        try:
             if self._index is not None:
                 self._index.close()
                 self._index = None
+        finally:
+            self._lock.release()
 
 
 def _service(request: Request) -> ArchiveService:

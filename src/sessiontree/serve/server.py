@@ -3,8 +3,12 @@
 from __future__ import annotations
 
 import errno
+import logging
+import os
 import socket
+import sys
 import threading
+import time
 import webbrowser
 from collections.abc import Callable
 from pathlib import Path
@@ -67,6 +71,8 @@ class _Server(uvicorn.Server):
     event stream never ends by itself: closed later, from the lifespan or by sse-starlette's own
     shutdown watcher, each open stream is cancelled mid-response and logs "ASGI callable returned
     without completing response". Ended here, each stream sends its last chunk and completes.
+    A request still rendering or searching after the grace period is cancelled, which uvicorn
+    reports with a traceback: nobody waits for that answer any more, so its log is silenced.
     """
 
     def __init__(self, hub: Hub, config: uvicorn.Config) -> None:
@@ -75,7 +81,27 @@ class _Server(uvicorn.Server):
 
     async def shutdown(self, sockets: list[socket.socket] | None = None) -> None:
         self.hub.close()
+        logging.getLogger("uvicorn.error").setLevel(logging.CRITICAL)
         await super().shutdown(sockets)
+
+
+def _leave_busy_threads(grace: float) -> None:
+    """Exit now if a worker thread still renders or searches once ``grace`` seconds have passed.
+
+    Its answer has no one to go to, and the server writes nothing but its cache (SQLite, which
+    rolls back an unfinished transaction, and files replaced whole), so nothing is left half
+    written; waiting could take as long as the largest session takes to render.
+    """
+    deadline = time.monotonic() + grace
+    for thread in threading.enumerate():
+        if thread is not threading.current_thread() and not thread.daemon:
+            thread.join(max(0.0, deadline - time.monotonic()))
+    if any(
+        t.is_alive() and not t.daemon and t is not threading.current_thread() for t in threading.enumerate()
+    ):
+        sys.stdout.flush()
+        sys.stderr.flush()
+        os._exit(0)
 
 
 def run_server(
@@ -116,3 +142,4 @@ def run_server(
     finally:
         sock.close()
     echo("Stopped.")
+    _leave_busy_threads(GRACEFUL_SECONDS)
