@@ -1,4 +1,4 @@
-"""Claude Code and Codex files are searched and totalled through their readers (read whole on change)."""
+"""Claude Code and Codex files are searched and totalled through their readers' line converters."""
 
 from __future__ import annotations
 
@@ -52,7 +52,7 @@ def test_a_claude_session_is_found_at_the_readers_entry_ids(roots: Path, cache_d
         with path.open("a", encoding="utf-8") as fh:
             fh.write(json.dumps(line) + "\n")
         report = index.update()
-        assert report.whole == 1 and report.appended == 0  # another agent's file is read whole again
+        assert report.whole == 0 and report.appended == 1  # only the appended line is read
         hits = index.search("zqclaudeappend")
         assert len(hits) == 1 and hits[0].role == "user"
         assert len(index.usage()) == len(usage)

@@ -24,6 +24,9 @@ from typing import Any
 
 from sessiontree.archive.collection import list_session_files, root_clause
 from sessiontree.archive.extract import BODY_TIER, TITLE_TIER, Row, parse_time, rows_of_entry, title_row
+from sessiontree.archive.follow import SCHEMA as FOLLOW_SCHEMA
+from sessiontree.archive.follow import TABLES as FOLLOW_TABLES
+from sessiontree.archive.follow import Keys, Reload, follower_for, forget_keys, has_subagents, parse_lines
 from sessiontree.archive.usage import Usage, usage_of_entry
 from sessiontree.archive.usage_store import SCHEMA as USAGE_SCHEMA
 from sessiontree.archive.usage_store import TABLES as USAGE_TABLES
@@ -35,10 +38,10 @@ from sessiontree.store.entries import header_version, is_valid_header
 from sessiontree.store.jsonl import decode_line, decode_text
 from sessiontree.store.migrate import stable_entry_id
 from sessiontree.store.surrogates import replace_surrogates
-from sessiontree.store.tail import TailReader, TailState
+from sessiontree.store.tail import TailRead, TailReader, TailState
 from sessiontree.store.titles import cut_title
 
-SCHEMA_VERSION = 8
+SCHEMA_VERSION = 9
 BUSY_TIMEOUT = 120.0
 """Seconds a process waits for another one's indexing transaction (one file at a time)."""
 
@@ -72,7 +75,8 @@ CREATE TABLE IF NOT EXISTS files (
     mtime_ns INTEGER NOT NULL DEFAULT 0,
     ino INTEGER NOT NULL DEFAULT 0,
     checked_ns INTEGER NOT NULL DEFAULT 0,
-    tail TEXT
+    tail TEXT,
+    follow TEXT
 );
 CREATE TABLE IF NOT EXISTS rows (
     id INTEGER PRIMARY KEY,
@@ -95,6 +99,7 @@ CREATE VIRTUAL TABLE IF NOT EXISTS tfts USING fts5(
     text, content='', tokenize='unicode61 remove_diacritics 2'
 );
 {USAGE_SCHEMA}
+{FOLLOW_SCHEMA}
 PRAGMA user_version = {SCHEMA_VERSION};
 """
 
@@ -139,7 +144,16 @@ def _create_schema(conn: sqlite3.Connection) -> None:
         version = conn.execute("PRAGMA user_version").fetchone()[0]
         if version != SCHEMA_VERSION:  # another process may have created it meanwhile
             if version != 0:
-                for name in ("fts", "tfts", "texts", "chunks", *USAGE_TABLES, "rows", "files"):
+                for name in (
+                    "fts",
+                    "tfts",
+                    "texts",
+                    "chunks",
+                    *USAGE_TABLES,
+                    *FOLLOW_TABLES,
+                    "rows",
+                    "files",
+                ):
                     conn.execute(f"DROP TABLE IF EXISTS {name}")
             for statement in _SCHEMA.split(";\n"):
                 if statement.strip():
@@ -180,7 +194,9 @@ class _FileState:
     entries: int
     tail: TailState | None
     agent: str | None = None
-    """Another agent's format (Claude Code, Codex): such a file is read whole through its reader."""
+    """Another agent's format (Claude Code, Codex): its lines go through that agent's follower."""
+    follow: dict[str, Any] | None = None
+    """The follower's state after the last lines read."""
 
 
 def update_index(
@@ -249,12 +265,13 @@ def _write(conn: sqlite3.Connection) -> Iterator[None]:
 
 def _load_state(conn: sqlite3.Connection, path: Path) -> _FileState | None:
     row = conn.execute(
-        "SELECT id, session_id, version, entries, tail, agent FROM files WHERE path = ?", (str(path),)
+        "SELECT id, session_id, version, entries, tail, agent, follow FROM files WHERE path = ?", (str(path),)
     ).fetchone()
     if row is None:
         return None
     tail = TailState.from_json(json.loads(row[4])) if row[4] else None
-    return _FileState(row[0], row[1], row[2], row[3], tail, row[5])
+    follow = json.loads(row[6]) if row[6] else None
+    return _FileState(row[0], row[1], row[2], row[3], tail, row[5], follow)
 
 
 def _update_file(conn: sqlite3.Connection, path: Path, report: UpdateReport) -> None:
@@ -272,14 +289,29 @@ def _update_file(conn: sqlite3.Connection, path: Path, report: UpdateReport) -> 
                 conn.execute("DELETE FROM files WHERE id = ?", (state.id,))
                 report.removed += 1
                 return
-            if read.kind == "append" and not (state.agent and read.lines):
-                report.appended += bool(read.lines)
+            if read.kind == "append" and not read.lines:
+                pass
+            elif read.kind == "append" and state.agent is None:
+                report.appended += 1
                 report.rows += _index_values(conn, state, map(_parse, read.lines))
+            elif (
+                read.kind == "append"
+                and state.follow is not None
+                and not has_subagents(path, state.agent)
+                and _follow_appended(conn, state, path, read, report)
+            ):
+                pass
             else:
                 _forget_file(conn, state.id)
                 state = _FileState(state.id, None, 3, 0, None, foreign_agent(path))
                 report.whole += 1
-                report.rows += _index_values(conn, state, _read_whole(reader, state.agent))
+                if state.agent is None:
+                    report.rows += _index_values(conn, state, map(_parse, reader.read_all()))
+                elif has_subagents(path, state.agent):
+                    report.rows += _index_values(conn, state, _read_whole(reader, state.agent))
+                else:
+                    values = parse_lines(list(reader.read_all()), 1)
+                    report.rows += _follow(conn, state, path, values, whole=True)
         except OSError:
             return  # unreadable now (permissions, vanished mid-read): keep what was indexed
         st = os.stat(path)
@@ -306,11 +338,8 @@ def _parse(line: bytes) -> Any:
         return None
 
 
-def _read_whole(reader: TailReader, agent: str | None) -> Iterator[Any]:
-    """Every value of a file read from the start (another agent's file through its reader)."""
-    if agent is None:
-        yield from map(_parse, reader.read_all())
-        return
+def _read_whole(reader: TailReader, agent: str) -> Iterator[Any]:
+    """The header and entries of another agent's session read whole (with its subagents' files)."""
     for _line in reader.read_all():
         pass  # only to move the tail state to the end
     try:
@@ -319,6 +348,72 @@ def _read_whole(reader: TailReader, agent: str | None) -> Iterator[Any]:
         return
     yield session.header
     yield from session.entries
+
+
+def _follow_appended(
+    conn: sqlite3.Connection, state: _FileState, path: Path, read: TailRead, report: UpdateReport
+) -> bool:
+    """Index another agent's appended lines; False when they need the file read whole (nothing done)."""
+    if not read.lines:
+        return True
+    conn.execute("SAVEPOINT follow")
+    try:
+        rows = _follow(conn, state, path, parse_lines(read.lines, read.first_lineno), whole=False)
+    except Reload:
+        conn.execute("ROLLBACK TO follow")
+        conn.execute("RELEASE follow")
+        return False
+    conn.execute("RELEASE follow")
+    report.appended += 1
+    report.rows += rows
+    return True
+
+
+def _follow(
+    conn: sqlite3.Connection, state: _FileState, path: Path, values: list[tuple[int, Any]], *, whole: bool
+) -> int:
+    """Index another agent's lines through its follower (entries they change made again); return the rows."""
+    assert state.agent is not None
+    saved = state.follow if not whole and state.follow is not None else {}
+    keys = Keys(conn, state.id)
+    follower = follower_for(state.agent, path, keys, saved.get("reader"))
+    if follower is None:
+        return 0
+    new = follower.feed(values, whole)
+    changed = follower.changed
+    if changed:
+        ids = [e["id"] for e in changed]
+        for entry_id in ids:
+            _forget_rows(conn, "file_id = ? AND entry_id = ? AND tier = ?", (state.id, entry_id, BODY_TIER))
+        forget_usage(conn, state.id, ids)
+    header = follower.session_header()
+    title = header.get("title") if isinstance(header.get("title"), str) else None
+    conn.execute(
+        "UPDATE files SET session_id = ?, cwd = ?, started = ?, version = 3 WHERE id = ?",
+        (
+            replace_surrogates(str(header["id"])),
+            replace_surrogates(header["cwd"]) if isinstance(header.get("cwd"), str) else None,
+            parse_time(header.get("timestamp")),
+            state.id,
+        ),
+    )
+    rows = 0
+    if title != saved.get("title"):
+        _forget_rows(conn, "file_id = ? AND role = 'title'", (state.id,))
+        conn.execute(
+            "UPDATE files SET title = ? WHERE id = ?",
+            (replace_surrogates(title) if title else None, state.id),
+        )
+        found = title_row(header)
+        rows += _insert_rows(conn, state.id, [found]) if found is not None else 0
+    state.session_id = str(header["id"])
+    rows += _index_values(conn, state, [*changed, *new])
+    keys.save()
+    state.follow = {"reader": follower.save(), "title": title}
+    conn.execute(
+        "UPDATE files SET follow = ? WHERE id = ?", (json.dumps(state.follow, default=str), state.id)
+    )
+    return rows
 
 
 def _index_values(conn: sqlite3.Connection, state: _FileState, values: Iterable[Any]) -> int:
@@ -449,8 +544,11 @@ def _forget_file(conn: sqlite3.Connection, file_id: int) -> None:
     _forget_rows(conn, "file_id = ?", (file_id,))
     conn.execute("DELETE FROM chunks WHERE file_id = ?", (file_id,))
     forget_usage(conn, file_id)
+    forget_keys(conn, file_id)
     conn.execute(
-        "UPDATE files SET session_id = NULL, title = NULL, entries = 0, tail = NULL WHERE id = ?", (file_id,)
+        "UPDATE files SET session_id = NULL, title = NULL, entries = 0, tail = NULL, follow = NULL "
+        "WHERE id = ?",
+        (file_id,),
     )
 
 

@@ -22,6 +22,7 @@ from sessiontree.archive.usage import Usage, UsageRecord
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS usage (
     file_id INTEGER NOT NULL,
+    entry_id TEXT,
     copy_key INTEGER,
     dup INTEGER NOT NULL,
     ts INTEGER NOT NULL,
@@ -80,14 +81,17 @@ def _day(usage: Usage) -> str:
     return day_of(usage.ts) if usage.ts > 0 else ""
 
 
-def _add_total(conn: sqlite3.Connection, file_id: int, day: str, row: Sequence[Any]) -> None:
-    """Add one message (``model, input, output, cache_read, cache_write, cost, estimated, unpriced``)
-    to its day's total."""
+def _add_total(conn: sqlite3.Connection, file_id: int, day: str, row: Sequence[Any], sign: int = 1) -> None:
+    """Add (or with ``sign`` -1 take away) one message (``model, input, output, cache_read,
+    cache_write, cost, estimated, unpriced``) to its day's total."""
     model, tokens_in, tokens_out, read, write, cost = row[0], row[1], row[2], row[3], row[4], row[5]
-    conn.execute(
-        _ADD,
-        (file_id, day, model, 1, tokens_in, tokens_out, read, write, cost or 0.0, cost is not None, *row[6:]),
-    )
+    counts = (1, tokens_in, tokens_out, read, write, cost or 0.0, cost is not None, *row[6:])
+    conn.execute(_ADD, (file_id, day, model, *(sign * n for n in counts)))
+    if sign < 0:
+        conn.execute(
+            "DELETE FROM usage_days WHERE file_id = ? AND day = ? AND model = ? AND messages <= 0",
+            (file_id, day, model),
+        )
 
 
 def add_usage(conn: sqlite3.Connection, file_id: int, spent: Sequence[tuple[str | None, Usage]]) -> None:
@@ -104,25 +108,31 @@ def add_usage(conn: sqlite3.Connection, file_id: int, spent: Sequence[tuple[str 
             *(usage.estimated, usage.unpriced),
         )
         conn.execute(
-            f"INSERT INTO usage (file_id, copy_key, dup, {_COLUMNS}) "
-            "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-            (file_id, key, int(dup), usage.ts, day, *values),
+            f"INSERT INTO usage (file_id, entry_id, copy_key, dup, {_COLUMNS}) "
+            "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            (file_id, entry_id, key, int(dup), usage.ts, day, *values),
         )
         if not dup:
             _add_total(conn, file_id, day, values)
 
 
-def forget_usage(conn: sqlite3.Connection, file_id: int) -> None:
-    """Remove one file's usage; a copy elsewhere of each of its messages takes over."""
-    keys = [
-        r[0]
-        for r in conn.execute(
-            "SELECT copy_key FROM usage WHERE file_id = ? AND dup = 0 AND copy_key IS NOT NULL", (file_id,)
-        )
-    ]
-    conn.execute("DELETE FROM usage WHERE file_id = ?", (file_id,))
-    conn.execute("DELETE FROM usage_days WHERE file_id = ?", (file_id,))
-    for key in keys:
+def forget_usage(conn: sqlite3.Connection, file_id: int, entry_ids: Sequence[str] | None = None) -> None:
+    """Remove one file's usage (or only its entries'); a copy elsewhere of each message takes over."""
+    where = "file_id = ?"
+    params: list[Any] = [file_id]
+    if entry_ids is not None:
+        where += f" AND entry_id IN ({','.join('?' * len(entry_ids))})"
+        params.extend(entry_ids)
+    columns = "copy_key, dup, day, model, input, output, cache_read, cache_write, cost, estimated, unpriced"
+    gone = conn.execute(f"SELECT {columns} FROM usage WHERE {where}", params).fetchall()
+    conn.execute(f"DELETE FROM usage WHERE {where}", params)
+    if entry_ids is None:
+        conn.execute("DELETE FROM usage_days WHERE file_id = ?", (file_id,))
+    else:
+        for row in gone:
+            if not row[1]:
+                _add_total(conn, file_id, row[2], row[3:], -1)
+    for key in (row[0] for row in gone if not row[1] and row[0] is not None):
         heir = conn.execute(
             "SELECT rowid, file_id, day, model, input, output, cache_read, cache_write, cost, estimated, "
             "unpriced FROM usage "
