@@ -1,4 +1,4 @@
-"""The build's error and the content hash of a session file (the filters are ``archive.collection``'s)."""
+"""The content hash of a session file, which the manifest records."""
 
 from __future__ import annotations
 
