@@ -67,6 +67,7 @@ def render_session(session: Session, options: RenderOptions | None = None) -> Re
     tree = session.tree
     leaf = _resolve_leaf(session, opts.leaf_id)
     ctx = RenderContext.for_session(session)
+    ctx.subagent_href = opts.subagent_href
     # A duplicated id: the tree keeps the last entry; so does the page.
     by_id = tree.by_id
     todo = [e for e in session.entries if isinstance(e.get("id"), str) and by_id.get(e["id"]) is e]

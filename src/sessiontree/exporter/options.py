@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -50,7 +50,9 @@ class RenderOptions:
     says how fragments are held while rendering: gzip on the fly (small memory; what a page
     usually wants) or a plain list; a page of the other form converts. ``parallel`` lets a big
     session render on two cores (a forked worker): turn it off in a server or any process that
-    runs other threads.
+    runs other threads. ``subagent_href`` gives the URL of a subagent's own page (serve, build)
+    by agent id: its task result then links there; an export has none and keeps the subagent
+    inline only.
     """
 
     leaf_id: str | None = None
@@ -58,6 +60,7 @@ class RenderOptions:
     tools: Sequence[Any] | None = None
     compress: bool = True
     parallel: bool = True
+    subagent_href: Callable[[str], str | None] | None = None
 
 
 @dataclass(frozen=True)

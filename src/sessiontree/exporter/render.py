@@ -54,6 +54,8 @@ class RenderContext:
     archived: set[str] = field(default_factory=set)
     # oh-my-pi subagent sessions by agent id, embedded under the task result that names them.
     subagents: dict[str, Path] = field(default_factory=dict)
+    # Agent id -> URL of the subagent's own page (serve, build); None in an export.
+    subagent_href: Callable[[str], str | None] | None = None
     depth: int = 0
 
     @classmethod
@@ -301,7 +303,8 @@ def _subagent(agent_id: str, ctx: RenderContext) -> Markup:
         # Nested entries are not the page's entries: no id the viewer would look up, no link.
         parts.append(html.replace(' data-id="', ' data-sub-id="', 1).replace(_LINK_BUTTON, "", 1))
     title = f"Subagent {agent_id}" + (f": {session.title}" if session.title else "")
-    return MACROS.subagent(title, count, Markup("".join(parts)))
+    href = ctx.subagent_href(agent_id) if ctx.subagent_href is not None and ctx.depth == 0 else None
+    return MACROS.subagent(title, count, Markup("".join(parts)), href)
 
 
 def _execution(message: Mapping[str, Any], kind: str, meta: Meta) -> Markup:

@@ -21,6 +21,7 @@ from sessiontree.readers import load_any
 from sessiontree.serve.config import ServeConfig
 from sessiontree.serve.live import LiveSession
 from sessiontree.serve.urls import Urls
+from sessiontree.store.subagents import subagent_key
 
 PAGE_HEADERS = {"Cache-Control": "no-store"}
 _PAGE_CSP = re.compile(
@@ -74,7 +75,11 @@ def render_served_index(entries: list[CatalogEntry], config: ServeConfig, urls: 
 def render_live_page(live: LiveSession, key: str, config: ServeConfig, urls: Urls) -> str:
     """A session's page as export makes it, plus the live scripts; images served by URL."""
     snap = live.snapshot()
-    rendered = render_session(snap.session, RenderOptions(parallel=False))
+
+    def subagent_page(agent_id: str) -> str:
+        return urls.session(subagent_key(key, agent_id))
+
+    rendered = render_session(snap.session, RenderOptions(parallel=False, subagent_href=subagent_page))
     live.keep_images(image_files(rendered))
     settings = {
         "key": key,

@@ -5,12 +5,15 @@ from __future__ import annotations
 import gzip
 import json
 import os
+import posixpath
 from dataclasses import dataclass, field
+from functools import partial
 from pathlib import Path
 
 from sessiontree.errors import SessiontreeError
-from sessiontree.site.layout import ASSETS_DIR, write_atomic
+from sessiontree.site.layout import ASSETS_DIR, page_path, write_atomic
 from sessiontree.site.sources import file_sha256
+from sessiontree.store.subagents import subagent_key
 
 
 @dataclass(frozen=True, slots=True)
@@ -43,6 +46,11 @@ def _asset_prefix(page: str) -> str:
     return "../" * page.count("/") + ASSETS_DIR + "/"
 
 
+def _subagent_page(key: str, page: str, agent_id: str) -> str:
+    """The link from a session's page to its subagent's page (both built from the listing)."""
+    return posixpath.relpath(page_path(subagent_key(key, agent_id)), posixpath.dirname(page))
+
+
 def render_job(job: RenderJob) -> RenderOutcome:
     """Load, render and write one session; a session that cannot be read is an outcome, not a crash."""
     # The renderer loads here, in the worker: a build with nothing to render never pays for it.
@@ -56,7 +64,9 @@ def render_job(job: RenderJob) -> RenderOutcome:
         session = load_for_export(job.path)
         records = session_records(session)
         # One session per pool worker already: no nested two-core render, no fork in a worker.
-        rendered = render_session(session, RenderOptions(parallel=False))
+        rendered = render_session(
+            session, RenderOptions(parallel=False, subagent_href=partial(_subagent_page, job.key, job.page))
+        )
         del session
         assets: list[str] = []
         prefix = None

@@ -40,3 +40,8 @@ def task_agent_ids(details: Any) -> list[str]:
             if isinstance(jsonl, str) and jsonl.endswith(".jsonl"):
                 ids.append(Path(jsonl).stem)
     return ids
+
+
+def subagent_key(key: str, agent_id: str) -> str:
+    """A subagent session's listing key from its parent's (``a/s.jsonl`` -> ``a/s/<id>.jsonl``)."""
+    return f"{key.removesuffix('.jsonl')}/{agent_id}.jsonl"
