@@ -278,10 +278,7 @@ def build_site(options: BuildOptions, progress: Progress | None = None) -> Build
         from sessiontree.site.usage import write_usage_page
 
         try:
-            result.usage_written = write_usage_page(
-                site, options.root, new.pages, theme=options.theme, more_roots=options.more_roots,
-                key_of=catalog.key_of,
-            )  # fmt: skip
+            result.usage_written = write_usage_page(site, catalog, new.pages, theme=options.theme)
         except SearchError as exc:
             result.failures["(usage page)"] = str(exc)
     if changed or new.to_json() != manifest.to_json():

@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 import os
-from collections.abc import Callable
 from pathlib import Path
 
+from sessiontree.archive.collection import Sources
 from sessiontree.archive.search import SearchIndex
 from sessiontree.pages.usage_page import UsagePageOptions, render_usage_page
 from sessiontree.site import layout
@@ -13,35 +13,25 @@ from sessiontree.site.layout import USAGE_PAGE as USAGE_PAGE
 from sessiontree.site.manifest import PageRecord
 
 
-def _key(path: str, base: Path) -> str | None:
-    try:
-        return Path(path).relative_to(base).as_posix()
-    except ValueError:
-        return None
-
-
 def write_usage_page(
     site: Path,
-    root: Path,
+    sources: Sources,
     pages: dict[str, PageRecord],
     *,
     theme: str = "auto",
     cache_dir: Path | None = None,
-    more_roots: tuple[Path, ...] = (),
-    key_of: Callable[[str], str | None] | None = None,
 ) -> bool:
     """Write ``usage.html`` from the archive index (user cache dir); return whether it changed.
 
-    With ``more_roots``, ``key_of`` maps a session file to its page key.
+    Only the sessions built (``pages``, by the collection's keys) are counted and linked.
     """
-    bases = [Path(os.path.abspath(r)) for r in (root, *more_roots)]
-    key = key_of or (lambda path: _key(path, bases[0]))
+    bases = [Path(os.path.abspath(r)) for r in sources.roots]
     with SearchIndex(bases, cache_dir, keep_out=[site]) as index:
         index.update()
-        records = [r for r in index.usage() if key(r.path) in pages]  # only the sessions built
+        records = [r for r in index.usage() if sources.key_of(r.path) in pages]  # only the sessions built
 
     def link_for(path: str) -> str | None:
-        rec = pages.get(key(path) or "")
+        rec = pages.get(sources.key_of(path) or "")
         return rec.page if rec is not None else None
 
     html = render_usage_page(records, UsagePageOptions(title="Usage", link_for=link_for, theme=theme))
