@@ -113,3 +113,17 @@ def test_no_wrapper_tag_in_any_title_of_the_real_files(tmp_path: Path) -> None:
     hits = [json.loads(line) for line in found.splitlines() if line.startswith("{")] or json.loads(found)
     hit_titles = [h.get("title") or "" for h in (hits if isinstance(hits, list) else hits.get("hits", []))]
     assert hit_titles and not any(WRAPPER.search(t) for t in hit_titles)
+
+
+def test_no_user_bubble_holds_raw_wrapper_tags_in_the_real_files() -> None:
+    """Claude Code's markup and Codex CLI's injected context never show as a user's raw text."""
+    injected = re.compile(
+        r"&lt;(command-name|local-command|ide_|environment_context|user_instructions)|# AGENTS\.md"
+    )
+    for path in REAL_FILES:
+        rendered = render_session(load_any(path), RenderOptions(parallel=False, compress=False))
+        frags = rendered.frags.value()
+        assert isinstance(frags, list) and len(frags) == len(rendered.entries), path.name
+        for meta, html in zip(rendered.entries, frags, strict=True):
+            if meta.get("cat") == "user":
+                assert not injected.search(html), (path.name, meta["id"])
