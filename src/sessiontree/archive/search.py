@@ -31,6 +31,7 @@ from sessiontree.archive.usage import UsageRecord
 from sessiontree.archive.usage_store import read_usage
 from sessiontree.errors import SearchError
 from sessiontree.store.history import is_fts_syntax_error
+from sessiontree.store.titles import cut_title
 
 INDEX_FILE = "search.db"
 ROLE_CHOICES = ("user", "assistant", "tool")
@@ -90,6 +91,7 @@ class SearchHit:
             "path": str(self.path),
             "sessionId": self.session_id,
             "title": self.title,
+            "shortTitle": cut_title(self.title) if self.title else None,
             "cwd": self.cwd,
             "entryId": self.entry_id,
             "role": self.role,

@@ -12,6 +12,7 @@ from sessiontree.archive.search import ROLE_CHOICES, SearchFilters, SearchHit
 from sessiontree.cli.archive_options import archive_options, open_index, project_of, since_of
 from sessiontree.cli.base import Context, cli, pass_context
 from sessiontree.store.discovery import printable
+from sessiontree.store.titles import cut_title
 
 TITLE_WIDTH = 40
 MARK_OPEN, MARK_CLOSE = "«", "»"
@@ -26,7 +27,7 @@ def format_hit(hit: SearchHit, *, bold: bool) -> str:
         for text, marked in hit.snippet.parts()
     )
     where = printable(str(hit.path)) + (f" --leaf {printable(hit.entry_id)}" if hit.entry_id else "")
-    title = printable(hit.title or "(untitled)", TITLE_WIDTH)
+    title = printable(cut_title(hit.title or "(untitled)", TITLE_WIDTH))
     return "\t".join((title, hit.time or "-", hit.role, snippet, where))
 
 

@@ -33,7 +33,9 @@
     const link = doc.createElement('a');
     const href = hits.safeHref(hit.href, urls.sessions);
     if (href) link.href = href;
-    link.textContent = hit.title || '(untitled)';
+    // The title cut at a word boundary (archive's cut_title), the whole of it on hover.
+    link.textContent = hit.shortTitle || hit.title || '(untitled)';
+    if (hit.title && hit.shortTitle && hit.shortTitle !== hit.title) link.title = hit.title;
     const role = doc.createElement('span');
     role.className = 'st-fulltext-role';
     role.textContent = [hit.role, hit.time].filter(Boolean).join(' · ');

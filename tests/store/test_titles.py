@@ -1,0 +1,57 @@
+"""Titles cut at a word boundary with "…", the whole title on hover (page heading, tab, gist)."""
+
+from __future__ import annotations
+
+import html
+import json
+import re
+from pathlib import Path
+
+from hypothesis import given
+from hypothesis import strategies as st
+
+from sessiontree.exporter.api import render_session_html
+from sessiontree.readers import load_any
+from sessiontree.share.publish import describe_share
+from sessiontree.store.titles import cut_title
+
+PROMPT = (
+    "Hey Claude, I'd like your help with refactoring the timeline filtering so that when we filter "
+    "by message type the hidden entries keep their place"
+)
+
+
+def test_cut_at_a_word_boundary() -> None:
+    cut = cut_title(PROMPT)
+    assert cut == "Hey Claude, I'd like your help with refactoring the timeline filtering so that…"
+    assert cut_title("short  title\n") == "short title"
+    assert cut_title("x" * 100, 10) == "x" * 9 + "…"  # one long word is cut inside it
+
+
+@given(st.text(alphabet=st.sampled_from("ab cd\n,."), max_size=300), st.integers(min_value=8, max_value=120))
+def test_a_cut_title_fits_and_is_a_prefix_of_the_words(text: str, limit: int) -> None:
+    cut = cut_title(text, limit)
+    flat = " ".join(text.split())
+    assert len(cut) <= limit
+    assert cut == flat or (cut.endswith("…") and flat.startswith(cut[:-1]))
+
+
+def test_page_heading_tab_and_gist_show_the_cut_title(tmp_path: Path) -> None:
+    lines = [
+        {"type": "session", "version": 3, "id": "t1", "timestamp": "2026-01-01T00:00:00.000Z", "cwd": "/w"},
+        {"type": "message", "id": "u1", "parentId": None, "timestamp": "2026-01-01T00:00:01.000Z",
+         "message": {"role": "user", "content": [{"type": "text", "text": PROMPT}]}},
+    ]  # fmt: skip
+    path = tmp_path / "s.jsonl"
+    path.write_text("".join(json.dumps(line) + "\n" for line in lines), encoding="utf-8")
+    page = render_session_html(load_any(path))
+    cut = cut_title(PROMPT)
+    heading = re.search(r'<h1 class="st-title" title="([^"]*)">([^<]*)</h1>', page)
+    assert heading is not None
+    assert html.unescape(heading[1]) == PROMPT and html.unescape(heading[2]) == cut
+    tab = re.search(r"<title>([^<]*)</title>", page)
+    assert tab is not None and html.unescape(tab[1]) == cut
+    assert (
+        describe_share(PROMPT * 2, "2026-01-01") == f"sessiontree: {cut_title(PROMPT * 2, 100)} (2026-01-01)"
+    )
+    assert "so that w " not in page.split("<body", 1)[0]  # no cut inside a word in the head
