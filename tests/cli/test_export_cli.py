@@ -152,3 +152,27 @@ def test_a_session_copied_out_of_its_agent_folder_warns_once_with_the_count(
         f"blob{'' if len(set(refs)) == 1 else 's'} not found (looked in the agent dir's blobs/ and a "
         "blobs/ folder beside the file); the page shows a notice in their place"
     ]
+
+
+def test_export_reuses_the_fragment_cache_and_no_cache_skips_it(
+    gen_session: GenSession, tmp_path: Path
+) -> None:
+    session, cache = gen_session(15), tmp_path / "cache"
+    pages = [tmp_path / f"{name}.html" for name in ("cold", "warm", "none")]
+    assert run("export", str(session), str(pages[0]), "--cache-dir", str(cache))[0] == 0
+    assert (cache / "fragments.sqlite").is_file()
+    assert run("export", str(session), str(pages[1]), "--cache-dir", str(cache))[0] == 0
+    none = tmp_path / "unused"
+    assert run("export", str(session), str(pages[2]), "--cache-dir", str(none), "--no-cache")[0] == 0
+    assert not none.exists()
+    assert pages[0].read_bytes() == pages[1].read_bytes() == pages[2].read_bytes()
+
+
+def test_a_cache_dir_inside_the_sessions_folder_is_refused(gen_session: GenSession, tmp_path: Path) -> None:
+    session = gen_session(3)
+    code, _, stderr = run(
+        "export", str(session), str(tmp_path / "p.html"), "--cache-dir", str(session.parent / "c")
+    )
+    assert code == 1
+    assert stderr.startswith("Error: The cache dir") and stderr.count("\n") == 1
+    assert not (session.parent / "c").exists()

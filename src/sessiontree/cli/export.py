@@ -10,6 +10,7 @@ import click
 from sessiontree.cli.base import agent_option, cli, session_argument, system_options
 from sessiontree.errors import ExportError
 from sessiontree.exporter.api import export_to_file, open_in_browser
+from sessiontree.exporter.fragment_cache import open_fragment_cache
 from sessiontree.exporter.page import THEMES
 from sessiontree.store.discovery import printable
 
@@ -32,6 +33,13 @@ def _warn(text: str) -> None:
 @click.option("--leaf", "leaf_id", metavar="ID", help="Export with this entry as the active leaf.")
 @system_options
 @agent_option
+@click.option(
+    "--cache-dir",
+    metavar="DIR",
+    type=click.Path(path_type=Path),
+    help="Where rendered fragments are cached [default: the user cache dir].",
+)
+@click.option("--no-cache", is_flag=True, help="Render everything afresh; read and write no cache.")
 @click.option("--copy", is_flag=True, hidden=True, help="Not supported here; use `sessiontree dump`.")
 def export(
     session: Path,
@@ -42,6 +50,8 @@ def export(
     system_prompt: str | None,
     tools: list[Any] | None,
     agent: str | None,
+    cache_dir: Path | None,
+    no_cache: bool,
     copy: bool,
 ) -> None:
     """Export a session to one self-contained HTML file.
@@ -53,16 +63,22 @@ def export(
         raise ExportError(
             "export --copy is not supported; use `sessiontree dump SESSION.jsonl` to copy a session"
         )
-    path = export_to_file(
-        session,
-        output,
-        theme=theme,
-        leaf_id=leaf_id,
-        system_prompt=system_prompt,
-        tools=tools,
-        agent=agent,
-        warn=_warn,
-    )
+    cache = None if no_cache else open_fragment_cache(cache_dir, keep_out=session.parent)
+    try:
+        path = export_to_file(
+            session,
+            output,
+            theme=theme,
+            leaf_id=leaf_id,
+            system_prompt=system_prompt,
+            tools=tools,
+            agent=agent,
+            warn=_warn,
+            cache=cache,
+        )
+    finally:
+        if cache is not None:
+            cache.close()
     click.echo(f"Exported to: {path}")
     if open_page:
         open_in_browser(path)

@@ -3,16 +3,17 @@
 from __future__ import annotations
 
 import webbrowser
-from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Generator, Iterable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
 from sessiontree.errors import EntryNotFound, ExportError
+from sessiontree.exporter.fragment_cache import FragmentCache, Record, iter_keys
 from sessiontree.exporter.fragments import FragmentPacker
 from sessiontree.exporter.options import PageOptions, RenderedSession, RenderOptions
 from sessiontree.exporter.page import iter_page
 from sessiontree.exporter.parallel import render_all, warm_count
-from sessiontree.exporter.render import Meta, RenderContext, render_entry
+from sessiontree.exporter.render import Meta, RenderContext, entry_inputs, render_entry
 from sessiontree.exporter.sections import (
     ToolSpec,
     normalise_tools,
@@ -22,7 +23,7 @@ from sessiontree.exporter.sections import (
 from sessiontree.exporter.stats import compute_stats, cumulative_by_turn
 from sessiontree.readers import load_any
 from sessiontree.readers.claude_markup import typed_text
-from sessiontree.store import Session
+from sessiontree.store import Session, SessionTree
 from sessiontree.store.atomic import write_atomic
 from sessiontree.store.blobs import describe_missing_blobs
 from sessiontree.store.discovery import printable
@@ -72,7 +73,7 @@ def render_session(session: Session, options: RenderOptions | None = None) -> Re
     by_id = tree.by_id
     todo = [e for e in session.entries if isinstance(e.get("id"), str) and by_id.get(e["id"]) is e]
 
-    def render_one(index: int) -> tuple[Meta, str, dict[str, str]]:
+    def render_one(index: int) -> Record:
         entry = todo[index]
         meta, html = render_entry(entry, ctx, parent_id=tree.parent_of(entry["id"]))
         return meta, html, ctx.images.take_seen()
@@ -80,16 +81,19 @@ def render_session(session: Session, options: RenderOptions | None = None) -> Re
     metas: list[Meta] = []
     # Images in the order entries first show them, whichever process rendered which entry.
     images: dict[str, str] = {}
-    # No thread may run when the renderer forks: the packer holds what comes before the fork.
-    frags = FragmentPacker(compress=opts.compress, hold=warm_count(len(todo), parallel=opts.parallel))
+    frags: FragmentPacker | None = None
     try:
-        for meta, html, seen in render_all(len(todo), render_one, parallel=opts.parallel):
+        records = _render_records(todo, ctx, tree, render_one, opts)
+        # No thread may run when the renderer forks: the packer holds what comes before the fork.
+        frags = FragmentPacker(compress=opts.compress, hold=next(records))
+        for meta, html, seen in records:
             metas.append(meta)
             frags.add(html)
             for sha, url in seen.items():
                 images.setdefault(sha, url)
     except BaseException:
-        frags.close()
+        if frags is not None:
+            frags.close()
         raise
     init = session.session_init(leaf) or {}
     prompt = opts.system_prompt if opts.system_prompt is not None else init.get("systemPrompt")
@@ -117,6 +121,60 @@ def render_session(session: Session, options: RenderOptions | None = None) -> Re
         system_html=str(render_system(prompt if isinstance(prompt, str) else "", tool_specs)),
         leaf_id=leaf,
     )
+
+
+def _render_records(
+    todo: list[dict[str, Any]],
+    ctx: RenderContext,
+    tree: SessionTree,
+    render_one: Callable[[int], Record],
+    opts: RenderOptions,
+) -> Iterator[Any]:
+    """Yield how many records to hold before a fork, then each entry's (meta, fragment, images).
+
+    With a cache, found fragments are used and only the others rendered (on two cores when
+    they are many), then stored in batches.
+    """
+    cache = opts.cache
+    if cache is None:
+        yield warm_count(len(todo), parallel=opts.parallel)
+        yield from render_all(len(todo), render_one, parallel=opts.parallel)
+        return
+    keys = list(iter_keys(entry_inputs(e, ctx, parent_id=tree.parent_of(e["id"])) for e in todo))
+    have = cache.present([k for k in keys if k is not None])
+    misses = [i for i, k in enumerate(keys) if k is None or k not in have]
+    warm = warm_count(len(misses), parallel=opts.parallel)
+    yield misses[warm] if 0 < warm < len(misses) else 0  # everything before the first miss after the fork
+    fresh: Generator[Any, None, None] = render_all(
+        len(misses), lambda j: render_one(misses[j]), parallel=opts.parallel
+    )
+    new: list[tuple[bytes, Record]] = []
+    found: dict[bytes, Record] = {}
+    try:
+        for index, key in enumerate(keys):
+            if key is None or key not in have:
+                record: Record = next(fresh)
+                if key is not None:
+                    new.append((key, record))
+                    if len(new) >= _WRITE_BATCH:
+                        cache.put_many(new)
+                        new = []
+                yield record
+                continue
+            if key not in found:  # the next batch of hits, read as they are needed (memory stays small)
+                found = cache.get_many([k for k in keys[index : index + _READ_BATCH] if k in have])
+            hit = found.get(key)
+            if hit is None:  # no longer reads back (damaged, or evicted meanwhile): rendered here
+                hit = render_one(index)
+                new.append((key, hit))
+            yield hit
+    finally:
+        fresh.close()
+        cache.put_many(new)
+
+
+_READ_BATCH = 400
+_WRITE_BATCH = 500
 
 
 def render_session_html(
@@ -189,10 +247,12 @@ def export_to_file(
     blobs_dir: Path | None = None,
     agent: str | None = None,
     warn: Callable[[str], None] | None = None,
+    cache: FragmentCache | None = None,
 ) -> Path:
     """Export a session file to a self-contained HTML file and return its path (input untouched).
 
     ``agent`` forces the reader of the file (claude, codex, pi); by default its content decides.
+    ``cache`` reuses fragments rendered before and keeps the new ones.
     """
     session = load_for_export(input_path, blobs_dir=blobs_dir, agent=agent, warn=warn)
     out = Path(output_path) if output_path is not None else default_output_path(input_path)
@@ -205,7 +265,7 @@ def export_to_file(
     # Options are checked before anything is rendered (a bad theme fails at once).
     page = PageOptions(theme=theme)
     chunks = _iter_rendered_page(
-        session, RenderOptions(leaf_id=leaf_id, system_prompt=system_prompt, tools=tools), page
+        session, RenderOptions(leaf_id=leaf_id, system_prompt=system_prompt, tools=tools, cache=cache), page
     )
     # The generator drops the entries once they are rendered; holding them here would keep
     # the whole session alive while the page is written.

@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from sessiontree.errors import ExportError
+from sessiontree.exporter.fragment_cache import FragmentCache
 from sessiontree.exporter.fragments import FragmentPacker
 from sessiontree.exporter.stats import SessionStats
 
@@ -52,7 +53,8 @@ class RenderOptions:
     session render on two cores (a forked worker): turn it off in a server or any process that
     runs other threads. ``subagent_href`` gives the URL of a subagent's own page (serve, build)
     by agent id: its task result then links there; an export has none and keeps the subagent
-    inline only.
+    inline only. ``cache`` (a ``FragmentCache``) gives fragments rendered before for the
+    same inputs and keeps the new ones.
     """
 
     leaf_id: str | None = None
@@ -61,6 +63,7 @@ class RenderOptions:
     compress: bool = True
     parallel: bool = True
     subagent_href: Callable[[str], str | None] | None = None
+    cache: FragmentCache | None = None
 
 
 @dataclass(frozen=True)

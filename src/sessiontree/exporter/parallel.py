@@ -23,7 +23,7 @@ import struct
 import sys
 import tempfile
 import threading
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Generator, Iterator
 from typing import Any
 
 log = logging.getLogger(__name__)
@@ -159,7 +159,7 @@ def _read_child(out_path: str) -> Iterator[Rendered]:
             yield from pickle.load(fh)
 
 
-def render_all(count: int, render: RenderOne, *, parallel: bool = True) -> Iterator[Rendered]:
+def render_all(count: int, render: RenderOne, *, parallel: bool = True) -> Generator[Rendered, None, None]:
     """Yield ``render(i)`` for ``i`` in ``range(count)``, in order, on up to two cores.
 
     A render's result must carry all it changed (an entry's images with it): the worker's

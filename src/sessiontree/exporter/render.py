@@ -38,7 +38,15 @@ from sessiontree.store.session import Session
 from sessiontree.store.subagents import subagent_files, task_agent_ids
 from sessiontree.store.tree import apply_label
 
-__all__ = ["Meta", "RenderContext", "format_ts", "one_line", "render_appended_entry", "render_entry"]
+__all__ = [
+    "Meta",
+    "RenderContext",
+    "entry_inputs",
+    "format_ts",
+    "one_line",
+    "render_appended_entry",
+    "render_entry",
+]
 
 
 @dataclass
@@ -479,6 +487,30 @@ def render_entry(entry: Mapping[str, Any], ctx: RenderContext, *, parent_id: Any
     meta.setdefault("preview", "")
     html = MACROS.entry(entry_id, cat, role, ts if isinstance(ts, str) else "", format_ts(ts), label, body)
     return meta, str(html)
+
+
+def entry_inputs(entry: Mapping[str, Any], ctx: RenderContext, *, parent_id: Any) -> list[Any] | None:
+    """Return everything ``render_entry`` reads for this entry (a cache key's content), or None.
+
+    None: the fragment also depends on other files (a subagent's transcript embedded under its
+    task result) and must be rendered each time.
+    """
+    entry_id = _str(entry.get("id"))
+    message = entry.get("message")
+    call: Any = None
+    if isinstance(message, Mapping) and message.get("role") == "toolResult":
+        if ctx.subagents and any(a in ctx.subagents for a in task_agent_ids(message.get("details"))):
+            return None
+        call = ctx.calls.get(_str(message.get("toolCallId")))
+    return [
+        entry,
+        parent_id,
+        call,
+        ctx.labels.get(entry_id),
+        ctx.joints.get(entry_id),
+        entry_id in ctx.archived,
+        ctx.depth,
+    ]
 
 
 def render_appended_entry(

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import html
 import re
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from urllib.parse import quote
 
@@ -12,8 +12,9 @@ from starlette.responses import HTMLResponse
 
 from sessiontree.archive.catalog import CatalogEntry
 from sessiontree.exporter.api import render_session
+from sessiontree.exporter.fragment_cache import FragmentCache
 from sessiontree.exporter.fragments import json_for_script
-from sessiontree.exporter.options import PageOptions, RenderOptions
+from sessiontree.exporter.options import PageOptions, RenderedSession, RenderOptions
 from sessiontree.exporter.page import image_files, iter_page, live_script
 from sessiontree.exporter.templating import read_asset
 from sessiontree.pages.index_page import IndexOptions, render_index
@@ -21,6 +22,7 @@ from sessiontree.readers import load_any
 from sessiontree.serve.config import ServeConfig
 from sessiontree.serve.live import LiveSession
 from sessiontree.serve.urls import Urls
+from sessiontree.store import Session
 from sessiontree.store.subagents import subagent_key
 
 PAGE_HEADERS = {"Cache-Control": "no-store"}
@@ -72,6 +74,18 @@ def render_served_index(entries: list[CatalogEntry], config: ServeConfig, urls: 
     return render_index(entries, lambda entry: urls.session(entry.key), options)
 
 
+def render_cached(
+    session: Session, config: ServeConfig, *, subagent_href: Callable[[str], str | None] | None = None
+) -> RenderedSession:
+    """Render a session here (a server never forks), reusing and keeping fragments in the cache."""
+    cache = FragmentCache(config.cache_dir)  # one connection per render: renders run in threads
+    try:
+        options = RenderOptions(parallel=False, cache=cache, subagent_href=subagent_href)
+        return render_session(session, options)
+    finally:
+        cache.close()
+
+
 def render_live_page(live: LiveSession, key: str, config: ServeConfig, urls: Urls) -> str:
     """A session's page as export makes it, plus the live scripts; images served by URL."""
     snap = live.snapshot()
@@ -79,7 +93,7 @@ def render_live_page(live: LiveSession, key: str, config: ServeConfig, urls: Url
     def subagent_page(agent_id: str) -> str:
         return urls.session(subagent_key(key, agent_id))
 
-    rendered = render_session(snap.session, RenderOptions(parallel=False, subagent_href=subagent_page))
+    rendered = render_cached(snap.session, config, subagent_href=subagent_page)
     live.keep_images(image_files(rendered))
     settings = {
         "key": key,
@@ -109,6 +123,6 @@ def render_live_page(live: LiveSession, key: str, config: ServeConfig, urls: Url
 def render_standalone(path: Path, config: ServeConfig) -> str:
     """The self-contained export of a session file (what ``sessiontree export`` writes)."""
     session = load_any(path, agent_dir=config.agent_dir)
-    rendered = render_session(session, RenderOptions(parallel=False))
+    rendered = render_cached(session, config)
     del session
     return "".join(iter_page(rendered, PageOptions(theme=config.theme)))

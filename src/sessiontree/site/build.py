@@ -13,7 +13,7 @@ from pathlib import Path
 
 from sessiontree import __version__
 from sessiontree.archive.catalog import CatalogEntry
-from sessiontree.archive.collection import Filters, Sources, is_inside, select
+from sessiontree.archive.collection import Filters, Sources, default_cache_dir, is_inside, select
 from sessiontree.errors import BuildError, SearchError, SearchIndexError
 from sessiontree.exporter.options import check_theme
 from sessiontree.site import layout
@@ -50,6 +50,8 @@ class BuildOptions:
     title: str = "Sessions"
     usage: bool = True
     """Write usage.html (cost and tokens per day, top sessions) from the archive index."""
+    cache_dir: Path | None = None
+    """Where rendered fragments are cached (the renderer's fragment cache); None: the user cache dir."""
 
 
 @dataclass
@@ -180,6 +182,7 @@ def _plan(
                 records=layout.records_path(key),
                 theme=options.theme,
                 shared_assets=options.shared_assets,
+                cache_dir=options.cache_dir or default_cache_dir(),
             )
         )
     return jobs, new

@@ -27,6 +27,8 @@ class RenderJob:
     records: str
     theme: str
     shared_assets: bool = False
+    cache_dir: Path | None = None
+    """The fragment cache's folder (None: render everything afresh)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -55,6 +57,7 @@ def render_job(job: RenderJob) -> RenderOutcome:
     """Load, render and write one session; a session that cannot be read is an outcome, not a crash."""
     # The renderer loads here, in the worker: a build with nothing to render never pays for it.
     from sessiontree.exporter.api import load_for_export, render_session
+    from sessiontree.exporter.fragment_cache import FragmentCache
     from sessiontree.exporter.options import PageOptions, RenderOptions
     from sessiontree.exporter.page import image_files, iter_page
     from sessiontree.site.records import session_records
@@ -64,9 +67,13 @@ def render_job(job: RenderJob) -> RenderOutcome:
         session = load_for_export(job.path)
         records = session_records(session)
         # One session per pool worker already: no nested two-core render, no fork in a worker.
-        rendered = render_session(
-            session, RenderOptions(parallel=False, subagent_href=partial(_subagent_page, job.key, job.page))
-        )
+        cache = FragmentCache(job.cache_dir) if job.cache_dir is not None else None
+        try:
+            href = partial(_subagent_page, job.key, job.page)
+            rendered = render_session(session, RenderOptions(parallel=False, subagent_href=href, cache=cache))
+        finally:
+            if cache is not None:
+                cache.close()
         del session
         assets: list[str] = []
         prefix = None

@@ -1,0 +1,273 @@
+"""Rendered fragments cached by content: one SQLite file in the user cache dir, bounded LRU.
+
+A record is keyed by the sha256 of what its entry's fragment depends on (``render.entry_inputs``:
+the entry's JSON, its paired call, label, joint, archived mark, parent) and of the renderer
+itself (``renderer_version``: the exporter's and templates' source, Pygments' and markdown-it's
+versions). Its value is the zlib-compressed JSON of (meta, fragment, images), checked by zlib's
+length and checksum, so a record that does not read back whole (a damaged file, a bit flipped)
+is a miss and is dropped, never a wrong fragment. SQLite in WAL mode makes each write batch one
+transaction: a process killed mid-write leaves the batch out, and several processes (serve,
+build, export) can read and write the file at once. Past ``max_bytes`` the least recently used records go.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import logging
+import os
+import sqlite3
+import time
+import zlib
+from collections.abc import Iterable, Iterator, Sequence
+from functools import cache
+from importlib import metadata
+from pathlib import Path
+from typing import Any
+
+import orjson
+
+from sessiontree.errors import ExportError
+from sessiontree.store.jsonl import paused_gc
+
+log = logging.getLogger(__name__)
+
+FILE_NAME = "fragments.sqlite"
+DEFAULT_MAX_MB = 300
+MAX_MB_ENV = "SESSIONTREE_FRAGMENT_CACHE_MB"
+_BATCH = 400  # keys per SELECT (SQLite's variable limit is 32,766; smaller batches stream)
+_MARK_AFTER_NS = 3600 * 10**9
+
+Record = tuple[dict[str, Any], str, dict[str, str]]
+
+_SCHEMA = """
+create table if not exists frags (
+    key blob primary key,
+    value blob not null,
+    size integer not null,
+    used integer not null
+) without rowid;
+-- sizes and use times without reading the values: the bound and the eviction order
+create index if not exists frags_lru on frags(used, size);
+"""
+
+
+@cache
+def renderer_version() -> str:
+    """Return a digest of everything that shapes a fragment: our renderer's source and its libraries."""
+    h = hashlib.sha256()
+    package = Path(__file__).resolve().parent.parent
+    for folder in (package / "exporter", package / "templates"):
+        for path in sorted(folder.rglob("*")):
+            if path.is_file() and path.suffix in (".py", ".j2", ".html", ".css", ".js"):
+                h.update(path.relative_to(package).as_posix().encode())
+                h.update(path.read_bytes())
+    for dist in ("pygments", "markdown-it-py", "mdit-py-plugins", "markupsafe", "jinja2"):
+        try:
+            h.update(f"{dist}={metadata.version(dist)}".encode())
+        except metadata.PackageNotFoundError:
+            h.update(dist.encode())
+    return h.hexdigest()
+
+
+def _dumps(value: Any) -> bytes:
+    """JSON bytes through orjson (about 10x json's speed here); json for what orjson refuses.
+
+    orjson refuses lone surrogates and integers past 64 bits; the same value always takes the
+    same path, so equal inputs still give equal bytes.
+    """
+    try:
+        return orjson.dumps(value, default=str)
+    except (orjson.JSONEncodeError, TypeError):
+        return json.dumps(value, ensure_ascii=False, separators=(",", ":"), default=str).encode(
+            "utf-8", "surrogatepass"
+        )
+
+
+def _loads(payload: bytes) -> Any:
+    try:
+        return orjson.loads(payload)
+    except orjson.JSONDecodeError:  # what only json wrote (see _dumps)
+        return json.loads(payload.decode("utf-8", "surrogatepass"))
+
+
+def fragment_key(inputs: Any) -> bytes:
+    """Return the cache key of a fragment's inputs (see ``render.entry_inputs``)."""
+    h = hashlib.sha256(renderer_version().encode())
+    h.update(_dumps(inputs))
+    return h.digest()
+
+
+def _pack(record: Record) -> bytes:
+    return zlib.compress(_dumps(record), 1)
+
+
+def _unpack(value: bytes) -> Record | None:
+    """Return the record a value holds, or None when it does not read back exactly."""
+    try:
+        # zlib checks its own length and Adler-32 checksum: a cut or altered record fails here.
+        meta, html, images = _loads(zlib.decompress(value))
+    except (zlib.error, ValueError, TypeError, UnicodeDecodeError):
+        return None
+    if not (isinstance(meta, dict) and isinstance(html, str) and isinstance(images, dict)):
+        return None
+    return meta, html, images
+
+
+def _max_bytes() -> int:
+    raw = os.environ.get(MAX_MB_ENV, "")
+    return (int(raw) if raw.isdigit() else DEFAULT_MAX_MB) * 1024 * 1024
+
+
+class FragmentCache:
+    """Cached fragments in ``folder/fragments.sqlite`` (made on first use), at most ``max_bytes``.
+
+    Any SQLite error makes the cache step aside (a miss, a write not done) with one log line:
+    the page is rendered anyway. One object per thread (SQLite connections are not shared);
+    a forked child must not use its parent's.
+    """
+
+    def __init__(self, folder: Path, *, max_bytes: int | None = None) -> None:
+        self.path = folder / FILE_NAME
+        self.max_bytes = _max_bytes() if max_bytes is None else max_bytes
+        self._db: sqlite3.Connection | None = None
+        self._broken = False
+        self._used: list[bytes] = []
+
+    def _connect(self) -> sqlite3.Connection | None:
+        if self._db is None and not self._broken:
+            try:
+                self.path.parent.mkdir(parents=True, exist_ok=True)
+                db = sqlite3.connect(self.path, timeout=30, isolation_level=None, check_same_thread=False)
+                db.execute("pragma journal_mode=wal")
+                db.execute("pragma synchronous=normal")
+                db.executescript(_SCHEMA)
+                self._db = db
+            except sqlite3.Error as exc:
+                self._fail(exc)
+        return self._db
+
+    def _fail(self, exc: Exception) -> None:
+        log.warning("fragment cache %s not used: %s", self.path, exc)
+        self._broken = True
+        if self._db is not None:
+            self._db.close()
+            self._db = None
+
+    def present(self, keys: Sequence[bytes]) -> set[bytes]:
+        """Return which of ``keys`` have a record (read with ``get_many`` when needed)."""
+        db = self._connect()
+        if db is None:
+            return set()
+        have: set[bytes] = set()
+        try:
+            unique = list(dict.fromkeys(keys))
+            for start in range(0, len(unique), _BATCH):
+                batch = unique[start : start + _BATCH]
+                marks = ",".join("?" * len(batch))
+                have.update(k for (k,) in db.execute(f"select key from frags where key in ({marks})", batch))
+        except sqlite3.Error as exc:
+            self._fail(exc)
+            return set()
+        return have
+
+    def get_many(self, keys: Sequence[bytes]) -> dict[bytes, Record]:
+        """Return the records found for ``keys`` (damaged ones are dropped and left out)."""
+        db = self._connect()
+        found: dict[bytes, Record] = {}
+        if db is None:
+            return found
+        bad: list[bytes] = []
+        # Use marks are written only when older than an hour: a warm export writes almost nothing.
+        stale = time.time_ns() - _MARK_AFTER_NS
+        try:
+            with paused_gc():  # many small acyclic objects: no collector passes over the session
+                unique = list(dict.fromkeys(keys))
+                for start in range(0, len(unique), _BATCH):
+                    batch = unique[start : start + _BATCH]
+                    marks = ",".join("?" * len(batch))
+                    query = f"select key, cast(value as blob), used from frags where key in ({marks})"
+                    for key, value, used in db.execute(query, batch):
+                        record = _unpack(value)
+                        if record is None:
+                            bad.append(key)
+                            continue
+                        found[key] = record
+                        if used < stale:
+                            self._used.append(key)
+                if bad:
+                    db.executemany("delete from frags where key = ?", [(k,) for k in bad])
+        except sqlite3.Error as exc:
+            self._fail(exc)
+            return {}
+        return found
+
+    def put_many(self, records: Iterable[tuple[bytes, Record]]) -> None:
+        """Store records in one transaction, then mark the hits used and evict past the bound."""
+        db = self._connect()
+        if db is None:
+            return
+        now = time.time_ns()
+        rows = [(key, value, len(value), now) for key, value in ((k, _pack(r)) for k, r in records)]
+        try:
+            with _transaction(db):
+                db.executemany("insert or replace into frags values (?, ?, ?, ?)", rows)
+                db.executemany("update frags set used = ? where key = ?", [(now, k) for k in self._used])
+            self._used.clear()
+            self._evict(db)
+        except sqlite3.Error as exc:
+            self._fail(exc)
+
+    def _evict(self, db: sqlite3.Connection) -> None:
+        (total,) = db.execute("select coalesce(sum(size), 0) from frags").fetchone()
+        if total <= self.max_bytes:
+            return
+        target = total - self.max_bytes * 9 // 10  # down to 90%: not one eviction per write
+        drop: list[bytes] = []
+        for key, size in db.execute("select key, size from frags order by used"):
+            drop.append(key)
+            target -= size
+            if target <= 0:
+                break
+        with _transaction(db):
+            db.executemany("delete from frags where key = ?", [(k,) for k in drop])
+
+    def close(self) -> None:
+        """Write the pending use marks and close the file."""
+        if self._used:
+            self.put_many(())
+        if self._db is not None:
+            self._db.close()
+            self._db = None
+
+
+class _transaction:
+    """``begin immediate`` ... ``commit`` (rollback on error) on an autocommit connection."""
+
+    def __init__(self, db: sqlite3.Connection) -> None:
+        self.db = db
+
+    def __enter__(self) -> None:
+        self.db.execute("begin immediate")
+
+    def __exit__(self, kind: object, *_: object) -> None:
+        self.db.execute("commit" if kind is None else "rollback")
+
+
+def iter_keys(inputs: Iterable[Any]) -> Iterator[bytes | None]:
+    """Yield the key of each fragment's inputs (None for a fragment that must not be cached)."""
+    for item in inputs:
+        yield None if item is None else fragment_key(item)
+
+
+def open_fragment_cache(folder: Path | None, *, keep_out: Path | None = None) -> FragmentCache:
+    """Return the cache in ``folder`` (default: the user cache dir), refusing one inside ``keep_out``.
+
+    ``keep_out`` is a sessions folder: a cache must never be written among a user's sessions.
+    """
+    from sessiontree.archive.collection import default_cache_dir, is_inside
+
+    chosen = folder if folder is not None else default_cache_dir()
+    if folder is not None and keep_out is not None and is_inside(chosen, keep_out):
+        raise ExportError(f"The cache dir {chosen} is inside the sessions folder {keep_out}; choose another")
+    return FragmentCache(chosen)
