@@ -10,13 +10,22 @@ import click
 from sessiontree.cli.base import agent_option, cli, session_argument, system_options
 from sessiontree.errors import ExportError
 from sessiontree.exporter.api import export_to_file, open_in_browser
-from sessiontree.exporter.fragment_cache import open_fragment_cache
+from sessiontree.exporter.fragment_cache import FragmentCache
 from sessiontree.exporter.page import THEMES
 from sessiontree.store.discovery import printable
 
 
 def _warn(text: str) -> None:
     click.echo(printable(text), err=True)
+
+
+def _open_cache(folder: Path | None, *, keep_out: Path) -> FragmentCache:
+    """The fragment cache in ``folder`` (default: the user cache dir), never among the sessions."""
+    from sessiontree.archive.collection import default_cache_dir, is_inside
+
+    if folder is not None and is_inside(folder, keep_out):
+        raise ExportError(f"The cache dir {folder} is inside the sessions folder {keep_out}; choose another")
+    return FragmentCache(folder if folder is not None else default_cache_dir())
 
 
 @cli.command()
@@ -63,7 +72,7 @@ def export(
         raise ExportError(
             "export --copy is not supported; use `sessiontree dump SESSION.jsonl` to copy a session"
         )
-    cache = None if no_cache else open_fragment_cache(cache_dir, keep_out=session.parent)
+    cache = None if no_cache else _open_cache(cache_dir, keep_out=session.parent)
     try:
         path = export_to_file(
             session,

@@ -27,7 +27,6 @@ from typing import Any
 
 import orjson
 
-from sessiontree.errors import ExportError
 from sessiontree.store.jsonl import paused_gc
 
 log = logging.getLogger(__name__)
@@ -258,16 +257,3 @@ def iter_keys(inputs: Iterable[Any]) -> Iterator[bytes | None]:
     """Yield the key of each fragment's inputs (None for a fragment that must not be cached)."""
     for item in inputs:
         yield None if item is None else fragment_key(item)
-
-
-def open_fragment_cache(folder: Path | None, *, keep_out: Path | None = None) -> FragmentCache:
-    """Return the cache in ``folder`` (default: the user cache dir), refusing one inside ``keep_out``.
-
-    ``keep_out`` is a sessions folder: a cache must never be written among a user's sessions.
-    """
-    from sessiontree.archive.collection import default_cache_dir, is_inside
-
-    chosen = folder if folder is not None else default_cache_dir()
-    if folder is not None and keep_out is not None and is_inside(chosen, keep_out):
-        raise ExportError(f"The cache dir {chosen} is inside the sessions folder {keep_out}; choose another")
-    return FragmentCache(chosen)
