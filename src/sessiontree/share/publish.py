@@ -19,8 +19,9 @@ from sessiontree.share.github_api import GitHubAPI, github_token
 from sessiontree.share.handlers import find_handler, run_handler
 from sessiontree.share.progress import echo, spinner
 from sessiontree.share.records import ShareRecord, append_record, now_iso
-from sessiontree.share.redact import RedactionReport, redact_entries
+from sessiontree.share.redact import RedactionReport, Redactor, redact_entries, redact_value
 from sessiontree.store import Session
+from sessiontree.store.atomic import write_atomic
 from sessiontree.store.surrogates import replace_surrogates
 from sessiontree.store.titles import cut_title
 
@@ -29,6 +30,9 @@ WARN_BYTES = 1 * MiB  # gistpreview reads the gist through the API, which cuts f
 MAX_BYTES = 10 * MiB
 
 Notify = Callable[[str], None]
+# Asked after redaction and before the upload, with what was masked (None: redaction off).
+Review = Callable[[RedactionReport | None], bool]
+DRY_RUN = "dry-run"
 
 
 @dataclass(frozen=True)
@@ -65,18 +69,24 @@ def share_session(
     notify: Notify | None = None,
     api_base: str | None = None,
     agent: str | None = None,
+    review: Review | None = None,
+    dry_run: Path | None = None,
 ) -> ShareOutcome:
     """Export a session to a temp HTML file, publish it, record the share and remove the file.
 
     ``agent`` forces the reader of a file (claude, codex, pi); by default the content decides.
+    ``review`` sees what was masked before the upload and may stop it (``ShareCancelled``);
+    ``dry_run`` names a folder: the page is written there and nothing is uploaded or recorded.
     """
     say = notify or _to_stderr
     session = _load(source, agent, say)
     try:
-        backend = choose_backend(agent_dir)
-        outcome = _export_and_publish(session, backend, force, redact, say, api_base)
+        backend = Backend(DRY_RUN, str(dry_run)) if dry_run is not None else choose_backend(agent_dir)
+        outcome = _export_and_publish(session, backend, force, redact, say, api_base, review)
     except KeyboardInterrupt:
         raise ShareCancelled("Share cancelled") from None
+    if backend.kind == DRY_RUN:
+        return outcome
     record = ShareRecord(
         time=now_iso(),
         session=str(session.path.resolve()) if session.path else "",
@@ -94,19 +104,33 @@ def share_session(
 
 
 def _export_and_publish(
-    session: Session, backend: Backend, force: bool, redact: bool, say: Notify, api_base: str | None
+    session: Session,
+    backend: Backend,
+    force: bool,
+    redact: bool,
+    say: Notify,
+    api_base: str | None,
+    review: Review | None,
 ) -> ShareOutcome:
     report: RedactionReport | None = None
     if redact:
         session, report = redact_session(session)
         if report.total:
             say(f"Redacted {report.total} secret(s): {report.summary()} (--no-redact shares as is)")
+        else:
+            say("No secret found: nothing was masked")
     rendered = render_session(session)
     # Encoded for the file and for the API upload: a lone surrogate would fail both.
     html = replace_surrogates("".join(iter_page(rendered)))
     size = len(html.encode("utf-8"))
     check_size(size, force=force, warn=say if backend.kind != "handler" else None)
     title, date = plain_title(rendered.title), share_date(session)
+    if backend.kind == DRY_RUN:
+        page = Path(backend.target) / share_file_name(title, date)
+        write_atomic(page, html)
+        return ShareOutcome(backend=DRY_RUN, url=None, message=str(page), redaction=report, size=size)
+    if review is not None and not review(report):
+        raise ShareCancelled("Share cancelled: nothing was uploaded")
     # A private (0700) directory: the page may hold what redaction could not recognise.
     workdir = Path(tempfile.mkdtemp(prefix="sessiontree-share-"))
     try:
@@ -161,9 +185,18 @@ def _load(source: Path | Session, agent: str | None, say: Notify) -> Session:
 
 
 def redact_session(session: Session) -> tuple[Session, RedactionReport]:
-    """Return a copy of the session with secrets masked; the original is left as it was."""
-    header, entries, report = redact_entries(session.header, session.entries)
-    return dataclasses.replace(session, header=header, entries=entries), report
+    """Return a copy of the session with secrets masked; the original is left as it was.
+
+    The title slot is redacted with the same values as the entries (the page's title, the gist
+    description and the uploaded file's name come from it).
+    """
+    redactor = Redactor()
+    slot = session.title_slot
+    extra = [("title-slot", slot)] if slot else []
+    header, entries, report = redact_entries(session.header, session.entries, extra, redactor)
+    if slot:
+        slot = redact_value(slot, report, redactor=redactor, entry="title-slot")
+    return dataclasses.replace(session, header=header, entries=entries, title_slot=slot), report
 
 
 def check_size(size: int, *, force: bool, warn: Notify | None) -> None:

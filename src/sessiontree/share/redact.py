@@ -1,18 +1,31 @@
-"""Find secrets in session text and mask them in the copy that gets shared."""
+"""Find secrets in session text and mask them in the copy that gets shared.
+
+Two passes over a session: the first finds secrets in every string (the texts as the page shows
+them, wrapped table cells joined, base64 decoded); the second masks them and every other copy
+of a value found anywhere (a password seen once in a ``.env`` is masked in a later command, the
+title, the working directory and a file name too).
+"""
 
 from __future__ import annotations
 
 import re
 from bisect import bisect_right
 from collections import Counter
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
+from sessiontree.share.encoded import find_encoded_secrets
+from sessiontree.share.keyvalue import secret_under_key
 from sessiontree.share.secrets import find_secrets
-from sessiontree.share.shown import shown_views
+from sessiontree.share.shown import View, shown_views
 
 MASK = "[REDACTED:{kind}]"
 _MASKED = re.compile(r"\[REDACTED:[a-z0-9-]*\](?:#[0-9]+)?")
+# A value this short is masked where it was found, not looked for everywhere else.
+MIN_PROPAGATED = 6
+# Shorter texts hold no secret of their own (the shortest, "pw=abc1234", is 10 characters).
+MIN_TEXT = 8
 
 # The entry's (and header's) own structural fields: ids that link entries, never prose.
 # Only at the top of an entry: deeper down an "id" or "type" is session data like any other.
@@ -20,12 +33,31 @@ _ENTRY_KEYS = frozenset({"id", "parentId", "type", "timestamp", "targetId", "fro
 _HEADER_KEYS = frozenset({"type", "id", "version", "timestamp"})
 _NO_KEYS: frozenset[str] = frozenset()
 
+Span = tuple[int, int, str]
+# A short text holds a secret only with a letter and a digit side by side, a keyword or a URL.
+_MAY_HOLD_SECRET = re.compile(
+    r"[a-z][0-9]|[0-9][a-z]|pass|pwd|secret|token|key|auth|cred|sig|salt|cookie|session|dsn|bearer"
+    r"|basic|://|jwt|pat|pw|otp|hmac|sas|psk|@|\x1b"
+)
+
+
+@dataclass(frozen=True)
+class Finding:
+    """One masked value: its kind, first characters, length and where it was (entry, field)."""
+
+    kind: str
+    preview: str
+    length: int
+    entry: str
+    field: str
+
 
 @dataclass
 class RedactionReport:
-    """What was masked: secret kind -> count."""
+    """What was masked: secret kind -> count, and each value found."""
 
     counts: Counter[str] = field(default_factory=Counter)
+    findings: list[Finding] = field(default_factory=list)
 
     @property
     def total(self) -> int:
@@ -37,23 +69,9 @@ class RedactionReport:
         return ", ".join(f"{n} {kind}" for kind, n in sorted(self.counts.items()))
 
 
-def find_secret_spans(text: str) -> list[tuple[int, int, str]]:
-    """Return the merged source spans of every secret, found in each shown form of the text."""
-    found: list[tuple[int, int, int, str]] = []  # start, end, rank (most specific first), kind
-    masks = [m.span() for m in _MASKED.finditer(text)] if "[REDACTED:" in text else []
-    for view in shown_views(text):
-        identity = view.text is text
-        for rank, (start, end, kind) in enumerate(find_secrets(view.text)):
-            if end <= start:
-                continue
-            if not identity:
-                start, end = view.source_span(start, end)
-            if masks and _starts_in_mask(start, masks):
-                continue  # a value that is already a mask: redacting twice changes nothing
-            found.append((start, end, rank, kind))
-    found.sort()
+def _merge(found: Iterable[tuple[int, int, int, str]]) -> list[Span]:
     merged: list[list[Any]] = []
-    for start, end, rank, kind in found:
+    for start, end, rank, kind in sorted(found):
         if merged and start < merged[-1][1]:
             last = merged[-1]
             last[1] = max(last[1], end)
@@ -64,58 +82,211 @@ def find_secret_spans(text: str) -> list[tuple[int, int, str]]:
     return [(start, end, kind) for start, end, _, kind in merged]
 
 
+def find_secret_spans(text: str) -> list[Span]:
+    """Return the merged source spans of every secret, found in each shown form of the text."""
+    if len(text) < 32 and not _MAY_HOLD_SECRET.search(text.lower()):
+        return []
+    found: list[tuple[int, int, int, str]] = []  # start, end, rank (most specific first), kind
+    masks = [m.span() for m in _MASKED.finditer(text)] if "[REDACTED:" in text else []
+    for view in shown_views(text):
+        identity = view.text is text
+        for rank, (start, end, kind) in enumerate(_find_in_view(view, identity)):
+            if end <= start:
+                continue
+            pieces = [(start, end)] if identity else view.source_spans(start, end)
+            for piece_start, piece_end in pieces:
+                if masks and _starts_in_mask(piece_start, masks):
+                    continue  # a value that is already a mask: redacting twice changes nothing
+                found.append((piece_start, piece_end, rank, kind))
+    if len(text) >= 40:
+        for start, end, kind in find_encoded_secrets(text, find_secrets):
+            if not (masks and _starts_in_mask(start, masks)):
+                found.append((start, end, 1000, kind))
+    return _merge(found)
+
+
+# A secret a view shows that the text does not lies across an edit (a removed escape code, a
+# decoded entity, a joined line): only the text this close to an edit is scanned again.
+_AROUND_EDIT = 700
+
+
+def _find_in_view(view: View, identity: bool) -> Iterable[Span]:
+    """Yield the secrets of a view: all of the text, or only what lies around its edits."""
+    if identity:
+        yield from find_secrets(view.text)
+        return
+    windows: list[list[int]] = []
+    for v_start, v_len, _, _ in view._edits:
+        lo, hi = max(0, v_start - _AROUND_EDIT), v_start + v_len + _AROUND_EDIT
+        if windows and lo <= windows[-1][1]:
+            windows[-1][1] = max(windows[-1][1], hi)
+        else:
+            windows.append([lo, hi])
+    if sum(hi - lo for lo, hi in windows) >= 0.7 * len(view.text):
+        yield from find_secrets(view.text)
+        return
+    for lo, hi in windows:
+        for start, end, kind in find_secrets(view.text[lo:hi]):
+            yield start + lo, end + lo, kind
+
+
 def _starts_in_mask(start: int, masks: list[tuple[int, int]]) -> bool:
     i = bisect_right(masks, (start, 2**62)) - 1
     return i >= 0 and masks[i][0] <= start < masks[i][1]
 
 
+class Redactor:
+    """Masks secrets across many strings: finds them first, then masks every copy of each value."""
+
+    def __init__(self) -> None:
+        self._spans: dict[str, list[Span]] = {}
+        self._values: dict[str, str] = {}  # value -> kind
+        self._copies: re.Pattern[str] | None = None
+
+    def learn(self, text: str, key: str | None = None) -> None:
+        """Find the secrets of ``text`` (pass one) and remember their values.
+
+        ``key`` is the JSON key the text is the value of: under ``"password"`` or ``"apiKey"``
+        the whole text is the secret when it passes that key's test.
+        """
+        if key is not None and len(text) >= MIN_PROPAGATED and text not in self._values:
+            kind = secret_under_key(key, text)
+            if kind is not None:
+                self._values[text] = kind
+                self._copies = None
+        if len(text) < MIN_TEXT or text in self._spans:
+            return
+        spans = find_secret_spans(text)
+        self._spans[text] = spans
+        for start, end, kind in spans:
+            if end - start >= MIN_PROPAGATED:
+                self._values.setdefault(text[start:end], kind)
+        self._copies = None
+
+    def spans(self, text: str) -> list[Span]:
+        """Return where ``text`` is masked: its own secrets and copies of any value learnt."""
+        if len(text) < MIN_PROPAGATED:
+            return []
+        own = self._spans.get(text)
+        if own is None:
+            self.learn(text)
+            own = self._spans.get(text, [])
+        copies = self._copy_pattern()
+        if copies is None or not copies.search(text):
+            return own
+        found = [(s, e, 0, k) for s, e, k in own]
+        masks = [m.span() for m in _MASKED.finditer(text)] if "[REDACTED:" in text else []
+        for match in copies.finditer(text):
+            if not (masks and _starts_in_mask(match.start(), masks)):
+                found.append((match.start(), match.end(), 1, self._values[match.group()]))
+        return _merge(found)
+
+    def _copy_pattern(self) -> re.Pattern[str] | None:
+        if self._copies is None and self._values:
+            ordered = sorted(self._values, key=len, reverse=True)
+            self._copies = re.compile("|".join(map(re.escape, ordered)))
+        return self._copies
+
+    def redact(self, text: str, report: RedactionReport, entry: str = "", where: Any = None) -> str:
+        """Return ``text`` with its secrets and every learnt value masked; note each in ``report``.
+
+        ``where`` is the field: a string, or the walk's linked path (made a string only when needed).
+        """
+        spans = self.spans(text)
+        if not spans:
+            return text
+        field_name = where if isinstance(where, str) else _path_text(where)
+        pieces: list[str] = []
+        pos = 0
+        for start, end, kind in spans:
+            pieces.append(text[pos:start])
+            pieces.append(MASK.format(kind=kind))
+            report.counts[kind] += 1
+            report.findings.append(Finding(kind, text[start : start + 4], end - start, entry, field_name))
+            pos = end
+        pieces.append(text[pos:])
+        return "".join(pieces)
+
+
 def redact_text(text: str, report: RedactionReport | None = None) -> str:
-    """Return ``text`` with every secret masked; count what was masked into ``report``."""
-    spans = find_secret_spans(text)
-    if not spans:
-        return text
-    report = report if report is not None else RedactionReport()
-    pieces: list[str] = []
-    pos = 0
-    for start, end, kind in spans:
-        pieces.append(text[pos:start])
-        pieces.append(MASK.format(kind=kind))
-        report.counts[kind] += 1
-        pos = end
-    pieces.append(text[pos:])
-    return "".join(pieces)
+    """Return ``text`` with every secret masked (and every other copy of one in it)."""
+    return Redactor().redact(text, report if report is not None else RedactionReport())
 
 
-def redact_value(value: Any, report: RedactionReport, *, keep: frozenset[str] = _NO_KEYS) -> Any:
+def _strings(value: Any, keep: frozenset[str] = _NO_KEYS) -> Iterable[tuple[str, str | None]]:
+    """Yield every string of a JSON value with the key it is under (keys too, with None).
+
+    Image data and the top-level ``keep`` fields are left out; no recursion.
+    """
+    stack: list[tuple[Any, str | None]] = [(value, None)]
+    top = True
+    while stack:
+        item, under = stack.pop()
+        if isinstance(item, str):
+            yield item, under
+        elif isinstance(item, list):
+            stack.extend((child, under) for child in item)
+        elif isinstance(item, dict):
+            is_image = item.get("type") == "image"
+            for key, child in item.items():
+                if isinstance(key, str):
+                    yield key, None
+                if (is_image and key == "data") or (top and key in keep and isinstance(child, str)):
+                    continue
+                stack.append((child, key if isinstance(key, str) else None))
+        top = False
+
+
+def redact_value(
+    value: Any,
+    report: RedactionReport,
+    *,
+    keep: frozenset[str] = _NO_KEYS,
+    redactor: Redactor | None = None,
+    entry: str = "",
+) -> Any:
     """Return a copy of a JSON value with every string and key redacted (image data left alone).
 
     ``keep`` names the top-level keys whose string values are structure, copied as they are. The
     walk uses its own stack, so a value nested thousands deep is no recursion problem.
     """
+    redactor = redactor or Redactor()
     root: list[Any] = [None]
-    stack: list[tuple[Any, Any, Any, frozenset[str]]] = [(value, root, 0, keep)]
+    # item, the list or dict to put its copy in, its slot there, keys kept, field path (linked)
+    stack: list[tuple[Any, Any, Any, frozenset[str], Any]] = [(value, root, 0, keep, None)]
     while stack:
-        item, parent, slot, skip = stack.pop()
+        item, parent, slot, skip, path = stack.pop()
         if isinstance(item, str):
-            parent[slot] = redact_text(item, report)
+            parent[slot] = redactor.redact(item, report, entry, path)
         elif isinstance(item, list):
             items: list[Any] = [None] * len(item)
             parent[slot] = items
-            stack.extend((child, items, i, _NO_KEYS) for i, child in enumerate(item))
+            stack.extend((child, items, i, _NO_KEYS, (i, path)) for i, child in enumerate(item))
         elif isinstance(item, dict):
             out: dict[Any, Any] = {}
             parent[slot] = out
             is_image = item.get("type") == "image"
             for key, child in item.items():
-                new_key = _unique_key(redact_text(key, report), out) if isinstance(key, str) else key
+                if isinstance(key, str):
+                    new_key = _unique_key(redactor.redact(key, report, entry, (key, path)), out)
+                else:
+                    new_key = key
                 if isinstance(child, str) and (key in skip or (is_image and key == "data")):
                     out[new_key] = child
                 else:
                     out[new_key] = None  # keeps the key order; filled when popped
-                    stack.append((child, out, new_key, _NO_KEYS))
+                    stack.append((child, out, new_key, _NO_KEYS, (key, path)))
         else:
             parent[slot] = item  # numbers, booleans and null are immutable
     return root[0]
+
+
+def _path_text(path: Any) -> str:
+    parts: list[str] = []
+    while path is not None:
+        key, path = path
+        parts.append(f"[{key}]" if isinstance(key, int) else str(key))
+    return ".".join(reversed(parts)).replace(".[", "[")
 
 
 def _unique_key(key: str, taken: dict[Any, Any]) -> str:
@@ -129,10 +300,25 @@ def _unique_key(key: str, taken: dict[Any, Any]) -> str:
 
 
 def redact_entries(
-    header: dict[str, Any], entries: list[dict[str, Any]]
+    header: dict[str, Any],
+    entries: list[dict[str, Any]],
+    extra: Iterable[tuple[str, Any]] = (),
+    redactor: Redactor | None = None,
 ) -> tuple[dict[str, Any], list[dict[str, Any]], RedactionReport]:
-    """Return redacted copies of a session's header and entries, and what was masked."""
+    """Return redacted copies of a session's header and entries, and what was masked.
+
+    ``extra`` are more (name, value) pairs whose secrets count too (a title slot, subagents);
+    pass the same ``redactor`` to ``redact_value`` to mask them.
+    """
+    redactor = redactor or Redactor()
+    for value in (header, *entries, *(v for _, v in extra)):
+        keep = _HEADER_KEYS if value is header else _ENTRY_KEYS
+        for text, key in _strings(value, keep):
+            redactor.learn(text, key)
     report = RedactionReport()
-    new_header = redact_value(header, report, keep=_HEADER_KEYS)
-    new_entries = [redact_value(entry, report, keep=_ENTRY_KEYS) for entry in entries]
+    new_header = redact_value(header, report, keep=_HEADER_KEYS, redactor=redactor, entry="header")
+    new_entries = [
+        redact_value(entry, report, keep=_ENTRY_KEYS, redactor=redactor, entry=str(entry.get("id", "")))
+        for entry in entries
+    ]
     return new_header, new_entries, report

@@ -36,9 +36,32 @@ class View:
     _edits: list[tuple[int, int, int, int]] = field(default_factory=list)
     _starts: list[int] = field(default_factory=list)
 
+    # Joints (a table cell wrapped over two lines) are cut out of a masked span, not masked.
+    keeps_edits: bool = False
+
     def source_span(self, start: int, end: int) -> tuple[int, int]:
         """Return the source span that view characters ``start:end`` (end > start) came from."""
         return self._source_start(start), self._source_end(end - 1)
+
+    def source_spans(self, start: int, end: int) -> list[tuple[int, int]]:
+        """Return the source pieces of view characters ``start:end``, without the edits it keeps."""
+        first, last = self.source_span(start, end)
+        if not self.keeps_edits:
+            return [(first, last)]
+        pieces: list[tuple[int, int]] = []
+        pos = first
+        i = bisect_right(self._starts, start)
+        for _, _, s_start, s_end in self._edits[max(0, i - 1) :]:
+            if s_start >= last:
+                break
+            if s_end <= pos:
+                continue
+            if s_start > pos:
+                pieces.append((pos, s_start))
+            pos = max(pos, s_end)
+        if pos < last:
+            pieces.append((pos, last))
+        return pieces
 
     def _edit_at(self, index: int) -> tuple[int, int, int, int] | None:
         i = bisect_right(self._starts, index) - 1
@@ -69,14 +92,35 @@ def _decode(match: re.Match[str]) -> str:
     return ""  # an escape sequence or an invisible character
 
 
+# A table cell wrapped over lines (psql's wrapped format marks the cut with "." or "+"; a
+# continuation row has only empty cells before it): the joint between the two halves.
+_TABLE_JOINT = re.compile(
+    r"(?<=[A-Za-z0-9_/+=-])(?:(?P<mark>[.+\u21b5\u2026])?[ \t]*[|\u2502]?)[ \t]*\r?\n"
+    r"(?P<lead>[ \t]*(?:[|\u2502][ \t]*)+)[.\u2026]?(?=[A-Za-z0-9_/+=-])"
+)
+
+
+def _is_joint(match: re.Match[str]) -> bool:
+    """Tell a wrapped cell's joint from the break between two markdown rows ("|" and a cell)."""
+    lead = match.group("lead")
+    return match.group("mark") is not None or lead[:1] in " \t" or lead.count("|") + lead.count("\u2502") > 1
+
+
 def _view(text: str, pattern: re.Pattern[str]) -> View | None:
+    """Return the view of ``text`` with each match of ``pattern`` replaced as the page shows it."""
     pieces: list[str] = []
-    view = View("")
+    joints = pattern is _TABLE_JOINT
+    view = View("", keeps_edits=joints)
     pos = shift = 0
     for match in pattern.finditer(text):
-        replacement = _decode(match) if pattern is _MARKDOWN else ""
-        if replacement == match.group(0):
-            continue
+        if joints:
+            if not _is_joint(match):
+                continue
+            replacement = ""
+        else:
+            replacement = _decode(match) if pattern is _MARKDOWN else ""
+            if replacement == match.group(0):
+                continue
         pieces.append(text[pos : match.start()])
         v_start = match.start() + shift
         view._edits.append((v_start, len(replacement), match.start(), match.end()))
@@ -101,3 +145,7 @@ def shown_views(text: str) -> Iterator[View]:
         markdown = _view(text, _MARKDOWN)
         if markdown is not None:
             yield markdown
+    if "\n" in text and ("|" in text or "\u2502" in text):
+        joined = _view(text, _TABLE_JOINT)
+        if joined is not None:
+            yield joined

@@ -1,0 +1,117 @@
+"""Secrets by their place: headers, command flags, credential files and URL user parts.
+
+Whatever its shape, a value is a secret when it stands where credentials go: after an
+``Authorization:`` scheme, after ``sshpass -p`` or ``mysql -p``, after a flag whose name holds a
+secret's word piece (``--api-key``, ``--db-password``), on a ``.pgpass`` line, after ``password``
+in a ``.netrc``, or as the user part of a URL when it looks generated (``https://<token>@host``).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Iterator
+
+from sessiontree.share.entropy import is_uuid, looks_random_value
+from sessiontree.share.keyvalue import classify_key
+from sessiontree.share.placeholders import PATH, URL, is_placeholder
+
+Span = tuple[int, int, str]
+
+_VALUE = r"(?P<q>[\"']?)(?P<secret>[^\s\"'`<>|;&]{3,400})"
+
+_AUTH_HEADER = re.compile(
+    r"(?i:(?<![\w-])(?:proxy-)?authorization)[\"']?[ \t]*[:=][ \t]*[\"']?"
+    r"(?:(?P<scheme>[A-Za-z][A-Za-z0-9_-]{0,30})[ \t]+)?(?P<secret>[A-Za-z0-9._~+/=:-]{8,})"
+)
+_PGPASS = re.compile(
+    r"(?m)^[A-Za-z0-9_.*\[\]:-]+:(?:[0-9]{1,5}|\*):[^\s:]+:[^\s:]+:(?P<secret>[^\s]+)[ \t]*$"
+)
+_NETRC = re.compile(
+    r"(?<![\w-])login[ \t\r\n]+[^\s]+[ \t\r\n]+(?:account[ \t\r\n]+[^\s]+[ \t\r\n]+)?"
+    r"password[ \t\r\n]+(?P<secret>[^\s]+)"
+)
+_COMMAND_FLAGS = re.compile(
+    r"(?<![\w-])(?:"
+    r"sshpass[ \t]+(?:-[a-oq-zA-Z][^\s]*[ \t]+)*-p[ \t]*"
+    r"|(?:mysql|mysqldump|mysqladmin|mysqlimport|mariadb|mariadb-dump)\b[^\n;|&]{0,200}?[ \t]-p"
+    r"|(?:docker|podman|nerdctl|buildah|skopeo|oras|helm(?:[ \t]+registry)?)[ \t]+login\b[^\n;|&]{0,200}?"
+    r"[ \t](?:-p|--password)(?:[ \t]+|=)"
+    r"|redis-cli\b[^\n;|&]{0,200}?[ \t](?:-a|--pass)[ \t]+"
+    r")" + _VALUE
+)
+# Any long flag whose name holds a secret's word piece: --api-key, --db-password, --auth-token.
+_SECRET_FLAG = re.compile(
+    r"(?<![\w-])--?(?P<flag>[A-Za-z][A-Za-z0-9]*(?:[-_][A-Za-z0-9]+)*)(?:=|[ \t]+)" + _VALUE
+)
+_FLAG_HINT = re.compile(r"-[\w-]*(?:pass|pwd|secret|token|key|auth|cred)", re.ASCII)
+# A webhook URL is its own credential: whoever has it can post. The path after the host is
+# masked when a segment of it looks generated (ids, keys), so the host stays readable.
+_WEBHOOK = re.compile(
+    r"https?://(?P<host>[A-Za-z0-9.-]+)(?P<secret>/[^\s\"'<>`)]*(?:webhook|hooks?)[^\s\"'<>`)]*"
+    r"|(?<=hook)[^\s\"'<>`)]*)",
+    re.IGNORECASE,
+)
+_URL_SEGMENT = re.compile(r"[^/@?&=#]+")
+_URL_USER = re.compile(
+    r"(?<![A-Za-z0-9+.-])[A-Za-z][A-Za-z0-9+.-]{0,30}://(?P<secret>[^\s:/@\"'<>]{16,300})@"
+)
+
+
+def _webhook(match: re.Match[str]) -> bool:
+    host = match.group("host").lower()
+    if "hook" not in host and "hook" not in match.group("secret").lower():
+        return False
+    return any(
+        is_uuid(seg) or looks_random_value(seg, 16) for seg in _URL_SEGMENT.findall(match.group("secret"))
+    )
+
+
+def _password(value: str) -> bool:
+    return not is_placeholder(value) and not PATH.match(value) and not URL.match(value)
+
+
+def _flag_value(flag: str, value: str) -> bool:
+    key_class = classify_key(flag)
+    if key_class is None or not _password(value) or value.startswith("-"):
+        return False
+    if key_class == "token":
+        return looks_random_value(value)
+    return not (value.isalpha() and value.islower())
+
+
+def _auth_value(match: re.Match[str]) -> bool:
+    value = match.group("secret")
+    if is_placeholder(value) or value.lower() in ("bearer", "basic", "token"):
+        return False
+    return looks_random_value(value) or (match.group("scheme") is not None and len(value) >= 16)
+
+
+_FINDERS: tuple[tuple[str, tuple[str, ...], re.Pattern[str], Callable[[re.Match[str]], bool]], ...] = (
+    ("authorization", ("authorization",), _AUTH_HEADER, _auth_value),
+    ("pgpass", (":",), _PGPASS, lambda m: _password(m.group("secret"))),
+    ("netrc", ("password",), _NETRC, lambda m: _password(m.group("secret"))),
+    (
+        "command-password",
+        ("sshpass", "mysql", "mariadb", "login", "redis-cli"),
+        _COMMAND_FLAGS,
+        lambda m: _password(m.group("secret")),
+    ),
+    ("flag-secret", ("-",), _SECRET_FLAG, lambda m: _flag_value(m.group("flag"), m.group("secret"))),
+    ("url-token", ("://",), _URL_USER, lambda m: looks_random_value(m.group("secret"), 16)),
+    ("webhook-url", ("hook",), _WEBHOOK, _webhook),
+)
+
+
+def find_credential_contexts(text: str, lowered: str) -> Iterator[Span]:
+    """Yield values that stand in a credential's place, whatever their shape."""
+    for kind, hints, regex, accept in _FINDERS:
+        if regex is _SECRET_FLAG:
+            if not _FLAG_HINT.search(lowered):
+                continue
+        elif not any(h in lowered for h in hints):
+            continue
+        if regex is _PGPASS and text.count(":") < 4:
+            continue
+        for match in regex.finditer(text):
+            if accept(match):
+                yield match.start("secret"), match.end("secret"), kind

@@ -1,0 +1,208 @@
+"""Secrets by the name they are stored under: ``.env``, YAML, JSON, TOML, INI, code, Kubernetes.
+
+A key names a secret when one of its words holds a secret's word piece (``pass``, ``secret``,
+``token``, ``key``, ``auth``, ``session``, ``cookie``...), in any case or joining: ``PGPASSWORD``,
+``csrftoken``, ``primaryKey``, ``SharedAccessKey``. Then its value decides: a password-like key
+takes any value that is not a placeholder; a token-like key one that looks generated.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+
+from sessiontree.share.entropy import is_uuid, looks_random_value, reads_as_words
+from sessiontree.share.placeholders import NUMBER, PATH, RESOURCE, URL, is_placeholder
+
+Span = tuple[int, int, str]
+
+_DOTTED_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)+$")
+_CODE_ROOTS = frozenset(
+    {"os", "process", "settings", "config", "conf", "env", "self", "this", "window", "globalThis"}
+    | {"import", "request", "req", "ctx", "context", "app", "args", "options", "opts", "params", "secrets"}
+    | {"vars", "inputs", "github", "Deno", "Bun", "System", "Environment", "ENV", "props", "cfg"}
+)
+_STRONG_PIECES = ("pass", "pwd", "secret", "token", "key", "cred", "auth")
+
+# A key is found from its keyword outwards (a regex that tried every word start for a keyword
+# somewhere inside it was the slowest step of a share); then the separator and the value.
+_KEYWORD = re.compile(
+    r"pass|pwd|secret|token|key|cred|auth|sig|salt|cookie|session|dsn|jwt|hmac|pat(?![a-z])"
+    r"|(?<![a-z])(?:pw|sas|otp|psk)(?![a-z])"
+)
+_KEY_HEAD = re.compile(r"(?<![\w.-])[\w.-]{0,60}\Z", re.ASCII)
+_KEY_TAIL = re.compile(r"[\w.-]*", re.ASCII)
+_MAX_KEY = 120
+_AFTER_KEY = re.compile(
+    r"(?P<kq>[\"']?)\]?[ \t]*(?P<sep>:=|=>|=|:)[ \t]*"
+    # The value is looked at, not consumed: a value may hold the next key ("a=b&API_KEY=...").
+    r"(?=(?P<q>[\"'`])(?P<qv>[^\"'`\n]{1,500})(?P=q)|(?P<bv>[^\s\"'`,;<>(){}\[\]]{1,500}))",
+)
+_MAX_VALUE = 500
+_BARE_REST = re.compile(r"[^\s\"'`,;<>(){}\[\]]*")
+_QUOTED_REST = re.compile(r"[^\"'`\n]*")
+_WORDS = re.compile(r"[A-Z]+(?![a-z])|[A-Z]?[a-z]+|[0-9]+")
+
+# Word pieces that make a key a secret's, inside any word ("PGPASSWORD", "csrftoken",
+# "SharedAccessKey"): a password-like piece accepts any value that is not a placeholder, a
+# token-like one a value that looks generated (so "sortKey: createdAt" stays).
+_PASSWORD_PIECES = ("pass", "pwd", "secret", "cred", "salt", "dsn")
+_TOKEN_PIECES = ("token", "key", "auth", "session", "cookie", "sig", "csrf", "xsrf", "bearer")
+# Whole words only (as pieces they would match "path", "compat", "pattern").
+_TOKEN_WORDS = frozenset({"pat", "pw", "jwt", "sas", "hmac", "otp", "totp", "psk", "apikey"})
+# Words that contain a piece but name something else.
+_NOT_PIECE = frozenset(
+    {"passage", "passages", "passenger", "passive", "bypass", "compass", "passthrough", "pass-through"}
+    | {"author", "authors", "authored", "keyboard", "keyword", "keywords", "monkey", "turkey", "donkey"}
+    | {"hockey", "whiskey", "jockey", "keyframe", "keyframes", "hotkey", "hotkeys", "keymap", "keystroke"}
+    | {"signal", "signals", "design", "assign", "signed", "sigma", "sigterm", "sigint", "sigkill"}
+    | {"passed", "passes", "passing", "secretary", "sessions"}
+)
+# A "token" that is a cursor, a model vocabulary item or a count.
+_NOT_CREDENTIAL_TOKEN = frozenset(
+    {"page", "next", "prev", "previous", "continuation", "sync", "cursor", "mask", "pad", "bos", "eos"}
+    | {"unk", "sep", "cls", "num", "max", "min", "special", "start", "end", "stop", "sample", "count"}
+    | {"total", "input", "output", "vocab", "eot", "image", "audio", "think", "reasoning", "cache"}
+)
+# The key names something about a secret (its file, name, length), not the secret.
+_ABOUT_WORDS = frozenset(
+    {"file", "files", "path", "paths", "dir", "directory", "url", "uri", "endpoint", "name", "names", "id"}
+    | {"ids", "type", "types", "count", "length", "len", "size", "ttl", "expiry", "expires", "expiration"}
+    | {"at", "time", "timeout", "enabled", "enable", "disabled", "required", "mode", "header", "env"}
+    | {"var", "field", "prefix", "suffix", "format", "version", "limit", "limits", "max", "min", "policy"}
+    | {"hint", "label", "ref", "location", "region", "store", "provider", "source", "strategy", "kind"}
+    | {"method", "algorithm", "alg", "rotation", "usage", "budget", "cost", "rate", "arn", "index"}
+    | {"manager", "backend", "scope", "scopes", "filename", "set", "list", "tokens", "keys"}
+    | {"reset", "hash", "hashed", "rules", "ok", "valid", "error", "errors", "prompt", "length"}
+    | {"storage", "duration", "lifetime", "timestamp", "created", "updated", "status", "state", "user"}
+)
+_PUBLIC_WORDS = frozenset({"public", "publishable", "pub", "sort", "cache", "foreign", "idempotency"})
+
+
+def classify_key(key: str) -> str | None:
+    """Return ``"password"`` or ``"token"`` when a key names a secret, else None."""
+    words = [w.lower() for w in _WORDS.findall(key)]
+    if not words or words[-1] in _ABOUT_WORDS or key.upper() in ("PWD", "OLDPWD"):
+        return None
+    pieces = [w for w in words if w not in _NOT_PIECE]
+    if any(w in _PUBLIC_WORDS for w in words) and not any("secret" in w or "pass" in w for w in pieces):
+        return None
+    if any(piece in word for word in pieces for piece in _PASSWORD_PIECES):
+        return "password"
+    for i, word in enumerate(pieces):
+        if word in _TOKEN_WORDS or any(piece in word for piece in _TOKEN_PIECES):
+            before = pieces[i - 1] if i else ""
+            if word.startswith("token") and before in _NOT_CREDENTIAL_TOKEN:
+                continue
+            if word.endswith("tokens") or word.startswith(("max", "num")):
+                continue
+            return "token"
+    return None
+
+
+def _is_code_reference(value: str) -> bool:
+    """Tell a dotted name in code (``os.environ.get``, ``process.env.X``) from a dotted token."""
+    if not _DOTTED_NAME.match(value):
+        return False
+    root = value.split(".", 1)[0]
+    return root in _CODE_ROOTS or reads_as_words(value) or not looks_random_value(value.replace(".", ""))
+
+
+def _accept_value(
+    key_class: str, value: str, sep: str, bare: bool, after: str, key: str, strong: bool
+) -> bool:
+    if is_placeholder(value) or PATH.match(value) or URL.match(value) or RESOURCE.match(value):
+        return False
+    if bare and (after[:1] in ("(", "[") or _is_code_reference(value)):
+        return False  # code: os.environ["X"], getpass.getpass(), settings.SECRET_KEY
+    if value.lower() in (key.lower(), key.lower().replace("_", "")) or value.startswith("!"):
+        return False
+    if is_uuid(value):
+        return key_class == "password" or strong  # a UUID is a session or request id elsewhere
+    if key_class == "token":
+        return looks_random_value(value)
+    if NUMBER.match(value):
+        return len(value) >= 6
+    if len(value) < 3:
+        return False
+    # "the password: must be long" is prose; "password: hunter2" is not.
+    return not (bare and sep == ":" and value.isalpha() and value.islower() and len(value) < 12)
+
+
+def _assignments(text: str, lowered: str) -> Iterator[tuple[int, int, re.Match[str]]]:
+    """Yield (key start, key end, separator-and-value match) for word runs holding a keyword."""
+    done = 0
+    # Keywords are looked for in the lowercased text (a case-blind regex scans several times
+    # slower); a text whose lowercase form has another length is lowercased letter by letter.
+    if len(lowered) != len(text):
+        lowered = "".join(c if len(c.lower()) != 1 else c.lower() for c in text)
+    for hit in _KEYWORD.finditer(lowered):
+        if hit.start() < done:
+            continue
+        tail = _KEY_TAIL.match(text, hit.end())
+        end = done = tail.end() if tail is not None else hit.end()
+        after = _AFTER_KEY.match(text, end)
+        if after is None:
+            continue
+        head = _KEY_HEAD.search(text, max(0, hit.start() - 60), hit.start())
+        if head is not None and end - head.start() <= _MAX_KEY:  # None: inside a long run
+            yield head.start(), end, after
+
+
+def find_key_values(text: str, lowered: str | None = None) -> Iterator[Span]:
+    """Yield the values of assignments whose key names a secret (``.env``, YAML, JSON, code, INI)."""
+    rest_end = -1  # where the last value longer than the lookahead ended (one scan per run)
+    for key_start, key_end, match in _assignments(text, text.lower() if lowered is None else lowered):
+        key = text[key_start:key_end].strip(".-")
+        key_class = classify_key(key)
+        if key_class is None or text.endswith("[REDACTED:", 0, key_start):
+            continue  # not a secret's key, or the kind inside a mask: "[REDACTED:slack-token]:..."
+        bare = match.group("bv") is not None
+        group = "bv" if bare else "qv"
+        value = match.group(group).strip()
+        start, end = match.span(group)
+        if bare and text[key_start - 1 : key_start] in ("?", "&"):
+            # A URL query parameter ends at the next "&"; elsewhere "&" can be part of a password.
+            value = value.split("&", 1)[0]
+            end = start + len(value)
+        if end - start == _MAX_VALUE:  # the lookahead stops there: mask to the end of the value
+            if end > rest_end:
+                rest = (_BARE_REST if bare else _QUOTED_REST).match(text, end)
+                rest_end = rest.end() if rest is not None else end
+            end = rest_end
+        after = text[end : end + 1]
+        strong = any(piece in key.lower() for piece in _STRONG_PIECES)
+        if not _accept_value(key_class, value, match.group("sep"), bare, after, key, strong):
+            continue
+        env = match.group("sep") == "=" and re.fullmatch(r"[A-Z0-9_]+", key)
+        yield start, end, "env-assignment" if env else "key-value"
+
+
+_K8S_SECRET = re.compile(r"(?m)^kind:[ \t]*Secret[ \t]*$")
+_K8S_DATA = re.compile(r"(?m)^(?P<indent>[ \t]*)(?:data|stringData):[ \t]*\n")
+_K8S_ITEM = re.compile(r"(?P<indent>[ \t]+)[\w.-]+:[ \t]*(?P<value>[^\s#]+)[ \t]*(?:\n|$)")
+
+
+def find_kubernetes_secret_values(text: str) -> Iterator[Span]:
+    """Yield every value under ``data:``/``stringData:`` of a manifest of ``kind: Secret``."""
+    if not _K8S_SECRET.search(text):
+        return
+    for block in _K8S_DATA.finditer(text):
+        pos = block.end()
+        outer = len(block.group("indent"))
+        while (item := _K8S_ITEM.match(text, pos)) is not None and len(item.group("indent")) > outer:
+            if not is_placeholder(item.group("value")):
+                yield item.start("value"), item.end("value"), "kubernetes-secret"
+            pos = item.end()
+
+
+def secret_under_key(key: str, value: str) -> str | None:
+    """Return a kind when a JSON key names a secret and its whole string value passes the test."""
+    key_class = classify_key(key)
+    if key_class is None or "\n" in value or len(value) > _MAX_VALUE:
+        return None
+    strong = any(piece in key.lower() for piece in _STRONG_PIECES)
+    value = value.strip()
+    if not _accept_value(key_class, value, "=", False, "", key, strong):
+        return None
+    return "key-value"

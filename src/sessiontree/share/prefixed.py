@@ -1,0 +1,186 @@
+"""Find vendor tokens nobody listed: a short prefix, ``_``, ``-`` or ``.``, then a generated body.
+
+Most providers now issue keys as ``<prefix>_<random>`` (``ghp_``, ``sk_live_``, ``glpat-``, ``dp.pt.``)
+so that scanners can find them. Instead of a table of prefixes this looks for the structure: a run
+of token characters whose first one to three pieces are short single-case words and whose rest is
+at least 20 characters that look generated (see ``entropy``). A run starts after any character that
+cannot be part of a token, so ``/bot<token>/``, ``https://<token>@host`` and ``shot-<token>.png``
+are found too.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+
+from sessiontree.share.entropy import (
+    class_switches,
+    is_hex,
+    is_uuid,
+    looks_generated,
+    reads_as_words,
+    shannon,
+)
+from sessiontree.share.keyvalue import classify_key
+
+Span = tuple[int, int, str]
+KIND = "prefixed-token"
+
+# A run of token characters that starts with a short piece and a separator.
+# After the prefix, a base64 body may hold "+", "/" and "=" (``fm2_...``, ``ops_eyJ...``).
+_RUN = re.compile(r"[A-Za-z](?<![A-Za-z0-9_-][A-Za-z])[A-Za-z0-9]{0,19}[_.-][A-Za-z0-9_.+/-]{20,}={0,2}")
+_START = re.compile(r"[A-Za-z][A-Za-z0-9]{0,19}[_.-]")
+_SLASH = re.compile(r"/")
+_PIECE = re.compile(r"[A-Za-z][A-Za-z0-9]{0,19}|[0-9][A-Za-z0-9]{0,5}")
+_MAX_PREFIX_PIECES = 3
+# Prefixes that name a hash or an identifier, not a credential: integrity and cache digests,
+# nonces, and the ids coding agents and their APIs give messages and tool calls.
+_NOT_CREDENTIAL = frozenset(
+    {"sha", "sha1", "sha224", "sha256", "sha384", "sha512", "md5", "blake2b", "blake3", "h1", "nonce"}
+    | {"msg", "toolu", "srvtoolu", "call", "chatcmpl", "resp", "fc", "rs", "run", "thread", "asst"}
+    | {"file", "req", "request", "evt", "batch", "ft", "item", "conv", "ws", "compl", "cmpl", "step"}
+    | {"commit", "rev", "sha1sum", "digest", "hash", "checksum", "etag", "trace", "span", "uuid", "id"}
+    | {"cus", "ch", "pi", "pm", "sub", "in", "ii", "prod", "price", "txn", "acct", "seti", "src", "tok"}
+    # Publishable keys by convention (Stripe pk_live_, Mapbox pk., Langfuse pk-lf-).
+    | {"pk", "pub", "public", "publishable"}
+)
+# Prefixes under which a UUID or a hex digest is a credential (``api-<uuid>``, ``sk-lf-<uuid>``).
+_CREDENTIAL_WORDS = frozenset({"sk", "api", "sdk", "key", "secret", "token", "pat", "auth", "pass"})
+_TRAILING_EXTENSION = re.compile(r"\.[A-Za-z][A-Za-z0-9]{0,4}$")
+
+
+def find_prefixed_tokens(text: str) -> Iterator[Span]:
+    """Yield every ``prefix_generated-body`` run in ``text`` (also one after a ``/`` in a URL)."""
+    for match in _RUN.finditer(text):
+        run = match.group()
+        starts = [0, *(i + 1 for i, c in enumerate(run) if c == "/")]
+        for offset in starts:
+            token = _trim(run[offset:])
+            if _START.match(token) and _accept(token):
+                start = match.start() + offset
+                yield start, start + len(token), KIND
+                break
+
+
+def _trim(run: str) -> str:
+    """Return the run without a file extension or a path after it, and without end punctuation."""
+    extension = _TRAILING_EXTENSION.search(run)
+    if extension is not None:  # a file name: shot-<token>.png keeps its ".png"
+        run = run[: extension.start()]
+    return _cut_path(run).rstrip("._-")
+
+
+def _accept(run: str) -> bool:
+    pos = 0
+    pieces: list[str] = []
+    for _ in range(_MAX_PREFIX_PIECES):
+        piece = _PIECE.match(run, pos)
+        if piece is None or piece.end() >= len(run) or run[piece.end()] not in "_.-":
+            return False
+        pieces.append(piece.group().lower())
+        if pieces[0] in _NOT_CREDENTIAL:
+            return False
+        pos = piece.end() + 1
+        body = run[pos:]
+        if len(body) >= 20 and _body_is_secret(body, pieces):
+            return True
+    return False
+
+
+def _cut_path(run: str) -> str:
+    """Return the run up to a ``/`` that starts a path or a word (``<token>/sendMessage``)."""
+    if "/" not in run:
+        return run
+    for slash in _SLASH.finditer(run):
+        segment = run[slash.end() :].split("/", 1)[0]
+        if not segment or reads_as_words(segment) or len(segment) < 4 or "." in segment:
+            return run[: slash.start()]
+    return run
+
+
+def _body_is_secret(body: str, prefix: list[str]) -> bool:
+    credential = any(p in _CREDENTIAL_WORDS for p in prefix)
+    if is_uuid(body) or is_uuid(body[:36]):
+        return credential
+    core = body.replace("-", "").replace("_", "")
+    if is_hex(core) and len(core) < 32:
+        return False
+    return looks_generated(body)
+
+
+# A long run of letters and digits standing alone (a token whose prefix is glued on: AKCp...,
+# LTAI..., EZAK...). Base64 data (images, fonts, keys, digests) is told apart by its
+# surroundings: "+", "/" and "=" around it, a hash name before it, lines of one width.
+_BARE = re.compile(r"[A-Za-z0-9](?<![A-Za-z0-9_.+=-][A-Za-z0-9])[A-Za-z0-9]{31,}(?![A-Za-z0-9_+=-])")
+_BASE64_AROUND = re.compile(r"[A-Za-z0-9+/=]*")
+_DIGEST_BEFORE = re.compile(r"(?:sha[0-9]*|SHA[0-9]*|md5|MD5|h1|base64|blake[0-9a-z]*)[:,=~-]?$")
+_BASE64_LINE = re.compile(r"[A-Za-z0-9+/=]{40,}")
+BARE_KIND = "high-entropy-token"
+
+
+def find_bare_tokens(text: str) -> Iterator[Span]:
+    """Yield long generated runs of letters and digits that stand alone (no prefix separator)."""
+    for match in _BARE.finditer(text):
+        value = match.group()
+        if not _bare_is_secret(value):
+            continue
+        start, end = match.span()
+        if _inside_base64(text, start, end) or _named_not_secret(text, start):
+            continue
+        yield start, end, BARE_KIND
+
+
+_KEY_BEFORE = re.compile(r"(?P<key>[A-Za-z_][\w.-]{0,60})[\"']?[ \t]*(?:=|:)[ \t]*[\"']?$")
+_NAMES_NOT_SECRET = frozenset(
+    {"cursor", "etag", "nonce", "hash", "digest", "checksum", "integrity", "fingerprint", "state", "page"}
+    | {"id", "ids", "uuid", "guid", "sha", "commit", "revision", "rev", "version", "tag", "ref", "key"}
+)
+
+
+def _named_not_secret(text: str, start: int) -> bool:
+    """Tell whether the value is under a key that names a cursor, an id or a digest."""
+    match = _KEY_BEFORE.search(text, max(0, start - 70), start)
+    if match is None:
+        return False
+    key = match.group("key")
+    words = [w.lower() for w in re.findall(r"[A-Z]+(?![a-z])|[A-Z]?[a-z]+|[0-9]+", key)]
+    if not words:
+        return False
+    if classify_key(key) is not None:
+        return False
+    return words[-1] in _NAMES_NOT_SECRET or "token" in words or words[-1] in ("name", "path", "url")
+
+
+def _bare_is_secret(value: str) -> bool:
+    if value.startswith("AAAA") or not (
+        any(c.isupper() for c in value)
+        and any(c.islower() for c in value)
+        and any(c.isdigit() for c in value)
+    ):
+        return False
+    return looks_generated(value, 32) and class_switches(value) >= len(value) / 4 and shannon(value) >= 4.0
+
+
+def _inside_base64(text: str, start: int, end: int) -> bool:
+    if _DIGEST_BEFORE.search(text, max(0, start - 8), start):
+        return True
+    left = start
+    while (left > 0 and text[left - 1] in "+/=") or (left > 0 and text[left - 1].isalnum() and left < start):
+        left -= 1
+    around = _BASE64_AROUND.match(text, left)
+    wider = text[left : around.end()] if around is not None else ""
+    if len(wider) > end - start:
+        others = [p for p in re.split(r"[+/=]+", wider) if p and p != text[start:end]]
+        if "+" in wider or not all(reads_as_words(p) or len(p) <= 3 for p in others):
+            return True
+    line_start = text.rfind("\n", 0, start) + 1
+    line_end = text.find("\n", end)
+    line_end = len(text) if line_end < 0 else line_end
+    if text[line_start:line_end].strip() != text[start:end]:
+        return False
+    before = text[text.rfind("\n", 0, max(0, line_start - 1)) + 1 : max(0, line_start - 1)]
+    after_end = text.find("\n", line_end + 1)
+    after = text[line_end + 1 : len(text) if after_end < 0 else after_end]
+    return any(
+        _BASE64_LINE.fullmatch(line.strip()) or line.startswith("-----") for line in (before, after) if line
+    )
