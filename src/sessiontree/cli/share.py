@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import sys
 import webbrowser
 from pathlib import Path
 
@@ -10,6 +11,8 @@ import click
 from sessiontree.cli.base import Context, agent_option, cli, pass_context, session_argument
 from sessiontree.share.publish import ShareOutcome, share_session
 from sessiontree.share.records import read_records
+from sessiontree.share.redact import RedactionReport
+from sessiontree.share.review import review_lines
 from sessiontree.share.unshare import unshare
 from sessiontree.store.discovery import printable
 
@@ -23,22 +26,57 @@ def _say(text: str) -> None:
 @click.option("--no-open", is_flag=True, help="Print the links without opening the preview.")
 @click.option("--force", is_flag=True, help="Share pages over the 10 MB limit.")
 @click.option("--no-redact", is_flag=True, help="Share as is, without masking the secrets found.")
+@click.option("--yes", "-y", is_flag=True, help="Upload without showing what was masked and asking first.")
+@click.option(
+    "--dry-run",
+    is_flag=True,
+    help="Write the page to the current folder and list what was masked; upload nothing.",
+)
 @agent_option
 @pass_context
 def share(
-    ctx: Context, session: Path, no_open: bool, force: bool, no_redact: bool, agent: str | None
+    ctx: Context,
+    session: Path,
+    no_open: bool,
+    force: bool,
+    no_redact: bool,
+    yes: bool,
+    dry_run: bool,
+    agent: str | None,
 ) -> None:
     """Publish a session as an HTML page and print the links.
 
     SESSION is its .jsonl file or an id prefix. The page goes through the custom share script
-    when there is one, else to a secret gist; secrets found are masked first.
+    when there is one, else to a secret gist; secrets found are masked first. On a terminal,
+    share lists what it masked and asks before uploading (--yes does not ask); without a
+    terminal (a script, a pipe) it uploads as before and prints the count of what it masked.
     """
+    asks = not yes and not dry_run and sys.stdin.isatty() and sys.stderr.isatty()
     outcome = share_session(
-        session, ctx.agent_dir, force=force, redact=not no_redact, notify=_say, agent=agent
+        session,
+        ctx.agent_dir,
+        force=force,
+        redact=not no_redact,
+        notify=_say,
+        agent=agent,
+        review=_ask if asks else None,
+        dry_run=Path.cwd() if dry_run else None,
     )
+    if dry_run:
+        for line in review_lines(outcome.redaction):
+            _say(printable(line))
+        click.echo(f"Page written to {printable(outcome.message or '')} (nothing uploaded)")
+        return
     print_outcome(outcome)
     if outcome.url and not no_open:
         webbrowser.open(outcome.url)
+
+
+def _ask(report: RedactionReport | None) -> bool:
+    """Show what was masked and ask whether to upload (on a terminal)."""
+    for line in review_lines(report):
+        _say(printable(line))
+    return click.confirm("Upload this page?", default=False, err=True)
 
 
 def print_outcome(outcome: ShareOutcome) -> None:

@@ -1,0 +1,182 @@
+"""Review before upload, through a real ``sessiontree share`` process with a fake ``gh`` on PATH.
+
+On a terminal (a pty here) share lists what it masked and asks; ``--yes`` does not ask;
+``--dry-run`` writes the page and uploads nothing; without a terminal it uploads as before.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import pty
+import select
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from tests.share import conftest as share_fixtures
+from tests.share.conftest import FakeGh
+from tests.share.sessions import AWS_KEY, DB_PASSWORD, GITHUB_TOKEN, page_text, write_session
+
+fake_gh = share_fixtures.fake_gh
+no_gh = share_fixtures.no_gh
+
+ROOT = Path(__file__).resolve().parents[2]
+PROMPT = "Upload this page? [y/N]"
+
+
+def _env() -> dict[str, str]:
+    return {**os.environ, "PYTHONPATH": str(ROOT / "src"), "NO_COLOR": "1"}
+
+
+def _gist_created(gh: FakeGh) -> bool:
+    return any(call[:2] == ["gist", "create"] for call in gh.calls())
+
+
+class Terminal:
+    """``sessiontree share`` with stdin, stdout and stderr on a pseudo-terminal."""
+
+    def __init__(self, *args: str, cwd: Path) -> None:
+        self.fd, child = pty.openpty()
+        self.proc = subprocess.Popen(
+            [sys.executable, "-m", "sessiontree", "share", "--no-open", *args],
+            stdin=child,
+            stdout=child,
+            stderr=child,
+            env=_env(),
+            cwd=cwd,
+            close_fds=True,
+        )
+        os.close(child)
+        self.seen = ""
+
+    def read_until(self, text: str, timeout: float = 120) -> str:
+        """Read the terminal until ``text`` shows (or the process ends); return all seen."""
+        deadline = time.monotonic() + timeout
+        while text not in self.seen and time.monotonic() < deadline:
+            ready, _, _ = select.select([self.fd], [], [], 0.5)
+            if ready:
+                try:
+                    chunk = os.read(self.fd, 4096)
+                except OSError:  # the child closed the terminal
+                    break
+                if not chunk:
+                    break
+                self.seen += chunk.decode("utf-8", "replace")
+            elif self.proc.poll() is not None:
+                break
+        return self.seen
+
+    def type(self, text: str) -> None:
+        os.write(self.fd, text.encode())
+
+    def finish(self) -> int:
+        self.read_until("\x00", timeout=5) if self.proc.poll() is None else None
+        code = self.proc.wait(timeout=120)
+        self.read_until("\x00", timeout=1)
+        os.close(self.fd)
+        return code
+
+
+@pytest.fixture
+def session_file(tmp_path: Path) -> Path:
+    return write_session(tmp_path / "s.jsonl")
+
+
+def _assert_listed(text: str) -> None:
+    assert "Masked 3 value(s): 1 aws-access-key, 1 env-assignment, 1 github-token" in text
+    for secret, kind in (
+        (GITHUB_TOKEN, "github-token"),
+        (AWS_KEY, "aws-access-key"),
+        (DB_PASSWORD, "env-assignment"),
+    ):
+        line = next(line for line in text.splitlines() if line.strip().startswith(kind))
+        assert f"{secret[:4]}... ({len(secret)} chars)" in line and "entry a000000" in line, line
+        assert secret not in text  # only the first four characters are shown
+
+
+def test_on_a_terminal_share_lists_what_it_masked_and_uploads_on_yes(
+    session_file: Path, fake_gh: FakeGh, isolated_agent_dir: Path, tmp_path: Path
+) -> None:
+    term = Terminal(str(session_file), cwd=tmp_path)
+    seen = term.read_until(PROMPT)
+    assert PROMPT in seen, seen
+    assert not _gist_created(fake_gh)  # nothing goes up before the answer
+    _assert_listed(seen)
+    assert "message.content[0].text" in seen  # where: the field of the entry
+    term.type("y\n")
+    assert term.finish() == 0, term.seen
+    assert _gist_created(fake_gh)
+    assert "Share URL: https://gistpreview.github.io/?" in term.seen
+    assert all(s not in page_text(fake_gh.uploaded()) for s in (GITHUB_TOKEN, AWS_KEY, DB_PASSWORD))
+
+
+def test_on_a_terminal_no_uploads_nothing(
+    session_file: Path, fake_gh: FakeGh, isolated_agent_dir: Path, tmp_path: Path
+) -> None:
+    term = Terminal(str(session_file), cwd=tmp_path)
+    assert PROMPT in term.read_until(PROMPT)
+    term.type("n\n")
+    assert term.finish() == 130, term.seen
+    assert "Share cancelled: nothing was uploaded" in term.seen and "Traceback" not in term.seen
+    assert not _gist_created(fake_gh)
+    assert not (isolated_agent_dir / "shares.jsonl").exists()
+
+
+def test_yes_uploads_without_asking(
+    session_file: Path, fake_gh: FakeGh, isolated_agent_dir: Path, tmp_path: Path
+) -> None:
+    term = Terminal("--yes", str(session_file), cwd=tmp_path)
+    assert term.finish() == 0, term.seen
+    assert PROMPT not in term.seen
+    assert "Redacted 3 secret(s)" in term.seen
+    assert _gist_created(fake_gh)
+
+
+def test_dry_run_writes_the_page_and_uploads_nothing(
+    session_file: Path, fake_gh: FakeGh, isolated_agent_dir: Path, tmp_path: Path
+) -> None:
+    work = tmp_path / "here"
+    work.mkdir()
+    proc = subprocess.run(
+        [sys.executable, "-m", "sessiontree", "share", "--dry-run", str(session_file)],
+        capture_output=True,
+        text=True,
+        env=_env(),
+        cwd=work,
+        timeout=300,
+    )
+    assert proc.returncode == 0, proc.stderr
+    [page] = list(work.iterdir())
+    assert page.name == "sessiontree-fix-the-login-bug-2026-02-16.html"
+    assert proc.stdout == f"Page written to {page} (nothing uploaded)\n"
+    _assert_listed(proc.stderr)
+    text = page_text(page.read_text(encoding="utf-8"))
+    assert "[REDACTED:github-token]" in text and GITHUB_TOKEN not in text
+    assert fake_gh.calls() == []  # not even "gh auth status"
+    assert not (isolated_agent_dir / "shares.jsonl").exists()
+
+
+def test_without_a_terminal_share_uploads_and_says_when_nothing_was_masked(
+    tmp_path: Path, fake_gh: FakeGh, isolated_agent_dir: Path
+) -> None:
+    clean = tmp_path / "clean.jsonl"
+    header = {"type": "session", "version": 3, "id": "c1ea0c1ea0c1ea0c", "timestamp": "2026-02-16T10:00:00Z"}
+    message = {"role": "user", "content": [{"type": "text", "text": "Rename the helper, please."}]}
+    entry = {"type": "message", "id": "c0000001", "parentId": None, "message": message}
+    clean.write_text(json.dumps(header) + "\n" + json.dumps(entry) + "\n")
+    proc = subprocess.run(
+        [sys.executable, "-m", "sessiontree", "share", "--no-open", str(clean)],
+        capture_output=True,
+        text=True,
+        env=_env(),
+        stdin=subprocess.DEVNULL,
+        timeout=300,
+    )
+    assert proc.returncode == 0, proc.stderr
+    assert "No secret found: nothing was masked" in proc.stderr
+    assert PROMPT not in proc.stderr
+    assert _gist_created(fake_gh)
