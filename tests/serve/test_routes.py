@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import base64
 import hashlib
+import html
 import re
 from pathlib import Path
 from urllib.parse import quote
@@ -15,6 +16,7 @@ from starlette.types import ASGIApp
 from sessiontree.serve.config import ServeConfig
 from sessiontree.serve.security import host_name
 from tests.serve.conftest import KEY, make_client, raw_get, write_session
+from tests.serve.process import page_settings
 from tests.store.helpers import msg
 
 pytestmark = pytest.mark.anyio
@@ -286,6 +288,20 @@ async def test_file_names_with_spaces_and_unicode(client: AsyncClient, sessions_
         sessions_dir / "--work-demo--" / "my séssion 1.jsonl", "uni", "/work/demo", msg("u2", "a1", "user")
     )
     assert (await client.get("/s/" + quote("--work-demo--/my séssion 1.jsonl"))).status_code == 200
+
+
+async def test_every_link_handed_out_leads_to_its_session(client: AsyncClient, sessions_dir: Path) -> None:
+    odd = sessions_dir / "--work-demo--" / "a b#c?d&e+f é.jsonl"
+    write_session(odd, "odd", "/work/demo", msg("u2", "a1", "user"))
+    index = await client.get("/")
+    links = [html.unescape(h) for h in re.findall(r'href="(/s/[^"]+)"', index.text)]
+    assert len(links) == 3
+    for link in links:
+        assert (await client.get(link)).status_code == 200, link
+    page = await client.get(next(link for link in links if "%23" in link))  # "#" quoted, not a fragment
+    settings = page_settings(page.text)
+    assert (await client.get(settings["raw"])).content == odd.read_bytes()
+    assert (await client.get(settings["export"])).status_code == 200
 
 
 async def test_blob_images_are_linked_by_url_not_inlined(
