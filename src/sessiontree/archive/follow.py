@@ -12,13 +12,12 @@ names sit in ``follow_keys``. A line that refers to an entry the follower did no
 
 from __future__ import annotations
 
-import hashlib
 import json
-import sqlite3
 from collections.abc import Iterable
 from pathlib import Path
 from typing import Any, Protocol
 
+from sessiontree.archive.follow_keys import Keys, Reload
 from sessiontree.readers.base import EntryBuilder, iter_dicts
 from sessiontree.readers.claude import _Converter as _ClaudeConverter
 from sessiontree.readers.claude import subagent_files
@@ -28,22 +27,8 @@ from sessiontree.readers.codex import has_response_messages
 from sessiontree.store.entries import Entry
 from sessiontree.store.jsonl import BadLine, decode_lines, parse_jsonl_lines
 
-SCHEMA = """
-CREATE TABLE IF NOT EXISTS follow_keys (
-    file_id INTEGER NOT NULL,
-    key INTEGER NOT NULL,
-    value TEXT,
-    PRIMARY KEY (file_id, key)
-) WITHOUT ROWID;
-"""
-TABLES = ("follow_keys",)
-
 KEEP_REPLIES = 8
 """Claude replies kept open for lines that continue them (an older one continued: read whole)."""
-
-
-class Reload(Exception):
-    """An appended line refers to an entry the follower did not keep: read the file whole."""
 
 
 def parse_lines(lines: list[bytes], first_lineno: int) -> list[tuple[int, Any]]:
@@ -51,55 +36,6 @@ def parse_lines(lines: list[bytes], first_lineno: int) -> list[tuple[int, Any]]:
     # A leading blank line keeps decode_lines from taking a middle line for the file's first (BOM).
     values, _bad = parse_jsonl_lines(decode_lines([b"\n", *lines]))
     return [(lineno + first_lineno - 2, value) for lineno, value in values]
-
-
-class Keys:
-    """What a file's earlier lines left that later lines look up: ids read, tool call names."""
-
-    def __init__(self, conn: sqlite3.Connection, file_id: int) -> None:
-        self.conn = conn
-        self.file_id = file_id
-        self.new: dict[int, str | None] = {}
-
-    @staticmethod
-    def _key(kind: str, text: str) -> int:
-        digest = hashlib.blake2b(f"{kind}\0{text}".encode("utf-8", "replace"), digest_size=8).digest()
-        return int.from_bytes(digest) >> 1
-
-    def find(self, kind: str, text: str) -> tuple[bool, str | None]:
-        """Whether ``text`` was recorded under ``kind``, and its value."""
-        key = self._key(kind, text)
-        if key in self.new:
-            return True, self.new[key]
-        row = self.conn.execute(
-            "SELECT value FROM follow_keys WHERE file_id = ? AND key = ?", (self.file_id, key)
-        ).fetchone()
-        return (row is not None, row[0] if row is not None else None)
-
-    def has(self, kind: str, text: str) -> bool:
-        """Tell whether ``text`` was recorded under ``kind``."""
-        return self.find(kind, text)[0]
-
-    def get(self, kind: str, text: str) -> str | None:
-        """The value recorded for ``text`` under ``kind`` (None when absent)."""
-        return self.find(kind, text)[1]
-
-    def put(self, kind: str, text: str, value: str | None = None) -> None:
-        """Record ``text`` under ``kind`` (written by ``save``)."""
-        self.new[self._key(kind, text)] = value
-
-    def save(self) -> None:
-        """Write what was recorded."""
-        self.conn.executemany(
-            "INSERT OR REPLACE INTO follow_keys (file_id, key, value) VALUES (?, ?, ?)",
-            [(self.file_id, key, value) for key, value in self.new.items()],
-        )
-        self.new.clear()
-
-
-def forget_keys(conn: sqlite3.Connection, file_id: int) -> None:
-    """Forget what a file's lines left (it is read whole again, or gone)."""
-    conn.execute("DELETE FROM follow_keys WHERE file_id = ?", (file_id,))
 
 
 class Follower(Protocol):

@@ -24,16 +24,14 @@ from typing import Any
 
 from sessiontree.archive.collection import list_session_files, root_clause
 from sessiontree.archive.extract import BODY_TIER, TITLE_TIER, Row, parse_time, rows_of_entry, title_row
-from sessiontree.archive.follow import SCHEMA as FOLLOW_SCHEMA
-from sessiontree.archive.follow import TABLES as FOLLOW_TABLES
-from sessiontree.archive.follow import Keys, Reload, follower_for, forget_keys, has_subagents, parse_lines
+from sessiontree.archive.follow_keys import SCHEMA as FOLLOW_SCHEMA
+from sessiontree.archive.follow_keys import TABLES as FOLLOW_TABLES
+from sessiontree.archive.follow_keys import Keys, Reload, forget_keys
 from sessiontree.archive.usage import Usage, usage_of_entry
 from sessiontree.archive.usage_store import SCHEMA as USAGE_SCHEMA
 from sessiontree.archive.usage_store import TABLES as USAGE_TABLES
 from sessiontree.archive.usage_store import add_usage, forget_usage
 from sessiontree.errors import SearchError, SessiontreeError
-from sessiontree.readers import foreign_agent, load_any
-from sessiontree.readers.claude_markup import typed_text
 from sessiontree.store.entries import header_version, is_valid_header
 from sessiontree.store.jsonl import decode_line, decode_text
 from sessiontree.store.migrate import stable_entry_id
@@ -276,6 +274,10 @@ def _load_state(conn: sqlite3.Connection, path: Path) -> _FileState | None:
 
 def _update_file(conn: sqlite3.Connection, path: Path, report: UpdateReport) -> None:
     """Index what changed in one file, in one transaction (state re-read under the write lock)."""
+    # The readers load only when a file changed (a query over an index in step imports none).
+    from sessiontree.archive.follow import has_subagents, parse_lines
+    from sessiontree.readers import foreign_agent
+
     with _write(conn):
         state = _load_state(conn, path)
         if state is None:
@@ -342,6 +344,8 @@ def _read_whole(reader: TailReader, agent: str) -> Iterator[Any]:
     """The header and entries of another agent's session read whole (with its subagents' files)."""
     for _line in reader.read_all():
         pass  # only to move the tail state to the end
+    from sessiontree.readers import load_any
+
     try:
         session = load_any(reader.path, agent)
     except SessiontreeError:
@@ -358,6 +362,8 @@ def _follow_appended(
         return True
     conn.execute("SAVEPOINT follow")
     try:
+        from sessiontree.archive.follow import parse_lines
+
         rows = _follow(conn, state, path, parse_lines(read.lines, read.first_lineno), whole=False)
     except Reload:
         conn.execute("ROLLBACK TO follow")
@@ -376,6 +382,8 @@ def _follow(
     assert state.agent is not None
     saved = state.follow if not whole and state.follow is not None else {}
     keys = Keys(conn, state.id)
+    from sessiontree.archive.follow import follower_for
+
     follower = follower_for(state.agent, path, keys, saved.get("reader"))
     if follower is None:
         return 0
@@ -497,6 +505,8 @@ def _insert_rows(conn: sqlite3.Connection, file_id: int, rows: list[Row]) -> int
                 f"INSERT INTO {table} (rowid, text) VALUES (?, ?)",
                 [(i, r.text) for i, r in zip(ids, chunk, strict=True) if r.tier == tier],
             )
+    from sessiontree.readers.claude_markup import typed_text
+
     # What was typed: a slash command or IDE context in the first user message is no title.
     first_user = next((t for r in rows if r.role == "user" and (t := typed_text(r.text))), None)
     if first_user is not None:

@@ -30,7 +30,6 @@ from sessiontree.archive.snippet import Snippet, fts_patterns, make_snippet, pla
 from sessiontree.archive.usage import UsageRecord
 from sessiontree.archive.usage_store import read_usage
 from sessiontree.errors import SearchError
-from sessiontree.store.history import is_fts_syntax_error
 from sessiontree.store.titles import cut_title
 
 INDEX_FILE = "search.db"
@@ -140,6 +139,12 @@ def _filter_sql(roots: Sequence[Path], filters: SearchFilters) -> tuple[str, lis
     return sql, params
 
 
+def _is_fts_syntax_error(exc: sqlite3.Error) -> bool:
+    from sessiontree.store.history import is_fts_syntax_error  # the history database, only on a bad query
+
+    return is_fts_syntax_error(exc)
+
+
 def plain_query(text: str) -> str:
     """The FTS5 phrase of a plain-text query's words (candidates; the text itself is checked after)."""
     words = _TOKEN.findall(text)
@@ -223,7 +228,7 @@ class SearchIndex:
                 patterns = fts_patterns(query)
                 return [self._hit(row, patterns) for row in rows]
             except sqlite3.Error as exc:
-                if not is_fts_syntax_error(exc):
+                if not _is_fts_syntax_error(exc):
                     raise describe_error(self.db_path, exc) from None
             try:
                 return list(self._plain_search(query, where, params, filters.limit))
