@@ -1,1 +1,1 @@
-"""What spans many sessions: the catalog of a sessions folder, the search index, usage totals."""
+"""What spans many sessions: the collection (folders, keys, filters, cache dir), catalog, search, usage."""
