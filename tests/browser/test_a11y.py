@@ -21,6 +21,7 @@ from tests.browser.axe import assert_clean, audit_page
 from tests.browser.conftest import Server, open_page, wait_js
 from tests.browser.pages import real_empty, real_session, write_sessions_folder
 from tests.conftest import GenSession
+from tests.readers.helpers import REAL
 from tests.serve.conftest import append_line
 from tests.serve.process import serve_process
 from tests.site.archive import PHRASE, make_archive
@@ -94,6 +95,16 @@ def audit_export(browser: Browser, url: str, name: str, theme: Theme, *, zoom: b
 def test_real_session_export_is_clean(browser: Browser, tmp_path: Path, theme: Theme) -> None:
     out = export_to_file(real_session(), tmp_path / "real.html")
     audit_export(browser, out.as_uri(), real_session().name, theme, zoom=False)
+
+
+@pytest.mark.parametrize("theme", THEMES)
+def test_claude_session_with_command_and_ide_chips_is_clean(
+    browser: Browser, tmp_path: Path, theme: Theme
+) -> None:
+    # Slash-command and IDE-context chips, command output and an interruption notice (issue 23).
+    source = next((REAL / "claude").glob("*cb2e607c*.jsonl"))
+    out = export_to_file(source, tmp_path / "claude.html")
+    audit_export(browser, out.as_uri(), "claude chips", theme, zoom=False)
 
 
 @pytest.mark.parametrize("theme", THEMES)
