@@ -28,6 +28,7 @@ from sessiontree.store.manager import SessionManager
 from sessiontree.store.paths import AgentPaths
 from sessiontree.store.resolve import resolve_session
 from sessiontree.store.surrogates import replace_surrogates
+from sessiontree.store.titles import cut_title
 
 
 def is_interactive() -> bool:
@@ -49,7 +50,7 @@ def format_table(infos: Sequence[SessionInfo]) -> str:
             (
                 *((agent,) if agents else ()),
                 printable(info.id, 16),
-                printable(info.display_title, 48),
+                printable(cut_title(info.display_title, 48)),
                 printable(info.cwd or "", 40, keep_end=True),
                 count,
                 modified,
