@@ -238,3 +238,31 @@ def test_oh_my_pi_title_slot_and_its_rewrite_in_place(tmp_path: Path) -> None:
     assert path.stat().st_size == size
     (renamed,) = catalog.scan()
     assert renamed.title == "Renamed in place" and renamed.message_count == 1
+
+
+def test_what_cannot_be_read_is_listed_with_its_reason(tmp_path: Path) -> None:
+    root = tmp_path / "s"
+    session(root / "good.jsonl", "g", "/w")
+    os.mkfifo(root / "pipe.jsonl")  # never opened: a read would wait for a writer
+    session(root / "folder.jsonl" / "inside.jsonl", "i", "/w")  # a folder named like a session
+    (root / "gone.jsonl").symlink_to("nowhere.jsonl")
+    entries = {e.key: e for e in Catalog(root).scan()}
+    assert entries["good.jsonl"].error is None
+    assert entries["pipe.jsonl"].error == "unreadable: it is a named pipe"
+    assert entries["folder.jsonl"].error == "unreadable: it is a directory"
+    assert entries["gone.jsonl"].error == "unreadable: No such file or directory"
+    assert entries["folder.jsonl/inside.jsonl"].error is None  # its sessions are still listed
+
+
+def test_file_names_that_are_not_utf8_are_listed_and_cached(tmp_path: Path) -> None:
+    root = tmp_path / "s"
+    root.mkdir()
+    odd = [b"bad-\xff.jsonl", b"proj-\xfe/in.jsonl", b"new\nline.jsonl", b"%2e%2e.jsonl"]
+    for name in odd:
+        path = Path(os.fsdecode(bytes(root) + b"/" + name))
+        session(path, name.hex(), "/w")
+    cache = tmp_path / "cache"
+    first = Catalog(root, cache).scan()
+    assert sorted(os.fsencode(e.key) for e in first) == sorted(odd)
+    assert all(e.error is None and e.message_count == 2 for e in first)
+    assert Catalog(root, cache).entries() == first  # read back from the cache as they were

@@ -29,6 +29,7 @@ from sessiontree.store.discovery import (
     scandir_sorted,
 )
 from sessiontree.store.jsonl import decode_line, decode_text
+from sessiontree.store.storage import open_regular
 from sessiontree.store.tail import TailReader, TailState
 
 CACHE_VERSION = 1
@@ -126,11 +127,12 @@ def read_entry(root: Path, path: Path, parent: str | None, previous: _Cached | N
     try:
         st = path.stat()
     except OSError as exc:
-        return _Cached(CatalogEntry(key, 0, 0.0, parent=parent, error=_why(exc)))
+        return _Cached(CatalogEntry(key, 0, 0.0, parent=parent, error=why_unreadable(exc)))
     base = CatalogEntry(key, st.st_size, st.st_mtime, parent=parent)
     scan: _Scan | None = None
     mtime_ns = st.st_mtime_ns
     try:
+        check_readable(path)
         info = read_session_info(path)
         if info is not None:
             scan = _scan_file(path, previous.scan if previous is not None else None)
@@ -139,7 +141,7 @@ def read_entry(root: Path, path: Path, parent: str | None, previous: _Cached | N
             info = _foreign_info(path)
             mtime_ns = path.stat().st_mtime_ns  # after the whole read a large file may need
     except OSError as exc:
-        return _Cached(replace(base, error=_why(exc)))
+        return _Cached(replace(base, error=why_unreadable(exc)))
     if info is None:
         return _Cached(replace(base, error="not a session file"))
     entry = replace(
@@ -170,10 +172,16 @@ def _foreign_info(path: Path) -> SessionInfo | None:
     return info
 
 
-def _why(exc: OSError) -> str:
+def why_unreadable(exc: OSError) -> str:
+    """The reason a listing gives for a file it cannot read."""
     if isinstance(exc, PermissionError):
         return "unreadable: permission denied"
     return f"unreadable: {exc.strerror or exc}"
+
+
+def check_readable(path: Path) -> None:
+    """Raise the OSError that keeps a listed file from being read (see ``open_regular``)."""
+    open_regular(path).close()
 
 
 @dataclass(slots=True)
@@ -192,11 +200,13 @@ class _Cached:
         return cls(CatalogEntry(**data["entry"]), _Scan(**scan) if scan else None, int(data["mtimeNs"]))
 
 
-def iter_session_files(root: Path) -> Iterator[tuple[Path, str | None]]:
+def iter_session_files(root: Path, *, unreadable: bool = False) -> Iterator[tuple[Path, str | None]]:
     """Yield (session file, parent key) under ``root``: flat files, project folders, subagents.
 
     A Claude Code or Codex CLI folder is walked its own way (Codex nests YYYY/MM/DD; subagent
-    transcripts are part of their session's file, not listed apart).
+    transcripts are part of their session's file, not listed apart). With ``unreadable``, what
+    is named like a session file but is none (a folder, a named pipe, a link to nothing) comes
+    too, for the listing to say why it cannot be read.
     """
     from sessiontree.readers.discovery import iter_agent_files, root_agent
 
@@ -214,6 +224,8 @@ def iter_session_files(root: Path) -> Iterator[tuple[Path, str | None]]:
             # (resolving every file costs a stat per path component: 1,000 files, ~60% of a scan).
             if e.is_symlink() and not resolves_inside(path, real_root):
                 continue  # a symlink leaving the root: never listed, never served
+            if unreadable and e.name.endswith(".jsonl") and not e.is_file():
+                yield path, parent
             if e.name.endswith(".jsonl") and e.is_file():
                 yield path, parent
                 folder = path.with_name(e.name[: -len(".jsonl")])
@@ -241,7 +253,7 @@ class Catalog:
     def scan(self) -> list[CatalogEntry]:
         """Stat every session file, re-read only the changed ones; newest first."""
         seen: dict[str, _Cached] = {}
-        for path, parent in iter_session_files(self.root):
+        for path, parent in iter_session_files(self.root, unreadable=True):
             key = path.relative_to(self.root).as_posix()
             old = self._cached.get(key)
             try:

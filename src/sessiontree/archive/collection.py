@@ -18,6 +18,7 @@ from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
+from urllib.parse import quote, unquote_to_bytes
 
 from sessiontree.archive.catalog import Catalog, CatalogEntry, iter_session_files
 from sessiontree.errors import FilterError
@@ -144,25 +145,52 @@ def select(entries: Iterable[CatalogEntry], filters: Filters) -> list[CatalogEnt
 # -- the files a command covers -------------------------------------------------------------
 
 
+_BYTES = "bytes:"
+"""The key of a path that is not UTF-8 (no absolute path starts so): its bytes, percent-escaped."""
+
+
+def path_key(path: str | Path) -> str:
+    """A file's path as the index stores it: the path itself when it is UTF-8 (as nearly all are);
+    else ``bytes:`` and its bytes percent-escaped (SQLite stores only UTF-8 text; the undecodable
+    bytes of a name arrive as lone surrogates). One key per path, and the path comes back whole."""
+    text = str(path)
+    if text.isascii():
+        return text
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return _BYTES + quote(os.fsencode(text), safe="/")
+    return text
+
+
+def path_of_key(key: str) -> Path:
+    """The path a ``path_key`` names."""
+    if key.startswith(_BYTES):
+        return Path(os.fsdecode(unquote_to_bytes(key[len(_BYTES) :])))
+    return Path(key)
+
+
 def list_session_files(roots: Sequence[Path]) -> dict[str, Path]:
-    """Every session file under the roots, as the catalog lists them (symlinks leaving a root skipped;
-    Claude Code and Codex CLI folders walked their own way)."""
+    """Every session file under the roots by ``path_key``, as the catalog lists them (symlinks leaving
+    a root skipped; Claude Code and Codex CLI folders walked their own way)."""
     found: dict[str, Path] = {}
     for root in roots:
         for path, _parent in iter_session_files(root):
-            found[str(path)] = path
+            found[path_key(path)] = path
     return found
 
 
 def root_clause(roots: Sequence[Path], column: str) -> tuple[str, list[Any]]:
-    """An SQL condition keeping paths under one of the roots, and its parameters."""
+    """An SQL condition keeping paths (``path_key``) under one of the roots, and its parameters."""
     if not roots:
         return "1", []
     parts, params = [], []
     for root in roots:
         prefix = str(root).rstrip(os.sep) + os.sep
-        parts.append(f"substr({column}, 1, ?) = ?")
-        params.extend([len(prefix), prefix])
+        # Escaping goes byte by byte, so the escaped root is a prefix of its files' escaped keys.
+        for form in dict.fromkeys((path_key(prefix), _BYTES + quote(os.fsencode(prefix), safe="/"))):
+            parts.append(f"substr({column}, 1, ?) = ?")
+            params.extend([len(form), form])
     return "(" + " OR ".join(parts) + ")", params
 
 

@@ -22,7 +22,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from sessiontree.archive.collection import list_session_files, root_clause
+from sessiontree.archive.collection import list_session_files, path_key, root_clause
 from sessiontree.archive.extract import BODY_TIER, TITLE_TIER, Row, parse_time, rows_of_entry, title_row
 from sessiontree.archive.follow_keys import SCHEMA as FOLLOW_SCHEMA
 from sessiontree.archive.follow_keys import TABLES as FOLLOW_TABLES
@@ -263,7 +263,8 @@ def _write(conn: sqlite3.Connection) -> Iterator[None]:
 
 def _load_state(conn: sqlite3.Connection, path: Path) -> _FileState | None:
     row = conn.execute(
-        "SELECT id, session_id, version, entries, tail, agent, follow FROM files WHERE path = ?", (str(path),)
+        "SELECT id, session_id, version, entries, tail, agent, follow FROM files WHERE path = ?",
+        (path_key(path),),
     ).fetchone()
     if row is None:
         return None
@@ -281,7 +282,7 @@ def _update_file(conn: sqlite3.Connection, path: Path, report: UpdateReport) -> 
     with _write(conn):
         state = _load_state(conn, path)
         if state is None:
-            conn.execute("INSERT INTO files (path) VALUES (?)", (str(path),))
+            conn.execute("INSERT INTO files (path) VALUES (?)", (path_key(path),))
             state = _FileState(conn.execute("SELECT last_insert_rowid()").fetchone()[0], None, 3, 0, None)
         reader = TailReader(path, state.tail)
         try:

@@ -18,7 +18,13 @@ from pathlib import Path
 from types import TracebackType
 from typing import Any
 
-from sessiontree.archive.collection import default_cache_dir, is_inside, project_clause, root_clause
+from sessiontree.archive.collection import (
+    default_cache_dir,
+    is_inside,
+    path_of_key,
+    project_clause,
+    root_clause,
+)
 from sessiontree.archive.index import (
     UpdateReport,
     connect,
@@ -291,7 +297,7 @@ class SearchIndex:
     def _hit(self, row: Any, patterns: list[re.Pattern[str]], text: str | None = None) -> SearchHit:
         text = self._text(row[0]) if text is None else text
         return SearchHit(
-            path=Path(row[4]),
+            path=path_of_key(row[4]),
             session_id=row[5],
             title=row[6],
             cwd=row[7],

@@ -15,7 +15,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from sessiontree.archive.collection import project_clause, root_clause
+from sessiontree.archive.collection import path_of_key, project_clause, root_clause
 from sessiontree.archive.dates import day_of
 from sessiontree.archive.usage import Usage, UsageRecord
 
@@ -196,5 +196,5 @@ def read_usage(
         usage = Usage(
             row[2], _midnight(row[1]), row[4], row[5], row[6], row[7], cost, row[3], row[10], row[11]
         )
-        records.append(UsageRecord(usage, where[0], where[1], where[2]))
+        records.append(UsageRecord(usage, str(path_of_key(where[0])), where[1], where[2]))
     return records

@@ -19,6 +19,7 @@ from sessiontree.exporter.options import check_theme
 from sessiontree.exporter.templating import MacroSet, get_template, read_asset
 from sessiontree.pages.shell import check_inline, page_csp, page_css
 from sessiontree.readers import agent_label
+from sessiontree.store.surrogates import shown_name
 
 LinkBuilder = Callable[[CatalogEntry], "str | None"]
 """Return the href of a session's page (None: not linked, e.g. an unreadable file)."""
@@ -63,13 +64,14 @@ def _created(text: str) -> str:
 
 def _item(node: CatalogNode, link_for: LinkBuilder, now: float) -> dict[str, Any]:
     e = node.entry
-    title = e.title or (e.key.rsplit("/", 1)[-1] if e.error else e.id)
+    key = shown_name(e.key)  # a file name's bytes that are not UTF-8 shown as \xff
+    title = e.title or (key.rsplit("/", 1)[-1] if e.error else e.id)
     count = e.message_count
     return {
-        "key": e.key,
+        "key": key,
         "href": None if e.error else link_for(e),
         "title": title,
-        "search": " ".join((title, e.first_prompt, e.cwd, e.key, e.agent)).lower(),
+        "search": " ".join((title, e.first_prompt, e.cwd, key, e.agent)).lower(),
         "agent": agent_label(e.agent) if e.agent != "pi" else "",
         "mtime_ms": int(e.mtime * 1000),
         "live": e.is_live(now),

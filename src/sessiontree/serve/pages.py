@@ -24,8 +24,11 @@ from sessiontree.serve.live import LiveSession
 from sessiontree.serve.urls import Urls
 from sessiontree.store import Session
 from sessiontree.store.subagents import subagent_key
+from sessiontree.store.surrogates import shown_name
 
 PAGE_HEADERS = {"Cache-Control": "no-store"}
+# What a quoted header parameter cannot hold as it is (controls, non-ASCII, quote, backslash).
+_NOT_HEADER_SAFE = re.compile(r'[^\x20-\x7e]|["\\?]')
 _PAGE_CSP = re.compile(
     r'<!doctype html>\s*<html[^>]*>\s*<head>\s*<meta charset="utf-8">\s*'
     r'<meta http-equiv="Content-Security-Policy" content="([^"]*)">',
@@ -51,9 +54,11 @@ def html_response(page: str, headers: Mapping[str, str] | None = None) -> HTMLRe
 
 
 def attachment(name: str) -> str:
-    """A Content-Disposition value for a download (the name as given, encoded per RFC 6266)."""
-    ascii_name = name.encode("ascii", "replace").decode("ascii").replace('"', "_").replace("?", "_")
-    return f"attachment; filename=\"{ascii_name}\"; filename*=UTF-8''{quote(name)}"
+    """A Content-Disposition value for a download (the name as given, encoded per RFC 6266; its
+    bytes that are not UTF-8 written ``\\xff``; no control character reaches the header)."""
+    shown = shown_name(name)
+    ascii_name = _NOT_HEADER_SAFE.sub("_", shown)
+    return f"attachment; filename=\"{ascii_name}\"; filename*=UTF-8''{quote(shown, safe='')}"
 
 
 def render_served_index(entries: list[CatalogEntry], config: ServeConfig, urls: Urls) -> str:
@@ -96,7 +101,7 @@ def render_live_page(live: LiveSession, key: str, config: ServeConfig, urls: Url
     rendered = render_cached(snap.session, config, subagent_href=subagent_page)
     live.keep_images(image_files(rendered))
     settings = {
-        "key": key,
+        "key": shown_name(key),  # text for the page: no lone surrogate in an inline script
         "events": urls.session_events(key),
         "raw": urls.raw(key),
         "export": urls.export(key),

@@ -12,10 +12,12 @@ from typing import Any
 import anyio
 from sse_starlette import EventSourceResponse, ServerSentEvent
 from starlette.background import BackgroundTask
+from starlette.convertors import Convertor, register_url_convertor
 from starlette.requests import Request
 from starlette.responses import FileResponse, PlainTextResponse, Response
 from starlette.routing import Route
 
+from sessiontree.archive.catalog import check_readable, why_unreadable
 from sessiontree.errors import ArtifactError, SessiontreeError
 from sessiontree.serve import pages
 from sessiontree.serve.archive_routes import archive_routes
@@ -25,12 +27,28 @@ from sessiontree.serve.index_feed import INDEX_TOPIC
 from sessiontree.serve.security import clean_key, contained
 from sessiontree.serve.state import ServeState
 from sessiontree.store.paths import artifacts_dir_for
+from sessiontree.store.surrogates import shown_name
 from sessiontree.store.urls import resolve_internal_url
 
 _BLOB_NAME = re.compile(r"([0-9a-f]{64})\.(png|jpg|gif|webp)")
 _IMAGE_TYPES = {"png": "image/png", "jpg": "image/jpeg", "gif": "image/gif", "webp": "image/webp"}
 NOT_FOUND = "Not found"
 PING_SECONDS = 15
+
+
+class _KeyConvertor(Convertor[str]):
+    """A session key in a route: any file path, newlines included (``path`` stops at one)."""
+
+    regex = "(?s:.*)"
+
+    def convert(self, value: str) -> str:
+        return value
+
+    def to_string(self, value: str) -> str:
+        return value
+
+
+register_url_convertor("key", _KeyConvertor())
 
 
 def _state(request: Request) -> ServeState:
@@ -46,7 +64,7 @@ async def _session_path(request: Request) -> tuple[str, Path] | None:
     """The key and file a session route names, or None for anything outside the served folders."""
     route = request.scope["route"].name
     prefix = request.app.url_path_for(route, key="k").removesuffix("k")
-    key = clean_key(request.scope.get("raw_path") or b"", prefix, request.path_params.get("key", ""))
+    key = clean_key(request.scope.get("raw_path") or b"", prefix)
     if key is None:
         return None
     path = await _state(request).listing.path_of(key)
@@ -80,7 +98,7 @@ async def session_page(request: Request, key: str, path: Path) -> Response:
     listed = state.listing.get(key)
     if listed is not None and listed.error:
         # Listed, not hidden, and never a server error: say what is wrong with it.
-        return PlainTextResponse(f"{key}: {listed.error}", headers=pages.PAGE_HEADERS)
+        return PlainTextResponse(f"{shown_name(key)}: {listed.error}", headers=pages.PAGE_HEADERS)
     live = state.followed.live(key, path)
     page = await anyio.to_thread.run_sync(
         pages.render_live_page, live, key, state.config, state.urls, limiter=state.render_limit
@@ -90,11 +108,19 @@ async def session_page(request: Request, key: str, path: Path) -> Response:
 
 @session_route
 async def raw_download(request: Request, key: str, path: Path) -> Response:
+    try:
+        # Opened before any header is sent: a file that cannot be read gets an answer, not a
+        # response cut off after its headers.
+        await anyio.to_thread.run_sync(check_readable, path)
+    except OSError as exc:
+        return PlainTextResponse(f"{shown_name(key)}: {why_unreadable(exc)}", status_code=403)
     return FileResponse(
         path,
         media_type="application/x-ndjson",
-        filename=key.rsplit("/", 1)[-1],
-        headers={"Cache-Control": "no-store"},
+        headers={
+            "Cache-Control": "no-store",
+            "Content-Disposition": pages.attachment(key.rsplit("/", 1)[-1]),
+        },
     )
 
 
@@ -210,13 +236,13 @@ def routes() -> list[Route]:
     get: Any = ["GET", "HEAD"]
     return [
         Route("/", index, methods=get, name="index"),
-        Route("/s/{key:path}", session_page, methods=get, name="session"),
-        Route("/raw/{key:path}", raw_download, methods=get, name="raw"),
-        Route("/export/{key:path}", export_download, methods=get, name="export"),
-        Route("/a/{key:path}", artifact, methods=get, name="artifact"),
+        Route("/s/{key:key}", session_page, methods=get, name="session"),
+        Route("/raw/{key:key}", raw_download, methods=get, name="raw"),
+        Route("/export/{key:key}", export_download, methods=get, name="export"),
+        Route("/a/{key:key}", artifact, methods=get, name="artifact"),
         Route("/blobs/{name}", blob, methods=get, name="blob"),
         Route("/events", index_events, methods=["GET"], name="index_events"),
-        Route("/events/s/{key:path}", session_events, methods=["GET"], name="session_events"),
+        Route("/events/s/{key:key}", session_events, methods=["GET"], name="session_events"),
         Route("/favicon.ico", no_icon, methods=get, name="favicon"),
         *archive_routes(),
     ]

@@ -6,14 +6,15 @@ Pure ASGI middleware, so every route (pages, downloads, event streams) passes th
 from __future__ import annotations
 
 import ipaddress
+import os
 import re
 import secrets
 import socket
 from collections.abc import Iterable
 from http.cookies import SimpleCookie
-from pathlib import Path, PurePosixPath
+from pathlib import Path
 from typing import Any
-from urllib.parse import parse_qsl, quote, urlencode
+from urllib.parse import parse_qsl, quote, unquote_to_bytes, urlencode
 
 from starlette.responses import PlainTextResponse, RedirectResponse, Response
 from starlette.types import ASGIApp, Receive, Scope, Send
@@ -24,8 +25,12 @@ TOKEN_COOKIE = "sessiontree_token"
 TOKEN_PARAM = "token"
 LOOPBACK_NAMES = frozenset({"localhost", "127.0.0.1", "::1"})
 
-# Escapes of separators, dots, "%" itself (double encoding) and NUL: a key never needs them.
-_BAD_ESCAPES = re.compile(rb"%(?:2[fFeE5]|5[cC]|00)")
+# Escapes of separators, dots and NUL: a key's URL never holds them (quoting leaves "/" and "."
+# as they are; no file name holds NUL). "%25" is a "%" of a file name: the key is decoded once,
+# here, from the bytes sent, so no escape in a name is ever decoded a second time.
+_BAD_ESCAPES = re.compile(rb"%(?:2[fFeE]|00)")
+# On POSIX a backslash is a character of a name; elsewhere it separates folders.
+_BACKSLASH_SEPARATES = os.sep != "/" or os.altsep is not None
 _HOST = re.compile(
     r"(?:\[(?P<ipv6>[0-9A-Fa-f:.]+)\]|(?P<name>[A-Za-z0-9](?:[A-Za-z0-9.-]*[A-Za-z0-9])?))(?::[0-9]{1,5})?"
 )
@@ -177,23 +182,23 @@ def _with_safe_headers(send: Send) -> Send:
     return wrapped
 
 
-def clean_key(raw_path: bytes, prefix: str, decoded: str) -> str | None:
+def clean_key(raw_path: bytes, prefix: str) -> str | None:
     """Return the relative key a request path names, or None for any traversal form.
 
-    ``raw_path`` is the path as sent (escapes intact), ``decoded`` the decoded route parameter.
-    Refused: escaped separators, dots, NUL or "%" (double encoding), backslashes, NUL, empty,
-    absolute, "." or ".." segments.
+    ``raw_path`` is the path as sent (escapes intact); the key is its part after ``prefix``,
+    decoded once, byte for byte (a name's bytes that are not UTF-8 come back as the file system
+    gives them). Refused: escaped separators, dots or NUL, NUL, empty, absolute, "." or ".."
+    segments (and backslashes where they separate folders).
     """
-    if _BAD_ESCAPES.search(raw_path):
+    if _BAD_ESCAPES.search(raw_path) or not raw_path.startswith(prefix.encode()):
         return None
-    if not raw_path.startswith(prefix.encode()):
+    key = os.fsdecode(unquote_to_bytes(raw_path[len(prefix) :]))
+    if not key or "\x00" in key or key.startswith("/") or (_BACKSLASH_SEPARATES and "\\" in key):
         return None
-    if not decoded or "\\" in decoded or "\x00" in decoded or decoded.startswith("/"):
-        return None
-    parts = decoded.split("/")
+    parts = key.split("/")
     if any(part in ("", ".", "..") for part in parts):
         return None
-    return str(PurePosixPath(*parts))
+    return key
 
 
 def contained(path: Path, roots: Iterable[Path]) -> Path | None:

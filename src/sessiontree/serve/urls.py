@@ -5,6 +5,7 @@ No path is written by hand elsewhere: a route moves, its links follow.
 
 from __future__ import annotations
 
+import os
 from urllib.parse import quote
 
 from starlette.routing import Router
@@ -22,8 +23,9 @@ class Urls:
         return str(self._router.url_path_for(route, **params))
 
     def _keyed(self, name: str, key: str) -> str:
-        # The path convertor inserts its value as given: quote it so any file name stays one path.
-        return self._path(name, key=quote(key))
+        # The convertor inserts its value as given: quote it so any file name stays one path (its
+        # bytes, as the file system has them: the server decodes them back the same way).
+        return self._path(name, key=quote(os.fsencode(key)))
 
     def index(self) -> str:
         return self._path("index")

@@ -17,6 +17,7 @@ from sessiontree.store.output_sink import sanitize_text
 from sessiontree.store.paths import AgentPaths
 from sessiontree.store.persist import rewrite_atomically
 from sessiontree.store.storage import FileSessionStorage, MemorySessionStorage, SessionStorage
+from sessiontree.store.surrogates import shown_name
 from sessiontree.store.titles import cut_title
 
 PREFIX_BYTES = 4096
@@ -77,7 +78,7 @@ class SessionInfo:
 
 def printable(text: str, width: int | None = None, *, keep_end: bool = False) -> str:
     """Make session text safe for one terminal line (no escapes, controls, newlines); cut to ``width``."""
-    flat = sanitize_text(text).replace("\n", " ").replace("\t", " ")
+    flat = sanitize_text(shown_name(text)).replace("\n", " ").replace("\t", " ")
     if width is None or len(flat) <= width:
         return flat
     return "…" + flat[-(width - 1) :] if keep_end else flat[: width - 1] + "…"

@@ -11,6 +11,7 @@ import errno
 import fcntl
 import os
 import shutil
+import stat
 import threading
 from collections.abc import Iterator
 from contextlib import AbstractContextManager
@@ -89,6 +90,32 @@ class FileLines:
 
     def close(self) -> None:
         self._fh.close()
+
+
+_KINDS = (
+    (stat.S_ISDIR, "a directory"),
+    (stat.S_ISFIFO, "a named pipe"),
+    (stat.S_ISSOCK, "a socket"),
+    (stat.S_ISCHR, "a character device"),
+    (stat.S_ISBLK, "a block device"),
+)
+
+
+def open_regular(path: str | Path) -> IO[bytes]:
+    """Open a file to read, refusing what is not a regular file with an OSError that says what it
+    is (a named pipe would block the read until a writer came; a folder or device is no session)."""
+    fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
+    try:
+        mode = os.fstat(fd).st_mode
+        if not stat.S_ISREG(mode):
+            kind = next((name for test, name in _KINDS if test(mode)), "not a regular file")
+            code = errno.EISDIR if stat.S_ISDIR(mode) else errno.EINVAL
+            raise (IsADirectoryError if code == errno.EISDIR else OSError)(code, f"it is {kind}", str(path))
+        os.set_blocking(fd, True)
+        return os.fdopen(fd, "rb")
+    except BaseException:
+        os.close(fd)
+        raise
 
 
 def _decode_prefix(data: bytes) -> str:
@@ -212,19 +239,20 @@ class FileSessionStorage:
             return []
 
     def read_bytes_sync(self, path: Path) -> bytes:
-        return Path(path).read_bytes()
+        with open_regular(path) as fh:
+            return fh.read()
 
     def read_from_sync(self, path: Path, offset: int) -> bytes:
-        with open(path, "rb") as fh:
+        with open_regular(path) as fh:
             fh.seek(offset)
             return fh.read()
 
     def iter_lines_sync(self, path: Path) -> Iterator[bytes]:
         """Open now (so errors raise here) and yield the lines, each with its ``\\n``."""
-        return FileLines(open(path, "rb"))  # closed when exhausted or by close()
+        return FileLines(open_regular(path))  # closed when exhausted or by close()
 
     def read_text_prefix_sync(self, path: Path, max_bytes: int) -> str:
-        with open(path, "rb") as fh:
+        with open_regular(path) as fh:
             return _decode_prefix(fh.read(max_bytes))
 
     def rename_sync(self, src: Path, dst: Path) -> None:

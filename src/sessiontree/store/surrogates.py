@@ -27,3 +27,14 @@ def replace_surrogates(text: str) -> str:
     if text.isascii():
         return text
     return _LONE_SURROGATE.sub("\ufffd", text)
+
+
+_UNDECODABLE = re.compile("[\udc80-\udcff]")
+
+
+def shown_name(text: str) -> str:
+    """Return a file name or path for people: its bytes that are not UTF-8 (which Python keeps as
+    lone surrogates, ``surrogateescape``) written ``\\xff``; the same object when there are none."""
+    if text.isascii():
+        return text
+    return _UNDECODABLE.sub(lambda m: f"\\x{ord(m.group()) - 0xDC00:02x}", text)

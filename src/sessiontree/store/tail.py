@@ -17,6 +17,8 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
+from sessiontree.store.storage import open_regular
+
 WINDOW = 4096
 """Bytes covered by each checksum: the head of the file and the bytes just before the offset."""
 
@@ -113,13 +115,11 @@ class TailReader:
     def poll(self) -> TailRead:
         """Return the complete lines appended since the last read, or say the file must be reloaded."""
         try:
-            fd = os.open(self.path, os.O_RDONLY | getattr(os, "O_CLOEXEC", 0))
+            fh = open_regular(self.path)
         except (FileNotFoundError, NotADirectoryError):
             return TailRead("missing")
-        try:
-            return self._poll_fd(fd)
-        finally:
-            os.close(fd)
+        with fh:
+            return self._poll_fd(fh.fileno())
 
     def _poll_fd(self, fd: int) -> TailRead:
         st = os.fstat(fd)
@@ -155,7 +155,7 @@ class TailReader:
         """
         self.state = None
         self._pending = b""
-        with open(self.path, "rb") as fh:
+        with open_regular(self.path) as fh:
             st = os.fstat(fh.fileno())
             window = _Window(b"", b"")
             carry = b""
