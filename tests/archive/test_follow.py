@@ -166,3 +166,27 @@ def test_a_claude_file_that_grows_is_rewritten_shrinks_and_is_replaced(tmp_path:
         assert [h.entry_id for h in index.search("zqreplaced")] == ["u-new"]
         hits = index.search("zqreplaced", SearchFilters(role="user"))
         assert hits[0].path == path
+
+
+def test_every_title_of_a_claude_file_is_searchable(tmp_path: Path) -> None:
+    root = tmp_path / "projects"
+    path = root / "-work-demo" / "0d3a8e6f-290f-4105-a327-a2496e5e2a98.jsonl"
+    path.parent.mkdir(parents=True)
+    lines = _claude_lines(4, 8)
+    leaf = json.loads(lines[-1])["uuid"]
+    session = json.loads(lines[0])["sessionId"]
+    summary = {"type": "summary", "summary": "Fixing the zqsummaryword parser", "leafUuid": leaf}
+    path.write_text("".join(lines) + json.dumps(summary) + "\n", encoding="utf-8")
+    with SearchIndex([root], tmp_path / "c") as index:
+        index.update()
+        assert [(h.role, h.title) for h in index.search("zqsummaryword")] == [
+            ("title", "Fixing the zqsummaryword parser")
+        ]
+        custom = {"type": "custom-title", "customTitle": "Renamed zqcustomword", "sessionId": session}
+        with path.open("a", encoding="utf-8") as fh:
+            fh.write(json.dumps(custom) + "\n")
+        assert index.update().appended == 1
+        assert [(h.role, h.title) for h in index.search("zqsummaryword")] == [
+            ("title", "Renamed zqcustomword")
+        ]
+        assert [h.role for h in index.search("zqcustomword")] == ["title"]

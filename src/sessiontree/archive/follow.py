@@ -49,7 +49,8 @@ class Follower(Protocol):
         ...
 
     def session_header(self) -> dict[str, Any]:
-        """What the whole file's header would say so far: id, cwd, timestamp, title."""
+        """What the whole file's header would say so far: id, cwd, timestamp, title (and ``titles``,
+        every distinct one, when the format has several)."""
         ...
 
     def save(self) -> dict[str, Any]:
@@ -171,6 +172,7 @@ class ClaudeFollower(_ClaudeConverter):
         titles = [text for leaf, text in self.titles if not leaf or linker.names(leaf)]
         if titles:
             header["title"] = titles[-1]
+        header["titles"] = list(dict.fromkeys(text for text in titles if text.strip()))
         return header
 
     def save(self) -> dict[str, Any]:

@@ -407,18 +407,21 @@ def _follow(
         ),
     )
     rows = 0
-    if title != saved.get("title"):
+    # Every title the file gave (Claude Code's summaries, then a custom title) is searchable;
+    # the last one names the session.
+    titles = [t for t in header.get("titles", [title] if title else []) if isinstance(t, str)]
+    if title != saved.get("title") or titles != saved.get("titles", []):
         _forget_rows(conn, "file_id = ? AND role = 'title'", (state.id,))
         conn.execute(
             "UPDATE files SET title = ? WHERE id = ?",
             (replace_surrogates(title) if title else None, state.id),
         )
-        found = title_row(header)
-        rows += _insert_rows(conn, state.id, [found]) if found is not None else 0
+        found = [title_row({**header, "title": text}) for text in titles]
+        rows += _insert_rows(conn, state.id, [row for row in found if row is not None]) if found else 0
     state.session_id = str(header["id"])
     rows += _index_values(conn, state, [*changed, *new])
     keys.save()
-    state.follow = {"reader": follower.save(), "title": title}
+    state.follow = {"reader": follower.save(), "title": title, "titles": titles}
     conn.execute(
         "UPDATE files SET follow = ? WHERE id = ?", (json.dumps(state.follow, default=str), state.id)
     )
