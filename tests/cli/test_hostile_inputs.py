@@ -28,7 +28,9 @@ def write_session(path: Path, header: dict[str, Any], messages: list[dict[str, A
     return path
 
 
-def run(*args: str, cwd: Path, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
+def run(
+    *args: str, cwd: Path, env: dict[str, str] | None = None, timeout: float = 120
+) -> subprocess.CompletedProcess[str]:
     """Run the real CLI in a process, its stdout a pipe (where a lone surrogate used to crash it)."""
     return subprocess.run(
         [sys.executable, "-m", "sessiontree", *args],
@@ -38,7 +40,7 @@ def run(*args: str, cwd: Path, env: dict[str, str] | None = None) -> subprocess.
         errors="strict",
         cwd=cwd,
         env={**os.environ, **(env or {})},
-        timeout=120,
+        timeout=timeout,
     )
 
 
