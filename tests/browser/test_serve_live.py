@@ -3,8 +3,6 @@
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -15,20 +13,15 @@ from playwright.sync_api import Page
 
 from tests.browser.conftest import Watch, wait_js
 from tests.serve.conftest import append_line, write_session
-from tests.serve.process import Served, serve_process
+from tests.serve.process import Served, agent_folder, serve_process
 from tests.store.helpers import assistant, entry, msg
 
-GEN = "/work/shared/tools/gen_session.py"
 KEY = "--home-dev-demo--/2026-02-16T10-20-34_demo.jsonl"
 
 
 @pytest.fixture
 def folder(tmp_path: Path) -> Path:
-    agent = tmp_path / "agent"
-    path = agent / "sessions" / KEY
-    path.parent.mkdir(parents=True)
-    subprocess.run([sys.executable, GEN, "--turns", "30", "--seed", "7", "-o", str(path)], check=True)
-    return agent
+    return agent_folder(tmp_path, KEY, turns=30)
 
 
 @pytest.fixture

@@ -33,6 +33,18 @@ class Served:
         return self.proc.wait(timeout=30)
 
 
+def agent_folder(tmp_path: Path, key: str, *, turns: int) -> Path:
+    """An agent dir under ``tmp_path`` whose sessions/ holds one generated session at ``key``."""
+    from tests.conftest import GEN_SESSION
+
+    agent = tmp_path / "agent"
+    path = agent / "sessions" / key
+    path.parent.mkdir(parents=True)
+    cmd = [sys.executable, str(GEN_SESSION), "--turns", str(turns), "--seed", "7", "-o", str(path)]
+    subprocess.run(cmd, check=True)
+    return agent
+
+
 @contextmanager
 def serve_process(
     root: Path | None, agent_dir: Path, cache_dir: Path, *extra: str, home: Path | None = None

@@ -10,7 +10,7 @@ from typing import Any
 from sessiontree.errors import EntryNotFound, ExportError
 from sessiontree.exporter.fragment_cache import FragmentCache, Record, iter_keys
 from sessiontree.exporter.fragments import FragmentPacker
-from sessiontree.exporter.options import PageOptions, RenderedSession, RenderOptions
+from sessiontree.exporter.options import PageOptions, PageShell, RenderedSession, RenderOptions
 from sessiontree.exporter.page import iter_page
 from sessiontree.exporter.parallel import render_all, warm_count
 from sessiontree.exporter.render import Meta, RenderContext, entry_inputs, render_entry
@@ -58,15 +58,18 @@ def _resolve_leaf(session: Session, leaf_id: str | None) -> str | None:
     return leaf_id
 
 
-def render_session(session: Session, options: RenderOptions | None = None) -> RenderedSession:
+def render_session(
+    session: Session, options: RenderOptions | None = None, *, shell: PageShell | None = None
+) -> RenderedSession:
     """Render every entry of a session to (meta, fragment), its title, stats, header and system sections.
 
     Fragments go straight into a ``FragmentPacker`` (gzip on the fly unless ``options.compress``
-    is off). Pass the result to ``iter_page`` with ``PageOptions`` for a page.
+    is off). Pass the result to ``iter_page`` with ``PageOptions`` for a page. ``shell`` is
+    ``render_shell``'s result for the same session and options when the caller already has it.
     """
     opts = options or RenderOptions()
     tree = session.tree
-    leaf = _resolve_leaf(session, opts.leaf_id)
+    _resolve_leaf(session, opts.leaf_id)  # an unknown --leaf fails before any work
     ctx = RenderContext.for_session(session)
     ctx.subagent_href = opts.subagent_href
     # A duplicated id: the tree keeps the last entry; so does the page.
@@ -95,6 +98,32 @@ def render_session(session: Session, options: RenderOptions | None = None) -> Re
         if frags is not None:
             frags.close()
         raise
+    shell = shell or render_shell(session, opts)
+    return RenderedSession(
+        title=shell.title,
+        stats=shell.stats,
+        session_meta={
+            "id": session.id,
+            "title": shell.title,
+            "cwd": session.cwd,
+            "timestamp": session.timestamp,
+        },
+        entries=metas,
+        frags=frags,
+        images=images,
+        header_html=shell.header_html,
+        system_html=shell.system_html,
+        leaf_id=shell.leaf_id,
+    )
+
+
+def render_shell(session: Session, options: RenderOptions | None = None) -> PageShell:
+    """Render what a page shows around the entries: title, stats, header and system sections.
+
+    Cheap next to the entries: a server sends these first, before the entries are rendered.
+    """
+    opts = options or RenderOptions()
+    leaf = _resolve_leaf(session, opts.leaf_id)
     init = session.session_init(leaf) or {}
     prompt = opts.system_prompt if opts.system_prompt is not None else init.get("systemPrompt")
     tool_specs: list[ToolSpec] = normalise_tools(
@@ -108,15 +137,11 @@ def render_session(session: Session, options: RenderOptions | None = None) -> Re
         cwd=session.cwd or "",
         date=session.timestamp or "",
         stats=stats,
-        chart_points=cumulative_by_turn(tree.path_to(leaf)) if leaf else [],
+        chart_points=cumulative_by_turn(session.tree.path_to(leaf)) if leaf else [],
     )
-    return RenderedSession(
+    return PageShell(
         title=title,
         stats=stats,
-        session_meta={"id": session.id, "title": title, "cwd": session.cwd, "timestamp": session.timestamp},
-        entries=metas,
-        frags=frags,
-        images=images,
         header_html=str(header),
         system_html=str(render_system(prompt if isinstance(prompt, str) else "", tool_specs)),
         leaf_id=leaf,

@@ -103,6 +103,17 @@ class PageOptions:
             )
 
 
+@dataclass(frozen=True)
+class PageShell:
+    """What a page shows around its entries (trusted HTML from our templates) and its active leaf."""
+
+    title: str
+    stats: SessionStats
+    header_html: str
+    system_html: str
+    leaf_id: str | None
+
+
 @dataclass
 class RenderedSession:
     """A session rendered once: what any number of pages (or a site builder's own) are made from.

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from functools import cache
 from typing import Any
 
@@ -19,7 +19,7 @@ from sessiontree.exporter.fragments import (
 )
 from sessiontree.exporter.highlight import theme_css
 from sessiontree.exporter.images import ImageFile, image_file, image_url
-from sessiontree.exporter.options import THEMES, PageOptions, RenderedSession, check_theme
+from sessiontree.exporter.options import THEMES, PageOptions, PageShell, RenderedSession, check_theme
 from sessiontree.exporter.stats import SessionStats
 from sessiontree.exporter.templating import get_template, read_asset
 
@@ -27,6 +27,7 @@ DATA_VERSION = 1
 # Where the st-data JSON goes in the rendered template; split on its last occurrence, after
 # which only our own scripts follow, so session text can never fake it.
 _DATA_SLOT = "\x00st-data\x00"
+_PREVIEW_SLOT = "\x00st-preview\x00"
 _SCRIPT_SLOT = re.compile("\x00st-script-([0-9]+)\x00")
 
 # The viewer's modules in the order they are joined into its one inline script: the pure data
@@ -138,23 +139,46 @@ def iter_page(rendered: RenderedSession, options: PageOptions | None = None) -> 
 
     The same ``rendered`` can make any number of pages (each with its own options).
     """
+    shell = PageShell(
+        rendered.title, rendered.stats, rendered.header_html, rendered.system_html, rendered.leaf_id
+    )
+    return iter_streamed_page(shell, lambda: rendered, options)
+
+
+def iter_streamed_page(
+    shell: PageShell,
+    render: Callable[[], RenderedSession],
+    options: PageOptions | None = None,
+    *,
+    preview: str = "",
+) -> Iterator[str]:
+    """Yield a page whose head, header and ``preview`` go out before ``render()`` is called.
+
+    ``preview`` is trusted HTML (fragments of our renderer) shown in the messages area until
+    the viewer boots and draws the messages in its place: a server streams a big session's
+    first screen at once and the rest when rendered.
+    """
     opts = options or PageOptions()
     css, js = viewer_assets()
-    shell = get_template("page.html.j2").render(
+    page = get_template("page.html.j2").render(
         theme=opts.theme,
         csp=Markup(content_security_policy(js, opts, css=css)),
-        title=rendered.title,
+        title=shell.title,
         css=Markup(css),
-        header_html=Markup(rendered.header_html),
-        system_html=Markup(rendered.system_html),
+        header_html=Markup(shell.header_html),
+        system_html=Markup(shell.system_html),
+        preview=Markup(_PREVIEW_SLOT),
         data_json=Markup(_DATA_SLOT),
         scripts=[Markup(_script_slot(i)) for i in range(1 + len(opts.extra_scripts))],
     )
-    head, _, tail = shell.rpartition(_DATA_SLOT)
+    head, _, tail = page.rpartition(_DATA_SLOT)
+    # Only our own markup lies between the preview's slot and the data's: its last occurrence is ours.
+    before, _, after = head.rpartition(_PREVIEW_SLOT)
     # The scripts go in after the split, in one pass: their text may hold anything, even a marker.
     scripts = (js, *opts.extra_scripts)
     parts = _SCRIPT_SLOT.split(tail)
-    yield head
+    yield before + preview + after
+    rendered = render()
     yield from iter_page_data(rendered, opts)
     yield "".join(scripts[int(p)] if k % 2 else p for k, p in enumerate(parts))
 
@@ -236,6 +260,7 @@ __all__ = [
     "content_security_policy",
     "image_files",
     "iter_page",
+    "iter_streamed_page",
     "json_for_script",
     "live_script",
     "pack_fragments",

@@ -4,23 +4,26 @@ from __future__ import annotations
 
 import html
 import re
-from collections.abc import Callable, Mapping
+import threading
+import weakref
+from collections.abc import Callable, Iterator, Mapping
 from pathlib import Path
 from urllib.parse import quote
 
 from starlette.responses import HTMLResponse
 
 from sessiontree.archive.catalog import CatalogEntry
-from sessiontree.exporter.api import render_session
+from sessiontree.exporter.api import render_session, render_shell
 from sessiontree.exporter.fragment_cache import FragmentCache
 from sessiontree.exporter.fragments import json_for_script
-from sessiontree.exporter.options import PageOptions, RenderedSession, RenderOptions
-from sessiontree.exporter.page import image_files, iter_page, live_script
+from sessiontree.exporter.options import PageOptions, PageShell, RenderedSession, RenderOptions
+from sessiontree.exporter.page import image_files, iter_page, iter_streamed_page, live_script
+from sessiontree.exporter.preview import render_preview
 from sessiontree.exporter.templating import read_asset
 from sessiontree.pages.index_page import IndexOptions, render_index
 from sessiontree.readers import load_any
 from sessiontree.serve.config import ServeConfig
-from sessiontree.serve.live import LiveSession
+from sessiontree.serve.live import LiveSession, Snapshot
 from sessiontree.serve.urls import Urls
 from sessiontree.store import Session
 from sessiontree.store.subagents import subagent_key
@@ -80,26 +83,69 @@ def render_served_index(entries: list[CatalogEntry], config: ServeConfig, urls: 
 
 
 def render_cached(
-    session: Session, config: ServeConfig, *, subagent_href: Callable[[str], str | None] | None = None
+    session: Session,
+    config: ServeConfig,
+    *,
+    subagent_href: Callable[[str], str | None] | None = None,
+    shell: PageShell | None = None,
 ) -> RenderedSession:
     """Render a session here (a server never forks), reusing and keeping fragments in the cache."""
     cache = FragmentCache(config.cache_dir)  # one connection per render: renders run in threads
     try:
         options = RenderOptions(parallel=False, cache=cache, subagent_href=subagent_href)
-        return render_session(session, options)
+        return render_session(session, options, shell=shell)
     finally:
         cache.close()
 
 
+# The header and system sections of each followed session as of its last page: a second visit of
+# an unchanged session sends them without going over its entries again.
+_SHELLS: weakref.WeakKeyDictionary[LiveSession, tuple[tuple[str, int], PageShell]] = (
+    weakref.WeakKeyDictionary()
+)
+_SHELLS_LOCK = threading.Lock()
+
+
+def _shell_of(live: LiveSession, snap: Snapshot) -> PageShell:
+    state = (snap.generation, snap.count)
+    with _SHELLS_LOCK:
+        known = _SHELLS.get(live)
+    if known is not None and known[0] == state:
+        return known[1]
+    shell = render_shell(snap.session)
+    with _SHELLS_LOCK:
+        _SHELLS[live] = (state, shell)
+    return shell
+
+
 def render_live_page(live: LiveSession, key: str, config: ServeConfig, urls: Urls) -> str:
     """A session's page as export makes it, plus the live scripts; images served by URL."""
+    return "".join(iter_live_page(live, key, config, urls))
+
+
+def iter_live_page(
+    live: LiveSession,
+    key: str,
+    config: ServeConfig,
+    urls: Urls,
+    *,
+    leaf_id: str | None = None,
+    target_id: str | None = None,
+) -> Iterator[str]:
+    """Yield a session's live page: head, header and the first screen of the path (for the link's
+    ``leaf_id`` / ``target_id``) at once, then the data of every entry once rendered."""
     snap = live.snapshot()
+    session = snap.session
 
     def subagent_page(agent_id: str) -> str:
         return urls.session(subagent_key(key, agent_id))
 
-    rendered = render_cached(snap.session, config, subagent_href=subagent_page)
-    live.keep_images(image_files(rendered))
+    def render() -> RenderedSession:
+        rendered = render_cached(session, config, subagent_href=subagent_page, shell=shell)
+        live.keep_images(image_files(rendered))
+        return rendered
+
+    shell = _shell_of(live, snap)
     settings = {
         "key": shown_name(key),  # text for the page: no lone surrogate in an inline script
         "events": urls.session_events(key),
@@ -109,7 +155,7 @@ def render_live_page(live: LiveSession, key: str, config: ServeConfig, urls: Url
         "index": urls.index(),
         "generation": snap.generation,
         "count": snap.count,
-        "badLines": len(snap.session.bad_lines),
+        "badLines": len(session.bad_lines),
         "imagePrefix": live.image_prefix,
     }
     options = PageOptions(
@@ -122,7 +168,8 @@ def render_live_page(live: LiveSession, key: str, config: ServeConfig, urls: Url
         connect_src=("'self'",),
         image_prefix=live.image_prefix,
     )
-    return "".join(iter_page(rendered, options))
+    preview = render_preview(session, leaf_id=leaf_id, target_id=target_id)
+    return iter_streamed_page(shell, render, options, preview=preview)
 
 
 def render_standalone(path: Path, config: ServeConfig) -> str:

@@ -14,7 +14,7 @@ from sse_starlette import EventSourceResponse, ServerSentEvent
 from starlette.background import BackgroundTask
 from starlette.convertors import Convertor, register_url_convertor
 from starlette.requests import Request
-from starlette.responses import FileResponse, PlainTextResponse, Response
+from starlette.responses import FileResponse, PlainTextResponse, Response, StreamingResponse
 from starlette.routing import Route
 
 from sessiontree.archive.catalog import check_readable, why_unreadable
@@ -100,10 +100,22 @@ async def session_page(request: Request, key: str, path: Path) -> Response:
         # Listed, not hidden, and never a server error: say what is wrong with it.
         return PlainTextResponse(f"{shown_name(key)}: {listed.error}", headers=pages.PAGE_HEADERS)
     live = state.followed.live(key, path)
-    page = await anyio.to_thread.run_sync(
-        pages.render_live_page, live, key, state.config, state.urls, limiter=state.render_limit
+    query = request.query_params
+    chunks = pages.iter_live_page(
+        live, key, state.config, state.urls, leaf_id=query.get("leafId"), target_id=query.get("targetId")
     )
-    return pages.html_response(page)
+    # Head, header and the path's first screen go out at once; the rest as it is rendered. Each
+    # step runs in a thread under the render limit, so other clients are served meanwhile.
+    first = await anyio.to_thread.run_sync(next, chunks, limiter=state.render_limit)
+
+    async def rest() -> AsyncIterator[str]:
+        yield first
+        while (
+            chunk := await anyio.to_thread.run_sync(next, chunks, None, limiter=state.render_limit)
+        ) is not None:
+            yield chunk
+
+    return StreamingResponse(rest(), media_type="text/html", headers=pages.page_headers(first))
 
 
 @session_route
