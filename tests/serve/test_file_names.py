@@ -78,3 +78,18 @@ async def test_what_cannot_be_read_is_listed_and_answers_cleanly(
     for path in ("/s/pipe.jsonl", "/raw/pipe.jsonl", "/export/pipe.jsonl", "/raw/gone.jsonl"):
         r = await client.get(path)
         assert r.status_code == 404, path
+
+
+@pytest.mark.skipif(os.geteuid() == 0, reason="root reads any file")
+async def test_raw_download_of_a_file_nobody_may_read_answers_with_the_reason(
+    client: AsyncClient, sessions_dir: Path
+) -> None:
+    path = write_session(sessions_dir / "secret.jsonl", "secret")
+    path.chmod(0)
+    try:
+        index = await client.get("/")
+        assert "secret.jsonl" in index.text and "unreadable: permission denied" in index.text
+        r = await client.get("/raw/secret.jsonl")  # answered whole, never headers then a cut
+        assert r.status_code == 403 and r.text == "secret.jsonl: unreadable: permission denied"
+    finally:
+        path.chmod(0o644)
