@@ -7,10 +7,11 @@
 - serve: a real ``sessiontree serve`` process; time from the request to the first prompt's
   bytes and to the whole page, first visit (cold: the file is loaded, the cache empty) and
   next visits;
-- build: ``build --force`` of an archive with an empty fragment cache, then with it warm.
+- build: ``build --force`` of an archive with an empty fragment cache, then with it warm;
+- parse: json vs orjson on the load path's line decode.
 
 The machine is shared: quote the load printed with the figures.
-Usage: .venv/bin/python bench/bench_render.py [export|serve|build|all] [--turns 2000] [--runs 3]
+Usage: .venv/bin/python bench/bench_render.py [export|serve|build|parse|all] [--turns 2000] [--runs 3]
 """
 
 from __future__ import annotations
@@ -167,9 +168,53 @@ def bench_build(sessions: int, turns: int, work: Path) -> None:
     print(f"  warm / cold: wall {warm[0] / cold[0]:.2f}x  cpu {warm[1] / cold[1]:.2f}x")
 
 
+def bench_parse(turns: int, runs: int, work: Path) -> None:
+    """The load path's line decode (json with the clamping hooks) against orjson, bare and with
+    the guards that would keep its values identical (json decides lines nested near its limit
+    and lines with a number that may need clamping: 16 digits in a row, a positive exponent)."""
+    import gc
+    import json
+    import re
+
+    import orjson
+
+    from sessiontree.store.jsonl import decode_line
+
+    path = gen(turns, work / "parse" / "session.jsonl")
+    lines = path.read_text(encoding="utf-8").splitlines(keepends=True)
+    hooks = re.compile(r"\d{16}|\d[eE]\+?\d+(?![\w\"])")
+
+    def guarded(line: str) -> object:
+        if (len(line) > 1800 and line.count("[") + line.count("{") >= 900) or hooks.search(line):
+            return decode_line(line)
+        try:
+            return orjson.loads(line)
+        except orjson.JSONDecodeError:
+            return decode_line(line)
+
+    funcs = {
+        "decode_line (today)": decode_line,
+        "json, no hooks": json.JSONDecoder().decode,
+        "orjson bare": orjson.loads,
+        "orjson + guards": guarded,
+    }
+    times: dict[str, list[float]] = {name: [] for name in funcs}
+    gc.disable()  # as the loader does
+    for _ in range(max(runs, 5)):
+        for name, fn in funcs.items():
+            start = time.process_time()
+            for line in lines:
+                fn(line)
+            times[name].append(time.process_time() - start)
+    gc.enable()
+    print(f"line decode, {len(lines):,} lines ({path.stat().st_size / 1e6:.1f} MB), CPU medians; {load()}")
+    for name, values in times.items():
+        print(f"  {name:22s} {statistics.median(values):.3f} s")
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("what", nargs="?", default="all", choices=["export", "serve", "build", "all"])
+    ap.add_argument("what", nargs="?", default="all", choices=["export", "serve", "build", "parse", "all"])
     ap.add_argument("--turns", type=int, default=2000)
     ap.add_argument("--runs", type=int, default=3)
     ap.add_argument("--build-sessions", type=int, default=8)
@@ -183,6 +228,8 @@ def main() -> None:
             bench_serve(a.turns, a.runs, work / "serve")
         if a.what in ("build", "all"):
             bench_build(a.build_sessions, a.build_turns, work / "build")
+        if a.what in ("parse", "all"):
+            bench_parse(a.turns, a.runs, work)
     finally:
         shutil.rmtree(work, ignore_errors=True)
 
