@@ -3,9 +3,10 @@
 A record is keyed by the sha256 of what its entry's fragment depends on (``render.entry_inputs``:
 the entry's JSON, its paired call, label, joint, archived mark, parent) and of the renderer
 itself (``renderer_version``: the exporter's and templates' source, Pygments' and markdown-it's
-versions). Its value is the zlib-compressed JSON of (meta, fragment, images), checked by zlib's
-length and checksum, so a record that does not read back whole (a damaged file, a bit flipped)
-is a miss and is dropped, never a wrong fragment. SQLite in WAL mode makes each write batch one
+versions, store.pricing and genai-prices' version for a footer's cost). Its value is the
+zlib-compressed JSON of (meta, fragment, images), checked by zlib's length and checksum, so a
+record that does not read back whole (a damaged file, a bit flipped) is a miss and is dropped,
+never a wrong fragment. SQLite in WAL mode makes each write batch one
 transaction: a process killed mid-write leaves the batch out, and several processes (serve,
 build, export) can read and write the file at once. Past ``max_bytes`` the least recently used records go.
 """
@@ -61,7 +62,9 @@ def renderer_version() -> str:
             if path.is_file() and path.suffix in (".py", ".j2", ".html", ".css", ".js"):
                 h.update(path.relative_to(package).as_posix().encode())
                 h.update(path.read_bytes())
-    for dist in ("pygments", "markdown-it-py", "mdit-py-plugins", "markupsafe", "jinja2"):
+    # A message's footer shows its cost: recorded, else priced by store.pricing from genai-prices' table.
+    h.update((package / "store" / "pricing.py").read_bytes())
+    for dist in ("pygments", "markdown-it-py", "mdit-py-plugins", "markupsafe", "jinja2", "genai-prices"):
         try:
             h.update(f"{dist}={metadata.version(dist)}".encode())
         except metadata.PackageNotFoundError:

@@ -34,6 +34,7 @@ from sessiontree.readers.claude_markup import describe_markup
 from sessiontree.store.archive import archived_ids
 from sessiontree.store.load import load_session
 from sessiontree.store.numbers import amount_of, count_of
+from sessiontree.store.pricing import usage_cost
 from sessiontree.store.session import Session
 from sessiontree.store.subagents import subagent_files, task_agent_ids
 from sessiontree.store.tree import apply_label
@@ -169,20 +170,21 @@ def _file_mention(message: Mapping[str, Any], ctx: RenderContext, meta: Meta) ->
     return Markup("").join(parts)
 
 
-def _usage(message: Mapping[str, Any]) -> Markup:
+def _usage(message: Mapping[str, Any], when: object) -> Markup:
     usage = message.get("usage")
     model = _str(message.get("model"))
     if not isinstance(usage, Mapping):
         return MACROS.usage(model, 0, 0, 0, 0, 0) if model else Markup("")
-    cost = usage.get("cost")
-    total = cost.get("total") if isinstance(cost, Mapping) else None
+    # The header's rule (store.pricing): the recorded cost, else an estimate marked as one.
+    cost = usage_cost(usage, message.get("provider"), message.get("model"), when)
     return MACROS.usage(
         model,
         count_of(usage.get("input")),
         count_of(usage.get("output")),
         count_of(usage.get("cacheRead")),
         count_of(usage.get("cacheWrite")),
-        amount_of(total),
+        amount_of(cost.amount),
+        cost.estimated,
     )
 
 
@@ -233,7 +235,7 @@ def _assistant(
     if calls:
         meta["calls"] = calls
     meta["preview"] = one_line(preview or _str(message.get("errorMessage")) or str(stop or ""))
-    parts.append(_usage(message))
+    parts.append(_usage(message, entry.get("timestamp")))
     return Markup("").join(parts)
 
 
