@@ -65,6 +65,10 @@ class RenderContext:
     subagents: dict[str, Path] = field(default_factory=dict)
     # Agent id -> URL of the subagent's own page (serve, build); None in an export.
     subagent_href: Callable[[str], str | None] | None = None
+    # A Claude Code session's file and id: its Task results name subagent transcripts kept beside
+    # it (already side branches of this tree), each linked to its own page when subagent_href is set.
+    claude_session: tuple[Path, str | None] | None = None
+    claude_agents: dict[str, bool] = field(default_factory=dict)
     depth: int = 0
 
     @classmethod
@@ -95,6 +99,8 @@ class RenderContext:
             session.entries, tree.labels, joints=session.joints, archived=archived_ids(session.entries, tree)
         )
         ctx.subagents = subagent_files(session.path)
+        if session.header.get("agent") == "claude" and session.path is not None:
+            ctx.claude_session = (session.path, session.id)
         ctx.depth = depth
         return ctx
 
@@ -285,8 +291,31 @@ def _tool_result(message: Mapping[str, Any], ctx: RenderContext, meta: Meta) -> 
         for agent_id in task_agent_ids(message.get("details"))
         if agent_id in ctx.subagents
     )
+    agent_id = claude_agent(message, ctx)
+    href = ctx.subagent_href(agent_id) if agent_id is not None and ctx.subagent_href is not None else None
+    if href:
+        nested += MACROS.subagent_link(href)
     # Inside the result block, so the transcript moves with the result into its call.
     return Markup(str(html)[: -len("</div>")] + str(nested) + "</div>") if nested else html
+
+
+def claude_agent(message: Mapping[str, Any], ctx: RenderContext) -> str | None:
+    """The agent id of a Claude Code Task result whose transcript gets its own page (serve, build).
+
+    None in an export (no ``subagent_href``) and when no transcript of that id is beside the session.
+    """
+    if ctx.subagent_href is None or ctx.claude_session is None or ctx.depth:
+        return None
+    details = message.get("details")
+    agent_id = details.get("agentId") if isinstance(details, Mapping) else None
+    if not isinstance(agent_id, str):
+        return None
+    if agent_id not in ctx.claude_agents:
+        from sessiontree.readers.claude import subagent_file
+
+        path, session_id = ctx.claude_session
+        ctx.claude_agents[agent_id] = subagent_file(path, agent_id, session_id) is not None
+    return agent_id if ctx.claude_agents[agent_id] else None
 
 
 _LINK_BUTTON = ' <button class="st-link" type="button" title="Copy link" aria-label="Copy link">#</button>'
@@ -503,6 +532,8 @@ def entry_inputs(entry: Mapping[str, Any], ctx: RenderContext, *, parent_id: Any
     if isinstance(message, Mapping) and message.get("role") == "toolResult":
         if ctx.subagents and any(a in ctx.subagents for a in task_agent_ids(message.get("details"))):
             return None
+        if claude_agent(message, ctx) is not None:
+            return None  # its link depends on the page (serve's route, build's relative path)
         call = ctx.calls.get(_str(message.get("toolCallId")))
     return [
         entry,

@@ -9,6 +9,7 @@ The linking itself (what is a real fork, subagents as side branches) is in ``cla
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 from typing import Any, ClassVar
 
@@ -47,6 +48,8 @@ KNOWN_FIELDS = frozenset(
      "hookCount", "hookInfos", "hookErrors", "preventedContinuation", "hasOutput", "cause",
      "retryInMs", "retryAttempt", "maxRetries", "isCompactBoundary", "planContent"}
 )  # fmt: skip
+AGENT_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9_-]{0,127}")
+"""A subagent's id as Claude Code writes it (``agent-<id>.jsonl``): a plain name."""
 SHOWN_SYSTEM_SUBTYPES = frozenset({"api_error", "local_command", "informational"})
 # What Claude Code writes for slash commands and bash mode: said by the user, but not a prompt.
 LOCAL_COMMAND_TAGS = ("<command-name>", "<command-message>", "<local-command-", "<bash-input>", "<bash-std")
@@ -306,20 +309,47 @@ class _Converter:
         return make_session(path, header, entries, bad, leaf)
 
 
+def _names_session(path: Path, session_id: str) -> bool:
+    """Tell whether a 2.0 ``agent-*.jsonl`` file belongs to this session (its first line says so)."""
+    try:
+        first = read_prefix_values(path, 1)
+    except OSError:
+        return False
+    return bool(first) and isinstance(first[0], dict) and first[0].get("sessionId") == session_id
+
+
 def subagent_files(path: Path, session_id: str) -> list[Path]:
     """The subagent transcripts kept beside a session: ``<id>/subagents/agent-*.jsonl`` (2.1) or
     ``agent-*.jsonl`` in the same folder whose lines name this session (2.0)."""
     if path.name.startswith("agent-"):
         return []
     found = sorted((path.parent / path.stem / "subagents").glob("agent-*.jsonl"))
-    for candidate in sorted(path.parent.glob("agent-*.jsonl")):
-        try:
-            first = read_prefix_values(candidate, 1)
-        except OSError:
-            continue
-        if first and isinstance(first[0], dict) and first[0].get("sessionId") == session_id:
-            found.append(candidate)
+    found.extend(p for p in sorted(path.parent.glob("agent-*.jsonl")) if _names_session(p, session_id))
     return found
+
+
+def subagent_file(path: Path, agent_id: str, session_id: str | None = None) -> Path | None:
+    """One subagent's transcript, by agent id, among the files ``subagent_files`` finds; else None.
+
+    Contained: the agent id is a plain name (no separator, no dot) and the file, links followed,
+    lies inside the session's own folder. ``session_id`` defaults to the file's stem (Claude Code
+    names a session's file by its id).
+    """
+    if not AGENT_ID.fullmatch(agent_id) or path.name.startswith("agent-"):
+        return None
+    name = f"agent-{agent_id}.jsonl"
+    nested, beside = path.parent / path.stem / "subagents" / name, path.parent / name
+    try:
+        folder = path.parent.resolve(strict=True)
+        for candidate in (nested, beside):
+            real = candidate.resolve(strict=True) if candidate.is_file() else None
+            if real is None or not real.is_relative_to(folder):
+                continue
+            if candidate is nested or _names_session(candidate, session_id or path.stem):
+                return candidate
+    except (OSError, RuntimeError):
+        return None
+    return None
 
 
 class ClaudeReader:

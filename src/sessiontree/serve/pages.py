@@ -137,8 +137,11 @@ def iter_live_page(
     snap = live.snapshot()
     session = snap.session
 
+    claude = session.header.get("agent") == "claude"
+
     def subagent_page(agent_id: str) -> str:
-        return urls.session(subagent_key(key, agent_id))
+        # Claude Code's transcripts are not listed (the parent's tree holds them): a route of their own.
+        return urls.subagent(key, agent_id) if claude else urls.session(subagent_key(key, agent_id))
 
     def render() -> RenderedSession:
         rendered = render_cached(session, config, subagent_href=subagent_page, shell=shell)

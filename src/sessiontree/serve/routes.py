@@ -19,6 +19,7 @@ from starlette.routing import Route
 
 from sessiontree.archive.catalog import check_readable, why_unreadable
 from sessiontree.errors import ArtifactError, SessiontreeError
+from sessiontree.readers.claude import AGENT_ID, subagent_file
 from sessiontree.serve import pages
 from sessiontree.serve.archive_routes import archive_routes
 from sessiontree.serve.followed import topic_of
@@ -63,7 +64,8 @@ def _not_found() -> Response:
 async def _session_path(request: Request) -> tuple[str, Path] | None:
     """The key and file a session route names, or None for anything outside the served folders."""
     route = request.scope["route"].name
-    prefix = request.app.url_path_for(route, key="k").removesuffix("k")
+    others = {name: value for name, value in request.path_params.items() if name != "key"}
+    prefix = request.app.url_path_for(route, key="k", **others).removesuffix("k")
     key = clean_key(request.scope.get("raw_path") or b"", prefix)
     if key is None:
         return None
@@ -116,6 +118,23 @@ async def session_page(request: Request, key: str, path: Path) -> Response:
             yield chunk
 
     return StreamingResponse(rest(), media_type="text/html", headers=pages.page_headers(first))
+
+
+async def subagent_page(request: Request) -> Response:
+    """A Claude Code subagent's transcript as its own page: the agent id, under its listed parent."""
+    if AGENT_ID.fullmatch(request.path_params.get("agent", "")) is None:
+        return _not_found()
+    found = await _session_path(request)
+    if found is None:
+        return _not_found()
+    state = _state(request)
+    agent = await anyio.to_thread.run_sync(subagent_file, found[1], request.path_params["agent"])
+    if agent is None:
+        return _not_found()
+    html = await anyio.to_thread.run_sync(
+        pages.render_standalone, agent, state.config, limiter=state.render_limit
+    )
+    return pages.html_response(html)
 
 
 @session_route
@@ -249,6 +268,7 @@ def routes() -> list[Route]:
     return [
         Route("/", index, methods=get, name="index"),
         Route("/s/{key:key}", session_page, methods=get, name="session"),
+        Route("/agent/{agent}/{key:key}", subagent_page, methods=get, name="subagent"),
         Route("/raw/{key:key}", raw_download, methods=get, name="raw"),
         Route("/export/{key:key}", export_download, methods=get, name="export"),
         Route("/a/{key:key}", artifact, methods=get, name="artifact"),

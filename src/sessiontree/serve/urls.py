@@ -48,6 +48,10 @@ class Urls:
         link = self._keyed("session", key)
         return link + "?targetId=" + quote(entry_id, safe="") if entry_id else link
 
+    def subagent(self, key: str, agent_id: str) -> str:
+        """The page of a Claude Code subagent's transcript kept beside the session ``key``."""
+        return self._path("subagent", agent=quote(agent_id, safe=""), key=quote(os.fsencode(key)))
+
     def session_events(self, key: str) -> str:
         return self._keyed("session_events", key)
 

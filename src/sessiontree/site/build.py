@@ -162,7 +162,7 @@ def _plan(
             continue
         key = entry.key
         old = None if full else manifest.pages.get(key)
-        if old is not None and (site / old.page).is_file() and (site / old.records).is_file():
+        if old is not None and _still_made(site, old, sources.path_of(key)):
             if old.size == entry.size and old.mtime == entry.mtime:
                 new.pages[key] = old
                 continue
@@ -188,8 +188,32 @@ def _plan(
     return jobs, new
 
 
-def _remove_page(site: Path, rec: PageRecord) -> None:
-    for rel in (rec.page, rec.records):
+def _still_made(site: Path, rec: PageRecord, path: Path) -> bool:
+    """Tell whether a page's files are all there and its subagents' transcripts unchanged."""
+    from sessiontree.readers.claude import subagent_file
+
+    if not ((site / rec.page).is_file() and (site / rec.records).is_file()):
+        return False
+    for agent_id, sub in rec.subagents.items():
+        found = subagent_file(path, agent_id)
+        try:
+            stat = found.stat() if found is not None else None
+        except OSError:
+            stat = None
+        if stat is None or (stat.st_size, stat.st_mtime) != (sub.get("size"), sub.get("mtime")):
+            return False
+        if not (site / str(sub["page"])).is_file():
+            return False
+    return True
+
+
+def _subpages(rec: PageRecord) -> set[str]:
+    return {str(sub["page"]) for sub in rec.subagents.values()}
+
+
+def _remove_page(site: Path, rec: PageRecord, keep: Iterable[str] = ()) -> None:
+    """Remove a page's files (its subagent pages too), except those in ``keep``."""
+    for rel in {rec.page, rec.records, *_subpages(rec)} - set(keep):
         (site / rel).unlink(missing_ok=True)
 
 
@@ -240,7 +264,11 @@ def build_site(options: BuildOptions, progress: Progress | None = None) -> Build
             records=job.records,
             title=outcome.title,
             assets=outcome.assets,
+            subagents=outcome.subagents,
         )
+        old = manifest.pages.get(job.key)
+        if old is not None:  # subagent pages this render no longer wrote
+            _remove_page(site, old, keep={job.page, job.records, *_subpages(new.pages[job.key])})
         result.rendered.append(job.key)
 
     for key, rec in manifest.pages.items():

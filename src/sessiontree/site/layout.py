@@ -39,6 +39,12 @@ def page_path(key: str) -> str:
     return "/".join([SESSIONS_DIR, *(_safe_segment(p) for p in parts[:-1]), _safe_segment(stem) + ".html"])
 
 
+def subagent_page_path(page: str, agent_id: str) -> str:
+    """The page of a Claude Code subagent's transcript, beside its session's page (``s.html`` ->
+    ``s.agent-<id>.html``): not a listed session, an extra page of its parent's."""
+    return f"{page.removesuffix('.html')}.agent-{_safe_segment(agent_id)}.html"
+
+
 def records_path(key: str) -> str:
     """The site-relative file holding a session's search records."""
     return f"{RECORDS_DIR}/{hashlib.sha256(key.encode('utf-8', 'surrogatepass')).hexdigest()[:32]}.json.gz"

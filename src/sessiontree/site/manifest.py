@@ -23,6 +23,9 @@ class PageRecord:
     records: str
     title: str = ""
     assets: list[str] = field(default_factory=list)
+    subagents: dict[str, dict[str, Any]] = field(default_factory=dict)
+    """Claude Code subagent pages written with this one, by agent id: page, and the size and
+    mtime of the transcript it was made from (a changed transcript renders the session again)."""
 
 
 @dataclass
@@ -60,6 +63,7 @@ class Manifest:
                     "records": r.records,
                     "title": r.title,
                     "assets": list(r.assets),
+                    "subagents": {a: dict(sub) for a, sub in sorted(r.subagents.items())},
                 }
                 for key, r in sorted(self.pages.items())
             },
@@ -83,6 +87,12 @@ def load_manifest(site: Path) -> Manifest:
         failures = {key: Failure(**f) for key, f in raw.get("failures", {}).items()}
     except TypeError:
         return Manifest()
+    for rec in pages.values():
+        subs = rec.subagents
+        if not isinstance(subs, dict) or not all(
+            isinstance(sub, dict) and isinstance(sub.get("page"), str) for sub in subs.values()
+        ):
+            return Manifest()
     bundle = raw.get("searchBundle")
     settings = raw.get("settings")
     return Manifest(

@@ -7,13 +7,17 @@ import json
 import os
 import posixpath
 from dataclasses import dataclass, field
-from functools import partial
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 from sessiontree.errors import SessiontreeError
-from sessiontree.site.layout import ASSETS_DIR, page_path, write_atomic
+from sessiontree.site.layout import ASSETS_DIR, page_path, subagent_page_path, write_atomic
 from sessiontree.site.sources import file_sha256
 from sessiontree.store.subagents import subagent_key
+
+if TYPE_CHECKING:
+    from sessiontree.exporter.fragment_cache import FragmentCache
+    from sessiontree.exporter.options import RenderedSession
 
 
 @dataclass(frozen=True, slots=True)
@@ -40,6 +44,8 @@ class RenderOutcome:
     """Of the bytes the page was made from (hashed before loading, so a later append shows as a change)."""
     title: str = ""
     assets: list[str] = field(default_factory=list)
+    subagents: dict[str, dict[str, Any]] = field(default_factory=dict)
+    """Claude Code subagent pages written beside the page (``PageRecord.subagents``)."""
     error: str | None = None
 
 
@@ -58,43 +64,82 @@ def render_job(job: RenderJob) -> RenderOutcome:
     # The renderer loads here, in the worker: a build with nothing to render never pays for it.
     from sessiontree.exporter.api import load_for_export, render_session
     from sessiontree.exporter.fragment_cache import FragmentCache
-    from sessiontree.exporter.options import PageOptions, RenderOptions
-    from sessiontree.exporter.page import image_files, iter_page
+    from sessiontree.exporter.options import RenderOptions
     from sessiontree.site.records import session_records
 
     try:
         sha = file_sha256(job.path)
         session = load_for_export(job.path)
         records = session_records(session)
+        claude = session.header.get("agent") == "claude"
+        linked: dict[str, None] = {}
+
+        def href(agent_id: str) -> str:
+            if claude:  # not listed: an extra page beside this one
+                linked[agent_id] = None
+                return posixpath.basename(subagent_page_path(job.page, agent_id))
+            return _subagent_page(job.key, job.page, agent_id)
+
         # One session per pool worker already: no nested two-core render, no fork in a worker.
         cache = FragmentCache(job.cache_dir) if job.cache_dir is not None else None
         try:
-            href = partial(_subagent_page, job.key, job.page)
             rendered = render_session(session, RenderOptions(parallel=False, subagent_href=href, cache=cache))
+            session_id = session.id
+            del session
+            assets = _write_page(job, rendered, job.page)
+            subagents = _write_subagent_pages(job, list(linked), session_id, cache)
         finally:
             if cache is not None:
                 cache.close()
-        del session
-        assets: list[str] = []
-        prefix = None
-        if job.shared_assets:
-            prefix = _asset_prefix(job.page)
-            for image in image_files(rendered):
-                name = f"{image.sha256}.{image.ext}"
-                target = job.site / ASSETS_DIR / name
-                if not target.exists():  # content-addressed: an existing file already holds these bytes
-                    write_atomic(target, image.data)
-                assets.append(name)
-        write_atomic(
-            job.site / job.page, iter_page(rendered, PageOptions(theme=job.theme, image_prefix=prefix))
-        )
+        for sub in subagents.values():
+            assets.extend(a for a in sub.pop("assets") if a not in assets)
         payload = json.dumps(records, ensure_ascii=True).encode("ascii")
         write_atomic(job.site / job.records, gzip.compress(payload, 6, mtime=0))
-        return RenderOutcome(job.key, sha256=sha, title=rendered.title, assets=assets)
+        return RenderOutcome(job.key, sha256=sha, title=rendered.title, assets=assets, subagents=subagents)
     except SessiontreeError as exc:
         return RenderOutcome(job.key, error=str(exc))
     except (OSError, ValueError, RecursionError, MemoryError) as exc:
         return RenderOutcome(job.key, error=f"{type(exc).__name__}: {exc}")
+
+
+def _write_page(job: RenderJob, rendered: RenderedSession, page: str) -> list[str]:
+    """Write one rendered page (its images in assets/ when shared); return the assets it uses."""
+    from sessiontree.exporter.options import PageOptions
+    from sessiontree.exporter.page import image_files, iter_page
+
+    assets: list[str] = []
+    prefix = None
+    if job.shared_assets:
+        prefix = _asset_prefix(page)
+        for image in image_files(rendered):
+            name = f"{image.sha256}.{image.ext}"
+            target = job.site / ASSETS_DIR / name
+            if not target.exists():  # content-addressed: an existing file already holds these bytes
+                write_atomic(target, image.data)
+            assets.append(name)
+    write_atomic(job.site / page, iter_page(rendered, PageOptions(theme=job.theme, image_prefix=prefix)))
+    return assets
+
+
+def _write_subagent_pages(
+    job: RenderJob, agent_ids: list[str], session_id: str | None, cache: FragmentCache | None
+) -> dict[str, dict[str, Any]]:
+    """Write the page of each Claude Code subagent the session's page links to, beside it."""
+    from sessiontree.exporter.api import load_for_export, render_session
+    from sessiontree.exporter.options import RenderOptions
+    from sessiontree.readers.claude import subagent_file
+
+    written: dict[str, dict[str, Any]] = {}
+    for agent_id in agent_ids:
+        path = subagent_file(job.path, agent_id, session_id)
+        if path is None:
+            continue
+        stat = path.stat()  # before loading: a later append shows as a change
+        rendered = render_session(load_for_export(path), RenderOptions(parallel=False, cache=cache))
+        page = subagent_page_path(job.page, agent_id)
+        assets = _write_page(job, rendered, page)
+        written[agent_id] = {"page": page, "size": stat.st_size, "mtime": stat.st_mtime, "assets": assets}
+    return written
 
 
 def init_worker() -> None:
