@@ -266,3 +266,17 @@ def test_file_names_that_are_not_utf8_are_listed_and_cached(tmp_path: Path) -> N
     assert sorted(os.fsencode(e.key) for e in first) == sorted(odd)
     assert all(e.error is None and e.message_count == 2 for e in first)
     assert Catalog(root, cache).entries() == first  # read back from the cache as they were
+
+
+def test_what_cannot_be_read_in_a_claude_code_folder_is_listed_with_its_reason(tmp_path: Path) -> None:
+    real = Path(__file__).resolve().parents[1] / "fixtures" / "real" / "claude"
+    project = tmp_path / "projects" / "-work-demo"
+    project.mkdir(parents=True)
+    good = next(real.glob("*.jsonl"))
+    (project / "good.jsonl").write_bytes(good.read_bytes())
+    os.mkfifo(project / "pipe.jsonl")
+    entries = {e.key: e for e in Catalog(tmp_path / "projects").scan()}
+    assert (
+        entries["-work-demo/good.jsonl"].agent == "claude" and entries["-work-demo/good.jsonl"].error is None
+    )
+    assert entries["-work-demo/pipe.jsonl"].error == "unreadable: it is a named pipe"

@@ -211,7 +211,7 @@ def iter_session_files(root: Path, *, unreadable: bool = False) -> Iterator[tupl
     from sessiontree.readers.discovery import iter_agent_files, root_agent
 
     if root_agent(root) not in (None, "pi"):
-        yield from ((path, None) for path in iter_agent_files(root))
+        yield from ((path, None) for path in iter_agent_files(root, unreadable=unreadable))
         return
     real_root = root.resolve()
 

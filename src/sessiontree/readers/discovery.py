@@ -47,9 +47,10 @@ def is_bundled_subagent(path: Path) -> bool:
     return isinstance(session, str) and (path.parent / f"{session}.jsonl").is_file()
 
 
-def iter_agent_files(root: str | Path) -> Iterator[Path]:
+def iter_agent_files(root: str | Path, *, unreadable: bool = False) -> Iterator[Path]:
     """Every session file under a Claude Code or Codex root (subagent transcripts go with their
-    session; symlinks leaving the root are skipped), sorted by path."""
+    session; symlinks leaving the root are skipped), sorted by path; with ``unreadable``, also
+    what is named like one but is no file (a named pipe, a link to nothing), for a listing."""
     root = Path(root)
     real_root = root.resolve()
 
@@ -58,6 +59,9 @@ def iter_agent_files(root: str | Path) -> Iterator[Path]:
             path = Path(entry.path)
             if not resolves_inside(path, real_root):
                 continue
+            # A folder named so is a project's (Claude Code names them after the cwd): walked.
+            if unreadable and entry.name.endswith(".jsonl") and not entry.is_file() and not entry.is_dir():
+                yield path
             if entry.name.endswith(".jsonl") and entry.is_file():
                 if not is_bundled_subagent(path):
                     yield path
