@@ -7,11 +7,14 @@ import math
 import re
 import shutil
 import socket
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
 import pytest
 from click.testing import CliRunner
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from sessiontree.cli import cli
 from sessiontree.exporter.api import render_session_html
@@ -135,3 +138,59 @@ async def test_one_figure_in_inspect_page_stats_serve_and_build(tmp_path: Path) 
     async with make_client(config) as client:
         usage = await client.get("/usage")
         assert usage.status_code == 200 and f"<b>{shown}</b>" in usage.text
+
+
+def _library_price(provider: str | None, model: str, counts: dict[str, int], day: str) -> float | None:
+    """genai-prices' own calc_price for one message, as the estimate must give it."""
+    import genai_prices
+
+    usage = genai_prices.Usage(
+        input_tokens=counts["input"] + counts["cacheRead"] + counts["cacheWrite"],
+        output_tokens=counts["output"],
+        cache_read_tokens=counts["cacheRead"],
+        cache_write_tokens=counts["cacheWrite"],
+    )
+    stamp = datetime.fromisoformat(day).replace(hour=12, tzinfo=UTC)
+    for provider_id in (provider, None) if provider else (None,):
+        try:
+            price = genai_prices.calc_price(
+                usage, model, provider_id=provider_id, genai_request_timestamp=stamp
+            )
+        except (LookupError, ValueError):
+            continue
+        return float(price.total_price)
+    return None
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    st.sampled_from(
+        [
+            ("anthropic", "claude-sonnet-4-5"),  # tiered past 200,000 input tokens
+            ("google", "gemini-1.5-pro"),  # tiered past 128,000
+            ("anthropic", "claude-opus-4-1"),
+            ("openai", "gpt-5"),
+            (None, "gpt-4o"),
+        ]
+    ),
+    st.tuples(*[st.integers(0, 400_000)] * 4),
+    st.sampled_from(["2025-03-01", "2025-10-01", "2026-06-01"]),
+)
+def test_the_estimate_is_the_price_tables_own_figure_in_every_tier(
+    model: tuple[str | None, str], numbers: tuple[int, int, int, int], day: str
+) -> None:
+    # The estimate prices a tier's rates once, not each message through the library (11x faster):
+    # the figure must stay the library's, at every count, on both sides of every tier.
+    counts = dict(zip(("input", "output", "cacheRead", "cacheWrite"), numbers, strict=True))
+    provider, name = model
+    assert estimate_cost(provider, name, counts, day + "T08:00:00Z") == _library_price(
+        provider, name, counts, day
+    )
+
+
+@pytest.mark.parametrize("total", [127_999, 128_000, 128_001, 199_999, 200_000, 200_001])
+def test_the_estimate_at_a_tiers_edge(total: int) -> None:
+    counts = {"input": total - 1000, "output": 500, "cacheRead": 600, "cacheWrite": 400}
+    for provider, name in (("anthropic", "claude-sonnet-4-5"), ("google", "gemini-1.5-pro")):
+        expected = _library_price(provider, name, counts, "2025-10-01")
+        assert estimate_cost(provider, name, counts, "2025-10-01T08:00:00Z") == expected
