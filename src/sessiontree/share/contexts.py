@@ -27,11 +27,11 @@ _PGPASS = re.compile(
     r"(?m)^[A-Za-z0-9_.*\[\]:-]+:(?:[0-9]{1,5}|\*):[^\s:]+:[^\s:]+:(?P<secret>[^\s]+)[ \t]*$"
 )
 _NETRC = re.compile(
-    r"(?<![\w-])login[ \t\r\n]+[^\s]+[ \t\r\n]+(?:account[ \t\r\n]+[^\s]+[ \t\r\n]+)?"
+    r"login(?<![\w-]login)[ \t\r\n]+[^\s]+[ \t\r\n]+(?:account[ \t\r\n]+[^\s]+[ \t\r\n]+)?"
     r"password[ \t\r\n]+(?P<secret>[^\s]+)"
 )
 _COMMAND_FLAGS = re.compile(
-    r"(?<![\w-])(?:"
+    r"(?:"
     r"sshpass[ \t]+(?:-[a-oq-zA-Z][^\s]*[ \t]+)*-p[ \t]*"
     r"|(?:mysql|mysqldump|mysqladmin|mysqlimport|mariadb|mariadb-dump)\b[^\n;|&]{0,200}?[ \t]-p"
     r"|(?:docker|podman|nerdctl|buildah|skopeo|oras|helm(?:[ \t]+registry)?)[ \t]+login\b[^\n;|&]{0,200}?"
@@ -41,20 +41,19 @@ _COMMAND_FLAGS = re.compile(
 )
 # Any long flag whose name holds a secret's word piece: --api-key, --db-password, --auth-token.
 _SECRET_FLAG = re.compile(
-    r"(?<![\w-])--?(?P<flag>[A-Za-z][A-Za-z0-9]*(?:[-_][A-Za-z0-9]+)*)(?:=|[ \t]+)" + _VALUE
+    r"-(?<![\w-]-)-?(?P<flag>[A-Za-z][A-Za-z0-9]*(?:[-_][A-Za-z0-9]+)*)(?:=|[ \t]+)" + _VALUE
 )
-_FLAG_HINT = re.compile(r"-[\w-]*(?:pass|pwd|secret|token|key|auth|cred)", re.ASCII)
+_WORDISH = re.compile(r"[\w-]")
+_FLAG_HINT = re.compile(r"pass|pwd|secret|token|key|auth|cred")
 # A webhook URL is its own credential: whoever has it can post. The path after the host is
 # masked when a segment of it looks generated (ids, keys), so the host stays readable.
 _WEBHOOK = re.compile(
-    r"https?://(?P<host>[A-Za-z0-9.-]+)(?P<secret>/[^\s\"'<>`)]*(?:webhook|hooks?)[^\s\"'<>`)]*"
-    r"|(?<=hook)[^\s\"'<>`)]*)",
+    r"https?://(?P<host>[A-Za-z0-9.-]{1,253})(?P<secret>/[^\s\"'<>`)]{0,500}?(?:webhook|hooks?)"
+    r"[^\s\"'<>`)]{0,500}|(?<=hook)[^\s\"'<>`)]{0,500})",
     re.IGNORECASE,
 )
 _URL_SEGMENT = re.compile(r"[^/@?&=#]+")
-_URL_USER = re.compile(
-    r"(?<![A-Za-z0-9+.-])[A-Za-z][A-Za-z0-9+.-]{0,30}://(?P<secret>[^\s:/@\"'<>]{16,300})@"
-)
+_URL_USER = re.compile(r"://(?P<secret>[^\s:/@\"'<>]{16,300})@")
 
 
 def _webhook(match: re.Match[str]) -> bool:
@@ -106,12 +105,15 @@ def find_credential_contexts(text: str, lowered: str) -> Iterator[Span]:
     """Yield values that stand in a credential's place, whatever their shape."""
     for kind, hints, regex, accept in _FINDERS:
         if regex is _SECRET_FLAG:
-            if not _FLAG_HINT.search(lowered):
+            # "-" and a piece, each found by a plain scan ("-[\w-]*piece" retries every "-").
+            if "-" not in lowered or not _FLAG_HINT.search(lowered):
                 continue
         elif not any(h in lowered for h in hints):
             continue
         if regex is _PGPASS and text.count(":") < 4:
             continue
         for match in regex.finditer(text):
+            if regex is _COMMAND_FLAGS and match.start() and _WORDISH.match(text, match.start() - 1):
+                continue  # inside a longer name ("my-sshpass")
             if accept(match):
                 yield match.start("secret"), match.end("secret"), kind

@@ -78,10 +78,14 @@ def _pronounceable(word: str) -> bool:
     return vowels >= 0.25 * len(word)
 
 
+# A date and time (YYYYMMDDhhmmss: Go pseudo-versions, build stamps) is no part of a secret.
+_TIMESTAMP = re.compile(r"(?:19|20)[0-9]{2}(?:0[1-9]|1[0-2])(?:0[1-9]|[12][0-9]|3[01])[0-9]{6}")
+
+
 def _core(value: str) -> str | None:
     """Return the value without separators and with runs of one character cut to one (or None
     when it is filler: ``xxxx``, ``EXAMPLE``, ``1234567``, or mostly one repeated character)."""
-    core = _SEPARATORS.sub("", value)
+    core = _SEPARATORS.sub("", _TIMESTAMP.sub("", value))
     if _FILLER.search(core):
         return None
     collapsed = _RUN_OF_ONE.sub(r"\1", core)

@@ -138,7 +138,7 @@ def _assignments(text: str, lowered: str) -> Iterator[tuple[int, int, re.Match[s
         lowered = "".join(c if len(c.lower()) != 1 else c.lower() for c in text)
     for hit in _KEYWORD.finditer(lowered):
         if hit.start() < done:
-            continue
+            continue  # inside the word of the last hit: one scan per word, however many keywords
         tail = _KEY_TAIL.match(text, hit.end())
         end = done = tail.end() if tail is not None else hit.end()
         after = _AFTER_KEY.match(text, end)

@@ -21,7 +21,8 @@ _BODY_START = re.compile(r"[ \t]*[A-Za-z0-9+/]{4,}={0,2}")
 _HEADER = re.compile(r"[ \t]*[A-Za-z-]+: [^\n]*")  # Proc-Type: 4,ENCRYPTED / DEK-Info: ...
 # A full-width line of a PEM (64) or OpenSSH (70) body: a body read without its BEGIN line.
 _WIDE_LINE = re.compile(
-    r"(?<![A-Za-z0-9+/])[A-Za-z0-9+/]{64}(?:[A-Za-z0-9+/]{6})?={0,2}[ \t]*(?:\r?\n|\\r?\\n)"
+    r"[A-Za-z0-9+/](?<![A-Za-z0-9+/][A-Za-z0-9+/])[A-Za-z0-9+/]{63}(?:[A-Za-z0-9+/]{6})?={0,2}[ \t]*"
+    r"(?:\r?\n|\\r?\\n)"
 )
 _MIN_HEADLESS_LINES = 3
 
@@ -74,14 +75,17 @@ def find_private_keys(text: str) -> Iterator[Span]:
             if closing is not None:
                 yield key_start, closing.end(), KIND
                 in_key = False
-                continue
-            if start == end or _BODY.fullmatch(text, start, end) or _HEADER.fullmatch(text, start, end):
+                start = closing.end()  # the rest of the line may open the next key
+                if start == end:
+                    continue
+            elif start == end or _BODY.fullmatch(text, start, end) or _HEADER.fullmatch(text, start, end):
                 key_end = end if start != end else key_end
                 continue
-            # Cut short: up to its last body line, and the base64 that starts this one ("...== }").
-            tail = _BODY_START.match(text, start, end)
-            yield key_start, tail.end() if tail is not None else key_end, KIND
-            in_key = False
+            else:
+                # Cut short: up to its last body line, and the base64 that starts this one ("...== }").
+                tail = _BODY_START.match(text, start, end)
+                yield key_start, tail.end() if tail is not None else key_end, KIND
+                in_key = False
         if in_public:
             in_public = _END.search(text, start, end) is None
             continue

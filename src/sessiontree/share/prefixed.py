@@ -29,8 +29,9 @@ KIND = "prefixed-token"
 # A run of token characters that starts with a short piece and a separator.
 # After the prefix, a base64 body may hold "+", "/" and "=" (``fm2_...``, ``ops_eyJ...``).
 _RUN = re.compile(r"[A-Za-z](?<![A-Za-z0-9_-][A-Za-z])[A-Za-z0-9]{0,19}[_.-][A-Za-z0-9_.+/-]{20,}={0,2}")
+_MAX_TOKEN = 1024
+_MAX_PREFIX_AT = 256  # a token after a "/" starts this early in the run (a URL path)
 _START = re.compile(r"[A-Za-z][A-Za-z0-9]{0,19}[_.-]")
-_SLASH = re.compile(r"/")
 _PIECE = re.compile(r"[A-Za-z][A-Za-z0-9]{0,19}|[0-9][A-Za-z0-9]{0,5}")
 _MAX_PREFIX_PIECES = 3
 # Prefixes that name a hash or an identifier, not a credential: integrity and cache digests,
@@ -51,14 +52,18 @@ _TRAILING_EXTENSION = re.compile(r"\.[A-Za-z][A-Za-z0-9]{0,4}$")
 
 def find_prefixed_tokens(text: str) -> Iterator[Span]:
     """Yield every ``prefix_generated-body`` run in ``text`` (also one after a ``/`` in a URL)."""
-    for match in _RUN.finditer(text):
-        run = match.group()
-        starts = [0, *(i + 1 for i, c in enumerate(run) if c == "/")]
+    pos = 0
+    while (match := _RUN.search(text, pos)) is not None:
+        pos = match.end()
+        run = match.group()[:_MAX_TOKEN]  # longer runs are data, not one token
+        starts = [0, *(i + 1 for i, c in enumerate(run[:_MAX_PREFIX_AT]) if c == "/")]
         for offset in starts:
             token = _trim(run[offset:])
             if _START.match(token) and _accept(token):
                 start = match.start() + offset
                 yield start, start + len(token), KIND
+                # What the token left of its run ("/config.json<next token>") is looked at too.
+                pos = start + len(token)
                 break
 
 
@@ -91,10 +96,12 @@ def _cut_path(run: str) -> str:
     """Return the run up to a ``/`` that starts a path or a word (``<token>/sendMessage``)."""
     if "/" not in run:
         return run
-    for slash in _SLASH.finditer(run):
-        segment = run[slash.end() :].split("/", 1)[0]
+    segments = run.split("/")
+    pos = len(segments[0])
+    for segment in segments[1:]:
         if not segment or reads_as_words(segment) or len(segment) < 4 or "." in segment:
-            return run[: slash.start()]
+            return run[:pos]
+        pos += 1 + len(segment)
     return run
 
 
@@ -152,7 +159,14 @@ def _named_not_secret(text: str, start: int) -> bool:
 
 
 def _bare_is_secret(value: str) -> bool:
-    if value.startswith("AAAA") or not (
+    # Base64 of a binary key starts with its length's zero bytes ("AAAAB3NzaC1yc2E..."); a
+    # token padded with a run of "A"s (Twitter's bearer tokens) is judged on the rest.
+    padding = len(value) - len(value.lstrip("A"))
+    if padding >= 16:
+        value = value[padding:]
+    elif padding >= 4:
+        return False
+    if len(value) < 32 or not (
         any(c.isupper() for c in value)
         and any(c.islower() for c in value)
         and any(c.isdigit() for c in value)

@@ -179,7 +179,8 @@ PLACE_PATTERNS: tuple[SecretPattern, ...] = (
     _p(
         "url-password",
         # The password runs to the last "@" before the host, so "u:HEAD@TAIL@host" masks HEAD@TAIL.
-        r"(?<![A-Za-z0-9+.-])[A-Za-z][A-Za-z0-9+.-]{0,30}://[^\s:/@\"'<>]{0,200}:"
+        # From its literal "://" (what comes before it is no part of the password).
+        r"://[^\s:/@\"'<>]{0,200}:"
         r"(?P<secret>[^\s/\"'<>]{1,300})@(?=[A-Za-z0-9\[])",
         ("://",),
     ),

@@ -95,7 +95,8 @@ def _decode(match: re.Match[str]) -> str:
 # A table cell wrapped over lines (psql's wrapped format marks the cut with "." or "+"; a
 # continuation row has only empty cells before it): the joint between the two halves.
 _TABLE_JOINT = re.compile(
-    r"(?<=[A-Za-z0-9_/+=-])(?:(?P<mark>[.+\u21b5\u2026])?[ \t]*[|\u2502]?)[ \t]*\r?\n"
+    # One "[ \t]*" per stretch of blanks: two in a row would try every split of a long one.
+    r"(?<=[A-Za-z0-9_/+=-])(?P<mark>[.+\u21b5\u2026])?[ \t]*(?:[|\u2502][ \t]*)?\r?\n"
     r"(?P<lead>[ \t]*(?:[|\u2502][ \t]*)+)[.\u2026]?(?=[A-Za-z0-9_/+=-])"
 )
 
