@@ -299,6 +299,12 @@ def _unique_key(key: str, taken: dict[Any, Any]) -> str:
     return f"{key}#{n}"
 
 
+def learn_value(redactor: Redactor, value: Any, keep: frozenset[str] = _ENTRY_KEYS) -> None:
+    """Find the secrets of every string of a JSON value (pass one), keys judged with their values."""
+    for text, key in _strings(value, keep):
+        redactor.learn(text, key)
+
+
 def redact_entries(
     header: dict[str, Any],
     entries: list[dict[str, Any]],
@@ -312,9 +318,7 @@ def redact_entries(
     """
     redactor = redactor or Redactor()
     for value in (header, *entries, *(v for _, v in extra)):
-        keep = _HEADER_KEYS if value is header else _ENTRY_KEYS
-        for text, key in _strings(value, keep):
-            redactor.learn(text, key)
+        learn_value(redactor, value, _HEADER_KEYS if value is header else _ENTRY_KEYS)
     report = RedactionReport()
     new_header = redact_value(header, report, keep=_HEADER_KEYS, redactor=redactor, entry="header")
     new_entries = [
