@@ -280,3 +280,59 @@ def test_what_cannot_be_read_in_a_claude_code_folder_is_listed_with_its_reason(t
         entries["-work-demo/good.jsonl"].agent == "claude" and entries["-work-demo/good.jsonl"].error is None
     )
     assert entries["-work-demo/pipe.jsonl"].error == "unreadable: it is a named pipe"
+
+
+CLAUDE_BIG = (
+    "claude/claude-code-log--test_test_data_real_projects_-Users-dain-workspace-claude-code-log-sample_"
+    "0d3a8e6f-290f-4105-a327-a2496e5e2a83.jsonl"
+)
+
+
+def test_prefix_listing_leaves_large_counts_pending_until_settled(tmp_path: Path) -> None:
+    """``scan(exact=False)`` lists a large file from its prefix (count pending, header title);
+    ``read_exact`` + ``settle`` give exactly what the exact scan gives, and the cache keeps it."""
+    from sessiontree.store.entries import message_of
+    from tests.conftest import real_file
+
+    root = tmp_path / "s"
+    big = root / "--w--" / "big.jsonl"
+    lines = [msg(f"u{n}", None, "user", "words " * 400) for n in range(60)]  # ~150 KB: past the cheap size
+    session(big, "s1", "/w", *lines, entry("session_info", "i1", "u59", name="Named late"), title="Head")
+    small = session(root / "--w--" / "small.jsonl", "s2", "/w")
+    claude = root / "claude.jsonl"
+    claude.write_bytes(real_file(CLAUDE_BIG).read_bytes())  # a Claude Code file past the whole-read size
+
+    quick = Catalog(root, tmp_path / "cache")
+    by_key = {e.key: e for e in quick.scan(exact=False)}
+    assert by_key["--w--/big.jsonl"].pending and by_key["--w--/big.jsonl"].message_count is None
+    assert by_key["--w--/big.jsonl"].title == "Head"
+    assert by_key["claude.jsonl"].pending
+    assert not by_key["--w--/small.jsonl"].pending and by_key["--w--/small.jsonl"].message_count == 2
+    assert set(quick.pending()) == {"--w--/big.jsonl", "claude.jsonl"}
+    assert small.exists()
+
+    for key in quick.pending():
+        done = quick.read_exact(key)
+        assert done is not None
+        quick.settle(key, done)
+    assert quick.pending() == []
+    quick.save()
+    exact = {e.key: e for e in Catalog(root).scan()}  # no cache: every file read whole
+    assert {e.key: e for e in quick.entries()} == exact
+    assert exact["--w--/big.jsonl"].title == "Named late" and exact["--w--/big.jsonl"].message_count == 62
+    from sessiontree.readers import load_any
+
+    claude_count = sum(1 for e in load_any(claude, "claude").entries if message_of(e) is not None)
+    assert exact["claude.jsonl"].message_count == claude_count
+    # Warm: the cache holds the settled records; a quick scan reads nothing and leaves none pending.
+    warm = Catalog(root, tmp_path / "cache")
+    assert {e.key: e for e in warm.scan(exact=False)} == exact and warm.pending() == []
+
+
+def test_exact_scan_reads_what_a_quick_scan_left_pending(tmp_path: Path) -> None:
+    root = tmp_path / "s"
+    lines = [msg(f"u{n}", None, "user", "words " * 400) for n in range(40)]
+    session(root / "big.jsonl", "s1", "/w", *lines)
+    Catalog(root, tmp_path / "cache").scan(exact=False)
+    (entry_,) = Catalog(root, tmp_path / "cache").scan()  # e.g. build after serve: pending ones read whole
+    assert entry_.message_count == 42 and not entry_.pending

@@ -182,3 +182,19 @@ def test_new_session_appears_on_the_open_index(
     page.wait_for_selector("html[data-st-ready]")
     assert "brand new session" in page.inner_text("#st-messages")
     assert watch.page_errors == [] and watch.console_errors == []
+
+
+def test_pending_count_fills_in_on_the_open_index(
+    served: Served, folder: Path, page: Page, watch: Watch
+) -> None:
+    """A cold server lists the generated session from its prefix (count pending); the open page
+    receives its exact count from the background pass over the event stream (issue 21.6)."""
+    path = folder / "sessions" / KEY
+    lines = path.read_text(encoding="utf-8").splitlines()
+    expected = sum(1 for line in lines if line.strip() and json.loads(line).get("type") == "message")
+    response = page.goto(served.url + "/")
+    assert response is not None and "messages pending" in response.text()  # the first answer
+    meta = page.locator(f"li.st-session[data-key='{KEY}'] .st-meta")
+    wait_js(page, "!document.querySelector('.st-meta').textContent.includes('messages pending')")
+    assert meta.inner_text().startswith(f"{expected} messages · ")
+    assert watch.page_errors == [] and watch.console_errors == []

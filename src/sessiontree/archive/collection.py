@@ -223,16 +223,21 @@ class Sources:
     def _prefix(self, index: int) -> str:
         return f"{self.labels[index]}/" if self.labels[index] else ""
 
-    def scan(self) -> list[CatalogEntry]:
-        """Every root's listing (re-reading only changed files), newest first."""
+    def scan(self, *, exact: bool = True) -> list[CatalogEntry]:
+        """Every root's listing (re-reading only changed files), newest first (``exact``: see
+        ``Catalog.scan``)."""
         found: list[CatalogEntry] = []
         for index, catalog in enumerate(self.catalogs):
             prefix = self._prefix(index)
-            for entry in catalog.scan():
+            for entry in catalog.scan(exact=exact):
                 parent = None if entry.parent is None else prefix + entry.parent
                 found.append(replace(entry, key=prefix + entry.key, parent=parent) if prefix else entry)
         found.sort(key=lambda e: e.mtime, reverse=True)
         return found
+
+    def pending(self) -> list[tuple[Catalog, str]]:
+        """The files whose counts wait for a whole read, as (catalog, its key), newest first per root."""
+        return [(catalog, key) for catalog in self.catalogs for key in catalog.pending()]
 
     def _split(self, key: str) -> tuple[int, str]:
         if len(self.catalogs) == 1:

@@ -77,7 +77,7 @@ def _item(node: CatalogNode, link_for: LinkBuilder, now: float) -> dict[str, Any
         "live": e.is_live(now),
         "error": e.error,
         "size": _size(e.size),
-        "messages": f"{count} message{'s' if count != 1 else ''}",
+        "messages": "messages pending" if count is None else f"{count} message{'s' if count != 1 else ''}",
         "created": _created(e.created) or "?",
         "modified": _when(e.mtime),
         "modified_iso": datetime.fromtimestamp(e.mtime, UTC).isoformat(timespec="seconds"),

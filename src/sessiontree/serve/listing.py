@@ -1,8 +1,15 @@
-"""The served folders' listing: one catalog per root, rescanned on demand, keys mapped to files."""
+"""The served folders' listing: one catalog per root, rescanned on demand, keys mapped to files.
+
+A scan lists new files from their prefixes (a cold start answers at once); ``settle_some``, run
+by serve's background pass, reads the pending ones whole for their exact counts.
+"""
 
 from __future__ import annotations
 
+import asyncio
+import logging
 import threading
+import time
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -12,6 +19,8 @@ from sessiontree.archive.catalog import CatalogEntry
 from sessiontree.archive.collection import Sources
 from sessiontree.serve.security import contained
 
+log = logging.getLogger(__name__)
+
 
 class Listing:
     """Every session file under the roots; thread-safe (scans run in worker threads)."""
@@ -20,14 +29,43 @@ class Listing:
         self.roots = list(roots)
         self.sources = Sources(self.roots, cache_dir)
         self._lock = threading.Lock()
+        self.unsettled = asyncio.Event()
+        """Set when a scan left counts pending (the background pass waits on it)."""
 
     def scan(self) -> list[CatalogEntry]:
-        """Rescan the folders (stat only for unchanged files)."""
+        """Rescan the folders (stat only for unchanged files; new large files from their prefix)."""
         with self._lock:
-            return self.sources.scan()
+            return self.sources.scan(exact=False)
 
     async def scan_async(self) -> list[CatalogEntry]:
-        return await anyio.to_thread.run_sync(self.scan)
+        entries = await anyio.to_thread.run_sync(self.scan)
+        if any(e.pending for e in entries):
+            self.unsettled.set()
+        return entries
+
+    def settle_some(self, budget: float) -> tuple[bool, bool]:
+        """Read pending files whole for about ``budget`` seconds (at least one file), outside the
+        lock; return (something was settled, some are still pending)."""
+        with self._lock:
+            todo = self.sources.pending()
+        deadline = time.monotonic() + budget
+        settled = False
+        for catalog, key in todo:
+            try:
+                done = catalog.read_exact(key)
+            except Exception as exc:  # a reader's bug must not stop the pass (nor loop on the file)
+                log.debug("cannot count %s: %s", key, exc)
+                done = catalog.unreadable(key, f"unreadable: {exc}")
+            if done is not None:
+                with self._lock:
+                    catalog.settle(key, done)
+                settled = True
+            if time.monotonic() >= deadline:
+                break
+        with self._lock:
+            for catalog in self.sources.catalogs:
+                catalog.save()
+            return settled, bool(self.sources.pending())
 
     def get(self, key: str) -> CatalogEntry | None:
         """The listed record of a key, as of the last scan."""

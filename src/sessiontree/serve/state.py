@@ -1,6 +1,7 @@
 """What a running server holds, one part per job, and the background tasks that tie them together.
 
-- ``listing``: the served folders' catalog (keys -> files);
+- ``listing``: the served folders' catalog (keys -> files), listed from prefixes first; a
+  background pass reads the pending files whole and pushes their exact counts to the index;
 - ``followed``: the sessions open in a browser, each following its file;
 - ``hub``: the event streams;
 - ``index_feed``: the index page's live groups;
@@ -30,6 +31,9 @@ from sessiontree.serve.urls import Urls
 from sessiontree.serve.watcher import Watcher
 
 log = logging.getLogger(__name__)
+
+SETTLE_BATCH_SECONDS = 0.5
+"""The background pass reads pending files for about this long between index pushes."""
 
 ARCHIVE_MIN_INTERVAL = 1.0
 """At most one search-index update a second from the watcher (each search updates it too)."""
@@ -64,12 +68,16 @@ class ServeState:
         return None if key is None else self.urls.session(key, entry_id)
 
     async def start(self) -> None:
-        """Start the watcher, the index feed and the archive updates."""
+        """Start the listing's background pass and the index feed; the watcher and the archive
+        updates too when watching."""
+        self._tasks += [
+            asyncio.create_task(self._settle_forever()),
+            asyncio.create_task(self.index_feed.push_forever(self.watcher.pause)),
+        ]
         if self.config.watch:
             watchers = self.hub.count
             self._tasks += [
                 asyncio.create_task(self.watcher.watch_forever(lambda: self.followed.drop_idle(watchers))),
-                asyncio.create_task(self.index_feed.push_forever(self.watcher.pause)),
                 asyncio.create_task(self._update_archive_forever()),
             ]
 
@@ -94,6 +102,17 @@ class ServeState:
         if everything or any(p.suffix == ".jsonl" or p.is_dir() or not p.exists() for p in changed):
             self.index_feed.dirty.set()
             self._archive_dirty.set()
+
+    async def _settle_forever(self) -> None:
+        """Read the files a scan listed from their prefixes whole, pushing the index as counts come."""
+        while not self.hub.closed.is_set():
+            await self.listing.unsettled.wait()
+            self.listing.unsettled.clear()
+            more = True
+            while more and not self.hub.closed.is_set():
+                settled, more = await anyio.to_thread.run_sync(self.listing.settle_some, SETTLE_BATCH_SECONDS)
+                if settled:
+                    self.index_feed.dirty.set()
 
     async def _update_archive_forever(self) -> None:
         """Keep the search index in step with growing files once a search or usage page opened it."""

@@ -1,0 +1,86 @@
+"""A cold serve (no catalog cache) answers its index from prefix reads; the exact counts and late
+titles come afterwards over the index's event stream (issue 21 item 6). Real process, real files."""
+
+from __future__ import annotations
+
+import html
+import json
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import httpx
+
+from tests.conftest import GEN_SESSION
+from tests.serve.conftest import append_line, write_session
+from tests.serve.process import EventReader, serve_process
+
+BIG_KEY = "--home-dev-demo--/big.jsonl"
+
+
+def item_meta(page: str, key: str) -> tuple[str, str]:
+    """The (title, meta line) of one listed session in index HTML."""
+    found = re.search(
+        rf'<li class="st-session[^"]*" data-key="{re.escape(key)}".*?class="st-title"[^>]*>(.*?)</(?:a|span)>'
+        r'.*?<span class="st-meta">(.*?)</span>\s*(?:<ul|</li>)',
+        page,
+        re.S,
+    )
+    assert found is not None, f"{key} not listed"
+    return html.unescape(found.group(1)), html.unescape(re.sub(r"<[^>]+>", "", found.group(2)))
+
+
+def raw_message_count(path: Path) -> int:
+    """The messages of a session file counted from its raw text, line by line."""
+    lines = path.read_text(encoding="utf-8").splitlines()
+    return sum(1 for line in lines if line.strip() and json.loads(line).get("type") == "message")
+
+
+def folder(tmp_path: Path) -> Path:
+    """A sessions folder: two small sessions and a generated ~1 MB one renamed at its very end."""
+    root = tmp_path / "sessions"
+    for n in (1, 2):
+        write_session(root / "--work-demo--" / f"small{n}.jsonl", f"s{n}")
+    big = root / BIG_KEY
+    big.parent.mkdir(parents=True)
+    cmd = [sys.executable, str(GEN_SESSION), "--turns", "100", "--seed", "3", "-o", str(big)]
+    subprocess.run(cmd, check=True)
+    append_line(big, {"type": "session_info", "id": "zz-rename", "name": "Renamed at the end"})
+    return root
+
+
+def test_cold_index_answers_from_prefixes_then_streams_exact_counts(tmp_path: Path) -> None:
+    root = folder(tmp_path)
+    big = root / BIG_KEY
+    expected = raw_message_count(big)
+    assert expected > 100 and big.stat().st_size > 512 * 1024
+    cache = tmp_path / "cache"
+    with serve_process(root, tmp_path / "agent", cache) as served, httpx.Client() as client:
+        first = client.get(served.url + "/")
+        assert first.status_code == 200
+        title, meta = item_meta(first.text, BIG_KEY)
+        # The first answer came before the big file was read whole: its count is pending (never
+        # 0), its title the header's; the small files, read whole in passing, are exact.
+        assert "messages pending" in meta and "0 messages" not in meta
+        assert title == "Synthetic demo session"
+        assert "2 messages" in item_meta(first.text, "--work-demo--/small1.jsonl")[1]
+
+        events = EventReader(client, served.url + "/events")
+        try:
+            while True:
+                data = events.next_named("index").data
+                title, meta = item_meta(data["html"], BIG_KEY)
+                if "messages pending" not in meta:
+                    break
+        finally:
+            events.close()
+        assert meta.startswith(f"{expected} messages · ")
+        assert title == "Renamed at the end"
+
+        again = client.get(served.url + "/")  # the settled record stays
+        assert item_meta(again.text, BIG_KEY) == (title, meta)
+
+    # The next start is warm: the cache holds the exact count, the first answer shows it.
+    with serve_process(root, tmp_path / "agent", cache) as served, httpx.Client() as client:
+        assert item_meta(client.get(served.url + "/").text, BIG_KEY) == (title, meta)
