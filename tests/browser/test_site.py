@@ -6,17 +6,19 @@ import re
 import subprocess
 import sys
 from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from urllib.parse import urlparse
 
 import pytest
 from playwright.sync_api import Page
 
-from sessiontree.site import layout
+from sessiontree.site import layout, pagefind_index
 from sessiontree.site.build import BuildOptions, build_site
+from sessiontree.site.manifest import load_manifest
 from tests.browser.conftest import Watch, wait_js
 from tests.conftest import GenSession
-from tests.site.archive import PHRASE, Archive, make_archive
+from tests.site.archive import PHRASE, Archive, make_archive, plant
 
 pytestmark = pytest.mark.browser
 
@@ -34,7 +36,13 @@ def built(tmp_path: Path, gen_session: GenSession) -> tuple[Archive, Path]:
 @pytest.fixture
 def static_server(built: tuple[Archive, Path]) -> Iterator[str]:
     """``python -m http.server`` on a free loopback port, as a real process serving the site."""
-    site = built[1]
+    with serve_folder(built[1]) as url:
+        yield url
+
+
+@contextmanager
+def serve_folder(site: Path) -> Iterator[str]:
+    """Serve ``site`` with a real ``python -m http.server`` process on a free loopback port."""
     proc = subprocess.Popen(
         [sys.executable, "-u", "-m", "http.server", "0", "--bind", "127.0.0.1", "--directory", str(site)],
         stdout=subprocess.PIPE,
@@ -108,3 +116,36 @@ def test_message_search_over_http_finds_a_deep_phrase_and_opens_its_entry(
     assert watch.page_errors == []
     hosts = {urlparse(u).hostname for u in watch.requests if urlparse(u).scheme in ("http", "https")}
     assert hosts == {"127.0.0.1"}
+
+
+def test_message_search_merges_every_batch_bundle(
+    page: Page, tmp_path: Path, gen_session: GenSession, monkeypatch: pytest.MonkeyPatch, watch: Watch
+) -> None:
+    archive = make_archive(tmp_path, gen_session)
+    monkeypatch.setattr(pagefind_index, "CUT_ONE_IN", 1)  # one bundle per session
+    planted = {PHRASE: archive.planted}
+    for path, phrase in [
+        (archive.app[0], "amber falcon ledger"),
+        (archive.app[2], "cobalt lynx harbour"),
+        (archive.corrupt, "saffron otter beacon"),
+        (archive.root / "--home-dev-lib--" / "2026-11-04_shared.jsonl", "indigo walrus meadow"),
+    ]:
+        planted[phrase] = (path, plant(path, phrase))
+    site = tmp_path / "site"
+    build_site(BuildOptions(root=archive.root, site=site, jobs=2))
+    manifest = load_manifest(site)
+    bundle_of = {key: name for name, b in manifest.bundles.items() for key in b.keys}
+    assert len(manifest.bundles) == len(manifest.pages) == 6
+    with serve_folder(site) as url:
+        page.goto(url + "/index.html")
+        for phrase, (path, entry_id) in planted.items():
+            page.fill("#st-filter", phrase)
+            hit = f'.st-fulltext-hit a[href$="?targetId={entry_id}"]'
+            page.wait_for_selector(hit, timeout=30_000)
+            key = path.relative_to(archive.root).as_posix()
+            assert page.get_attribute(hit, "href") == f"/{layout.page_path(key)}?targetId={entry_id}"
+            assert bundle_of[key]  # each phrase lives in its own session's bundle
+    assert len({bundle_of[p.relative_to(archive.root).as_posix()] for p, _ in planted.values()}) == 5
+    assert watch.page_errors == []
+    fetched = {urlparse(u).path.split("/")[1] for u in watch.requests if "/pagefind-" in u}
+    assert fetched == set(manifest.bundles)  # every bundle was merged into the search

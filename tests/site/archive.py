@@ -34,7 +34,7 @@ def _with_header(src: Path, dst: Path, **fields: str) -> None:
     dst.write_text(json.dumps(header) + "\n" + "".join(lines[1:]), encoding="utf-8")
 
 
-def _plant(path: Path, phrase: str) -> str:
+def plant(path: Path, phrase: str) -> str:
     """Put ``phrase`` in the middle of the last assistant text block; return that entry's id."""
     lines = path.read_text(encoding="utf-8").splitlines(keepends=True)
     for i in range(len(lines) - 1, 0, -1):
@@ -76,7 +76,7 @@ def make_archive(tmp_path: Path, gen_session: GenSession) -> Archive:
     corrupt.write_text("".join(lines), encoding="utf-8")
     junk = lib_dir / "notes.jsonl"
     junk.write_text("this is not a session\n", encoding="utf-8")
-    entry_id = _plant(app[1], PHRASE)
+    entry_id = plant(app[1], PHRASE)
     return Archive(agent, root, app, v1, corrupt, junk, (app[1], entry_id))
 
 

@@ -265,11 +265,11 @@ def test_progress_is_a_line_per_session_on_a_pipe_and_nothing_with_quiet(
     archive: Archive, tmp_path: Path
 ) -> None:
     code, _, err = run_build(str(archive.root), "-o", str(tmp_path / "a"), "-j", "1", "--no-search")
-    lines = [line for line in err.splitlines() if line.startswith("[")]
+    lines = [line for line in err.splitlines() if line.startswith("Rendering [")]
     assert code == 1
-    assert len(lines) == 6 and lines[-1].startswith("[6/6] ")
+    assert len(lines) == 6 and lines[-1].startswith("Rendering [6/6] ")
     code, out, err = run_build(
         str(archive.root), "-o", str(tmp_path / "b"), "-j", "1", "--no-search", "--quiet"
     )
-    assert not [line for line in err.splitlines() if line.startswith("[")]
+    assert not [line for line in err.splitlines() if " [" in line]
     assert "6 rendered" in out and "notes.jsonl" in err  # failures are printed even when quiet

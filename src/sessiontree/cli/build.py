@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 import sys
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+import threading
 from pathlib import Path
+from typing import Any
 
 import click
 
@@ -14,35 +14,55 @@ from sessiontree.cli.roots import PROJECT_HELP, SINCE_FORMS, agent_filter_option
 from sessiontree.exporter.options import THEMES
 from sessiontree.store.discovery import printable
 
+SLOW_STEP = 2.0
+"""Seconds after which a step without a count says it is running."""
 
-@contextmanager
-def _progress(quiet: bool) -> Iterator[Callable[[int, int, str], None] | None]:
-    """A bar on a terminal, one plain line per session otherwise, nothing with --quiet."""
-    if quiet:
-        yield None
-        return
-    if not sys.stderr.isatty():
 
-        def line(done: int, total: int, key: str) -> None:
-            click.echo(f"[{done}/{total}] {printable(key, 100, keep_end=True)}", err=True)
+class _Report:
+    """A build's progress on stderr: a bar per counted step on a terminal, a line per item on a
+    pipe, a line for a step without a count that runs over ``SLOW_STEP``; nothing with --quiet
+    (but notes, which are warnings)."""
 
-        yield line
-        return
-    bar_cm = None
-    bar = None
+    def __init__(self, quiet: bool) -> None:
+        self.quiet = quiet
+        self.terminal = sys.stderr.isatty()
+        self.step = ""
+        self.total: int | None = None
+        self.bar_cm: Any = None
+        self.bar: Any = None
+        self.timer: threading.Timer | None = None
 
-    def tick(done: int, total: int, key: str) -> None:
-        nonlocal bar_cm, bar
-        if bar is None:
-            bar_cm = click.progressbar(length=total, label="Rendering", file=sys.stderr, show_pos=True)
-            bar = bar_cm.__enter__()
-        bar.update(1)
+    def begin(self, step: str, total: int | None = None) -> None:
+        self.end()
+        self.step, self.total = step, total
+        if self.quiet:
+            return
+        if total is None:
+            self.timer = threading.Timer(SLOW_STEP, click.echo, args=(f"{step}...",), kwargs={"err": True})
+            self.timer.daemon = True
+            self.timer.start()
+        elif self.terminal:
+            self.bar_cm = click.progressbar(length=total, label=step, file=sys.stderr, show_pos=True)
+            self.bar = self.bar_cm.__enter__()
 
-    try:
-        yield tick
-    finally:
-        if bar_cm is not None:
-            bar_cm.__exit__(None, None, None)
+    def advance(self, done: int, label: str) -> None:
+        if self.quiet:
+            return
+        if self.bar is not None:
+            self.bar.update(done - self.bar.pos)
+        elif not self.terminal:
+            click.echo(f"{self.step} [{done}/{self.total}] {printable(label, 100, keep_end=True)}", err=True)
+
+    def end(self) -> None:
+        if self.timer is not None:
+            self.timer.cancel()
+            self.timer = None
+        if self.bar_cm is not None:
+            self.bar_cm.__exit__(None, None, None)
+            self.bar_cm = self.bar = None
+
+    def note(self, message: str) -> None:
+        click.echo(printable(message, 300), err=True)
 
 
 @cli.command()
@@ -119,8 +139,13 @@ def build(
         theme=theme,
         title=title,
     )
-    with _progress(quiet) as progress:
-        result = build_site(options, progress)
+    report = _Report(quiet)
+    try:
+        result = build_site(options, report)
+    finally:
+        report.end()
+    for warning in result.warnings:
+        click.echo(f"Warning: {printable(warning, 300)}", err=True)
     parts = [f"{len(result.rendered)} rendered", f"{result.kept} unchanged"]
     if result.removed:
         parts.append(f"{len(result.removed)} removed")

@@ -1,35 +1,32 @@
-"""Build a static site from a sessions folder: render what changed, in parallel, then index it."""
+"""Build a static site from a sessions folder: render what changed, in parallel, then index it.
+
+A build is all or nothing per step: pages and search bundles are written first (each whole,
+through the atomic writer), then the index and usage pages that link them, then the manifest
+that names them, and only then are old files deleted. A build killed at any moment leaves a
+site whose every link works; the next build finishes the work.
+"""
 
 from __future__ import annotations
 
-import hashlib
-import multiprocessing
 import os
-from collections.abc import Callable, Iterable
-from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
-from concurrent.futures.process import BrokenProcessPool
+from collections.abc import Iterable
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from sessiontree import __version__
 from sessiontree.archive.catalog import CatalogEntry
 from sessiontree.archive.collection import Filters, Sources, default_cache_dir, is_inside, select
-from sessiontree.errors import BuildError, SearchError, SearchIndexError
+from sessiontree.errors import BuildError, SearchError
 from sessiontree.exporter.options import check_theme
 from sessiontree.site import layout
 from sessiontree.site.layout import USAGE_PAGE
+from sessiontree.site.lock import site_lock
 from sessiontree.site.manifest import Failure, Manifest, PageRecord, load_manifest, save_manifest
-from sessiontree.site.pagefind_index import (
-    BUNDLE_PREFIX,
-    IndexedPage,
-    remove_old_bundles,
-    write_search_bundle,
-)
+from sessiontree.site.pagefind_index import IndexedPage, remove_old_bundles, remove_staging, update_bundles
+from sessiontree.site.pool import run_jobs
+from sessiontree.site.progress import BuildProgress, Silent
 from sessiontree.site.sources import file_sha256
-from sessiontree.site.worker import RenderJob, RenderOutcome, init_worker, render_job
-
-Progress = Callable[[int, int, str], None]
-"""Called after each rendered session with (done, total, key)."""
+from sessiontree.site.worker import RenderJob
 
 
 @dataclass(frozen=True)
@@ -63,6 +60,7 @@ class BuildResult:
     removed: list[str] = field(default_factory=list)
     failures: dict[str, str] = field(default_factory=dict)
     search_records: int | None = None
+    warnings: list[str] = field(default_factory=list)
     index_written: bool = False
     usage_written: bool = False
 
@@ -91,71 +89,12 @@ def _workers(jobs: int, todo: int) -> int:
     return max(1, min(jobs or os.cpu_count() or 1, todo))
 
 
-def run_jobs(
-    jobs: list[RenderJob],
-    workers: int,
-    progress: Progress | None,
-    render: Callable[[RenderJob], RenderOutcome] = render_job,
-) -> Iterable[RenderOutcome]:
-    """Render jobs in a pool of ``workers`` processes (here when 1), yielding outcomes as they end."""
-    if workers == 1:
-        init_worker()
-        for i, job in enumerate(jobs, 1):
-            outcome = render(job)
-            if progress:
-                progress(i, len(jobs), job.key)
-            yield outcome
-        return
-    context = multiprocessing.get_context("forkserver" if os.name == "posix" else "spawn")
-    pool = ProcessPoolExecutor(max_workers=workers, mp_context=context, initializer=init_worker)
-    done_count = 0
-    unfinished: list[RenderJob] = []
-    try:
-        futures = {pool.submit(render, job): job for job in jobs}
-        pending: set[Future[RenderOutcome]] = set(futures)
-        while pending:
-            done, pending = wait(pending, return_when=FIRST_COMPLETED)
-            for future in done:
-                try:
-                    outcome = future.result()
-                except BrokenProcessPool:
-                    unfinished.append(futures[future])
-                    continue
-                done_count += 1
-                if progress:
-                    progress(done_count, len(jobs), outcome.key)
-                yield outcome
-    except BaseException:
-        pool.shutdown(wait=False, cancel_futures=True)
-        raise
-    pool.shutdown()
-    # A worker died (killed for memory, a crash in a library): the pool is gone with every job
-    # it held. Each of those runs again alone, so only the session that kills its worker fails.
-    for job in unfinished:
-        with ProcessPoolExecutor(max_workers=1, mp_context=context, initializer=init_worker) as alone:
-            try:
-                outcome = alone.submit(render, job).result()
-            except BrokenProcessPool:
-                outcome = RenderOutcome(job.key, error="the worker rendering it died (out of memory?)")
-        done_count += 1
-        if progress:
-            progress(done_count, len(jobs), outcome.key)
-        yield outcome
-
-
-def _bundle_id(pages: dict[str, PageRecord]) -> str:
-    digest = hashlib.sha256(__version__.encode())
-    for key, rec in sorted(pages.items()):
-        digest.update(f"{key}\0{rec.sha256}\0{rec.title}\n".encode("utf-8", "replace"))
-    return digest.hexdigest()[:12]
-
-
 def _plan(
     entries: list[CatalogEntry], manifest: Manifest, options: BuildOptions, full: bool, sources: Sources
 ) -> tuple[list[RenderJob], Manifest]:
     """Split the selected sessions into pages to render and pages to keep; carry remembered failures."""
     site = options.site
-    new = Manifest(version=__version__, settings=_settings(options), search_bundle=manifest.search_bundle)
+    new = Manifest(version=__version__, settings=_settings(options), bundles=dict(manifest.bundles))
     jobs: list[RenderJob] = []
     for entry in entries:
         if entry.error:
@@ -211,9 +150,12 @@ def _subpages(rec: PageRecord) -> set[str]:
     return {str(sub["page"]) for sub in rec.subagents.values()}
 
 
-def _remove_page(site: Path, rec: PageRecord, keep: Iterable[str] = ()) -> None:
-    """Remove a page's files (its subagent pages too), except those in ``keep``."""
-    for rel in {rec.page, rec.records, *_subpages(rec)} - set(keep):
+def _page_files(rec: PageRecord) -> list[str]:
+    return [rec.page, rec.records, *sorted(_subpages(rec))]
+
+
+def _remove_files(site: Path, paths: Iterable[str]) -> None:
+    for rel in paths:
         (site / rel).unlink(missing_ok=True)
 
 
@@ -226,54 +168,77 @@ def _remove_unused_assets(site: Path, pages: Iterable[PageRecord]) -> None:
                 path.unlink(missing_ok=True)
 
 
-def build_site(options: BuildOptions, progress: Progress | None = None) -> BuildResult:
+def build_site(options: BuildOptions, progress: BuildProgress | None = None) -> BuildResult:
     """Build or update the site at ``options.site`` from the sessions folder ``options.root``.
 
-    Reads the sessions folder only. Every file of the site is written atomically and the
-    manifest last, so an interrupted build leaves a readable site and the next one finishes.
+    Reads the sessions folder only. One build of a site at a time: a second one waits for the
+    first (and says so through ``progress.note``).
     """
     check_theme(options.theme)
     for root in (options.root, *options.more_roots):
         _check_paths(root, options.site)
+    report = progress or Silent()
+    options.site.mkdir(parents=True, exist_ok=True)
+    with site_lock(options.site, report.note):
+        return _build(options, report)
+
+
+def _build(options: BuildOptions, report: BuildProgress) -> BuildResult:
     site = options.site
-    site.mkdir(parents=True, exist_ok=True)
     layout.remove_stale_temps(site, recursive=True)
+    remove_staging(site)
     manifest = load_manifest(site)
+    _remove_files(site, manifest.stale)  # what a build stopped before its last step left to delete
     full = options.force or manifest.version != __version__ or manifest.settings != _settings(options)
-    catalog = Sources((options.root, *options.more_roots), site / layout.STATE_DIR / "catalog")
-    entries = select(catalog.scan(), options.filters)
+    roots = (options.root, *options.more_roots)
+    report.begin("Listing sessions")
+    try:
+        catalog = Sources(roots, site / layout.STATE_DIR / "catalog")
+        entries = select(catalog.scan(), options.filters)
+    finally:
+        report.end()
     jobs, new = _plan(entries, manifest, options, full, catalog)
     by_key = {job.key: job for job in jobs}
     result = BuildResult(kept=len(new.pages))
-
-    for outcome in run_jobs(jobs, _workers(options.jobs, len(jobs)), progress):
-        job = by_key[outcome.key]
-        entry = catalog.get(job.key)
-        size, mtime = (entry.size, entry.mtime) if entry else (0, 0.0)
-        if outcome.error is not None:
-            new.failures[job.key] = Failure(size=size, mtime=mtime, reason=outcome.error)
-            old = manifest.pages.get(job.key)
-            if old is not None:  # the session broke: its old page goes
-                _remove_page(site, old)
-            continue
-        new.pages[job.key] = PageRecord(
-            size=size,
-            mtime=mtime,
-            sha256=outcome.sha256,
-            page=job.page,
-            records=job.records,
-            title=outcome.title,
-            assets=outcome.assets,
-            subagents=outcome.subagents,
+    if not entries:
+        where = ", ".join(str(r) for r in roots)
+        result.warnings.append(
+            f"No sessions found in {where}" + (" (after filters)" if options.filters != Filters() else "")
         )
-        old = manifest.pages.get(job.key)
-        if old is not None:  # subagent pages this render no longer wrote
-            _remove_page(site, old, keep={job.page, job.records, *_subpages(new.pages[job.key])})
-        result.rendered.append(job.key)
 
+    if jobs:
+        report.begin("Rendering", len(jobs))
+    try:
+        for outcome in run_jobs(
+            jobs, _workers(options.jobs, len(jobs)), lambda d, _t, k: report.advance(d, k)
+        ):
+            job = by_key[outcome.key]
+            entry = catalog.get(job.key)
+            size, mtime = (entry.size, entry.mtime) if entry else (0, 0.0)
+            if outcome.error is not None:
+                new.failures[job.key] = Failure(size=size, mtime=mtime, reason=outcome.error)
+                continue
+            new.pages[job.key] = PageRecord(
+                size=size,
+                mtime=mtime,
+                sha256=outcome.sha256,
+                page=job.page,
+                records=job.records,
+                title=outcome.title,
+                assets=outcome.assets,
+                subagents=outcome.subagents,
+            )
+            result.rendered.append(job.key)
+    finally:
+        if jobs:
+            report.end()
+
+    # Files no longer built (deleted sessions, sessions that broke, subagent pages a render no
+    # longer wrote) go once nothing links them.
+    built = {p for rec in new.pages.values() for p in _page_files(rec)}
     for key, rec in manifest.pages.items():
+        new.stale.extend(p for p in _page_files(rec) if p not in built)
         if key not in new.pages and key not in new.failures:
-            _remove_page(site, rec)
             result.removed.append(key)
 
     for entry in entries:
@@ -284,40 +249,50 @@ def build_site(options: BuildOptions, progress: Progress | None = None) -> Build
     changed = bool(
         full or result.rendered or result.removed or new.failures.keys() != manifest.failures.keys()
     )
-    bundle: str | None = None
     if options.search:
-        bundle_id = _bundle_id(new.pages)
-        bundle = BUNDLE_PREFIX + bundle_id
-        if manifest.search_bundle != bundle or not (site / bundle).is_dir():
-            pages = [IndexedPage(rec.page, rec.records, rec.title) for rec in new.pages.values()]
-            try:
-                result.search_records = write_search_bundle(site, pages, bundle_id)
-            except SearchIndexError as exc:
-                result.failures["(search index)"] = str(exc)
-                bundle = None
-            changed = True
-    elif manifest.search_bundle is not None:
-        changed = True  # the index page loses its search box
-    new.search_bundle = bundle
+        pages = [IndexedPage(k, r.page, r.records, r.title, r.sha256) for k, r in new.pages.items()]
+        search = update_bundles(site, pages, manifest.bundles, force=options.force, progress=report)
+        new.bundles = search.bundles
+        result.search_records = search.records
+        for error in search.errors:
+            result.failures["(search index)"] = error
+    else:
+        new.bundles = {}
+    changed = changed or new.bundles.keys() != manifest.bundles.keys()
 
     index = site / "index.html"
     if changed or not index.is_file():
         shown = [_shown(e, new) for e in entries]
-        write_index(site, shown, new, options, bundle)
+        write_index(site, shown, new, options, sorted(new.bundles))
         result.index_written = True
     if options.usage and (changed or not (site / USAGE_PAGE).is_file()):
-        from sessiontree.site.usage import write_usage_page
-
-        try:
-            result.usage_written = write_usage_page(site, catalog, new.pages, theme=options.theme)
-        except SearchError as exc:
-            result.failures["(usage page)"] = str(exc)
+        result.usage_written = _write_usage(options, new, catalog, report, result)
     if changed or new.to_json() != manifest.to_json():
         save_manifest(site, new)
-    remove_old_bundles(site, bundle)
+    # Nothing links the old files any more: delete them, then forget them.
+    if new.stale:
+        _remove_files(site, new.stale)
+        new.stale = []
+        save_manifest(site, new)
+    remove_old_bundles(site, new.bundles)
     if options.shared_assets or full:
         _remove_unused_assets(site, new.pages.values())
     return result
+
+
+def _write_usage(
+    options: BuildOptions, new: Manifest, catalog: Sources, report: BuildProgress, result: BuildResult
+) -> bool:
+    from sessiontree.site.usage import write_usage_page
+
+    report.begin("Usage page")
+    try:
+        return write_usage_page(options.site, catalog, new.pages, theme=options.theme)
+    except SearchError as exc:
+        result.failures["(usage page)"] = str(exc)
+        return False
+    finally:
+        report.end()
 
 
 def _shown(entry: CatalogEntry, manifest: Manifest) -> CatalogEntry:
@@ -331,9 +306,9 @@ def _shown(entry: CatalogEntry, manifest: Manifest) -> CatalogEntry:
 
 
 def write_index(
-    site: Path, entries: list[CatalogEntry], manifest: Manifest, options: BuildOptions, bundle: str | None
+    site: Path, entries: list[CatalogEntry], manifest: Manifest, options: BuildOptions, bundles: list[str]
 ) -> None:
-    """Write ``index.html``: the shared index page, plus full-text search when a bundle exists."""
+    """Write ``index.html``: the shared index page, plus full-text search over ``bundles``."""
     from sessiontree.pages.index_page import IndexOptions, render_index
     from sessiontree.site.search_script import search_script
 
@@ -346,8 +321,8 @@ def write_index(
     extra: tuple[str, ...] = ()
     csp: dict[str, tuple[str, ...]] = {}
     connect: tuple[str, ...] = ()
-    if bundle is not None:
-        extra = (search_script(bundle),)
+    if bundles:
+        extra = (search_script(bundles),)
         # Only the index page runs Pagefind: its module from the site, its WebAssembly, its fetches.
         csp = {"script-src": ("'self'", "'wasm-unsafe-eval'")}
         connect = ("'self'",)

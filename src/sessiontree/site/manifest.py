@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from sessiontree.site.layout import MANIFEST, write_atomic
+from sessiontree.site.pagefind_index import Bundle
 
 FORMAT = 1
 
@@ -45,14 +46,18 @@ class Manifest:
     settings: dict[str, Any] = field(default_factory=dict)
     pages: dict[str, PageRecord] = field(default_factory=dict)
     failures: dict[str, Failure] = field(default_factory=dict)
-    search_bundle: str | None = None
+    bundles: dict[str, Bundle] = field(default_factory=dict)
+    """The search bundles the index page loads, by folder name."""
+    stale: list[str] = field(default_factory=list)
+    """Site files of pages no longer built, to delete once the index no longer links them."""
 
     def to_json(self) -> dict[str, Any]:
         return {
             "format": FORMAT,
             "sessiontree": self.version,
             "settings": self.settings,
-            "searchBundle": self.search_bundle,
+            "searchBundles": {name: b.to_json() for name, b in sorted(self.bundles.items())},
+            "stale": sorted(self.stale),
             # Field by field: dataclasses.asdict deep-copies, a third of a no-change build's time.
             "pages": {
                 key: {
@@ -93,14 +98,21 @@ def load_manifest(site: Path) -> Manifest:
             isinstance(sub, dict) and isinstance(sub.get("page"), str) for sub in subs.values()
         ):
             return Manifest()
-    bundle = raw.get("searchBundle")
+    found = raw.get("searchBundles")
+    bundles = {
+        name: bundle
+        for name, value in (found.items() if isinstance(found, dict) else ())
+        if (bundle := Bundle.from_json(str(name), value)) is not None
+    }
+    stale = raw.get("stale")
     settings = raw.get("settings")
     return Manifest(
         version=str(raw.get("sessiontree", "")),
         settings=settings if isinstance(settings, dict) else {},
         pages=pages,
         failures=failures,
-        search_bundle=bundle if isinstance(bundle, str) else None,
+        bundles=bundles,
+        stale=[str(p) for p in stale] if isinstance(stale, list) else [],
     )
 
 

@@ -1,36 +1,126 @@
-"""Full-text search for a built site: Pagefind indexes every message's text as custom records."""
+"""Full-text search for a built site: one Pagefind bundle per batch of sessions, merged in the browser.
+
+Pagefind holds a whole index in memory while it writes it, so the site is indexed in batches:
+memory follows the largest batch, not the archive, and a changed session re-indexes only its
+batch. A batch's bundle is named after what it was made from, checked file by file on every
+build, and rebuilt when anything in it is missing or damaged.
+"""
 
 from __future__ import annotations
 
-import asyncio
-import base64
 import gzip
+import hashlib
 import html
 import json
+import os
 import shutil
-from collections.abc import Iterable, Iterator
-from dataclasses import dataclass
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from sessiontree.asyncrun import run_sync
+from sessiontree import __version__
 from sessiontree.errors import SearchIndexError
 from sessiontree.site.layout import STATE_DIR
+from sessiontree.site.pagefind_service import index_documents
+from sessiontree.site.progress import BuildProgress, Silent
+
+__all__ = [
+    "BUNDLE_PREFIX",
+    "Bundle",
+    "IndexedPage",
+    "SearchIndexError",
+    "bundle_intact",
+    "bundle_name",
+    "chunk_documents",
+    "index_batch",
+    "plan_batches",
+    "remove_old_bundles",
+    "remove_staging",
+    "update_bundles",
+]
 
 BUNDLE_PREFIX = "pagefind-"
-_CONCURRENT = 64
-"""Documents in flight to the Pagefind service at once (it answers in order; a window keeps it busy)."""
 CHUNK_MESSAGES = 20
 CHUNK_CHARS = 48_000
+BATCH_BYTES = 3 << 20
+"""Compressed search records per batch (about 6x as much text): Pagefind's memory follows this."""
+CUT_ONE_IN = 8
+"""A batch also ends after a session whose key hashes to 0 mod this: boundaries that depend on
+the keys alone, so a session that grows or appears moves no boundary but its own."""
+_STAGING = f"{STATE_DIR}/staging"
 
 
 @dataclass(frozen=True, slots=True)
 class IndexedPage:
     """A session page and its records file, as the search index takes them."""
 
+    key: str
     page: str
     records: str
     title: str
+    sha256: str = ""
+    """Of the session file the page was made from (part of the bundle's name)."""
+
+
+@dataclass(frozen=True, slots=True)
+class Bundle:
+    """What the manifest keeps of one bundle: its sessions and a fingerprint of its files."""
+
+    name: str
+    keys: tuple[str, ...]
+    files: int
+    size: int
+    sha256: str
+
+    def to_json(self) -> dict[str, Any]:
+        return {"keys": list(self.keys), "files": self.files, "size": self.size, "sha256": self.sha256}
+
+    @classmethod
+    def from_json(cls, name: str, raw: object) -> Bundle | None:
+        if not isinstance(raw, dict):
+            return None
+        keys, files, size, digest = raw.get("keys"), raw.get("files"), raw.get("size"), raw.get("sha256")
+        if not (isinstance(keys, list) and isinstance(files, int) and isinstance(size, int)):
+            return None
+        if not isinstance(digest, str):
+            return None
+        return cls(name, tuple(str(k) for k in keys), files, size, digest)
+
+
+def _cuts_after(key: str) -> bool:
+    digest = hashlib.sha256(key.encode("utf-8", "surrogatepass")).digest()
+    return int.from_bytes(digest[:4], "big") % CUT_ONE_IN == 0
+
+
+def plan_batches(
+    pages: Iterable[IndexedPage], size_of: Callable[[IndexedPage], int]
+) -> list[list[IndexedPage]]:
+    """Split pages (in key order, so a project's sessions sit together) into batches of bounded size."""
+    batches: list[list[IndexedPage]] = []
+    current: list[IndexedPage] = []
+    size = 0
+    for page in sorted(pages, key=lambda p: p.key):
+        weight = size_of(page)
+        if current and size + weight > BATCH_BYTES:
+            batches.append(current)
+            current, size = [], 0
+        current.append(page)
+        size += weight
+        if _cuts_after(page.key):
+            batches.append(current)
+            current, size = [], 0
+    if current:
+        batches.append(current)
+    return batches
+
+
+def bundle_name(batch: Sequence[IndexedPage]) -> str:
+    """The bundle's folder name, from what it indexes (the same sessions give the same name)."""
+    digest = hashlib.sha256(__version__.encode())
+    for page in batch:
+        digest.update(f"{page.key}\0{page.sha256}\0{page.title}\0{page.page}\n".encode("utf-8", "replace"))
+    return BUNDLE_PREFIX + digest.hexdigest()[:16]
 
 
 def _records_of(site: Path, item: IndexedPage) -> list[dict[str, Any]]:
@@ -39,45 +129,6 @@ def _records_of(site: Path, item: IndexedPage) -> list[dict[str, Any]]:
     except (OSError, ValueError, EOFError):
         return []
     return [r for r in raw if isinstance(r, dict)] if isinstance(raw, list) else []
-
-
-def _service_class() -> type[Any]:
-    from pagefind.service import PagefindService
-
-    class ReadingService(PagefindService):
-        """Pagefind's service with a reader that takes each answer as it comes.
-
-        The stock reader sleeps 0.1 s before every answer, which caps indexing at ten records a
-        second (100,000 messages would take three hours); this one reads the same comma-ended
-        base64 JSON frames back to back.
-        """
-
-        async def _wait_for_responses(self) -> None:
-            stdout = self._backend.stdout
-            assert stdout is not None  # started with stdout=PIPE
-            responses: dict[Any, asyncio.Future[Any]] = self._responses
-            while True:
-                try:
-                    frame = await stdout.readuntil(b",")
-                except (asyncio.IncompleteReadError, asyncio.LimitOverrunError) as exc:
-                    # The service died or spoke out of turn: fail every open request, never hang.
-                    for future in responses.values():
-                        if not future.done():
-                            future.set_exception(SearchIndexError(f"Pagefind stopped answering: {exc}"))
-                    return
-                answer = json.loads(base64.b64decode(frame[:-1]))
-                if not isinstance(answer, dict):
-                    continue
-                waiting = responses.get(answer.get("message_id"))
-                if waiting is None or waiting.done():
-                    continue
-                payload = answer.get("payload") or {}
-                if payload.get("type") == "Error":
-                    waiting.set_exception(SearchIndexError(f"Pagefind: {payload.get('message')}"))
-                else:
-                    waiting.set_result(payload)
-
-    return ReadingService
 
 
 def chunk_documents(item: IndexedPage, records: list[dict[str, Any]]) -> Iterator[tuple[str, str]]:
@@ -110,57 +161,151 @@ def chunk_documents(item: IndexedPage, records: list[dict[str, Any]]) -> Iterato
         yield document()
 
 
-async def _index(site: Path, pages: Iterable[IndexedPage], out: Path) -> int:
-    count = 0
-    service = await _service_class()().launch()
+def _fingerprint(files: Iterable[tuple[str, bytes]]) -> tuple[int, int, str]:
+    count = size = 0
+    digest = hashlib.sha256()
+    for rel, data in sorted(files):
+        count += 1
+        size += len(data)
+        digest.update(f"{rel}\0{len(data)}\0".encode())
+        digest.update(data)
+    return count, size, digest.hexdigest()
+
+
+def _files_of(folder: Path) -> Iterator[tuple[str, bytes]]:
+    for path in folder.rglob("*"):
+        if path.is_file():
+            yield path.relative_to(folder).as_posix(), path.read_bytes()
+
+
+def bundle_intact(site: Path, bundle: Bundle) -> bool:
+    """True when the bundle's folder holds exactly the files it was written with, byte for byte."""
+    folder = site / bundle.name
+    if not folder.is_dir():
+        return False
     try:
-        index = await service.create_index({"output_path": str(out)})
-        pending: set[asyncio.Future[Any]] = set()
-        for item in pages:
+        return _fingerprint(_files_of(folder)) == (bundle.files, bundle.size, bundle.sha256)
+    except OSError:
+        return False
+
+
+def _write_file(path: Path, data: bytes) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with path.open("wb") as fh:
+        fh.write(data)
+        fh.flush()
+        os.fsync(fh.fileno())
+
+
+def _put_in_place(site: Path, staging: Path, name: str) -> None:
+    """Move a whole staged bundle to ``site/name`` (a damaged folder of that name goes first)."""
+    final = site / name
+    if final.exists():
+        trash = site / _STAGING / f"old-{name}-{os.getpid()}"
+        os.replace(final, trash)
+        shutil.rmtree(trash, ignore_errors=True)
+    os.replace(staging, final)
+
+
+def index_batch(
+    site: Path, batch: Sequence[IndexedPage], on_document: Callable[[], None] | None = None
+) -> tuple[Bundle, int]:
+    """Index one batch into its bundle folder, whole or not at all; return it and its record count."""
+    name = bundle_name(batch)
+    count = 0
+
+    def documents() -> Iterator[tuple[str, str]]:
+        nonlocal count
+        for item in batch:
             records = _records_of(site, item)
             count += len(records)
-            for url, doc in chunk_documents(item, records):
-                pending.add(asyncio.ensure_future(index.add_html_file(content=doc, url=url)))
-                if len(pending) >= _CONCURRENT:
-                    done, pending = await asyncio.wait(pending, return_when=asyncio.FIRST_COMPLETED)
-                    for task in done:
-                        task.result()
-        if pending:
-            await asyncio.gather(*pending)
-        await index.write_files(str(out))
-    finally:
-        await service.close()
-    return count
+            yield from chunk_documents(item, records)
 
-
-def write_search_bundle(site: Path, pages: Iterable[IndexedPage], bundle_id: str) -> int:
-    """Index the records and write the bundle as ``pagefind-<bundle_id>/``; return how many records.
-
-    The bundle is written under the state folder first and moved into place whole, so the index
-    page never points at half a bundle.
-    """
-    name = BUNDLE_PREFIX + bundle_id
-    staging = site / STATE_DIR / f"staging-{name}"
+    files = index_documents(documents(), on_document)
+    if "pagefind-entry.json" not in files or "pagefind.js" not in files:
+        raise SearchIndexError("Pagefind gave a bundle without its entry file")
+    staging = site / _STAGING / f"{name}-{os.getpid()}"
     shutil.rmtree(staging, ignore_errors=True)
     try:
-        count = run_sync(_index(site, pages, staging))
-    except FileNotFoundError as exc:
-        raise SearchIndexError(
-            f"Pagefind is not installed ({exc}); install sessiontree with its build extra or pass --no-search"
-        ) from None
-    except (OSError, RuntimeError, AssertionError) as exc:
+        for rel, data in files.items():
+            target = (staging / rel).resolve()
+            if not target.is_relative_to(staging.resolve()):
+                raise SearchIndexError(f"Pagefind named a file outside its bundle: {rel!r}")
+            _write_file(target, data)
+        _put_in_place(site, staging, name)
+    except OSError as exc:
         shutil.rmtree(staging, ignore_errors=True)
-        raise SearchIndexError(f"Pagefind failed: {exc}") from None
-    final = site / name
-    shutil.rmtree(final, ignore_errors=True)
-    staging.rename(final)
-    return count
+        raise SearchIndexError(f"Writing the search bundle {name}: {exc}") from None
+    files_n, size, digest = _fingerprint(files.items())
+    return Bundle(name, tuple(p.key for p in batch), files_n, size, digest), count
 
 
-def remove_old_bundles(site: Path, keep: str | None) -> None:
-    """Delete search bundles other than ``keep`` (after the index page that names it is in place)."""
+def remove_staging(site: Path) -> None:
+    """Delete what an interrupted build left half-written in the staging folder."""
+    shutil.rmtree(site / _STAGING, ignore_errors=True)
+    for legacy in (site / STATE_DIR).glob("staging-" + BUNDLE_PREFIX + "*"):  # before batches
+        shutil.rmtree(legacy, ignore_errors=True)
+
+
+def remove_old_bundles(site: Path, keep: Iterable[str]) -> None:
+    """Delete search bundles other than ``keep`` (after the index page that names them is in place)."""
+    kept = set(keep)
     for path in site.glob(BUNDLE_PREFIX + "*"):
-        if path.is_dir() and path.name != keep:
+        if path.is_dir() and path.name not in kept:
             shutil.rmtree(path, ignore_errors=True)
-    for path in (site / STATE_DIR).glob("staging-" + BUNDLE_PREFIX + "*"):
-        shutil.rmtree(path, ignore_errors=True)
+    remove_staging(site)
+
+
+@dataclass
+class SearchUpdate:
+    """What the search step made: the bundles the index page loads, and what it re-indexed."""
+
+    bundles: dict[str, Bundle]
+    records: int | None = None
+    """Records indexed this time (None when every batch was already up to date)."""
+    errors: list[str] = field(default_factory=list)
+
+
+def update_bundles(
+    site: Path,
+    pages: Sequence[IndexedPage],
+    known: Mapping[str, Bundle],
+    *,
+    force: bool = False,
+    progress: BuildProgress | None = None,
+) -> SearchUpdate:
+    """Bring every batch's bundle up to date: keep the intact ones, index the rest one batch at a time."""
+
+    def size_of(page: IndexedPage) -> int:
+        try:
+            return (site / page.records).stat().st_size
+        except OSError:
+            return 0
+
+    update = SearchUpdate(bundles={})
+    todo: list[list[IndexedPage]] = []
+    for batch in plan_batches(pages, size_of):
+        old = known.get(bundle_name(batch))
+        if not force and old is not None and bundle_intact(site, old):
+            update.bundles[old.name] = old
+        else:
+            todo.append(batch)
+    if not todo:
+        return update
+    report = progress or Silent()
+    report.begin("Indexing for search", len(todo))
+    update.records = 0
+    try:
+        for done, batch in enumerate(todo, 1):
+            try:
+                bundle, count = index_batch(site, batch)
+            except SearchIndexError as exc:
+                update.errors.append(str(exc))
+            else:
+                update.bundles[bundle.name] = bundle
+                update.records += count
+            more = f" and {len(batch) - 1} more" if len(batch) > 1 else ""
+            report.advance(done, batch[0].key + more)
+    finally:
+        report.end()
+    return update

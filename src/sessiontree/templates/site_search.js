@@ -1,9 +1,10 @@
-// sessiontree static site: full-text search over every message with the site's Pagefind bundle.
+// sessiontree static site: full-text search over every message with the site's Pagefind bundles
+// (one per batch of sessions: the first is loaded, the others merged into it).
 // Served over HTTP the filter box also searches message text; opened from file:// (where a page
 // cannot load modules or fetch the index) it filters titles, folders and first prompts only.
 (function () {
   'use strict';
-  const BUNDLE = __BUNDLE__;
+  const BUNDLES = __BUNDLES__;
   const LIMIT = 10;
   const doc = document;
   const input = doc.getElementById('st-filter');
@@ -28,18 +29,24 @@
   }
   status.textContent = 'Type to search every message; the list below is filtered too.';
 
-  let pagefind = null;
+  let loading = null;
   let latest = 0;
   let timer = 0;
 
-  async function engine() {
-    if (!pagefind) {
-      const base = location.pathname.replace(/[^/]*$/, '');
-      pagefind = await import(base + BUNDLE + '/pagefind.js');
-      await pagefind.options({ baseUrl: base, excerptLength: 24 });
-      pagefind.init();
+  // Loaded once, on the first query: the first bundle's engine, every other bundle merged into it.
+  function engine() {
+    if (!loading) {
+      loading = (async () => {
+        const base = location.pathname.replace(/[^/]*$/, '');
+        const settings = { baseUrl: base, excerptLength: 24 };
+        const loaded = await import(base + BUNDLES[0] + '/pagefind.js');
+        await loaded.options(settings);
+        loaded.init();
+        await Promise.all(BUNDLES.slice(1).map((name) => loaded.mergeIndex(base + name + '/', settings)));
+        return loaded;
+      })();
     }
-    return pagefind;
+    return loading;
   }
 
   // Excerpts come from session text: keep their words and <mark>s, nothing else, built as nodes.

@@ -1,0 +1,166 @@
+"""The site's search in batches: one Pagefind bundle per batch, rebuilt only when its batch changes."""
+
+from __future__ import annotations
+
+import gzip
+import json
+from pathlib import Path
+
+import pytest
+
+from sessiontree.site import pagefind_index
+from sessiontree.site.build import BuildOptions, build_site
+from sessiontree.site.manifest import Manifest, load_manifest
+from sessiontree.site.pagefind_index import (
+    BATCH_BYTES,
+    Bundle,
+    IndexedPage,
+    bundle_intact,
+    index_batch,
+    plan_batches,
+)
+from tests.conftest import GenSession
+from tests.site.archive import Archive
+
+Stamps = dict[str, tuple[int, int]]
+
+
+def bundle_stamps(site: Path, name: str) -> Stamps:
+    """(inode, mtime) of every file of a bundle."""
+    return {
+        p.relative_to(site).as_posix(): (p.stat().st_ino, p.stat().st_mtime_ns)
+        for p in (site / name).rglob("*")
+        if p.is_file()
+    }
+
+
+def bundle_of(manifest: Manifest, key: str) -> str:
+    return next(name for name, b in manifest.bundles.items() if key in b.keys)
+
+
+def check_bundle(folder: Path) -> int:
+    """Read a bundle as a browser would need it; return how many pages its entry file counts."""
+    entry = json.loads((folder / "pagefind-entry.json").read_text(encoding="utf-8"))
+    pages = 0
+    for language in entry["languages"].values():
+        assert (folder / f"pagefind.{language['hash']}.pf_meta").is_file()
+        assert (folder / f"wasm.{language['wasm'] or 'unknown'}.pagefind").stat().st_size > 1000
+        pages += language["page_count"]
+    assert (folder / "pagefind.js").stat().st_size > 1000
+    for path in folder.rglob("*.pf_*"):
+        assert gzip.decompress(path.read_bytes()).startswith(b"pagefind_dcd"), path  # whole, not cut short
+    return pages
+
+
+@pytest.fixture
+def batched(archive: Archive, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> BuildOptions:
+    """The archive built with one search bundle per session; the options to build it again."""
+    monkeypatch.setattr(pagefind_index, "CUT_ONE_IN", 1)
+    options = BuildOptions(root=archive.root, site=tmp_path / "site", jobs=2)
+    build_site(options)
+    return options
+
+
+def test_a_changed_session_rewrites_only_its_own_bundle(archive: Archive, batched: BuildOptions) -> None:
+    site, options = batched.site, batched
+    before = load_manifest(site)
+    assert len(before.bundles) == 6
+    stamps = {name: bundle_stamps(site, name) for name in before.bundles}
+
+    grown = archive.app[2]
+    key = grown.relative_to(archive.root).as_posix()
+    last = json.loads(grown.read_text(encoding="utf-8").splitlines()[-1])
+    with grown.open("a", encoding="utf-8") as fh:
+        line = {"type": "label", "id": "lbl-b1", "parentId": last["id"], "targetId": last["id"], "label": "x"}
+        fh.write(json.dumps({**line, "timestamp": "2026-11-30T10:00:00.000Z"}) + "\n")
+    result = build_site(options)
+    after = load_manifest(site)
+    assert result.rendered == [key]
+    old_name, new_name = bundle_of(before, key), bundle_of(after, key)
+    assert old_name != new_name and not (site / old_name).exists()
+    assert set(after.bundles) - {new_name} == set(before.bundles) - {old_name}
+    for name in set(before.bundles) - {old_name}:
+        assert bundle_stamps(site, name) == stamps[name], name  # not one file of another batch rewritten
+    assert bundle_intact(site, after.bundles[new_name])
+    assert check_bundle(site / new_name) >= 1
+
+
+def test_a_damaged_or_missing_bundle_is_rebuilt(archive: Archive, batched: BuildOptions) -> None:
+    site, options = batched.site, batched
+    manifest = load_manifest(site)
+    damaged, missing = sorted(manifest.bundles)[:2]
+    index_file = next((site / damaged / "index").iterdir())
+    whole = index_file.read_bytes()
+    index_file.write_bytes(whole[: len(whole) // 2])  # cut short, as a killed writer leaves it
+    (site / missing / "pagefind-entry.json").unlink()
+    assert not bundle_intact(site, manifest.bundles[damaged])
+    untouched = {n: bundle_stamps(site, n) for n in manifest.bundles if n not in (damaged, missing)}
+
+    result = build_site(options)
+    assert result.rendered == [] and result.search_records
+    assert load_manifest(site).bundles == manifest.bundles  # the same names and files as before
+    assert index_file.read_bytes() == whole
+    for name in (damaged, missing):
+        assert bundle_intact(site, manifest.bundles[name])
+        check_bundle(site / name)
+    assert {n: bundle_stamps(site, n) for n in untouched} == untouched
+
+    nothing = build_site(options)
+    assert nothing.search_records is None  # every bundle intact: nothing indexed again
+    forced = build_site(BuildOptions(root=archive.root, site=site, jobs=2, force=True))
+    assert forced.search_records and forced.search_records >= result.search_records
+    assert all(bundle_stamps(site, n) != s for n, s in untouched.items())  # --force re-indexes all
+
+
+def _page(key: str) -> IndexedPage:
+    return IndexedPage(key=key, page=f"sessions/{key}.html", records=f"r/{key}", title=key)
+
+
+def test_batches_keep_their_boundaries_when_a_session_grows_or_arrives() -> None:
+    keys = [f"p{i % 5}/s{i:03d}.jsonl" for i in range(120)]
+    sizes = dict.fromkeys(keys, 40_000)
+    pages = [_page(k) for k in keys]
+
+    def batches(of: list[IndexedPage]) -> list[tuple[str, ...]]:
+        return [tuple(p.key for p in b) for b in plan_batches(of, lambda p: sizes[p.key])]
+
+    first = batches(pages)
+    assert 5 <= len(first) <= 60
+    assert all(sum(sizes[k] for k in b) <= BATCH_BYTES for b in first)
+    assert sorted(k for b in first for k in b) == sorted(keys)
+
+    grown = keys[37]
+    sizes[grown] = 400_000  # one session grows tenfold
+    second = batches(pages)
+    assert [b for b in second if grown not in b] == [b for b in first if grown not in b]
+
+    newcomer = "p2/s500.jsonl"
+    sizes[newcomer] = 40_000
+    third = batches([*pages, _page(newcomer)])
+    changed = [b for b in third if b not in second]
+    assert len(changed) <= 2 and any(newcomer in b for b in changed)
+
+    sizes["p0/huge.jsonl"] = BATCH_BYTES * 3  # bigger than a batch: a batch of its own
+    fourth = batches([*pages, _page("p0/huge.jsonl")])
+    assert ("p0/huge.jsonl",) in fourth
+
+
+@pytest.mark.slow
+def test_bundles_are_whole_after_100_search_builds(tmp_path: Path, gen_session: GenSession) -> None:
+    root = tmp_path / "sessions" / "--p--"
+    root.mkdir(parents=True)
+    (root / "2026-11-01_a.jsonl").write_bytes(gen_session(4, seed=11).read_bytes())
+    site = tmp_path / "site"
+    build_site(BuildOptions(root=root.parent, site=site, jobs=1, usage=False))
+    manifest = load_manifest(site)
+    (name, first), *_ = manifest.bundles.items()
+    rec = manifest.pages["--p--/2026-11-01_a.jsonl"]
+    batch = [IndexedPage("--p--/2026-11-01_a.jsonl", rec.page, rec.records, rec.title, rec.sha256)]
+    pages = check_bundle(site / name)
+    assert pages >= 1
+    for _ in range(100):
+        bundle, count = index_batch(site, batch)
+        assert count > 0 and bundle == first  # the same files, byte for byte, every time
+        assert bundle_intact(site, bundle)
+        assert check_bundle(site / name) == pages
+    assert isinstance(first, Bundle)
