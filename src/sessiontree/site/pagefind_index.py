@@ -15,7 +15,7 @@ import json
 import os
 import shutil
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -43,8 +43,10 @@ __all__ = [
 BUNDLE_PREFIX = "pagefind-"
 CHUNK_MESSAGES = 20
 CHUNK_CHARS = 48_000
-BATCH_BYTES = 3 << 20
-"""Compressed search records per batch (about 6x as much text): Pagefind's memory follows this."""
+BATCH_BYTES = 512 << 10
+"""Compressed search records per batch (about 6x as much text). Pagefind's service takes about
+200 MiB per MiB of them (16 sessions: 3 MiB batches peaked at 477 MiB, 1 MiB at 222 MiB), so a
+batch stays small and a session bigger than a batch is indexed in parts."""
 CUT_ONE_IN = 8
 """A batch also ends after a session whose key hashes to 0 mod this: boundaries that depend on
 the keys alone, so a session that grows or appears moves no boundary but its own."""
@@ -61,6 +63,10 @@ class IndexedPage:
     title: str
     sha256: str = ""
     """Of the session file the page was made from (part of the bundle's name)."""
+    part: int = 0
+    parts: int = 1
+    """A session bigger than a batch is indexed in ``parts`` parts: this one holds every
+    ``parts``-th of its documents, from the ``part``-th."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -107,7 +113,7 @@ def plan_batches(
             current, size = [], 0
         current.append(page)
         size += weight
-        if _cuts_after(page.key):
+        if page.part == page.parts - 1 and _cuts_after(page.key):
             batches.append(current)
             current, size = [], 0
     if current:
@@ -119,7 +125,8 @@ def bundle_name(batch: Sequence[IndexedPage]) -> str:
     """The bundle's folder name, from what it indexes (the same sessions give the same name)."""
     digest = hashlib.sha256(__version__.encode())
     for page in batch:
-        digest.update(f"{page.key}\0{page.sha256}\0{page.title}\0{page.page}\n".encode("utf-8", "replace"))
+        line = f"{page.key}\0{page.sha256}\0{page.title}\0{page.page}\0{page.part}/{page.parts}\n"
+        digest.update(line.encode("utf-8", "replace"))
     return BUNDLE_PREFIX + digest.hexdigest()[:16]
 
 
@@ -218,8 +225,11 @@ def index_batch(
         nonlocal count
         for item in batch:
             records = _records_of(site, item)
-            count += len(records)
-            yield from chunk_documents(item, records)
+            if item.part == 0:
+                count += len(records)
+            for number, document in enumerate(chunk_documents(item, records)):
+                if number % item.parts == item.part:
+                    yield document
 
     files = index_documents(documents(), on_document)
     if "pagefind-entry.json" not in files or "pagefind.js" not in files:
@@ -237,7 +247,8 @@ def index_batch(
         shutil.rmtree(staging, ignore_errors=True)
         raise SearchIndexError(f"Writing the search bundle {name}: {exc}") from None
     files_n, size, digest = _fingerprint(files.items())
-    return Bundle(name, tuple(p.key for p in batch), files_n, size, digest), count
+    keys = tuple(dict.fromkeys(p.key for p in batch))
+    return Bundle(name, keys, files_n, size, digest), count
 
 
 def remove_staging(site: Path) -> None:

@@ -23,6 +23,8 @@ from typing import IO, Any
 from sessiontree.errors import SearchIndexError
 
 _READ = 1 << 16
+WINDOW = 16
+"""Documents sent ahead of the service's answers: more would only queue in its memory."""
 _UNUSED = re.compile(r"pagefind-(?:ui|modular-ui|component-ui|highlight)\.(?:js|css)")
 """Files of Pagefind's own search UIs: the site has its own box, so they are left out of bundles."""
 
@@ -56,6 +58,7 @@ class _Answers(threading.Thread):
         self.files: dict[str, bytes] | None = None
         self.error: str | None = None
         self.finished = threading.Event()
+        self.window = threading.Semaphore(WINDOW)
 
     def run(self) -> None:
         buffer = bytearray()
@@ -89,6 +92,7 @@ class _Answers(threading.Thread):
         if kind == "Error":
             self.error = f"Pagefind: {payload.get('message')}"
             self.finished.set()
+            self.window.release()
         elif kind == "GetFiles":
             self.files = {
                 str(f["path"]): base64.b64decode(f["content"])
@@ -96,8 +100,10 @@ class _Answers(threading.Thread):
                 if not _UNUSED.fullmatch(str(f["path"]))
             }
             self.finished.set()
-        elif kind == "IndexedFile" and self.on_answer is not None:
-            self.on_answer()
+        elif kind == "IndexedFile":
+            self.window.release()
+            if self.on_answer is not None:
+                self.on_answer()
 
 
 def index_documents(
@@ -124,11 +130,15 @@ def index_documents(
             message = 1
             proc.stdin.write(_frame(message, {"type": "NewIndex", "config": None}))
             for url, html in documents:
+                while not answers.window.acquire(timeout=0.5):
+                    if answers.finished.is_set():
+                        break
                 if answers.finished.is_set():
                     break
                 message += 1
                 add = {"type": "AddFile", "index_id": 0, "url": url, "file_path": None, "file_contents": html}
                 proc.stdin.write(_frame(message, add))
+                proc.stdin.flush()
             proc.stdin.write(_frame(message + 1, {"type": "GetFiles", "index_id": 0}))
             proc.stdin.flush()
         except OSError:
