@@ -118,7 +118,7 @@ def _page(key: str) -> IndexedPage:
 
 def test_batches_keep_their_boundaries_when_a_session_grows_or_arrives() -> None:
     keys = [f"p{i % 5}/s{i:03d}.jsonl" for i in range(120)]
-    sizes = dict.fromkeys(keys, 40_000)
+    sizes = dict.fromkeys(keys, 10_000)
     pages = [_page(k) for k in keys]
 
     def batches(of: list[IndexedPage]) -> list[tuple[str, ...]]:
@@ -130,19 +130,20 @@ def test_batches_keep_their_boundaries_when_a_session_grows_or_arrives() -> None
     assert sorted(k for b in first for k in b) == sorted(keys)
 
     grown = keys[37]
-    sizes[grown] = 400_000  # one session grows tenfold
+    sizes[grown] = 100_000  # one session grows tenfold
     second = batches(pages)
     assert [b for b in second if grown not in b] == [b for b in first if grown not in b]
 
     newcomer = "p2/s500.jsonl"
-    sizes[newcomer] = 40_000
+    sizes[newcomer] = 10_000
     third = batches([*pages, _page(newcomer)])
     changed = [b for b in third if b not in second]
     assert len(changed) <= 2 and any(newcomer in b for b in changed)
 
-    sizes["p0/huge.jsonl"] = BATCH_BYTES * 3  # bigger than a batch: a batch of its own
-    fourth = batches([*pages, _page("p0/huge.jsonl")])
-    assert ("p0/huge.jsonl",) in fourth
+    sizes["p0/huge.jsonl"] = BATCH_BYTES * 3  # bigger than a batch: three parts, a batch each
+    fourth = plan_batches([*pages, _page("p0/huge.jsonl")], lambda p: sizes[p.key])
+    parts = [b for b in fourth if b[0].key == "p0/huge.jsonl"]
+    assert [[(p.part, p.parts) for p in b] for b in parts] == [[(0, 3)], [(1, 3)], [(2, 3)]]
 
 
 @pytest.mark.slow

@@ -99,6 +99,17 @@ def _cuts_after(key: str) -> bool:
     return int.from_bytes(digest[:4], "big") % CUT_ONE_IN == 0
 
 
+def _units(
+    pages: Iterable[IndexedPage], size_of: Callable[[IndexedPage], int]
+) -> Iterator[tuple[IndexedPage, int]]:
+    """Each page with its weight, a page heavier than a batch cut into parts of equal weight."""
+    for page in sorted(pages, key=lambda p: p.key):
+        weight = size_of(page)
+        parts = max(1, -(-weight // BATCH_BYTES))
+        for part in range(parts):
+            yield replace(page, part=part, parts=parts), weight // parts
+
+
 def plan_batches(
     pages: Iterable[IndexedPage], size_of: Callable[[IndexedPage], int]
 ) -> list[list[IndexedPage]]:
@@ -106,8 +117,7 @@ def plan_batches(
     batches: list[list[IndexedPage]] = []
     current: list[IndexedPage] = []
     size = 0
-    for page in sorted(pages, key=lambda p: p.key):
-        weight = size_of(page)
+    for page, weight in _units(pages, size_of):
         if current and size + weight > BATCH_BYTES:
             batches.append(current)
             current, size = [], 0
