@@ -1,13 +1,15 @@
 #!/usr/bin/env python3
-"""Time `sessiontree build` (full, -j 1 and all cores, no change, one session grown) against
+"""Time `sessiontree build` as the archive grows (full build, one appended line, no change) against
 claude-code-log --all-projects on the same conversations written as Claude Code files.
 
 Usage (from the project root, sessiontree installed in .venv):
-  .venv/bin/python bench/bench_build.py --sessions 200 --turns 500
-  .venv/bin/python bench/bench_build.py --sessions 20 --turns 200 --no-peer
+  .venv/bin/python bench/bench_build.py --sizes 16,64,256 --turns 300 --claude-turns 2000
+  .venv/bin/python bench/bench_build.py --sizes 16 --turns 50 --no-peer
 
-Figures are printed, not asserted. Peak memory is the largest process of the run (the builder
-or one of its workers): bounded by the largest session, not the sum.
+Figures are printed, not asserted. Peak memory is the whole process tree's (the builder, its
+render workers and Pagefind summed, sampled every 20 ms from /proc), so it is what the machine
+has to hold; the largest single process is printed beside it. Memory should stay flat as the
+archive grows: render workers follow the largest session and Pagefind the largest batch.
 """
 
 from __future__ import annotations
@@ -19,52 +21,105 @@ import shutil
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 SHARED = Path(os.environ.get("SESSIONTREE_SHARED", ROOT.parent / "shared"))
 GEN = SHARED / "tools" / "gen_session.py"
-PROJECTS = 10
+PROJECTS = 4
+PAGE = os.sysconf("SC_PAGE_SIZE") if hasattr(os, "sysconf") else 4096
 
 
-def run(cmd: list[str], ok_codes: tuple[int, ...] = (0,)) -> tuple[float, float]:
-    """Wall seconds and peak RSS (MiB, the largest process of the tree) of one run."""
+def _tree_rss(root: int) -> tuple[int, int]:
+    """Summed and largest RSS (bytes) of ``root`` and its descendants, read from /proc."""
+    children: dict[int, list[int]] = {}
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        try:
+            stat = Path(f"/proc/{entry}/stat").read_text()
+        except OSError:
+            continue
+        children.setdefault(int(stat[stat.rindex(")") + 2 :].split()[1]), []).append(int(entry))
+    total = largest = 0
+    stack = [root]
+    while stack:
+        pid = stack.pop()
+        try:
+            rss = int(Path(f"/proc/{pid}/statm").read_text().split()[1]) * PAGE
+        except (OSError, IndexError, ValueError):
+            rss = 0
+        total += rss
+        largest = max(largest, rss)
+        stack.extend(children.get(pid, ()))
+    return total, largest
+
+
+def run(cmd: list[str], ok_codes: tuple[int, ...] = (0,)) -> tuple[float, float, float]:
+    """Wall seconds, peak summed RSS of the process tree and peak RSS of its largest process (MiB)."""
+    peak = [0, 0]
     start = time.perf_counter()
     proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    done = threading.Event()
+
+    def sample() -> None:
+        while not done.is_set():
+            total, largest = _tree_rss(proc.pid)
+            peak[0], peak[1] = max(peak[0], total), max(peak[1], largest)
+            done.wait(0.02)
+
+    sampler = threading.Thread(target=sample, daemon=True)
+    sampler.start()
     assert proc.stderr is not None
     err = proc.stderr.read()
-    _, status, usage = os.wait4(proc.pid, 0)
+    code = proc.wait()
     wall = time.perf_counter() - start
-    code = os.waitstatus_to_exitcode(status)
+    done.set()
+    sampler.join()
     if code not in ok_codes:
         raise SystemExit(f"failed ({code}): {' '.join(cmd)}\n{err.decode(errors='replace')[-2000:]}")
-    return wall, usage.ru_maxrss / 1024
+    return wall, peak[0] / 2**20, peak[1] / 2**20
 
 
-def generate(work: Path, sessions: int, turns: int) -> tuple[Path, Path]:
+def _gen(fmt: str, turns: int, seed: int, out: Path) -> None:
+    out.parent.mkdir(parents=True, exist_ok=True)
+    args = [
+        sys.executable,
+        str(GEN),
+        "--turns",
+        str(turns),
+        "--seed",
+        str(seed),
+        "--format",
+        fmt,
+        "-o",
+        str(out),
+    ]
+    subprocess.run(args, check=True)
+
+
+def generate(work: Path, sessions: int, turns: int, claude_turns: int) -> tuple[Path, Path, Path]:
+    """``sessions`` of ours plus one big Claude Code file; the same conversations for the peer."""
     ours = work / "agent" / "sessions"
-    claude = work / "claude" / "projects"
+    theirs = work / "claude" / "projects"
+    big = work / "big" / "projects"
     for i in range(sessions):
         p = i % PROJECTS
-        mine = ours / f"--home-dev-p{p}--" / f"2026-11-{1 + i % 28:02d}T10-00-00-000Z_{i:04d}.jsonl"
-        theirs = claude / f"-home-dev-p{p}" / f"{i:08d}-0000-4000-8000-000000000000.jsonl"
-        for fmt, out in (("xcsh", mine), ("claude", theirs)):
-            out.parent.mkdir(parents=True, exist_ok=True)
-            args = [
-                sys.executable,
-                str(GEN),
-                "--turns",
-                str(turns),
-                "--seed",
-                str(i),
-                "--format",
-                fmt,
-                "-o",
-                str(out),
-            ]
-            subprocess.run(args, check=True)
-    return ours, claude
+        _gen(
+            "xcsh",
+            turns,
+            i,
+            ours / f"--home-dev-p{p}--" / f"2026-11-{1 + i % 28:02d}T10-00-00-{i:06d}Z_{i:04d}.jsonl",
+        )
+        _gen("claude", turns, i, theirs / f"-home-dev-p{p}" / f"{i:08d}-0000-4000-8000-000000000000.jsonl")
+    if claude_turns:
+        name = "-home-dev-big/ffffffff-0000-4000-8000-000000000000.jsonl"
+        _gen("claude", claude_turns, 9999, big / name)
+        (theirs / name).parent.mkdir(parents=True, exist_ok=True)
+        shutil.copyfile(big / name, theirs / name)
+    return ours, theirs, big
 
 
 def grow(path: Path) -> None:
@@ -94,64 +149,68 @@ def size_mb(folder: Path) -> float:
     return sum(p.stat().st_size for p in folder.rglob("*") if p.is_file()) / 1e6
 
 
+def _load() -> str:
+    one, five, fifteen = os.getloadavg()
+    return f"load {one:.1f} / {five:.1f} / {fifteen:.1f} on {os.cpu_count()} cores"
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--sessions", type=int, default=200)
-    ap.add_argument("--turns", type=int, default=500)
+    ap.add_argument("--sizes", default="16,64,256", help="session counts, comma-separated")
+    ap.add_argument("--turns", type=int, default=300, help="turns per generated session (300: ~3 MB)")
+    ap.add_argument(
+        "--claude-turns", type=int, default=2000, help="one Claude Code file of this many turns (0: none)"
+    )
     ap.add_argument("--sessiontree", default=str(ROOT / ".venv" / "bin" / "sessiontree"))
     ap.add_argument("--peers-venv", type=Path, default=Path(tempfile.gettempdir()) / "sessiontree-peers")
     ap.add_argument("--no-peer", action="store_true", help="time sessiontree only")
-    ap.add_argument("--keep", action="store_true", help="keep the work folder")
+    ap.add_argument("--keep", action="store_true", help="keep the work folders")
     a = ap.parse_args()
 
-    work = Path(tempfile.mkdtemp(prefix="bench-build-"))
-    t0 = time.perf_counter()
-    ours, claude = generate(work, a.sessions, a.turns)
-    print(
-        f"input: {a.sessions} sessions x {a.turns} turns in {PROJECTS} projects; "
-        f"{size_mb(ours):.0f} MB ours, {size_mb(claude):.0f} MB Claude Code "
-        f"(generated in {time.perf_counter() - t0:.0f} s)"
-    )
+    peer = a.peers_venv / "bin" / "claude-code-log"
+    if not a.no_peer and not peer.exists():
+        subprocess.run([sys.executable, "-m", "venv", str(a.peers_venv)], check=True)
+        subprocess.run([str(a.peers_venv / "bin" / "pip"), "install", "-q", "claude-code-log"], check=True)
     st = a.sessiontree
-
-    def build(site: Path, *extra: str) -> tuple[float, float]:
-        return run([st, "build", str(ours), "-o", str(site), "--quiet", *extra])
-
-    rows: list[tuple[str, float, float]] = []
-    rows.append(("sessiontree full, -j 1", *build(work / "site1", "-j", "1")))
-    rows.append((f"sessiontree full, -j {os.cpu_count()}", *build(work / "site")))
-    rows.append(("sessiontree no change", *build(work / "site")))
-    grow(next(iter(sorted(ours.rglob("*.jsonl")))))
-    rows.append(("sessiontree one session grew", *build(work / "site")))
-    rows.append(("sessiontree full, no search, all cores", *build(work / "site-nosearch", "--no-search")))
-    site_mb = size_mb(work / "site")
-
-    peer_mb = None
-    if not a.no_peer:
-        peer = a.peers_venv / "bin" / "claude-code-log"
-        if not peer.exists():
-            subprocess.run([sys.executable, "-m", "venv", str(a.peers_venv)], check=True)
-            subprocess.run(
-                [str(a.peers_venv / "bin" / "pip"), "install", "-q", "claude-code-log"], check=True
-            )
-        out = work / "ccl"
-        cmd = [str(peer), "--all-projects", str(claude), "-o", str(out)]
-        rows.append(("claude-code-log full", *run(cmd)))
-        rows.append(("claude-code-log no change", *run(cmd)))
-        grow(next(iter(sorted(claude.rglob("*.jsonl")))))
-        rows.append(("claude-code-log one session grew", *run(cmd)))
-        peer_mb = size_mb(out)
-
-    for name, wall, rss in rows:
-        print(f"{name:40s} wall {wall:8.2f} s   peak {rss:7.0f} MiB")
-    print(
-        f"output: sessiontree site {site_mb:.0f} MB"
-        + (f", claude-code-log {peer_mb:.0f} MB" if peer_mb else "")
-    )
-    if a.keep:
-        print(f"kept: {work}")
-    else:
-        shutil.rmtree(work, ignore_errors=True)
+    rows: list[tuple[str, float, float, float]] = []
+    print(_load())
+    for n in (int(x) for x in a.sizes.split(",")):
+        work = Path(tempfile.mkdtemp(prefix=f"bench-build-{n}-"))
+        env_cache = work / "cache"  # a cold fragment cache and archive index for each size
+        os.environ["XDG_CACHE_HOME"] = str(env_cache)
+        ours, theirs, big = generate(work, n, a.turns, a.claude_turns)
+        print(
+            f"{n} sessions x {a.turns} turns ({size_mb(ours):.0f} MB) + "
+            f"one {a.claude_turns}-turn Claude Code "
+            f"file ({size_mb(big):.0f} MB); peer input {size_mb(theirs):.0f} MB; {_load()}"
+        )
+        site = work / "site"
+        cmd = [st, "build", str(ours), "--root", str(big), "-o", str(site), "--quiet"]
+        if not a.claude_turns:
+            cmd = [st, "build", str(ours), "-o", str(site), "--quiet"]
+        rows.append((f"{n:3d} sessiontree full", *run(cmd)))
+        rows.append((f"{n:3d} sessiontree no change", *run(cmd)))
+        grow(next(iter(sorted(ours.rglob("*.jsonl")))))
+        rows.append((f"{n:3d} sessiontree one line appended", *run(cmd)))
+        site_mb = size_mb(site)
+        bundles = len(list(site.glob("pagefind-*")))
+        if not a.no_peer:
+            out = work / "ccl"
+            peer_cmd = [str(peer), "--all-projects", str(theirs), "-o", str(out)]
+            rows.append((f"{n:3d} claude-code-log full", *run(peer_cmd)))
+            grow(next(iter(sorted(theirs.rglob("*.jsonl")))))
+            rows.append((f"{n:3d} claude-code-log one line appended", *run(peer_cmd)))
+            peer_mb = size_mb(out)
+            print(f"  output: sessiontree {site_mb:.0f} MB ({bundles} bundles), peer {peer_mb:.0f} MB")
+        else:
+            print(f"  output: sessiontree {site_mb:.0f} MB ({bundles} search bundles)")
+        for name, wall, tree, largest in rows[-5:] if not a.no_peer else rows[-3:]:
+            print(f"  {name:40s} wall {wall:8.2f} s   tree peak {tree:6.0f} MiB   largest {largest:6.0f} MiB")
+        if a.keep:
+            print(f"  kept: {work}")
+        else:
+            shutil.rmtree(work, ignore_errors=True)
+    print(_load())
     return 0
 
 

@@ -8,10 +8,12 @@ import os
 import signal
 import subprocess
 import sys
+import threading
 import time
 from pathlib import Path
 
 from sessiontree.site import layout
+from sessiontree.site.manifest import load_manifest
 from tests.site.archive import Archive, page_stamps
 
 
@@ -34,7 +36,8 @@ def _full_pipe() -> tuple[int, int]:
     return read_fd, write_fd
 
 
-def _wait_for(condition: object, what: str, timeout: float = 120.0) -> None:
+def wait_for(condition: object, what: str, timeout: float = 120.0) -> None:
+    """Poll ``condition`` until true; fail after ``timeout`` seconds (a ceiling, not a measure)."""
     deadline = time.monotonic() + timeout
     while not condition():  # type: ignore[operator]
         if time.monotonic() > deadline:
@@ -93,7 +96,7 @@ def test_a_build_killed_half_way_leaves_the_old_site_and_the_next_build_complete
             now = page_stamps(site)
             return any(now.get(p) != s for p, s in old_stamps.items())
 
-        _wait_for(one_page_rewritten, "the first page of the second build")
+        wait_for(one_page_rewritten, "the first page of the second build")
         assert child.poll() is None  # blocked in its progress report, not finished
         child.send_signal(signal.SIGKILL)
         child.wait(timeout=30)
@@ -119,3 +122,42 @@ def test_a_build_killed_half_way_leaves_the_old_site_and_the_next_build_complete
         assert _complete(site / layout.page_path(key))
     assert (site / layout.MANIFEST).read_bytes() != old_manifest
     assert not list(site.rglob(layout.TEMP_GLOB))
+
+
+def test_two_builds_of_one_site_take_turns_and_neither_damages_the_other(
+    archive: Archive, tmp_path: Path
+) -> None:
+    from tests.site.test_killed_builds import check_site
+
+    site = tmp_path / "site"
+    cmd = [sys.executable, "-m", "sessiontree", "build", str(archive.root), "-o", str(site), "-j", "1"]
+    # The first build stops in its first progress report (a full pipe) while it holds the lock.
+    read_fd, write_fd = _full_pipe()
+    first = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=write_fd, stdin=subprocess.DEVNULL)
+    os.close(write_fd)
+    drained: list[bytes] = []
+    try:
+        wait_for(lambda: any((site / "sessions").rglob("*.html")), "the first build's first page")
+        second = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        assert second.stderr is not None
+        waiting = second.stderr.readline()
+        assert waiting.startswith(f"Another build is writing {site} (pid {first.pid})"), waiting
+        assert first.poll() is None and second.poll() is None
+
+        def drain() -> None:
+            while chunk := os.read(read_fd, 65536):
+                drained.append(chunk)
+
+        reader = threading.Thread(target=drain, daemon=True)
+        reader.start()  # the first build goes on; the second starts when it ends
+        first_out, _ = first.communicate(timeout=600)
+        second_out, second_err = second.communicate(timeout=600)
+        reader.join(timeout=60)
+    finally:
+        os.close(read_fd)
+    assert first.returncode == second.returncode == 1  # the one unreadable file, each time
+    assert b"6 rendered, 0 unchanged" in first_out
+    assert "0 rendered, 6 unchanged" in second_out  # it found the first build's work whole
+    assert "Traceback" not in second_err and b"Traceback" not in b"".join(drained)
+    check_site(site)
+    assert len(load_manifest(site).bundles) >= 1
