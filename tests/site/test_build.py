@@ -273,3 +273,15 @@ def test_progress_is_a_line_per_session_on_a_pipe_and_nothing_with_quiet(
     )
     assert not [line for line in err.splitlines() if " [" in line]
     assert "6 rendered" in out and "notes.jsonl" in err  # failures are printed even when quiet
+
+
+def test_a_folder_without_sessions_builds_an_empty_site_with_a_warning(tmp_path: Path) -> None:
+    empty = tmp_path / "sessions"
+    empty.mkdir()
+    code, out, err = run_build(str(empty), "-o", str(tmp_path / "site"), "--no-usage")
+    assert code == 0, err
+    assert f"Warning: No sessions found in {empty}" in err
+    assert "0 rendered, 0 unchanged" in out
+    assert (tmp_path / "site" / "index.html").is_file()
+    code, _, err = run_build(str(empty), "-o", str(tmp_path / "quiet"), "--no-usage", "--quiet")
+    assert code == 0 and "Warning: No sessions found" in err  # a warning shows even with --quiet
