@@ -55,9 +55,9 @@ def test_lists_project_folders_with_subagents_nested(sessions_dir: Path, tmp_pat
         "--work-b--/2026-01-03_s3.jsonl",
         "--work-b--/2026-01-03_s3/0-Explorer.jsonl",
     }
-    assert by_key["--work-b--/2026-01-03_s3/0-Explorer.jsonl"].parent == "--work-b--/2026-01-03_s3.jsonl"
-    assert by_key["--work-a--/2026-01-02_s2.jsonl"].title == "Named in header"
-    assert by_key["--work-a--/2026-01-01_s1.jsonl"].title == "prompt of s1"
+    assert by_key["--work-b--/2026-01-03_s3/0-Explorer.jsonl"].parent_key == "--work-b--/2026-01-03_s3.jsonl"
+    assert by_key["--work-a--/2026-01-02_s2.jsonl"].display_title == "Named in header"
+    assert by_key["--work-a--/2026-01-01_s1.jsonl"].display_title == "prompt of s1"
     assert all(e.message_count == 2 for e in entries)
     groups = group_by_project(entries)
     assert [g.cwd for g in groups] == ["/work/b", "/work/a"]
@@ -84,13 +84,13 @@ def test_later_rename_wins_and_counts_follow_growth(tmp_path: Path) -> None:
     )
     catalog = Catalog(tmp_path / "s", tmp_path / "cache")
     (first,) = catalog.scan()
-    assert first.title == "Refactor auth" and first.message_count == 2
+    assert first.display_title == "Refactor auth" and first.message_count == 2
     with open(path, "a", encoding="utf-8") as fh:
         fh.write(json.dumps(msg("u2", "i1", "user", "more")) + "\n")
         fh.write(json.dumps(entry("title_change", "t1", "u2", title="Newest title", source="user")) + "\n")
         fh.write('{"type":"message","id":"u3"')  # half-written: not counted yet
     (grown,) = catalog.scan()
-    assert grown.title == "Newest title" and grown.message_count == 3
+    assert grown.display_title == "Newest title" and grown.message_count == 3
     with open(path, "a", encoding="utf-8") as fh:
         fh.write(',"parentId":"t1","message":{"role":"user","content":"x"}}\n')
     (done,) = catalog.scan()
@@ -171,7 +171,7 @@ def test_changed_file_is_read_again(sessions_dir: Path, tmp_path: Path) -> None:
     path = sessions_dir / "--work-a--" / "2026-01-01_s1.jsonl"
     session(path, "s1", "/work/a", title="Renamed by rewrite")
     entries = {e.key: e for e in Catalog(sessions_dir, cache).scan()}
-    assert entries["--work-a--/2026-01-01_s1.jsonl"].title == "Renamed by rewrite"
+    assert entries["--work-a--/2026-01-01_s1.jsonl"].display_title == "Renamed by rewrite"
 
 
 def test_damaged_cache_is_rebuilt(sessions_dir: Path, tmp_path: Path) -> None:
@@ -199,8 +199,8 @@ def test_removed_file_leaves_the_listing(sessions_dir: Path) -> None:
 
 def test_live_flag(sessions_dir: Path) -> None:
     (e, *_) = Catalog(sessions_dir).scan()
-    assert e.is_live(e.mtime + 10)
-    assert not e.is_live(e.mtime + 61)
+    assert e.is_live(e.modified + 10)
+    assert not e.is_live(e.modified + 61)
 
 
 def test_missing_root_lists_nothing(tmp_path: Path) -> None:
@@ -230,14 +230,14 @@ def test_oh_my_pi_title_slot_and_its_rewrite_in_place(tmp_path: Path) -> None:
     path.write_text(_title_slot("Fix the widget") + body)
     catalog = Catalog(root, tmp_path / "cache")
     (first,) = catalog.scan()
-    assert first.title == "Fix the widget" and first.message_count == 1
+    assert first.display_title == "Fix the widget" and first.message_count == 1
     size = path.stat().st_size
     with open(path, "r+", encoding="utf-8") as fh:
         fh.write(_title_slot("Renamed in place"))
-    os.utime(path, (first.mtime + 5, first.mtime + 5))
+    os.utime(path, (first.modified + 5, first.modified + 5))
     assert path.stat().st_size == size
     (renamed,) = catalog.scan()
-    assert renamed.title == "Renamed in place" and renamed.message_count == 1
+    assert renamed.display_title == "Renamed in place" and renamed.message_count == 1
 
 
 def test_what_cannot_be_read_is_listed_with_its_reason(tmp_path: Path) -> None:
@@ -305,7 +305,7 @@ def test_prefix_listing_leaves_large_counts_pending_until_settled(tmp_path: Path
     quick = Catalog(root, tmp_path / "cache")
     by_key = {e.key: e for e in quick.scan(exact=False)}
     assert by_key["--w--/big.jsonl"].pending and by_key["--w--/big.jsonl"].message_count is None
-    assert by_key["--w--/big.jsonl"].title == "Head"
+    assert by_key["--w--/big.jsonl"].display_title == "Head"
     assert by_key["claude.jsonl"].pending
     assert not by_key["--w--/small.jsonl"].pending and by_key["--w--/small.jsonl"].message_count == 2
     assert set(quick.pending()) == {"--w--/big.jsonl", "claude.jsonl"}
@@ -319,7 +319,10 @@ def test_prefix_listing_leaves_large_counts_pending_until_settled(tmp_path: Path
     quick.save()
     exact = {e.key: e for e in Catalog(root).scan()}  # no cache: every file read whole
     assert {e.key: e for e in quick.entries()} == exact
-    assert exact["--w--/big.jsonl"].title == "Named late" and exact["--w--/big.jsonl"].message_count == 62
+    assert (
+        exact["--w--/big.jsonl"].display_title == "Named late"
+        and exact["--w--/big.jsonl"].message_count == 62
+    )
     from sessiontree.readers import load_any
 
     claude_count = sum(1 for e in load_any(claude, "claude").entries if message_of(e) is not None)

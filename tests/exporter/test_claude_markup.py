@@ -104,7 +104,8 @@ def test_no_wrapper_tag_in_any_title_of_the_real_files(tmp_path: Path) -> None:
     entries = Catalog(tmp_path / "projects", tmp_path / "cache").scan()
     assert len(entries) >= 5
     for entry in entries:
-        assert entry.title and not WRAPPER.search(entry.title) and not WRAPPER.search(entry.first_prompt)
+        title = entry.display_title
+        assert title and not WRAPPER.search(title) and not WRAPPER.search(entry.first_message or "")
     args = ["--sessions-dir", str(tmp_path / "projects"), "--cache-dir", str(tmp_path / "cache2")]
     report = json.loads(CliRunner().invoke(cli, ["stats", *args, "--by", "session", "--json"]).output)
     titles = [g["title"] for g in report["groups"]]

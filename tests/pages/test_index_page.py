@@ -5,19 +5,23 @@ from __future__ import annotations
 import base64
 import hashlib
 import re
+from pathlib import Path
+from typing import Any
 
 import pytest
 
-from sessiontree.archive.catalog import CatalogEntry
 from sessiontree.errors import ExportError
 from sessiontree.pages.index_page import IndexOptions, render_index, render_index_groups
+from sessiontree.store.discovery import SessionInfo
 
 
-def rec(key: str, mtime: float, cwd: str = "/w", **kw: object) -> CatalogEntry:
-    return CatalogEntry(key=key, size=2048, mtime=mtime, id=key.split(".")[0], cwd=cwd, **kw)  # type: ignore[arg-type]
+def rec(key: str, mtime: float, cwd: str = "/w", **kw: Any) -> SessionInfo:
+    fields: dict[str, Any] = {"title": None, "first_message": None, "created": None, "message_count": 0}
+    ident = key.split(".")[0]
+    return SessionInfo(path=Path(key), key=key, size=2048, modified=mtime, id=ident, cwd=cwd, **fields | kw)
 
 
-def link(e: CatalogEntry) -> str:
+def link(e: SessionInfo) -> str:
     return "/s/" + e.key
 
 
@@ -30,7 +34,7 @@ def test_groups_newest_first_with_subagents_nested() -> None:
         rec("old.jsonl", 100, "/a", title="Old one"),
         rec("new.jsonl", 300, "/a", title="New one"),
         rec("b.jsonl", 200, "/b", title="In b"),
-        rec("new/0-Sub.jsonl", 250, "/a", title="Sub", parent="new.jsonl"),
+        rec("new/0-Sub.jsonl", 250, "/a", title="Sub", parent_key="new.jsonl"),
     ]
     html = render_index_groups(entries, link, now=310)
     assert html.index('data-cwd="/a"') < html.index('data-cwd="/b"')
@@ -45,7 +49,7 @@ def test_groups_newest_first_with_subagents_nested() -> None:
 
 def test_session_text_is_escaped() -> None:
     evil = '<script>alert(1)</script>"'
-    html = render_index([rec("x.jsonl", 1, cwd=evil, title=evil, first_prompt=evil)], link)
+    html = render_index([rec("x.jsonl", 1, cwd=evil, title=evil, first_message=evil)], link)
     assert "<script>alert" not in html
     assert "&lt;script&gt;alert(1)&lt;/script&gt;" in html
 

@@ -1,4 +1,4 @@
-"""The listing of a sessions folder: one record per session file, cached by (size, mtime).
+"""The listing of a sessions folder: one ``SessionInfo`` per session file, cached by (size, mtime).
 
 A folder is either an agent dir's ``sessions/`` (one sub-folder per project) or a flat folder of
 ``.jsonl`` files; a session's own folder (``<file without .jsonl>/``) holds its artifacts and,
@@ -18,7 +18,6 @@ import hashlib
 import json
 import os
 import re
-import time
 from collections.abc import Iterable, Iterator
 from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
@@ -36,47 +35,12 @@ from sessiontree.store.jsonl import decode_line, decode_text
 from sessiontree.store.storage import open_regular
 from sessiontree.store.tail import TailReader, TailState
 
-CACHE_VERSION = 1
-LIVE_SECONDS = 60.0
-"""A session changed within this many seconds shows as live."""
+CACHE_VERSION = 2
 MAX_SUBAGENT_DEPTH = 4
 
 # The entry type when a line starts with it (as every agent writes; spaced or compact JSON).
 _LEADING_TYPE = re.compile(rb'\{\s*"type"\s*:\s*"([A-Za-z_]+)"\s*[,}]')
 _RENAMES = frozenset({b"session_info", b"title_change"})
-
-
-@dataclass(frozen=True, slots=True)
-class CatalogEntry:
-    """What a listing shows of one file under the root (a session, or an unreadable file)."""
-
-    key: str
-    """The file's path relative to the root, with ``/`` separators (the id used in URLs)."""
-    size: int
-    mtime: float
-    id: str = ""
-    cwd: str = ""
-    title: str = ""
-    """The title to show: a later rename, else the header or title slot, else the first prompt."""
-    first_prompt: str = ""
-    created: str = ""
-    message_count: int | None = 0
-    """The exact count of messages; None while pending (a large file listed from its prefix)."""
-    parent: str | None = None
-    """Key of the session this one is a subagent of."""
-    error: str | None = None
-    """Why the file cannot be listed as a session (then only key, size and mtime are known)."""
-    agent: str = "pi"
-    """The agent that wrote the file (claude, codex: read through ``sessiontree.readers``)."""
-
-    def is_live(self, now: float | None = None) -> bool:
-        """True when the file changed in the last minute."""
-        return (time.time() if now is None else now) - self.mtime < LIVE_SECONDS
-
-    @property
-    def pending(self) -> bool:
-        """True when the count (and a title set late in the file) waits for the whole read."""
-        return self.error is None and self.message_count is None
 
 
 @dataclass(slots=True)
@@ -143,8 +107,8 @@ def read_entry(
     try:
         st = path.stat()
     except OSError as exc:
-        return _Cached(CatalogEntry(key, 0, 0.0, parent=parent, error=why_unreadable(exc)))
-    base = CatalogEntry(key, st.st_size, st.st_mtime, parent=parent)
+        return _Cached(_bare(path, key, parent, 0, 0.0, why_unreadable(exc)))
+    base = _bare(path, key, parent, st.st_size, st.st_mtime)
     scan: _Scan | None = None
     mtime_ns = st.st_mtime_ns
     try:
@@ -163,16 +127,35 @@ def read_entry(
     if info is None:
         return _Cached(replace(base, error="not a session file"))
     entry = replace(
-        base,
-        id=info.id,
-        cwd=info.cwd,
-        title=one_line(info.display_title),
-        first_prompt=info.first_message or "",
-        created=info.created or "",
-        message_count=info.message_count,
-        agent=info.agent,
+        info,
+        path=path,
+        key=key,
+        parent_key=parent,
+        title=one_line(info.title or "") or None,
+        modified=st.st_mtime,
+        size=st.st_size,
     )
     return _Cached(entry, scan, mtime_ns)
+
+
+def _bare(
+    path: Path, key: str, parent: str | None, size: int, mtime: float, error: str | None = None
+) -> SessionInfo:
+    """The record of a listed file before (or instead of) reading it: key, size, mtime."""
+    return SessionInfo(
+        path=path,
+        id="",
+        cwd="",
+        title=None,
+        first_message=None,
+        created=None,
+        modified=mtime,
+        size=size,
+        message_count=None,
+        key=key,
+        parent_key=parent,
+        error=error,
+    )
 
 
 def _foreign_info(path: Path, *, exact: bool = True) -> SessionInfo | None:
@@ -216,18 +199,20 @@ def check_readable(path: Path) -> None:
 
 @dataclass(slots=True)
 class _Cached:
-    entry: CatalogEntry
+    entry: SessionInfo
     scan: _Scan | None = None
     mtime_ns: int = 0
 
     def to_json(self) -> dict[str, Any]:
         scan = None if self.scan is None else asdict(self.scan)
-        return {"entry": asdict(self.entry), "scan": scan, "mtimeNs": self.mtime_ns}
+        entry = {**asdict(self.entry), "path": str(self.entry.path)}
+        return {"entry": entry, "scan": scan, "mtimeNs": self.mtime_ns}
 
     @classmethod
     def from_json(cls, data: dict[str, Any]) -> _Cached:
         scan = data.get("scan")
-        return cls(CatalogEntry(**data["entry"]), _Scan(**scan) if scan else None, int(data["mtimeNs"]))
+        entry = SessionInfo(**{**data["entry"], "path": Path(data["entry"]["path"])})
+        return cls(entry, _Scan(**scan) if scan else None, int(data["mtimeNs"]))
 
 
 def iter_session_files(root: Path, *, unreadable: bool = False) -> Iterator[tuple[Path, str | None]]:
@@ -280,7 +265,7 @@ class Catalog:
         self._cached: dict[str, _Cached] = self._load_cache()
         self._dirty = False
 
-    def scan(self, *, exact: bool = True) -> list[CatalogEntry]:
+    def scan(self, *, exact: bool = True) -> list[SessionInfo]:
         """Stat every session file, re-read only the changed ones; newest first.
 
         Not ``exact``: new or changed large files are listed from their prefix, their counts
@@ -299,7 +284,7 @@ class Catalog:
                 and st is not None
                 and old.entry.size == st.st_size
                 and old.mtime_ns == st.st_mtime_ns
-                and old.entry.parent == parent
+                and old.entry.parent_key == parent
                 and not (exact and old.entry.pending)
             ):
                 seen[key] = old
@@ -312,11 +297,11 @@ class Catalog:
         self.save()
         return self.entries()
 
-    def entries(self) -> list[CatalogEntry]:
+    def entries(self) -> list[SessionInfo]:
         """Every record from the last scan, newest first."""
-        return sorted((c.entry for c in self._cached.values()), key=lambda e: (-e.mtime, e.key))
+        return sorted((c.entry for c in self._cached.values()), key=lambda e: (-e.modified, e.key))
 
-    def get(self, key: str) -> CatalogEntry | None:
+    def get(self, key: str) -> SessionInfo | None:
         """The record of one file by key, if listed."""
         cached = self._cached.get(key)
         return None if cached is None else cached.entry
@@ -330,7 +315,7 @@ class Catalog:
         old = self._cached.get(key)
         if old is None or not old.entry.pending:
             return None
-        return read_entry(self.root, self.root / key, old.entry.parent, old)
+        return read_entry(self.root, self.root / key, old.entry.parent_key, old)
 
     def unreadable(self, key: str, reason: str) -> _Cached | None:
         """A listed file's record as unreadable for ``reason`` (for ``settle``)."""
@@ -340,7 +325,7 @@ class Catalog:
     def settle(self, key: str, done: _Cached) -> None:
         """Store what ``read_exact`` read, unless the file left the listing or was settled since."""
         old = self._cached.get(key)
-        if old is not None and old.entry.pending and old.entry.parent == done.entry.parent:
+        if old is not None and old.entry.pending and old.entry.parent_key == done.entry.parent_key:
             self._cached[key] = done
             self._dirty = True
 
@@ -382,7 +367,7 @@ def _cache_name(root: Path) -> str:
 class CatalogNode:
     """One session in a project group, with its subagents."""
 
-    entry: CatalogEntry
+    entry: SessionInfo
     children: list[CatalogNode] = field(default_factory=list)
 
 
@@ -395,18 +380,18 @@ class ProjectGroup:
 
     @property
     def modified(self) -> float:
-        return max((n.entry.mtime for n in self.nodes), default=0.0)
+        return max((n.entry.modified for n in self.nodes), default=0.0)
 
 
-def group_by_project(entries: Iterable[CatalogEntry]) -> list[ProjectGroup]:
+def group_by_project(entries: Iterable[SessionInfo]) -> list[ProjectGroup]:
     """Group records by their real cwd (subagents under their parent); newest group first."""
-    ordered = sorted(entries, key=lambda e: (-e.mtime, e.key))
+    ordered = sorted(entries, key=lambda e: (-e.modified, e.key))
     nodes = {e.key: CatalogNode(e) for e in ordered}
     groups: dict[str, list[CatalogNode]] = {}
     for e in ordered:
         node = nodes[e.key]
-        if e.parent is not None and e.parent in nodes:
-            nodes[e.parent].children.append(node)
+        if e.parent_key is not None and e.parent_key in nodes:
+            nodes[e.parent_key].children.append(node)
         else:
             groups.setdefault(e.cwd, []).append(node)
     result = [ProjectGroup(cwd, members) for cwd, members in groups.items()]

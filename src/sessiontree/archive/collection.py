@@ -20,10 +20,10 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import quote, unquote_to_bytes
 
-from sessiontree.archive.catalog import Catalog, CatalogEntry, iter_session_files
+from sessiontree.archive.catalog import Catalog, iter_session_files
 from sessiontree.errors import FilterError
 from sessiontree.readers.discovery import default_roots, root_agent
-from sessiontree.store.discovery import normalize_cwd, resolves_inside
+from sessiontree.store.discovery import SessionInfo, normalize_cwd, resolves_inside
 from sessiontree.store.paths import AgentPaths
 
 # -- folders ---------------------------------------------------------------------------------
@@ -126,18 +126,18 @@ class Filters:
     """Only files changed at or after this time (epoch milliseconds)."""
     exclude: tuple[str, ...] = ()
 
-    def keeps(self, entry: CatalogEntry) -> bool:
+    def keeps(self, entry: SessionInfo) -> bool:
         """True when the session is kept."""
         name = entry.key.rsplit("/", 1)[-1]
         if any(fnmatch.fnmatchcase(entry.key, p) or fnmatch.fnmatchcase(name, p) for p in self.exclude):
             return False
-        if self.since_ms is not None and entry.mtime * 1000 < self.since_ms:
+        if self.since_ms is not None and entry.modified * 1000 < self.since_ms:
             return False
         # An unreadable file has no cwd: a project filter leaves it out, no filter lists it.
         return self.project is None or (entry.error is None and in_project(entry.cwd, self.project))
 
 
-def select(entries: Iterable[CatalogEntry], filters: Filters) -> list[CatalogEntry]:
+def select(entries: Iterable[SessionInfo], filters: Filters) -> list[SessionInfo]:
     """The entries the filters keep, in the order given."""
     return [e for e in entries if filters.keeps(e)]
 
@@ -223,16 +223,16 @@ class Sources:
     def _prefix(self, index: int) -> str:
         return f"{self.labels[index]}/" if self.labels[index] else ""
 
-    def scan(self, *, exact: bool = True) -> list[CatalogEntry]:
+    def scan(self, *, exact: bool = True) -> list[SessionInfo]:
         """Every root's listing (re-reading only changed files), newest first (``exact``: see
         ``Catalog.scan``)."""
-        found: list[CatalogEntry] = []
+        found: list[SessionInfo] = []
         for index, catalog in enumerate(self.catalogs):
             prefix = self._prefix(index)
             for entry in catalog.scan(exact=exact):
-                parent = None if entry.parent is None else prefix + entry.parent
-                found.append(replace(entry, key=prefix + entry.key, parent=parent) if prefix else entry)
-        found.sort(key=lambda e: e.mtime, reverse=True)
+                parent = None if entry.parent_key is None else prefix + entry.parent_key
+                found.append(replace(entry, key=prefix + entry.key, parent_key=parent) if prefix else entry)
+        found.sort(key=lambda e: e.modified, reverse=True)
         return found
 
     def pending(self) -> list[tuple[Catalog, str]]:
@@ -245,7 +245,7 @@ class Sources:
         label, _, rest = key.partition("/")
         return self.labels.index(label), rest
 
-    def get(self, key: str) -> CatalogEntry | None:
+    def get(self, key: str) -> SessionInfo | None:
         """The record of one file by (prefixed) key."""
         try:
             index, rest = self._split(key)

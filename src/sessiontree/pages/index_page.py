@@ -14,14 +14,15 @@ from typing import Any
 
 from markupsafe import Markup
 
-from sessiontree.archive.catalog import CatalogEntry, CatalogNode, group_by_project
+from sessiontree.archive.catalog import CatalogNode, group_by_project
 from sessiontree.exporter.options import check_theme
 from sessiontree.exporter.templating import MacroSet, get_template, read_asset
 from sessiontree.pages.shell import check_inline, page_csp, page_css
 from sessiontree.readers import agent_label
+from sessiontree.store.discovery import SessionInfo
 from sessiontree.store.surrogates import shown_name
 
-LinkBuilder = Callable[[CatalogEntry], "str | None"]
+LinkBuilder = Callable[[SessionInfo], "str | None"]
 """Return the href of a session's page (None: not linked, e.g. an unreadable file)."""
 
 MACROS = MacroSet("index_macros.html.j2")
@@ -65,28 +66,28 @@ def _created(text: str) -> str:
 def _item(node: CatalogNode, link_for: LinkBuilder, now: float) -> dict[str, Any]:
     e = node.entry
     key = shown_name(e.key)  # a file name's bytes that are not UTF-8 shown as \xff
-    title = e.title or (key.rsplit("/", 1)[-1] if e.error else e.id)
+    title = e.display_title or (key.rsplit("/", 1)[-1] if e.error else e.id)
     count = e.message_count
     return {
         "key": key,
         "href": None if e.error else link_for(e),
         "title": title,
-        "search": " ".join((title, e.first_prompt, e.cwd, key, e.agent)).lower(),
+        "search": " ".join((title, e.first_message or "", e.cwd, key, e.agent)).lower(),
         "agent": agent_label(e.agent) if e.agent != "pi" else "",
-        "mtime_ms": int(e.mtime * 1000),
+        "mtime_ms": int(e.modified * 1000),
         "live": e.is_live(now),
         "error": e.error,
         "size": _size(e.size),
         "messages": "messages pending" if count is None else f"{count} message{'s' if count != 1 else ''}",
-        "created": _created(e.created) or "?",
-        "modified": _when(e.mtime),
-        "modified_iso": datetime.fromtimestamp(e.mtime, UTC).isoformat(timespec="seconds"),
+        "created": _created(e.created or "") or "?",
+        "modified": _when(e.modified),
+        "modified_iso": datetime.fromtimestamp(e.modified, UTC).isoformat(timespec="seconds"),
         "children": [_item(child, link_for, now) for child in node.children],
     }
 
 
 def render_index_groups(
-    entries: Iterable[CatalogEntry], link_for: LinkBuilder, now: float | None = None
+    entries: Iterable[SessionInfo], link_for: LinkBuilder, now: float | None = None
 ) -> str:
     """Return the HTML of the project groups (what a live index swaps in on a change)."""
     moment = time.time() if now is None else now
@@ -97,7 +98,7 @@ def render_index_groups(
     return str(MACROS.groups(groups))
 
 
-def index_summary(entries: Iterable[CatalogEntry]) -> str:
+def index_summary(entries: Iterable[SessionInfo]) -> str:
     """One line: how many sessions, projects and unreadable files."""
     listed = list(entries)
     bad = sum(1 for e in listed if e.error)
@@ -107,7 +108,7 @@ def index_summary(entries: Iterable[CatalogEntry]) -> str:
 
 
 def render_index(
-    entries: Iterable[CatalogEntry], link_for: LinkBuilder, options: IndexOptions | None = None
+    entries: Iterable[SessionInfo], link_for: LinkBuilder, options: IndexOptions | None = None
 ) -> str:
     """Return the whole index page of a catalog's records."""
     opts = options or IndexOptions()

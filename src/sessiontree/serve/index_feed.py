@@ -5,10 +5,10 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Awaitable, Callable
 
-from sessiontree.archive.catalog import CatalogEntry
 from sessiontree.pages.index_page import index_summary, render_index_groups
 from sessiontree.serve.hub import Event, Hub
 from sessiontree.serve.listing import Listing
+from sessiontree.store.discovery import SessionInfo
 
 INDEX_TOPIC = "index"
 INDEX_MIN_INTERVAL = 0.25
@@ -18,7 +18,7 @@ INDEX_MIN_INTERVAL = 0.25
 class IndexFeed:
     """Renders the listing's groups and publishes them when they differ from the last push."""
 
-    def __init__(self, listing: Listing, hub: Hub, link_for: Callable[[CatalogEntry], str]) -> None:
+    def __init__(self, listing: Listing, hub: Hub, link_for: Callable[[SessionInfo], str]) -> None:
         self.listing = listing
         self.hub = hub
         self.link_for = link_for

@@ -15,9 +15,9 @@ from pathlib import Path
 
 import anyio
 
-from sessiontree.archive.catalog import CatalogEntry
 from sessiontree.archive.collection import Sources
 from sessiontree.serve.security import contained
+from sessiontree.store.discovery import SessionInfo
 
 log = logging.getLogger(__name__)
 
@@ -32,12 +32,12 @@ class Listing:
         self.unsettled = asyncio.Event()
         """Set when a scan left counts pending (the background pass waits on it)."""
 
-    def scan(self) -> list[CatalogEntry]:
+    def scan(self) -> list[SessionInfo]:
         """Rescan the folders (stat only for unchanged files; new large files from their prefix)."""
         with self._lock:
             return self.sources.scan(exact=False)
 
-    async def scan_async(self) -> list[CatalogEntry]:
+    async def scan_async(self) -> list[SessionInfo]:
         entries = await anyio.to_thread.run_sync(self.scan)
         if any(e.pending for e in entries):
             self.unsettled.set()
@@ -67,7 +67,7 @@ class Listing:
                 catalog.save()
             return settled, bool(self.sources.pending())
 
-    def get(self, key: str) -> CatalogEntry | None:
+    def get(self, key: str) -> SessionInfo | None:
         """The listed record of a key, as of the last scan."""
         return self.sources.get(key)
 

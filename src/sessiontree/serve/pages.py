@@ -12,7 +12,6 @@ from urllib.parse import quote
 
 from starlette.responses import HTMLResponse
 
-from sessiontree.archive.catalog import CatalogEntry
 from sessiontree.exporter.api import render_session, render_shell
 from sessiontree.exporter.fragment_cache import FragmentCache
 from sessiontree.exporter.fragments import json_for_script
@@ -26,6 +25,7 @@ from sessiontree.serve.config import ServeConfig
 from sessiontree.serve.live import LiveSession, Snapshot
 from sessiontree.serve.urls import Urls
 from sessiontree.store import Session
+from sessiontree.store.discovery import SessionInfo
 from sessiontree.store.subagents import subagent_key
 from sessiontree.store.surrogates import shown_name
 
@@ -64,7 +64,7 @@ def attachment(name: str) -> str:
     return f"attachment; filename=\"{ascii_name}\"; filename*=UTF-8''{quote(shown, safe='')}"
 
 
-def render_served_index(entries: list[CatalogEntry], config: ServeConfig, urls: Urls) -> str:
+def render_served_index(entries: list[SessionInfo], config: ServeConfig, urls: Urls) -> str:
     """The index page with the live scripts (index events, message search) and their URLs added."""
     settings = {"events": urls.index_events(), "search": urls.search_api(), "sessions": urls.session_prefix()}
     options = IndexOptions(

@@ -14,7 +14,6 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from sessiontree import __version__
-from sessiontree.archive.catalog import CatalogEntry
 from sessiontree.archive.collection import Filters, Sources, default_cache_dir, is_inside, select
 from sessiontree.errors import BuildError, SearchError
 from sessiontree.exporter.options import check_theme
@@ -27,6 +26,7 @@ from sessiontree.site.pool import run_jobs
 from sessiontree.site.progress import BuildProgress, Silent
 from sessiontree.site.sources import file_sha256
 from sessiontree.site.worker import RenderJob
+from sessiontree.store.discovery import SessionInfo
 
 
 @dataclass(frozen=True)
@@ -90,7 +90,7 @@ def _workers(jobs: int, todo: int) -> int:
 
 
 def _plan(
-    entries: list[CatalogEntry], manifest: Manifest, options: BuildOptions, full: bool, sources: Sources
+    entries: list[SessionInfo], manifest: Manifest, options: BuildOptions, full: bool, sources: Sources
 ) -> tuple[list[RenderJob], Manifest]:
     """Split the selected sessions into pages to render and pages to keep; carry remembered failures."""
     site = options.site
@@ -102,14 +102,14 @@ def _plan(
         key = entry.key
         old = None if full else manifest.pages.get(key)
         if old is not None and _still_made(site, old, sources.path_of(key)):
-            if old.size == entry.size and old.mtime == entry.mtime:
+            if old.size == entry.size and old.mtime == entry.modified:
                 new.pages[key] = old
                 continue
             if old.size == entry.size and file_sha256(sources.path_of(key)) == old.sha256:
-                new.pages[key] = replace(old, mtime=entry.mtime)  # touched, not changed
+                new.pages[key] = replace(old, mtime=entry.modified)  # touched, not changed
                 continue
         failed = None if full else manifest.failures.get(key)
-        if failed is not None and failed.size == entry.size and failed.mtime == entry.mtime:
+        if failed is not None and failed.size == entry.size and failed.mtime == entry.modified:
             new.failures[key] = failed
             continue
         jobs.append(
@@ -214,7 +214,7 @@ def _build(options: BuildOptions, report: BuildProgress) -> BuildResult:
         ):
             job = by_key[outcome.key]
             entry = catalog.get(job.key)
-            size, mtime = (entry.size, entry.mtime) if entry else (0, 0.0)
+            size, mtime = (entry.size, entry.modified) if entry else (0, 0.0)
             if outcome.error is not None:
                 new.failures[job.key] = Failure(size=size, mtime=mtime, reason=outcome.error)
                 continue
@@ -295,18 +295,18 @@ def _write_usage(
         report.end()
 
 
-def _shown(entry: CatalogEntry, manifest: Manifest) -> CatalogEntry:
+def _shown(entry: SessionInfo, manifest: Manifest) -> SessionInfo:
     failed = manifest.failures.get(entry.key)
     if failed is not None and entry.error is None:
         return replace(entry, error=failed.reason)
     rec = manifest.pages.get(entry.key)
-    if rec is not None and rec.title and not entry.title:
+    if rec is not None and rec.title and not entry.display_title:
         return replace(entry, title=rec.title)
     return entry
 
 
 def write_index(
-    site: Path, entries: list[CatalogEntry], manifest: Manifest, options: BuildOptions, bundles: list[str]
+    site: Path, entries: list[SessionInfo], manifest: Manifest, options: BuildOptions, bundles: list[str]
 ) -> None:
     """Write ``index.html``: the shared index page, plus full-text search over ``bundles``."""
     from sessiontree.pages.index_page import IndexOptions, render_index
@@ -314,7 +314,7 @@ def write_index(
 
     pages = manifest.pages
 
-    def link_for(entry: CatalogEntry) -> str | None:
+    def link_for(entry: SessionInfo) -> str | None:
         rec = pages.get(entry.key)
         return rec.page if rec is not None else None
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 import re
 import sys
+import time
 from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -33,12 +34,19 @@ TERMINAL_ENV_VARS = ("TERM_SESSION_ID", "WT_SESSION", "TMUX_PANE")
 _UNSAFE_NAME = re.compile(r"[^A-Za-z0-9._-]")
 
 
+LIVE_SECONDS = 60.0
+"""A session changed within this many seconds shows as live."""
+
+
 @dataclass(frozen=True, slots=True)
 class SessionInfo:
     """What a listing shows of one session file of any agent, read from its first bytes.
 
-    The one listing record of a file: ``list``, ``resume`` and the catalog read it (another
-    agent's file through ``readers.discovery.read_agent_info``, its ``cwd`` empty when unknown).
+    The one listing record of a file: ``list``, ``resume`` and the catalog (``archive.catalog``,
+    serve's and build's index) read it (another agent's file through
+    ``readers.discovery.read_agent_info``, its ``cwd`` empty when unknown). In a catalog it also
+    carries its ``key`` under the listed folder, its parent's key and, for a file that cannot be
+    listed as a session, the ``error`` saying why (then only path, key, size and modified hold).
     """
 
     path: Path
@@ -50,15 +58,31 @@ class SessionInfo:
     modified: float
     size: int
     message_count: int | None
-    """Exact count of message entries, or None when that would mean reading a large file whole."""
+    """Exact count of message entries, or None when that would mean reading a large file whole
+    (in a catalog: pending, until its background pass reads the file)."""
     parent_session: str | None = None
     agent: str = "pi"
     """The agent that wrote the file (claude, codex: read through ``sessiontree.readers``)."""
+    key: str = ""
+    """In a catalog: the file's path relative to the listed folder, ``/`` separated (its id in URLs)."""
+    parent_key: str | None = None
+    """In a catalog: the key of the session this one is a subagent of."""
+    error: str | None = None
+    """In a catalog: why the file cannot be listed as a session."""
 
     @property
     def display_title(self) -> str:
         """The title, else the first prompt, else an empty string."""
         return self.title or self.first_message or ""
+
+    @property
+    def pending(self) -> bool:
+        """True when the count (and a title set late in the file) waits for the whole read."""
+        return self.error is None and self.message_count is None
+
+    def is_live(self, now: float | None = None) -> bool:
+        """True when the file changed in the last minute."""
+        return (time.time() if now is None else now) - self.modified < LIVE_SECONDS
 
     def to_json(self) -> dict[str, Any]:
         """A JSON-ready dict (paths as strings)."""
