@@ -41,7 +41,7 @@ _COMMAND_FLAGS = re.compile(
 )
 # Any long flag whose name holds a secret's word piece: --api-key, --db-password, --auth-token.
 _SECRET_FLAG = re.compile(
-    r"-(?<![\w-]-)-?(?P<flag>[A-Za-z][A-Za-z0-9]*(?:[-_][A-Za-z0-9]+)*)(?:=|[ \t]+)" + _VALUE
+    r"-(?<![\w-]-)-?(?P<flag>[A-Za-z0-9][A-Za-z0-9]*(?:[-_][A-Za-z0-9]+)*)(?:=|[ \t]+)" + _VALUE
 )
 _WORDISH = re.compile(r"[\w-]")
 _FLAG_HINT = re.compile(r"pass|pwd|secret|token|key|auth|cred")

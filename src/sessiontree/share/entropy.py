@@ -72,10 +72,13 @@ def reads_as_words(value: str) -> bool:
     return sum(map(len, letters)) / len(letters) >= 3.0 and short <= 1
 
 
+_CONSONANTS = re.compile(r"[b-df-hj-np-tv-xzB-DF-HJ-NP-TV-XZ]{4}")
+
+
 def _pronounceable(word: str) -> bool:
-    """Tell a word (about two letters in five are vowels) from random letters (one in five)."""
+    """Tell a word (about two letters in five are vowels, few long consonant runs) from random letters."""
     vowels = sum(c in "aeiouyAEIOUY" for c in word)
-    return vowels >= 0.25 * len(word)
+    return vowels >= 0.25 * len(word) and not _CONSONANTS.search(word)
 
 
 # A date and time (YYYYMMDDhhmmss: Go pseudo-versions, build stamps) is no part of a secret.
@@ -122,7 +125,7 @@ def looks_random_value(value: str, min_len: int = 8) -> bool:
     has_digit = any(c.isdigit() for c in core)
     if has_lower + has_upper + has_digit < 2:
         return False
-    if reads_as_words(value) and n < 24:
+    if reads_as_words(value) and n < 24 and class_switches(core) < n / 3:
         return False
     if class_switches(core) < max(2, n / 8):
         return False

@@ -82,6 +82,8 @@ _PUBLIC_WORDS = frozenset({"public", "publishable", "pub", "sort", "cache", "for
 def classify_key(key: str) -> str | None:
     """Return ``"password"`` or ``"token"`` when a key names a secret, else None."""
     words = [w.lower() for w in _WORDS.findall(key)]
+    if words[-2:] == ["key", "id"] and "access" in words:
+        return "token"  # an access key's id is half of the credential (AKIA..., LTAI...)
     if not words or words[-1] in _ABOUT_WORDS or key.upper() in ("PWD", "OLDPWD"):
         return None
     pieces = [w for w in words if w not in _NOT_PIECE]

@@ -97,9 +97,10 @@ def _cut_path(run: str) -> str:
     if "/" not in run:
         return run
     segments = run.split("/")
+    base64 = "+" in run or run.endswith("=")  # its "/" pieces are random, never words
     pos = len(segments[0])
     for segment in segments[1:]:
-        if not segment or reads_as_words(segment) or len(segment) < 4 or "." in segment:
+        if not segment or "." in segment or (not base64 and (reads_as_words(segment) or len(segment) < 4)):
             return run[:pos]
         pos += 1 + len(segment)
     return run

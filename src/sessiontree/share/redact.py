@@ -34,10 +34,15 @@ _HEADER_KEYS = frozenset({"type", "id", "version", "timestamp"})
 _NO_KEYS: frozenset[str] = frozenset()
 
 Span = tuple[int, int, str]
-# A short text holds a secret only with a letter and a digit side by side, a keyword or a URL.
+# A short text holds a secret only with a keyword, a command that takes a password, a URL, a
+# key's dashes, a run of 16 token characters, or the colons of a .pgpass line.
+_SHORT = 256
 _MAY_HOLD_SECRET = re.compile(
-    r"[a-z][0-9]|[0-9][a-z]|pass|pwd|secret|token|key|auth|cred|sig|salt|cookie|session|dsn|bearer"
-    r"|basic|://|jwt|pat|pw|otp|hmac|sas|psk|@|\x1b"
+    r"pass|pwd|secret|token|key|auth|cred|sig|salt|cookie|session|dsn|bearer|basic|jwt|pat|pw|otp"
+    r"|hmac|sas|psk|mysql|mariadb|login|redis|://|@|-----|[A-Za-z0-9_+/=.~-]{16}"
+    # What the page hides or decodes (escape codes, invisible characters, escapes, entities)
+    # may split a token into short runs.
+    r"|[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\u00ad\u200b-\u200f\u2060-\u2064\ufeff\\&]"
 )
 
 
@@ -84,7 +89,7 @@ def _merge(found: Iterable[tuple[int, int, int, str]]) -> list[Span]:
 
 def find_secret_spans(text: str) -> list[Span]:
     """Return the merged source spans of every secret, found in each shown form of the text."""
-    if len(text) < 32 and not _MAY_HOLD_SECRET.search(text.lower()):
+    if len(text) < _SHORT and text.count(":") < 4 and not _MAY_HOLD_SECRET.search(text.lower()):
         return []
     found: list[tuple[int, int, int, str]] = []  # start, end, rank (most specific first), kind
     masks = [m.span() for m in _MASKED.finditer(text)] if "[REDACTED:" in text else []
