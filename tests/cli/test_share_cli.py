@@ -167,9 +167,14 @@ def interrupt_share(session_file: Path, started: Callable[[], bool]) -> tuple[in
     deadline = time.monotonic() + 60
     while not started() and time.monotonic() < deadline and proc.poll() is None:
         time.sleep(0.05)
-    assert started(), proc.communicate()
-    proc.send_signal(signal.SIGINT)
-    out, err = proc.communicate(timeout=30)
+    try:
+        assert started(), proc.communicate()
+        proc.send_signal(signal.SIGINT)
+        out, err = proc.communicate(timeout=60)
+    finally:  # never leave the process behind for a later test to trip over
+        if proc.poll() is None:
+            proc.kill()
+            proc.communicate()
     return proc.returncode, out, err
 
 
