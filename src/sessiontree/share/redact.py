@@ -36,7 +36,7 @@ _NO_KEYS: frozenset[str] = frozenset()
 Span = tuple[int, int, str]
 # A short text holds a secret only with a keyword, a command that takes a password, a URL, a
 # key's dashes, a run of 16 token characters, or the colons of a .pgpass line.
-_SHORT = 256
+_SHORT = 32
 _MAY_HOLD_SECRET = re.compile(
     r"pass|pwd|secret|token|key|auth|cred|sig|salt|cookie|session|dsn|bearer|basic|jwt|pat|pw|otp"
     r"|hmac|sas|psk|mysql|mariadb|login|redis|://|@|-----|[A-Za-z0-9_+/=.~-]{16}"
