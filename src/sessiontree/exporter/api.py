@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from sessiontree.errors import EntryNotFound, ExportError
-from sessiontree.exporter.fragment_cache import FragmentCache, Record, iter_keys
+from sessiontree.exporter.fragment_cache import FragmentCache, Record, iter_keys, page_key
 from sessiontree.exporter.fragments import FragmentPacker
 from sessiontree.exporter.options import PageOptions, PageShell, RenderedSession, RenderOptions
 from sessiontree.exporter.page import iter_page
@@ -30,6 +30,7 @@ from sessiontree.store.discovery import printable
 from sessiontree.store.entries import content_blocks
 from sessiontree.store.repair import describe_damage
 from sessiontree.store.session import require_header
+from sessiontree.store.surrogates import SURROGATES
 from sessiontree.store.titles import FULL_TITLE_CHARS, cut_title
 
 
@@ -158,7 +159,7 @@ def _render_records(
     """Yield how many records to hold before a fork, then each entry's (meta, fragment, images).
 
     With a cache, found fragments are used and only the others rendered (on two cores when
-    they are many), then stored in batches.
+    they are many), then stored in one transaction.
     """
     cache = opts.cache
     if cache is None:
@@ -173,17 +174,13 @@ def _render_records(
     fresh: Generator[Any, None, None] = render_all(
         len(misses), lambda j: render_one(misses[j]), parallel=opts.parallel
     )
-    new: list[tuple[bytes, Record]] = []
     found: dict[bytes, Record] = {}
     try:
         for index, key in enumerate(keys):
             if key is None or key not in have:
                 record: Record = next(fresh)
                 if key is not None:
-                    new.append((key, record))
-                    if len(new) >= _WRITE_BATCH:
-                        cache.put_many(new)
-                        new = []
+                    cache.add(key, record)  # packed now, written in one transaction at the end
                 yield record
                 continue
             if key not in found:  # the next batch of hits, read as they are needed (memory stays small)
@@ -191,15 +188,14 @@ def _render_records(
             hit = found.get(key)
             if hit is None:  # no longer reads back (damaged, or evicted meanwhile): rendered here
                 hit = render_one(index)
-                new.append((key, hit))
+                cache.add(key, hit)
             yield hit
     finally:
         fresh.close()
-        cache.put_many(new)
+        cache.flush()
 
 
 _READ_BATCH = 400
-_WRITE_BATCH = 500
 
 
 def render_session_html(
@@ -277,9 +273,57 @@ def export_to_file(
     """Export a session file to a self-contained HTML file and return its path (input untouched).
 
     ``agent`` forces the reader of the file (claude, codex, pi); by default its content decides.
-    ``cache`` reuses fragments rendered before and keeps the new ones.
+    ``cache`` reuses the page made before from the same file and options (its bytes, kept whole),
+    else the fragments rendered before, and keeps what it renders.
     """
-    session = load_for_export(input_path, blobs_dir=blobs_dir, agent=agent, warn=warn)
+    options = [theme, leaf_id, system_prompt, tools, None if blobs_dir is None else str(blobs_dir), agent]
+    key = _page_key(Path(input_path), options) if cache is not None else None
+    hit = cache.get_page(key) if cache is not None and key is not None else None
+    if hit is not None:
+        out = _output_path(input_path, output_path)
+        PageOptions(theme=theme)
+        for line in hit[0]:
+            if warn is not None:
+                warn(line)
+        write_atomic(out, hit[1])
+        return out
+    warnings: list[str] = []
+
+    def keep_warning(line: str) -> None:
+        warnings.append(line)
+        if warn is not None:
+            warn(line)
+
+    session = load_for_export(input_path, blobs_dir=blobs_dir, agent=agent, warn=keep_warning)
+    out = _output_path(input_path, output_path)
+    # Options are checked before anything is rendered (a bad theme fails at once).
+    page = PageOptions(theme=theme)
+    # A page with missing images is not kept whole: it must change when they turn up.
+    keep = cache is not None and key is not None and not session.missing_blobs
+    chunks = _iter_rendered_page(
+        session, RenderOptions(leaf_id=leaf_id, system_prompt=system_prompt, tools=tools, cache=cache), page
+    )
+    # The generator drops the entries once they are rendered; holding them here would keep
+    # the whole session alive while the page is written.
+    del session
+    if not keep:
+        write_text_atomic(out, chunks)
+        return out
+    data = "".join(chunks).encode("utf-8", SURROGATES)  # as write_atomic encodes text
+    write_atomic(out, data)
+    assert cache is not None and key is not None
+    cache.put_page(key, warnings, data)
+    return out
+
+
+def _page_key(path: Path, options: list[Any]) -> bytes | None:
+    try:
+        return page_key(path, options)
+    except OSError:  # a missing or unreadable file: the load below says so in its words
+        return None
+
+
+def _output_path(input_path: str | Path, output_path: str | Path | None) -> Path:
     out = Path(output_path) if output_path is not None else default_output_path(input_path)
     if out.is_dir():
         out = out / default_output_path(input_path).name
@@ -287,15 +331,6 @@ def export_to_file(
         raise ExportError(f"Output {out} is the session file itself; choose another output path")
     if not out.parent.is_dir():
         raise ExportError(f"Directory not found: {out.parent}; create it or choose another output path")
-    # Options are checked before anything is rendered (a bad theme fails at once).
-    page = PageOptions(theme=theme)
-    chunks = _iter_rendered_page(
-        session, RenderOptions(leaf_id=leaf_id, system_prompt=system_prompt, tools=tools, cache=cache), page
-    )
-    # The generator drops the entries once they are rendered; holding them here would keep
-    # the whole session alive while the page is written.
-    del session
-    write_text_atomic(out, chunks)
     return out
 
 

@@ -9,6 +9,11 @@ record that does not read back whole (a damaged file, a bit flipped) is a miss a
 never a wrong fragment. SQLite in WAL mode makes each write batch one
 transaction: a process killed mid-write leaves the batch out, and several processes (serve,
 build, export) can read and write the file at once. Past ``max_bytes`` the least recently used records go.
+
+Nothing is fsynced (``synchronous=off``): a killed process loses nothing it committed (the OS
+holds the written pages), only a machine crash could damage the file, and a damaged file is
+deleted on the error that shows it (the next use starts an empty cache). The fsyncs cost a cold
+2,000-turn export more wall time than rendering did on a loaded disk.
 """
 
 from __future__ import annotations
@@ -116,6 +121,51 @@ def _unpack(value: bytes) -> Record | None:
     return meta, html, images
 
 
+def page_key(session_file: Path, options: Any) -> bytes:
+    """Return the cache key of a session file's whole page: its bytes, its subagents' files, the options.
+
+    Claude Code keeps subagent transcripts beside a session (``<stem>/subagents/agent-*.jsonl``,
+    or ``agent-*.jsonl`` in its folder): their names, sizes and change times are part of the key.
+    """
+    h = hashlib.sha256(b"page\0" + renderer_version().encode())
+    with open(session_file, "rb") as fh:
+        h.update(hashlib.file_digest(fh, "sha256").digest())
+    for path in sorted(
+        [
+            *session_file.parent.glob("agent-*.jsonl"),
+            *(session_file.parent / session_file.stem / "subagents").glob("agent-*.jsonl"),
+        ]
+    ):
+        try:
+            st = path.stat()
+        except OSError:
+            continue
+        h.update(_dumps([path.name, st.st_size, st.st_mtime_ns]))
+    h.update(_dumps(options))
+    return h.digest()
+
+
+def _pack_page(warnings: list[str], page: bytes) -> bytes:
+    head = _dumps(warnings)
+    body = len(head).to_bytes(4, "big") + head + page
+    return zlib.crc32(body).to_bytes(4, "big") + body
+
+
+def _unpack_page(value: bytes) -> tuple[list[str], bytes] | None:
+    """Return (warnings, page) when the value's CRC-32 checks, else None."""
+    body = value[4:]
+    if len(value) < 8 or zlib.crc32(body) != int.from_bytes(value[:4], "big"):
+        return None
+    size = int.from_bytes(body[:4], "big")
+    try:
+        warnings = _loads(body[4 : 4 + size])
+    except ValueError:
+        return None
+    if not (isinstance(warnings, list) and all(isinstance(w, str) for w in warnings)):
+        return None
+    return warnings, body[4 + size :]
+
+
 def _max_bytes() -> int:
     raw = os.environ.get(MAX_MB_ENV, "")
     return (int(raw) if raw.isdigit() else DEFAULT_MAX_MB) * 1024 * 1024
@@ -135,6 +185,7 @@ class FragmentCache:
         self._db: sqlite3.Connection | None = None
         self._broken = False
         self._used: list[bytes] = []
+        self._pending: list[tuple[bytes, bytes, int, int]] = []
 
     def _connect(self) -> sqlite3.Connection | None:
         if self._db is None and not self._broken:
@@ -142,7 +193,7 @@ class FragmentCache:
                 self.path.parent.mkdir(parents=True, exist_ok=True)
                 db = sqlite3.connect(self.path, timeout=30, isolation_level=None, check_same_thread=False)
                 db.execute("pragma journal_mode=wal")
-                db.execute("pragma synchronous=normal")
+                db.execute("pragma synchronous=off")
                 db.executescript(_SCHEMA)
                 self._db = db
             except sqlite3.Error as exc:
@@ -152,9 +203,14 @@ class FragmentCache:
     def _fail(self, exc: Exception) -> None:
         log.warning("fragment cache %s not used: %s", self.path, exc)
         self._broken = True
+        self._pending.clear()
         if self._db is not None:
             self._db.close()
             self._db = None
+        if isinstance(exc, sqlite3.DatabaseError) and not isinstance(exc, sqlite3.OperationalError):
+            # Damaged ("malformed", "not a database"): a cache is only worth its content, start afresh.
+            for suffix in ("", "-wal", "-shm"):
+                Path(f"{self.path}{suffix}").unlink(missing_ok=True)
 
     def present(self, keys: Sequence[bytes]) -> set[bytes]:
         """Return which of ``keys`` have a record (read with ``get_many`` when needed)."""
@@ -204,13 +260,25 @@ class FragmentCache:
             return {}
         return found
 
+    def add(self, key: bytes, record: Record) -> None:
+        """Pack a record to be stored by the next ``flush`` (or ``put_many``)."""
+        if not self._broken:
+            value = _pack(record)
+            self._pending.append((key, value, len(value), time.time_ns()))
+
     def put_many(self, records: Iterable[tuple[bytes, Record]]) -> None:
         """Store records in one transaction, then mark the hits used and evict past the bound."""
+        for key, record in records:
+            self.add(key, record)
+        self.flush()
+
+    def flush(self) -> None:
+        """Store the records added so far in one transaction; mark the hits used; evict past the bound."""
         db = self._connect()
         if db is None:
             return
         now = time.time_ns()
-        rows = [(key, value, len(value), now) for key, value in ((k, _pack(r)) for k, r in records)]
+        rows, self._pending = self._pending, []
         try:
             with _transaction(db):
                 db.executemany("insert or replace into frags values (?, ?, ?, ?)", rows)
@@ -219,6 +287,32 @@ class FragmentCache:
             self._evict(db)
         except sqlite3.Error as exc:
             self._fail(exc)
+
+    def get_page(self, key: bytes) -> tuple[list[str], bytes] | None:
+        """Return a whole page stored under ``key`` (its load warnings and bytes), or None."""
+        db = self._connect()
+        if db is None:
+            return None
+        try:
+            row = db.execute("select cast(value as blob) from frags where key = ?", (key,)).fetchone()
+            if row is None:
+                return None
+            page = _unpack_page(row[0])
+            if page is None:  # damaged: a miss, and dropped
+                db.execute("delete from frags where key = ?", (key,))
+            else:
+                self._used.append(key)
+            return page
+        except sqlite3.Error as exc:
+            self._fail(exc)
+            return None
+
+    def put_page(self, key: bytes, warnings: list[str], page: bytes) -> None:
+        """Store a whole page under ``key`` (under the same bound as the fragments)."""
+        if not self._broken:
+            value = _pack_page(warnings, page)
+            self._pending.append((key, value, len(value), time.time_ns()))
+            self.flush()
 
     def _evict(self, db: sqlite3.Connection) -> None:
         (total,) = db.execute("select coalesce(sum(size), 0) from frags").fetchone()
@@ -235,9 +329,9 @@ class FragmentCache:
             db.executemany("delete from frags where key = ?", [(k,) for k in drop])
 
     def close(self) -> None:
-        """Write the pending use marks and close the file."""
-        if self._used:
-            self.put_many(())
+        """Write the pending records and use marks and close the file."""
+        if self._used or self._pending:
+            self.flush()
         if self._db is not None:
             self._db.close()
             self._db = None

@@ -1,0 +1,91 @@
+"""The whole-page cache of export: the same bytes as a fresh render; a changed file or option misses."""
+
+from __future__ import annotations
+
+import sqlite3
+from pathlib import Path
+
+import pytest
+
+from sessiontree.exporter import api
+from sessiontree.exporter.api import export_to_file
+from sessiontree.exporter.fragment_cache import FILE_NAME, FragmentCache
+from tests.conftest import REAL, GenSession
+
+REAL_FILES = sorted(REAL.rglob("*.jsonl"))[:4]
+
+
+def export(path: Path, out: Path, cache: FragmentCache | None, **options: str) -> tuple[bytes, list[str]]:
+    warnings: list[str] = []
+    export_to_file(path, out, warn=warnings.append, cache=cache, **options)  # type: ignore[arg-type]
+    return out.read_bytes(), warnings
+
+
+def no_load(*_: object, **__: object) -> None:
+    raise AssertionError("the session was loaded: the page cache was not used")
+
+
+def check_cached(path: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, **options: str) -> None:
+    out = tmp_path / "out"
+    out.mkdir(exist_ok=True)
+    fresh = export(path, out / "fresh.html", None, **options)
+    cache = FragmentCache(tmp_path / "cache")
+    assert export(path, out / "cold.html", cache, **options) == fresh
+    with monkeypatch.context() as patch:
+        patch.setattr(api, "load_for_export", no_load)
+        assert export(path, out / "warm.html", cache, **options) == fresh
+    cache.close()
+
+
+@pytest.mark.parametrize("path", REAL_FILES, ids=lambda p: p.name[:50])
+def test_a_page_from_the_page_cache_is_byte_identical_real(
+    path: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    check_cached(path, tmp_path, monkeypatch)
+
+
+def test_a_page_from_the_page_cache_is_byte_identical_generated(
+    gen_session: GenSession, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    check_cached(gen_session(80, blobs=True), tmp_path, monkeypatch)
+    check_cached(gen_session(40, version=1, seed=3), tmp_path, monkeypatch, theme="dark")
+
+
+def test_load_warnings_are_given_again_from_the_page_cache(
+    gen_session: GenSession, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    path = gen_session(10)
+    with path.open("a", encoding="utf-8") as fh:
+        fh.write('{"type": "message", "id": \n')  # a damaged line: the load warns
+    out = tmp_path / "w.html"
+    assert export(path, out, None)[1]
+    check_cached(path, tmp_path, monkeypatch)
+
+
+def test_a_changed_file_or_option_misses(gen_session: GenSession, tmp_path: Path) -> None:
+    path = gen_session(20)
+    cache = FragmentCache(tmp_path / "cache")
+    first, _ = export(path, tmp_path / "a.html", cache)
+    dark, _ = export(path, tmp_path / "b.html", cache, theme="dark")
+    assert dark != first and dark == export(path, tmp_path / "c.html", None, theme="dark")[0]
+    lines = path.read_bytes().splitlines(keepends=True)
+    path.write_bytes(b"".join(lines[:-2]))  # the session changed: its page must too
+    changed, _ = export(path, tmp_path / "d.html", cache)
+    assert changed != first and changed == export(path, tmp_path / "e.html", None)[0]
+    cache.close()
+
+
+def test_a_damaged_page_record_is_a_miss(gen_session: GenSession, tmp_path: Path) -> None:
+    path = gen_session(20)
+    fresh, _ = export(path, tmp_path / "a.html", None)
+    cache = FragmentCache(tmp_path / "cache")
+    export(path, tmp_path / "b.html", cache)
+    cache.close()
+    with sqlite3.connect(tmp_path / "cache" / FILE_NAME) as db:
+        changed = db.execute(
+            "update frags set value = substr(value, 1, 20) || x'00' || substr(value, 22) where size > 100000"
+        ).rowcount
+    assert changed >= 1  # the page record (fragments are far smaller)
+    cache = FragmentCache(tmp_path / "cache")
+    assert export(path, tmp_path / "c.html", cache)[0] == fresh
+    cache.close()
