@@ -89,3 +89,22 @@ def test_a_damaged_page_record_is_a_miss(gen_session: GenSession, tmp_path: Path
     cache = FragmentCache(tmp_path / "cache")
     assert export(path, tmp_path / "c.html", cache)[0] == fresh
     cache.close()
+
+
+def test_a_damaged_cache_file_is_deleted_and_the_next_use_starts_afresh(
+    gen_session: GenSession, tmp_path: Path
+) -> None:
+    path = gen_session(10)
+    fresh, _ = export(path, tmp_path / "a.html", None)
+    folder = tmp_path / "cache"
+    folder.mkdir()
+    (folder / FILE_NAME).write_bytes(b"not a database " * 512)  # as a machine crash might leave it
+    cache = FragmentCache(folder)
+    assert export(path, tmp_path / "b.html", cache)[0] == fresh  # the cache steps aside
+    cache.close()
+    assert not (folder / FILE_NAME).exists()
+    cache = FragmentCache(folder)
+    assert export(path, tmp_path / "c.html", cache)[0] == fresh
+    cache.close()
+    with sqlite3.connect(folder / FILE_NAME) as db:
+        assert db.execute("select count(*) from frags").fetchone()[0] > 0
