@@ -78,7 +78,7 @@ _CONSONANTS = re.compile(r"[b-df-hj-np-tv-xzB-DF-HJ-NP-TV-XZ]{4}")
 def _pronounceable(word: str) -> bool:
     """Tell a word (about two letters in five are vowels, few long consonant runs) from random letters."""
     vowels = sum(c in "aeiouyAEIOUY" for c in word)
-    return vowels >= 0.25 * len(word) and not _CONSONANTS.search(word)
+    return vowels >= 0.15 * len(word) and not _CONSONANTS.search(word)
 
 
 # A date and time (YYYYMMDDhhmmss: Go pseudo-versions, build stamps) is no part of a secret.

@@ -102,6 +102,18 @@ def classify_key(key: str) -> str | None:
     return None
 
 
+_CODE_WORDS = frozenset(
+    {"await", "new", "this", "self", "null", "undefined", "function", "async", "require", "import"}
+    | {"return", "typeof", "None", "True", "False", "lambda", "yield", "nil", "let", "const", "var"}
+)
+
+
+def _camel_identifier(value: str) -> bool:
+    """Tell ``OAuthCredentials`` or ``getApiKey`` (words joined in camelCase) from a password."""
+    has_upper = any(c.isupper() for c in value[1:])
+    return has_upper and any(c.islower() for c in value) and reads_as_words(value)
+
+
 def _is_code_reference(value: str) -> bool:
     """Tell a dotted name in code (``os.environ.get``, ``process.env.X``) from a dotted token."""
     if not _DOTTED_NAME.match(value):
@@ -115,6 +127,10 @@ def _accept_value(
 ) -> bool:
     if is_placeholder(value) or PATH.match(value) or URL.match(value) or RESOURCE.match(value):
         return False
+    if bare and value in _CODE_WORDS:
+        return False  # code: "const creds = await ...", "token: string"
+    if bare and sep == ":" and value.isalnum() and value[:1].isalpha() and _camel_identifier(value):
+        return False  # a type or a function: "credentials: OAuthCredentials", "apiKey: getApiKey"
     if bare and (after[:1] in ("(", "[") or _is_code_reference(value)):
         return False  # code: os.environ["X"], getpass.getpass(), settings.SECRET_KEY
     if value.lower() in (key.lower(), key.lower().replace("_", "")) or value.startswith("!"):

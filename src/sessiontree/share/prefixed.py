@@ -119,7 +119,7 @@ def _body_is_secret(body: str, prefix: list[str]) -> bool:
 # A long run of letters and digits standing alone (a token whose prefix is glued on: AKCp...,
 # LTAI..., EZAK...). Base64 data (images, fonts, keys, digests) is told apart by its
 # surroundings: "+", "/" and "=" around it, a hash name before it, lines of one width.
-_BARE = re.compile(r"[A-Za-z0-9](?<![A-Za-z0-9_.+=-][A-Za-z0-9])[A-Za-z0-9]{31,}(?![A-Za-z0-9_+=-])")
+_BARE = re.compile(r"[A-Za-z0-9](?<![A-Za-z0-9_.+=-][A-Za-z0-9])[A-Za-z0-9]{31,}(?![A-Za-z0-9+=])")
 _BASE64_AROUND = re.compile(r"[A-Za-z0-9+/=]*")
 _DIGEST_BEFORE = re.compile(r"(?:sha[0-9]*|SHA[0-9]*|md5|MD5|h1|base64|blake[0-9a-z]*)[:,=~-]?$")
 _BASE64_LINE = re.compile(r"[A-Za-z0-9+/=]{40,}")
