@@ -76,6 +76,8 @@ def _trim(run: str) -> str:
 
 
 def _accept(run: str) -> bool:
+    if _names_a_file(run):
+        return False
     pos = 0
     pieces: list[str] = []
     for _ in range(_MAX_PREFIX_PIECES):
@@ -104,6 +106,26 @@ def _cut_path(run: str) -> str:
             return run[:pos]
         pos += 1 + len(segment)
     return run
+
+
+# A file or folder name, not a token: a date in it (rollout-2026-06-09T04-06-14-<uuid>.jsonl), or
+# a word after a generated piece (subagent-artifacts/526c9f56_speckit-constitution_0_meta). A
+# token's words are its vendor's prefix and come first (shippo_live_, capture-duffel_live_).
+_DATE = re.compile(r"(?:19|20)[0-9]{2}-[01][0-9]-[0-3][0-9]")
+_SEPARATED = re.compile(r"[/_.+-]")
+_WORD = re.compile(r"[a-z]{4,}|[A-Z][a-z]{3,}")
+
+
+def _is_word(piece: str) -> bool:
+    return _WORD.fullmatch(piece) is not None and reads_as_words(piece)
+
+
+def _names_a_file(run: str) -> bool:
+    if _DATE.search(run):
+        return True
+    words = [_is_word(p) for p in _SEPARATED.split(run) if p]
+    first_other = words.index(False) if False in words else len(words)
+    return sum(words) >= 2 and any(words[first_other:])
 
 
 def _body_is_secret(body: str, prefix: list[str]) -> bool:
