@@ -10,9 +10,10 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from sessiontree.share.redact import RedactionReport, redact_entries, redact_text
+from sessiontree.share.redact import redact_entries, redact_text
 from tests.share.heldout.generate import draw_cases
 from tests.share.heldout.lookalikes import draw_lookalikes
+from tests.share.test_redact import assert_idempotent
 
 # Each makes a text of about n units that once made (or could make) a regex or a loop quadratic:
 # a scan to the end for every start, two blank runs side by side, a keyword inside one long word.
@@ -70,13 +71,7 @@ HELDOUT = _heldout_texts()
     st.sampled_from([" ", "\n", "", "/", "_", "-", "=", "|", "\n | "]),
 )
 def test_redacting_twice_changes_nothing(parts: list[str], glue: str) -> None:
-    text = glue.join(parts)
-    report = RedactionReport()
-    once = redact_text(text, report)
-    assert once.count("[REDACTED:") - text.count("[REDACTED:") == report.total
-    again = RedactionReport()
-    assert redact_text(once, again) == once
-    assert again.total == 0
+    assert_idempotent(glue.join(parts))
 
 
 def test_redacting_a_session_twice_changes_nothing() -> None:
