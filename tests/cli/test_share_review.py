@@ -32,6 +32,19 @@ def _env() -> dict[str, str]:
     return {**os.environ, "PYTHONPATH": str(ROOT / "src"), "NO_COLOR": "1"}
 
 
+def _share_piped(*args: str, cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
+    """Run ``sessiontree share`` without a terminal (stdin closed, output captured)."""
+    return subprocess.run(
+        [sys.executable, "-m", "sessiontree", "share", *args],
+        capture_output=True,
+        text=True,
+        env=_env(),
+        stdin=subprocess.DEVNULL,
+        cwd=cwd,
+        timeout=300,
+    )
+
+
 def _gist_created(gh: FakeGh) -> bool:
     return any(call[:2] == ["gist", "create"] for call in gh.calls())
 
@@ -87,7 +100,9 @@ def session_file(tmp_path: Path) -> Path:
 
 
 def _assert_listed(text: str) -> None:
-    assert "Masked 3 value(s): 1 aws-access-key, 1 env-assignment, 1 github-token" in text
+    # One total, said once; then one line a masked value.
+    assert text.count("Redacted 3 secret(s): 1 aws-access-key, 1 env-assignment, 1 github-token") == 1
+    assert "Masked" not in text
     for secret, kind in (
         (GITHUB_TOKEN, "github-token"),
         (AWS_KEY, "aws-access-key"),
@@ -168,15 +183,84 @@ def test_without_a_terminal_share_uploads_and_says_when_nothing_was_masked(
     message = {"role": "user", "content": [{"type": "text", "text": "Rename the helper, please."}]}
     entry = {"type": "message", "id": "c0000001", "parentId": None, "message": message}
     clean.write_text(json.dumps(header) + "\n" + json.dumps(entry) + "\n")
-    proc = subprocess.run(
-        [sys.executable, "-m", "sessiontree", "share", "--no-open", str(clean)],
-        capture_output=True,
-        text=True,
-        env=_env(),
-        stdin=subprocess.DEVNULL,
-        timeout=300,
-    )
+    proc = _share_piped("--no-open", str(clean))
     assert proc.returncode == 0, proc.stderr
     assert "No secret found: nothing was masked" in proc.stderr
     assert PROMPT not in proc.stderr
     assert _gist_created(fake_gh)
+
+
+def _many_secrets(path: Path, n: int) -> list[str]:
+    """Write a pi session with ``n`` distinct GitHub tokens, one a prompt; return the tokens."""
+    tokens = [f"ghp_{i:04d}" + "Q7wE9rT2yU4iO6pA8sD1fG3hJ5kL7z" + f"{i:02d}" for i in range(n)]
+    header = {"type": "session", "version": 3, "id": "3a1131a13a1131a1", "timestamp": "2026-02-16T10:00:00Z"}
+    lines = [json.dumps(header)]
+    for i, token in enumerate(tokens):
+        text = f"deploy with GITHUB_TOKEN={token}"
+        message = {"role": "user", "content": [{"type": "text", "text": text}]}
+        parent = f"m{i - 1:07d}" if i else None
+        lines.append(
+            json.dumps({"type": "message", "id": f"m{i:07d}", "parentId": parent, "message": message})
+        )
+    path.write_text("\n".join(lines) + "\n")
+    return tokens
+
+
+def test_dry_run_lists_every_masked_value(tmp_path: Path, fake_gh: FakeGh, isolated_agent_dir: Path) -> None:
+    tokens = _many_secrets(tmp_path / "many.jsonl", 75)
+    proc = _share_piped("--dry-run", str(tmp_path / "many.jsonl"), cwd=tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    listed = [line for line in proc.stderr.splitlines() if "(40 chars)" in line]
+    assert len(listed) == 75 and "more" not in proc.stderr
+    assert {line.split()[1] for line in listed} == {t[:4] + "..." for t in tokens}
+    assert {line.split()[-2] for line in listed} == {f"m{i:07d}" for i in range(75)}
+    assert proc.stderr.count("Redacted 75 secret(s)") == 1
+
+
+def test_on_a_terminal_a_long_list_is_cut_with_the_count(
+    tmp_path: Path, fake_gh: FakeGh, isolated_agent_dir: Path
+) -> None:
+    _many_secrets(tmp_path / "many.jsonl", 75)
+    term = Terminal(str(tmp_path / "many.jsonl"), cwd=tmp_path)
+    seen = term.read_until(PROMPT)
+    assert PROMPT in seen, seen
+    shown = [line for line in seen.splitlines() if "(40 chars)" in line]
+    more = next(line for line in seen.splitlines() if "more (share --dry-run lists every one)" in line)
+    assert int(more.split()[2]) == 75 - len(shown) and 0 < len(shown) < 75
+    term.type("n\n")
+    assert term.finish() == 130, term.seen
+    assert not _gist_created(fake_gh)
+
+
+def test_thinking_signatures_are_neither_listed_nor_published(
+    tmp_path: Path, fake_gh: FakeGh, isolated_agent_dir: Path
+) -> None:
+    # A signature is base64 of a binary blob: it looks like a token, and the page never shows it.
+    signature = "EqQBCkYIBxgCKkB" + "x7Q9mZ2vL4kP8sR1tW6yN3cF5hJ0aD" * 8
+    gemini = "CiQB" + "yH3kT9pQ2mW7vZ5xR8nL4cF6jD1sA0" * 6
+    session = tmp_path / "claude.jsonl"
+    blocks = [
+        {"type": "thinking", "thinking": "Look at the config first.", "signature": signature},
+        {"type": "text", "text": "I will read the config.", "thoughtSignature": gemini},
+    ]
+    line = {
+        "type": "assistant",
+        "uuid": "00000000-0000-4000-8000-000000000001",
+        "parentUuid": None,
+        "sessionId": "5e000000-0000-4000-8000-000000000001",
+        "timestamp": "2026-02-16T10:00:00.000Z",
+        "cwd": "/home/dev/app",
+        "message": {"id": "msg_01", "role": "assistant", "model": "m", "content": blocks},
+    }
+    prompt = {**line, "type": "user", "uuid": "00000000-0000-4000-8000-000000000000"}
+    prompt["message"] = {"role": "user", "content": "Check the config."}
+    line["parentUuid"] = prompt["uuid"]
+    session.write_text(json.dumps(prompt) + "\n" + json.dumps(line) + "\n")
+    proc = _share_piped("--no-open", str(session))
+    assert proc.returncode == 0, proc.stderr
+    assert "No secret found: nothing was masked" in proc.stderr, proc.stderr
+    assert "ignature" not in proc.stderr
+    uploaded = page_text(fake_gh.uploaded())
+    assert "Look at the config first." in uploaded
+    for blob in (signature, gemini):
+        assert all(blob[i : i + 8] not in uploaded for i in range(0, len(blob) - 8, 4))

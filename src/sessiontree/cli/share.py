@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import shutil
 import sys
 import webbrowser
 from pathlib import Path
@@ -63,8 +64,7 @@ def share(
         dry_run=Path.cwd() if dry_run else None,
     )
     if dry_run:
-        for line in review_lines(outcome.redaction):
-            _say(printable(line))
+        _list_all(review_lines(outcome.redaction))
         click.echo(f"Page written to {printable(outcome.message or '')} (nothing uploaded)")
         return
     print_outcome(outcome)
@@ -72,9 +72,24 @@ def share(
         webbrowser.open(outcome.url)
 
 
+def _list_all(lines: list[str]) -> None:
+    """Print every masked value: through a pager when the list is longer than the terminal."""
+    lines = [printable(line) for line in lines]
+    if sys.stdout.isatty() and sys.stderr.isatty() and len(lines) > _screen_lines():
+        click.echo_via_pager("\n".join(lines) + "\n")
+        return
+    for line in lines:
+        _say(line)
+
+
+def _screen_lines() -> int:
+    """Return how many lines of the list fit on the terminal with the prompt under it."""
+    return max(5, shutil.get_terminal_size().lines - 4)
+
+
 def _ask(report: RedactionReport | None) -> bool:
-    """Show what was masked and ask whether to upload (on a terminal)."""
-    for line in review_lines(report):
+    """Show what was masked (cut to the screen, the rest counted) and ask whether to upload."""
+    for line in review_lines(report, limit=_screen_lines()):
         _say(printable(line))
     return click.confirm("Upload this page?", default=False, err=True)
 

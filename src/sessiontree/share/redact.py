@@ -32,6 +32,13 @@ MIN_TEXT = 8
 _ENTRY_KEYS = frozenset({"id", "parentId", "type", "timestamp", "targetId", "fromId", "firstKeptEntryId"})
 _HEADER_KEYS = frozenset({"type", "id", "version", "timestamp"})
 _NO_KEYS: frozenset[str] = frozenset()
+# Opaque provider data the page never shows (thinking signatures, encrypted reasoning): dropped
+# from the shared copy (its value emptied), never scanned, never listed in the review.
+HIDDEN_FIELDS = frozenset(
+    {"thinkingSignature", "thoughtSignature", "thought_signature", "textSignature"}
+    | {"encrypted_content", "encryptedContent"}
+)
+_HIDDEN_BY_TYPE = {"thinking": "signature", "redactedThinking": "data", "redacted_thinking": "data"}
 
 Span = tuple[int, int, str]
 # A short text holds a secret only with a keyword, a command that takes a password, a URL, a
@@ -218,10 +225,16 @@ def redact_text(text: str, report: RedactionReport | None = None) -> str:
     return Redactor().redact(text, report if report is not None else RedactionReport())
 
 
+def _hidden_key(item: dict[Any, Any]) -> str | None:
+    """Return the key of a block's own hidden field (``signature`` of a thinking block), if any."""
+    kind = item.get("type")
+    return _HIDDEN_BY_TYPE.get(kind) if isinstance(kind, str) else None
+
+
 def _strings(value: Any, keep: frozenset[str] = _NO_KEYS) -> Iterable[tuple[str, str | None]]:
     """Yield every string of a JSON value with the key it is under (keys too, with None).
 
-    Image data and the top-level ``keep`` fields are left out; no recursion.
+    Image data, hidden fields and the top-level ``keep`` fields are left out; no recursion.
     """
     stack: list[tuple[Any, str | None]] = [(value, None)]
     top = True
@@ -233,10 +246,16 @@ def _strings(value: Any, keep: frozenset[str] = _NO_KEYS) -> Iterable[tuple[str,
             stack.extend((child, under) for child in item)
         elif isinstance(item, dict):
             is_image = item.get("type") == "image"
+            hidden = _hidden_key(item)
             for key, child in item.items():
                 if isinstance(key, str):
                     yield key, None
-                if (is_image and key == "data") or (top and key in keep and isinstance(child, str)):
+                if isinstance(child, str) and (
+                    (is_image and key == "data")
+                    or (top and key in keep)
+                    or key in HIDDEN_FIELDS
+                    or key == hidden
+                ):
                     continue
                 stack.append((child, key if isinstance(key, str) else None))
         top = False
@@ -271,7 +290,11 @@ def redact_value(
             out: dict[Any, Any] = {}
             parent[slot] = out
             is_image = item.get("type") == "image"
+            hidden = _hidden_key(item)
             for key, child in item.items():
+                if isinstance(child, str) and (key in HIDDEN_FIELDS or key == hidden):
+                    out[key] = ""  # never shown: not published, not listed
+                    continue
                 if isinstance(key, str):
                     new_key = _unique_key(redactor.redact(key, report, entry, (key, path)), out)
                 else:
