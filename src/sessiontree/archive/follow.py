@@ -151,7 +151,9 @@ class ClaudeFollower(_ClaudeConverter):
         for chain, reply_id, entry_id in saved.get("replies", []):
             dict.__setitem__(self.by_message_id, (chain, reply_id), kept[entry_id])
         self.header = dict(saved.get("header", {}))
-        self.titles = [(str(a), str(b)) for a, b in saved.get("titles", [])]
+        self.titles = [
+            (str(t[0]), str(t[1]), str(t[2]) if len(t) > 2 else "") for t in saved.get("titles", [])
+        ]
         self.session_ids = list(saved.get("ids", []))
         self.changed: list[Entry] = []
 
@@ -169,7 +171,7 @@ class ClaudeFollower(_ClaudeConverter):
         }
         linker = self.linker
         assert isinstance(linker, _SeededLinker)
-        titles = [text for leaf, text in self.titles if not leaf or linker.names(leaf)]
+        titles = [text for leaf, text, _ in self.titles if not leaf or linker.names(leaf)]
         if titles:
             header["title"] = titles[-1]
         header["titles"] = list(dict.fromkeys(text for text in titles if text.strip()))

@@ -9,8 +9,9 @@ import click
 
 from sessiontree.cli.base import Context, agent_option, cli, pass_context, session_argument
 from sessiontree.readers import load_any
+from sessiontree.readers.kinds import summarize
 from sessiontree.store.session import require_header
-from sessiontree.store.summary import format_summary, summarize_session
+from sessiontree.store.summary import format_summary
 
 
 @cli.command()
@@ -25,5 +26,5 @@ def inspect(ctx: Context, session: Path, as_json: bool, agent: str | None) -> No
     prefix.
     """
     loaded = require_header(load_any(session, agent, agent_dir=ctx.agent_dir))
-    summary = summarize_session(loaded)
+    summary = summarize(loaded)
     click.echo(json.dumps(summary.to_json(), indent=2) if as_json else format_summary(summary))

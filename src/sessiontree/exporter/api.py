@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import webbrowser
-from collections.abc import Callable, Generator, Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Generator, Iterable, Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -22,12 +22,11 @@ from sessiontree.exporter.sections import (
 )
 from sessiontree.exporter.stats import compute_stats, cumulative_by_turn
 from sessiontree.readers import load_any
-from sessiontree.readers.claude_markup import typed_text
+from sessiontree.readers.kinds import typed_prompt
 from sessiontree.store import Session, SessionTree
 from sessiontree.store.atomic import write_atomic
 from sessiontree.store.blobs import describe_missing_blobs
 from sessiontree.store.discovery import printable
-from sessiontree.store.entries import content_blocks
 from sessiontree.store.repair import describe_damage
 from sessiontree.store.session import require_header
 from sessiontree.store.surrogates import SURROGATES
@@ -39,15 +38,9 @@ def _title(session: Session) -> str:
     if session.title:
         return cut_title(session.title, FULL_TITLE_CHARS)
     for entry in session.entries:
-        message = entry.get("message")
-        if entry.get("type") == "message" and isinstance(message, Mapping) and message.get("role") == "user":
-            content = message.get("content")
-            texts = (
-                [content] if isinstance(content, str) else [b.get("text") for b in content_blocks(content)]
-            )
-            typed = typed_text("\n".join(t for t in texts if isinstance(t, str)))
-            if typed:
-                return cut_title(typed, FULL_TITLE_CHARS)
+        typed = typed_prompt(entry)
+        if typed:
+            return cut_title(typed, FULL_TITLE_CHARS)
     return session.id or "Session"
 
 
@@ -136,7 +129,7 @@ def render_shell(session: Session, options: RenderOptions | None = None) -> Page
         title=title,
         session_id=session.id or "",
         cwd=session.cwd or "",
-        date=session.timestamp or "",
+        date=session.started or "",
         stats=stats,
         chart_points=cumulative_by_turn(session.tree.path_to(leaf)) if leaf else [],
     )

@@ -14,6 +14,10 @@ from markupsafe import Markup
 from sessiontree.exporter.blocks import MACROS, Meta, one_line, pretty_json, render_output
 from sessiontree.exporter.blocks import text_of as _str
 from sessiontree.exporter.markdown import render_markdown
+from sessiontree.exporter.markup import render_user_text
+from sessiontree.readers.base import text_of as content_text
+from sessiontree.readers.claude_markup import describe_markup
+from sessiontree.readers.kinds import LineKind, kind_of
 from sessiontree.store.context import thinking_level_of
 from sessiontree.store.numbers import count_of
 
@@ -81,7 +85,26 @@ def _ttsr(entry: Mapping[str, Any], ctx: Any, meta: Meta) -> Rendered:
     return "meta", "Rules injected", notice("Injected rules: " + ", ".join(names), meta)
 
 
+def render_kind(row: LineKind, entry: Mapping[str, Any], meta: Meta) -> Rendered:
+    """An entry of an agent's line kind, as its row says (no text: its JSON under "all")."""
+    text = content_text(entry.get("content")).strip()
+    if not text:
+        meta["preview"] = one_line(row.label)
+        raw = entry.get("data", entry.get("details"))
+        return "meta", row.label, MACROS.raw_json(pretty_json(raw)) if raw is not None else Markup("")
+    if row.show == "command":
+        meta["preview"] = one_line(describe_markup(text)) or row.label
+        return "notice", row.label, render_user_text(text)
+    if row.show == "error":
+        meta["preview"] = one_line(text)
+        return "notice", row.label, MACROS.error_notice(text)
+    return ("meta" if row.show == "meta" else "notice"), row.label, notice(text, meta)
+
+
 def _custom(entry: Mapping[str, Any], ctx: Any, meta: Meta) -> Rendered:
+    row = kind_of(entry)
+    if row is not None:
+        return render_kind(row, entry, meta)
     custom_type = _str(entry.get("customType")) or "custom"
     meta["preview"] = one_line(custom_type)
     return "meta", custom_type, MACROS.raw_json(pretty_json(entry.get("data")))

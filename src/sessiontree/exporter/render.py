@@ -28,9 +28,10 @@ from sessiontree.exporter.highlight import lexer_by_name
 from sessiontree.exporter.images import ImageRegistry
 from sessiontree.exporter.markdown import render_markdown
 from sessiontree.exporter.markup import markup_role, render_user_text
-from sessiontree.exporter.notices import NOTICE_RENDERERS
+from sessiontree.exporter.notices import NOTICE_RENDERERS, render_kind
 from sessiontree.exporter.tools import args_search_text, render_call, render_result
 from sessiontree.readers.claude_markup import describe_markup
+from sessiontree.readers.kinds import kind_of
 from sessiontree.store.archive import archived_ids
 from sessiontree.store.load import load_session
 from sessiontree.store.numbers import amount_of, count_of
@@ -466,6 +467,9 @@ def _branch_summary(entry: Mapping[str, Any], ctx: RenderContext, meta: Meta) ->
 
 
 def _custom_message(entry: Mapping[str, Any], ctx: RenderContext, meta: Meta) -> tuple[str, str, Markup]:
+    row = kind_of(entry)
+    if row is not None:
+        return render_kind(row, entry, meta)
     body, text = _content_blocks(entry.get("content"), ctx)
     meta["preview"] = one_line(text)
     cat = "custom" if entry.get("display") is True else "meta"

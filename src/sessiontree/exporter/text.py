@@ -13,6 +13,8 @@ from collections.abc import Iterable, Mapping, Sequence
 from typing import Any, Literal
 
 from sessiontree.errors import EntryNotFound, ExportError
+from sessiontree.readers.base import text_of
+from sessiontree.readers.kinds import kind_of
 from sessiontree.store import Session
 from sessiontree.store.system import canonical_tools
 
@@ -92,13 +94,12 @@ def format_system_prompt(prompts: Sequence[str]) -> list[str]:
 
 
 def format_configuration(model: str | None, thinking_level: str | None) -> list[str]:
-    """Return the ``## Configuration`` section: model (``provider/id``) and thinking level."""
-    return [
-        "## Configuration\n",
-        f"Model: {model or '(not selected)'}",
-        f"Thinking Level: {thinking_level or ''}",
-        "\n",
-    ]
+    """Return the ``## Configuration`` section: model (``provider/id``) and thinking level (the
+    line left out when nothing in the session says it: ``None``)."""
+    lines = ["## Configuration\n", f"Model: {model or '(not selected)'}"]
+    if thinking_level is not None:
+        lines.append(f"Thinking Level: {thinking_level}")
+    return [*lines, "\n"]
 
 
 def format_tools(tools: Sequence[Mapping[str, Any]]) -> list[str]:
@@ -208,8 +209,19 @@ def format_execution(message: Mapping[str, Any]) -> list[str]:
 
 
 def format_custom(message: Mapping[str, Any]) -> list[str]:
-    """Return a ``## <customType>`` section for an extension's message."""
-    return _text_and_images_section(_js_str(message.get("customType")), message.get("content"))
+    """Return a ``## <customType>`` section for an extension's message (an agent's line kind: its
+    row's label and text, or nothing); never an empty heading."""
+    content = message.get("content")
+    blocks = _blocks(content)
+    if not any(b.get("type") == "image" or _js_str(b.get("text")).strip() for b in blocks):
+        return []
+    row = kind_of(message)
+    if row is None:
+        return _text_and_images_section(_js_str(message.get("customType")), content)
+    if not row.dumped:
+        return []
+    text = text_of(content)
+    return [f"## {row.label}\n", row.dump_text(text) if row.dump_text else text, "\n"]
 
 
 def _summary_section(title: str, note: str, summary: Any) -> list[str]:
@@ -336,11 +348,21 @@ def format_session_as_text(
         ctx.messages,
         system_prompt=prompts,
         model=ctx.models.get("default"),
-        thinking_level=ctx.thinking_level,
+        thinking_level=_thinking_level(session, leaf, ctx.thinking_level),
         tools=canonical_tools(list(tools) if tools is not None else init.get("tools")),
         text_filter=filter,
         joints=ctx.joints,
     )
+
+
+def _thinking_level(session: Session, leaf: str, level: str) -> str | None:
+    """The context's thinking level; for another agent's file, what its lines say, else None."""
+    if session.header.get("agent") in (None, "pi"):
+        return level
+    if any(e.get("type") == "thinking_level_change" for e in session.path_entries(leaf)):
+        return level
+    said = session.header.get("thinkingLevel")
+    return said if isinstance(said, str) and said else None
 
 
 def estimate_tokens(text: str) -> int:

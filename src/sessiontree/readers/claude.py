@@ -31,8 +31,21 @@ from sessiontree.readers.claude_blocks import (
     convert_usage,
     tool_calls_of,
 )
+from sessiontree.readers.claude_kinds import (
+    API_ERROR,
+    TASK_NOTIFICATION,
+    api_error_details,
+    api_error_text,
+    fold_error,
+    is_task_notification,
+    notice_of,
+    same_error,
+    task_notification_text,
+    thinking_evidence,
+)
 from sessiontree.readers.claude_links import Linker, Node
 from sessiontree.readers.claude_markup import has_markup, typed_text
+from sessiontree.readers.kinds import KINDS
 from sessiontree.store.entries import Entry
 from sessiontree.store.formats import AGENT_LABELS, is_claude_file
 from sessiontree.store.jsonl import BadLine
@@ -46,8 +59,11 @@ KNOWN_FIELDS = frozenset(
      "compactMetadata", "isApiErrorMessage", "thinkingMetadata", "todos", "sourceToolUseID",
      "sourceToolAssistantUUID", "imagePasteIds", "permissionMode", "error", "durationMs", "stopReason",
      "hookCount", "hookInfos", "hookErrors", "preventedContinuation", "hasOutput", "cause",
-     "retryInMs", "retryAttempt", "maxRetries", "isCompactBoundary", "planContent"}
+     "retryInMs", "retryAttempt", "maxRetries", "isCompactBoundary", "planContent", "origin",
+     "promptSource"}
 )  # fmt: skip
+TITLE_LINES = {"summary": "summary", "custom-title": "customTitle", "ai-title": "aiTitle"}
+"""Line types that name the session -> the field holding the name (the newest line wins)."""
 AGENT_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9_-]{0,127}")
 """A subagent's id as Claude Code writes it (``agent-<id>.jsonl``): a plain name."""
 SHOWN_SYSTEM_SUBTYPES = frozenset({"api_error", "local_command", "informational"})
@@ -70,7 +86,9 @@ class _Converter:
         self.agent_calls: dict[str, str] = {}  # subagent id -> the tool_use id that started it
         self.by_message_id: dict[tuple[str, str], Entry] = {}
         self.header: dict[str, Any] = {}
-        self.titles: list[tuple[str, str]] = []  # (leafUuid or "", text) from summary / custom-title lines
+        self.titles: list[tuple[str, str, str]] = []  # (leafUuid or "", text, line type) of TITLE_LINES
+        self.thinking: str | None = None  # the thinking level the lines show (thinkingMetadata, blocks)
+        self.last_error: Entry | None = None  # the API error notice later retries fold into
         self.session_ids: list[str] = []
 
     def add_file(self, values: list[tuple[int, Any]], bad: list[BadLine], prefix: str, chain: str) -> None:
@@ -100,10 +118,15 @@ class _Converter:
         elif kind == "system" and uuid:
             self._system(build, lineno, obj, uuid, chain)
         else:
-            if kind == "summary" and isinstance(obj.get("summary"), str):
-                self.titles.append((as_str(obj.get("leafUuid")) or "", obj["summary"]))
-            elif kind == "custom-title" and isinstance(obj.get("customTitle"), str):
-                self.titles.append(("", obj["customTitle"]))
+            title = obj.get(TITLE_LINES.get(kind, "")) if isinstance(kind, str) else None
+            if kind == "ai-title" and title is None:
+                title = obj.get("title")
+            if isinstance(title, str) and title.strip():
+                self.titles.append((as_str(obj.get("leafUuid")) or "", title, str(kind)))
+            notice = notice_of(kind, obj) if isinstance(kind, str) else None
+            if notice is not None:
+                self._carry(build, lineno, obj, chain, notice[0], content=notice[1])
+                return
             self._carry(
                 build, lineno, obj, chain, f"claude:{kind}" if isinstance(kind, str) else "claude:line"
             )
@@ -146,6 +169,15 @@ class _Converter:
         content = message.get("content")
         if obj.get("isCompactSummary") is True:
             self._compact_summary(build, obj, uuid, parent, chain)
+            return
+        self._note_thinking(obj.get("thinkingMetadata"))
+        text = text_of(content)
+        if is_task_notification(obj, text):
+            entry = self._entry(
+                build, uuid, obj, type="custom_message", customType=TASK_NOTIFICATION,
+                content=task_notification_text(text), display=True, details={"text": text},
+            )  # fmt: skip
+            self._node(entry, parent, chain, logical=logical)
             return
         if obj.get("isMeta") is True:
             entry = self._entry(
@@ -217,6 +249,8 @@ class _Converter:
         )
         for call_id, name, args in tool_calls_of(blocks):
             self.calls[call_id] = (name, args)
+        if self.thinking is None and thinking_evidence(blocks):
+            self.thinking = "on"
         reply_id = as_str(message.get("id"))
         merged = self.by_message_id.get((chain, reply_id)) if reply_id else None
         if merged is not None:
@@ -261,6 +295,13 @@ class _Converter:
             )  # fmt: skip
             self._node(entry, parent, chain, logical=logical)
             return
+        if subtype == "api_error":
+            self._api_error(build, obj, uuid, parent, chain, logical)
+            return
+        notice = notice_of(f"system/{subtype}", obj)
+        if notice is not None:
+            self._system_notice(build, obj, uuid, (parent, logical), chain, *notice)
+            return
         text = strip_csi(text_of(obj.get("content")))
         level = as_str(obj.get("level"))
         shown = bool(text) and (subtype in SHOWN_SYSTEM_SUBTYPES or level in ("warning", "error"))
@@ -271,9 +312,65 @@ class _Converter:
         )  # fmt: skip
         self._node(entry, parent, chain, logical=logical, through=True)
 
-    def _carry(self, build: EntryBuilder, lineno: int, obj: dict[str, Any], chain: str, kind: str) -> None:
+    def _api_error(
+        self,
+        build: EntryBuilder,
+        obj: dict[str, Any],
+        uuid: str,
+        parent: str | None,
+        chain: str,
+        logical: bool,
+    ) -> None:
+        details = api_error_details(obj)
+        last = self.last_error
+        if (
+            last is not None
+            and build.entries
+            and build.entries[-1] is last
+            and same_error(last["details"], details)
+        ):
+            fold_error(last["details"], details)  # a retry of the same failure: one notice, counted
+            last["content"] = api_error_text(last["details"])
+            self.linker.alias(uuid, last["id"])
+            return
+        entry = self._entry(
+            build, uuid, obj, type="custom_message", customType=API_ERROR, content=api_error_text(details),
+            display=True, details=details,
+        )  # fmt: skip
+        self.last_error = entry
+        self._node(entry, parent, chain, logical=logical, through=True)
+
+    def _system_notice(
+        self, build: EntryBuilder, obj: dict[str, Any], uuid: str, parent: tuple[str | None, bool],
+        chain: str, custom_type: str, text: str,
+    ) -> None:  # fmt: skip
+        row = KINDS[custom_type]
+        details = {k: v for k, v in obj.items() if k not in KNOWN_FIELDS} or None
+        fields: dict[str, Any] = (
+            {"type": "custom_message", "content": text, "display": bool(text), "details": details}
+            if row.context
+            else {"type": "custom", "data": obj, "content": text}
+        )
+        entry = self._entry(build, uuid, obj, customType=custom_type, **fields)
+        self._node(entry, parent[0], chain, logical=parent[1], through=True)
+
+    def _note_thinking(self, meta: Any) -> None:
+        if not isinstance(meta, dict):
+            return
+        level, tokens = as_str(meta.get("level")), meta.get("maxThinkingTokens")
+        if meta.get("disabled") is True or tokens == 0:
+            self.thinking = "off"
+        elif level and level != "none":
+            self.thinking = level
+        elif isinstance(tokens, int) and not isinstance(tokens, bool) and tokens > 0:
+            self.thinking = f"on ({tokens:,} tokens)"
+
+    def _carry(
+        self, build: EntryBuilder, lineno: int, obj: dict[str, Any], chain: str, kind: str, **fields: Any
+    ) -> None:
         uuid = as_str(obj.get("uuid"))
         entry = build.carry(lineno, kind, obj, None, obj.get("timestamp"))
+        entry.update(fields)
         if uuid and not self.linker.known(uuid):
             # A line other lines may point at (progress, attachment): keep its uuid reachable.
             self.linker.alias(uuid, entry["id"], merged=False)
@@ -302,9 +399,13 @@ class _Converter:
         }
         header.update(self.header)
         known = self.linker.ids()
-        titles = [text for leaf_uuid, text in self.titles if not leaf_uuid or leaf_uuid in known]
+        titles = [
+            (text, kind) for leaf_uuid, text, kind in self.titles if not leaf_uuid or leaf_uuid in known
+        ]
         if titles:
-            header["title"] = titles[-1]
+            header["title"], header["titleSource"] = titles[-1]
+        if self.thinking is not None:
+            header["thinkingLevel"] = self.thinking
         header["agent"] = "claude"
         return make_session(path, header, entries, bad, leaf)
 

@@ -26,7 +26,7 @@ AGENT_LABELS: dict[str, str] = {"pi": "pi", "codex": "Codex CLI", "claude": "Cla
 CLAUDE_MESSAGE_TYPES = ("user", "assistant", "system")
 CLAUDE_LINE_TYPES = frozenset(
     {"user", "assistant", "system", "summary", "file-history-snapshot", "queue-operation", "progress",
-     "attachment", "permission-mode", "custom-title", "last-prompt", "tag", "agent-name"}
+     "attachment", "permission-mode", "custom-title", "ai-title", "mode", "last-prompt", "tag", "agent-name"}
 )  # fmt: skip
 CODEX_LINE_TYPES = frozenset({"session_meta", "response_item", "event_msg", "turn_context", "compacted"})
 

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -60,6 +62,16 @@ class Session:
         return value if isinstance(value, str) else None
 
     @property
+    def started(self) -> str | None:
+        """When the session began: the header's time, or the first entry's when that is earlier
+        (a header rewritten later keeps its new time)."""
+        header = self.timestamp
+        first = next((e["timestamp"] for e in self.entries[:50] if isinstance(e.get("timestamp"), str)), None)
+        if header is None or first is None:
+            return header or first
+        return first if _instant(first) < _instant(header) else header
+
+    @property
     def tree(self) -> SessionTree:
         """The entry tree, built on first use."""
         if self._tree is None:
@@ -82,6 +94,15 @@ class Session:
     def path_entries(self, leaf_id: str | _Unset | None = UNSET) -> list[Entry]:
         """Entries from the root to ``leaf_id`` (default: the session's leaf)."""
         return self.tree.path_to(self.leaf_id if leaf_id is UNSET else leaf_id)
+
+
+def _instant(value: str) -> float:
+    """A timestamp as seconds (unparsable: +inf, so it never wins as the earlier)."""
+    try:
+        when = datetime.fromisoformat(value.replace("Z", "+00:00"))
+    except ValueError:
+        return math.inf
+    return (when if when.tzinfo else when.replace(tzinfo=UTC)).timestamp()
 
 
 def not_a_session_file(path: Path | None, why: str) -> InvalidSession:

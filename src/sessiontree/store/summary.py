@@ -53,6 +53,14 @@ class SessionSummary:
     repairs: list[dict[str, Any]] = field(default_factory=list)
     title_slot: bool = False
     subagents: list[dict[str, Any]] = field(default_factory=list)
+    title_source: str | None = None
+    """Where another agent's title came from (Claude Code: ``ai-title``, ``custom-title``, ``summary``)."""
+    header_time: str | None = None
+    """The header's own time, when it differs from ``created`` (a header rewritten later)."""
+    prompts: int | None = None
+    """Typed prompts (``readers.kinds.is_typed_prompt``; filled by ``readers.summarize``)."""
+    notices: dict[str, int] = field(default_factory=dict)
+    """Counted line kinds of the agent (``API error``: 8), folded repeats included."""
 
     def to_json(self) -> dict[str, Any]:
         """A JSON-ready dict."""
@@ -109,7 +117,8 @@ def summarize_session(session: Session) -> SessionSummary:
         id=session.id,
         title=session.title,
         cwd=session.cwd,
-        created=session.timestamp,
+        created=session.started,
+        header_time=session.timestamp if session.timestamp != session.started else None,
         version_found=session.version_found,
         migrations=list(session.migrations),
         entries=len(session.entries),
@@ -131,6 +140,7 @@ def summarize_session(session: Session) -> SessionSummary:
         agent_version=_str(session.header.get("agentVersion")),
         repairs=[{"line": r.lineno, "kind": r.kind, "text": r.text} for r in session.repairs],
         title_slot=session.title_slot is not None,
+        title_source=_str(session.header.get("titleSource")),
         subagents=[_subagent(agent_id, path) for agent_id, path in subagent_files(session.path).items()],
     )
 
@@ -165,12 +175,14 @@ def format_summary(summary: SessionSummary) -> str:
         f"Session   {safe(summary.id or '?')}" + (f"  {safe(summary.title)}" if summary.title else ""),
         f"File      {safe(str(summary.path))}",
         f"Cwd       {safe(summary.cwd or '?')}",
-        f"Created   {safe(summary.created or '?')}",
+        f"Created   {safe(summary.created or '?')}"
+        + (f" (header written {safe(summary.header_time)})" if summary.header_time else ""),
         f"Version   v{summary.version_found} ({migrated})"
         if summary.agent == "pi"
         else f"Agent     {summary.agent} {safe(summary.agent_version or '')}".rstrip() + " (read only)",
         f"Entries   {summary.entries}: {counts(summary.entry_types)}",
-        f"Messages  {sum(summary.message_roles.values())}: {counts(summary.message_roles)}",
+        f"Messages  {sum(summary.message_roles.values())}: {counts(summary.message_roles)}"
+        + (f"; {summary.prompts} typed prompt(s)" if summary.prompts is not None else ""),
         f"Tree      {summary.roots} root(s), {summary.branch_points} branch point(s), "
         f"{summary.labels} label(s)",
         f"Leaf      {safe(summary.leaf_id or '-')} (depth {summary.leaf_depth})",
@@ -179,6 +191,10 @@ def format_summary(summary: SessionSummary) -> str:
         f"cache read {tokens['cacheRead']:,}, cache write {tokens['cacheWrite']:,}",
         f"Cost      {safe(cost_text(summary.cost, summary.cost_estimated, summary.unpriced_models, 4))}",
     ]
+    if summary.title_source:
+        lines.insert(1, f"Title     from the {safe(summary.title_source)} line")
+    if summary.notices:
+        lines.append(f"Notices   {counts(summary.notices)}")
     if summary.bad_lines:
         shown = ", ".join(f"{b['line']} ({safe(b['reason'])})" for b in summary.bad_lines[:10])
         more = f" and {len(summary.bad_lines) - 10} more" if len(summary.bad_lines) > 10 else ""

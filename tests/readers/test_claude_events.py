@@ -1,0 +1,134 @@
+"""Claude Code 2.1's lines that are not conversation: API errors, local commands, task
+notifications, queued prompts, hooks, modes, titles and the thinking level, each shown, counted
+and dumped as its row in ``readers.claude_kinds`` says (counts computed from the raw lines)."""
+
+from __future__ import annotations
+
+import json
+import re
+import shutil
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from sessiontree.archive.search import SearchFilters, SearchIndex
+from sessiontree.cli import cli
+from sessiontree.exporter.api import export_to_file, render_session
+from sessiontree.exporter.options import RenderOptions
+from sessiontree.readers import load_any
+from sessiontree.readers.kinds import KINDS, is_typed_prompt
+from tests.readers.helpers import CLAUDE_FILES, FIXTURES, raw_objects
+
+EVENTS = FIXTURES / "claude" / "events" / "c1a0de21-0000-4000-8000-0000000e0e01.jsonl"
+
+
+def _run(*args: str) -> str:
+    result = CliRunner().invoke(cli, list(args))
+    assert result.exit_code == 0, result.output
+    return result.output
+
+
+def _typed_in_raw(path: Path) -> int:
+    """User lines a person typed, from the raw lines: a human origin, or no origin and plain text."""
+    count = 0
+    for obj in raw_objects(path):
+        message = obj.get("message")
+        if obj.get("type") != "user" or not isinstance(message, dict) or obj.get("isMeta"):
+            continue
+        origin = obj.get("origin")
+        content = message.get("content")
+        if isinstance(origin, dict) and origin.get("kind") != "human":
+            continue
+        if isinstance(content, str) and content.strip() and not content.lstrip().startswith("<"):
+            count += 1
+    return count
+
+
+def test_inspect_counts_typed_prompts_api_errors_and_the_title_source() -> None:
+    summary = json.loads(_run("inspect", "--json", str(EVENTS)))
+    raw = raw_objects(EVENTS)
+    assert summary["prompts"] == _typed_in_raw(EVENTS) == 2
+    assert summary["message_roles"]["user"] == 2  # the task notification is no user message
+    errors = sum(1 for o in raw if o.get("type") == "system" and o.get("subtype") == "api_error")
+    assert summary["notices"] == {"API error": errors, "Task notification": 1}
+    titles = [o["aiTitle"] for o in raw if o.get("type") == "ai-title"]
+    assert summary["title"] == titles[-1] and summary["title_source"] == "ai-title"
+    text = _run("inspect", str(EVENTS))
+    assert "Title     from the ai-title line" in text and "2 typed prompt(s)" in text
+    assert "Notices   API error 4, Task notification 1" in text
+
+
+def test_retries_of_one_error_fold_into_one_notice_with_their_count() -> None:
+    session = load_any(EVENTS)
+    errors = [e for e in session.entries if e.get("customType") == "claude:system/api_error"]
+    assert [e["details"]["count"] for e in errors] == [3, 1]
+    assert errors[0]["content"] == (
+        "API error 400: your current token plan not support model claude-opus-4-6 (retry 3/10; 3 attempts)"
+    )
+    assert errors[1]["content"] == "API error 529: Overloaded (retry 1/10)"
+    # the folded retries' ids still lead to the notice: the reply after them hangs below it
+    assert session.tree.parent_of("a-1") == "e-4" and session.tree.parent_of("e-4") == "e-1"
+
+
+def test_dump_prints_each_kind_once_with_no_empty_heading() -> None:
+    text = _run("dump", "--stdout", str(EVENTS))
+    assert "## API error\n\nAPI error 400: your current token plan" in text
+    assert "## Command\n\n/stats" in text and "## Command\n\nTokens used: 1,234" in text
+    assert '## Task notification\n\nBackground command "npm test" completed (exit code 0)' in text
+    assert "Thinking Level: high" in text  # the prompt's thinkingMetadata
+    assert "<task-notification>" not in text and "claude:system" not in text and "claude:" not in text
+    assert not re.search(r"^## [^\n]*\n\n+(?=## |\Z)", text, re.M), "an empty heading"
+    assert text.count("## User") == 2
+
+
+@pytest.mark.parametrize("path", CLAUDE_FILES, ids=lambda p: p.name[-40:])
+def test_no_claude_file_dumps_an_empty_heading(path: Path) -> None:
+    text = _run("dump", "--stdout", str(path))
+    assert not re.search(r"^## [^\n]*\n\n+(?=## |\Z)", text, re.M)
+    # the thinking level is what the file says, or not printed ("off" was a guess)
+    assert "Thinking Level: off" not in text or '"disabled":true' in path.read_text()
+
+
+def test_the_page_shows_each_kind_as_its_row_says() -> None:
+    rendered = render_session(load_any(EVENTS), RenderOptions(compress=False))
+    metas = {m["id"]: m for m in rendered.entries}
+    value = rendered.frags.value()
+    assert isinstance(value, list)
+    frags = dict(zip((m["id"] for m in rendered.entries), value, strict=True))
+    assert "st-notice-error" in frags["e-1"] and "your current token plan" in frags["e-1"]
+    assert metas["e-1"]["cat"] == "notice" and metas["n-1"]["cat"] == "notice"
+    assert (
+        "st-chip-command" in frags["lc-1"]
+        and "/stats" in frags["lc-1"]
+        and "&lt;command" not in frags["lc-1"]
+    )
+    assert "Background command" in frags["n-1"] and "task-notification" not in frags["n-1"]
+    # a clean stop hook and the queue's bookkeeping say nothing outside "all"
+    assert metas["s-1"]["cat"] == "meta" and metas["s-2"]["cat"] == "notice"
+    assert "lint.sh: 2 warnings" in frags["s-2"]
+    assert rendered.title == "PolyDot renderer and SVG export"
+
+
+def test_only_typed_prompts_are_prompts() -> None:
+    session = load_any(EVENTS)
+    assert [e["id"] for e in session.entries if is_typed_prompt(e)] == ["u-1", "u-2"]
+    assert all(not k.custom_type.startswith("claude:") or k.label for k in KINDS.values())
+
+
+def test_the_index_snippet_holds_the_api_error(tmp_path: Path) -> None:
+    root = tmp_path / "projects" / "-home-dev-polydot"
+    root.mkdir(parents=True)
+    shutil.copy(EVENTS, root / EVENTS.name)
+    with SearchIndex([tmp_path / "projects"], tmp_path / "cache") as index:
+        index.update()
+        hits = index.search("token plan")
+        users = index.search("npm test", SearchFilters(role="user"))
+    assert hits and "token plan" in hits[0].snippet.text
+    assert users == []  # a task notification is not something the user said
+
+
+def test_export_of_the_events_file(tmp_path: Path) -> None:
+    out = export_to_file(EVENTS, tmp_path / "page.html")
+    html = out.read_text()
+    assert "<title>PolyDot renderer and SVG export" in html
