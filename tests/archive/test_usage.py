@@ -253,3 +253,35 @@ def test_since_a_time_within_a_day_counts_single_messages(roots: Path, cache_dir
     assert not since.endswith("T00:00:00.000Z")
     report = json.loads(run_stats(roots, cache_dir, "--project", "/work/alpha", "--since", since, "--json"))
     assert report["total"]["messages"] == sum(1 for s in stamps if s >= since)
+
+
+def test_until_model_and_agent_filters(roots: Path, cache_dir: Path) -> None:
+    files = build_archive(roots)
+    by_day = independent_totals(files[:3], "day")
+    days = sorted(by_day)
+    since, until = days[1], days[-2]
+    ranged = json.loads(run_stats(roots, cache_dir, "--since", since, "--until", until, "--json"))
+    assert {g["key"]: g["messages"] for g in ranged["groups"]} == {
+        d: t["messages"]
+        for d, t in by_day.items()
+        if since <= d <= until  # a bare date: its whole day
+    }
+    stamps = sorted(
+        json.loads(raw)["timestamp"]
+        for raw in files[0].read_text().splitlines()[1:]
+        if '"role": "assistant"' in raw and '"usage"' in raw
+    )
+    cut = stamps[len(stamps) // 2]
+    before = json.loads(run_stats(roots, cache_dir, "--project", "/work/alpha", "--until", cut, "--json"))
+    assert before["total"]["messages"] == sum(1 for s in stamps if s < cut)
+    gpt = json.loads(run_stats(roots, cache_dir, "--model", "openai/gpt-5", "--by", "model", "--json"))
+    assert [g["key"] for g in gpt["groups"]] == ["openai/gpt-5"]
+    assert gpt["total"]["messages"] == independent_totals(files[:3], "model")["openai/gpt-5"]["messages"]
+    agents = json.loads(run_stats(roots, cache_dir, "--by", "agent", "--json"))
+    assert [g["key"] for g in agents["groups"]] == ["pi"]
+    claude = json.loads(run_stats(roots, cache_dir, "--agent", "claude", "--json"))
+    assert claude["total"]["messages"] == 0  # --agent keeps that agent's sessions under --root too
+    result = CliRunner().invoke(
+        cli, ["stats", "--sessions-dir", str(roots), "--cache-dir", str(cache_dir), "--until", "later"]
+    )
+    assert result.exit_code == 1 and "--until" in result.output and "Traceback" not in result.output

@@ -220,8 +220,14 @@ def test_usage_page_is_clean(browser: Browser, tmp_path: Path, theme: Theme) -> 
     with audit_page(browser, **WIDE) as page:
         page.emulate_media(color_scheme=theme)
         page.goto(out.as_uri())
-        assert page.locator("figure.st-usage-chart svg").count() == 2
+        wait_js(page, "Number(document.getElementById('st-usage').dataset.drawn) > 0")
+        assert page.locator("#st-chart svg").count() == page.locator("#st-calendar svg").count() == 1
+        page.click("summary")  # the chart's table too
         audit_both_widths(page, f"usage page, {theme}")
+        page.select_option("#st-agent", "pi")
+        page.fill("#st-from", "2099-01-01")  # filtered to nothing
+        wait_js(page, "!document.getElementById('st-empty').hidden")
+        assert_clean(page, f"usage page, {theme}, filtered to nothing")
 
 
 def test_built_site_is_clean(
@@ -242,7 +248,8 @@ def test_built_site_is_clean(
             page.wait_for_selector(".st-fulltext-hit a", timeout=60_000)
             assert_clean(page, f"site index with search hits, {theme}")
             page.goto(http_server.url + "/usage.html")
-            assert page.locator("figure.st-usage-chart svg").count() == 2
+            wait_js(page, "Number(document.getElementById('st-usage').dataset.drawn) > 0")
+            assert page.locator("#st-chart svg").count() == 1
             audit_both_widths(page, f"site usage page, {theme}")
             page.set_viewport_size(WIDE)
             page.emulate_media(color_scheme=theme)

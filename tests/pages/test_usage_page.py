@@ -1,4 +1,4 @@
-"""The usage page's looks: a colour per top model then "other", years on long spans, costs shown cleanly."""
+"""The usage dashboard page: accessible group colours, its data packed and safe, one hashed script."""
 
 from __future__ import annotations
 
@@ -6,9 +6,12 @@ import itertools
 import math
 import re
 
+from sessiontree.archive.usage import Usage, UsageRecord
+from sessiontree.exporter.csp import csp_hash
 from sessiontree.exporter.templating import read_asset
-from sessiontree.pages.usage_page import PALETTE_SIZE, render_usage_page
-from tests.pages.usage_records import many_models, start_of
+from sessiontree.pages.usage_data import ROW_WIDTH
+from sessiontree.pages.usage_page import PALETTE_SIZE, UsagePageOptions, render_usage_page
+from tests.pages.usage_records import data_totals, many_models, page_data, start_of
 
 MIN_CONTRAST = 3.0
 """WCAG 1.4.11: graphical objects 3:1 against what is next to them (here the page)."""
@@ -61,42 +64,35 @@ def test_model_colours_are_accessible_and_apart_in_both_schemes() -> None:
             assert math.dist(lab(a), lab(b)) >= MIN_DISTANCE, (scheme, a, b)
 
 
-def test_past_the_palette_models_are_one_other_group() -> None:
-    html = render_usage_page(many_models(12, start_of(2026, 3, 1), 30))
-    legend = re.search(r'<ul class="st-legend".*?</ul>', html, re.S)
-    assert legend is not None
-    classes = re.findall(r'class="st-swatch (st-[a-z0-9-]+)"', legend.group(0))
-    assert classes == [f"st-m{i}" for i in range(PALETTE_SIZE)] + ["st-other"]
-    assert "other (4 models)" in legend.group(0)
-    drawn = set(re.findall(r'<rect class="st-bar (st-[a-z0-9-]+)"', html))
-    assert drawn == set(classes)
-    assert "other (4 models): " in html  # the bar's tip names the group
+def test_the_page_carries_its_data_packed_and_one_hashed_script() -> None:
+    records = many_models(12, start_of(2026, 3, 1), 30, no_cost=3)
+    options = UsagePageOptions(link_for=lambda p: "s/" + p.rsplit("/", 1)[-1], home="/")
+    html = render_usage_page(records, options)
+    data = page_data(html)
+    assert len(data["rows"]) == ROW_WIDTH * len(records)
+    assert len(data["models"]) == 12 and len(data["sessions"]) == 12 and data["agents"] == ["pi"]
+    assert data_totals(data)["messages"] == sum(r.usage.messages for r in records)
+    assert data["sessions"][0][4] == "s/" + records[0].path.rsplit("/", 1)[-1]
+    costs = data["rows"][8::ROW_WIDTH]
+    assert costs.count(None) == 10  # model 3 recorded no cost on any of its ten days
+    scripts = re.findall(r"<script>(.*?)</script>", html, re.S)
+    assert len(scripts) == 1 and f"'{csp_hash(scripts[0])}'" in html
+    assert '<a href="/" id="st-home">' in html
 
 
-def test_one_model_past_the_palette_keeps_its_name() -> None:
-    html = render_usage_page(many_models(PALETTE_SIZE + 1, start_of(2026, 3, 1), 9))
-    assert "other (" not in html and f"provider/model_{PALETTE_SIZE}_" in html
-    assert 'class="st-swatch st-other"' in html
+def test_session_text_in_the_data_cannot_end_its_script() -> None:
+    hostile = "</script><script>alert(1)</script><!--"
+    usage = Usage(hostile, 1, 10, 10, 0, 0, 0.5)
+    html = render_usage_page([UsageRecord(usage, "/s/x.jsonl", hostile, hostile, "pi")])
+    assert hostile not in html and html.count("</script>") == 2
+    data = page_data(html)
+    assert data["models"] == [hostile] and data["sessions"][0][0] == hostile
 
 
-def _day_labels(html: str) -> list[str]:
-    return re.findall(r'<text class="st-day"[^>]*>([^<]+)</text>', html)
-
-
-def test_day_labels_carry_the_year_over_a_long_or_year_crossing_span() -> None:
-    within = _day_labels(render_usage_page(many_models(2, start_of(2026, 3, 1), 60)))
-    assert within and all(re.fullmatch(r"\d\d-\d\d", d) for d in within)
-    crossing = _day_labels(render_usage_page(many_models(2, start_of(2025, 12, 10), 40)))
-    assert crossing and all(re.fullmatch(r"\d{4}-\d\d-\d\d", d) for d in crossing)
-    assert {d[:4] for d in crossing} == {"2025", "2026"}
-    year = _day_labels(render_usage_page(many_models(2, start_of(2025, 1, 2), 363)))
-    assert year and all(re.fullmatch(r"2025-\d\d-\d\d", d) for d in year)
-
-
-def test_a_model_without_cost_shows_no_dangling_separator() -> None:
-    html = render_usage_page(many_models(3, start_of(2026, 3, 1), 9, no_cost=1))
-    item = re.search(r"provider/model_1_x+ <span class=\"st-muted\">([^<]*)</span>", html)
-    assert item is not None
-    assert item.group(1).endswith(" tokens") and "·" not in item.group(1) and "-" not in item.group(1)
-    others = re.findall(r"provider/model_[02]_x+ <span class=\"st-muted\">([^<]*)</span>", html)
-    assert len(others) == 2 and all(re.fullmatch(r"\$[0-9.,]+ · [0-9.]+k tokens", o) for o in others)
+def test_models_recorded_at_zero_for_tokens_are_named() -> None:
+    free = Usage("zai/glm", 1, 1_000_000, 10, 0, 0, 0.0)
+    priced = Usage("a/m", 1, 10, 10, 0, 0, 0.5)
+    empty = Usage("b/idle", 1, 0, 0, 0, 0, 0.0)
+    records = [UsageRecord(u, f"/s/{i}.jsonl", "t", "/w") for i, u in enumerate((free, priced, empty))]
+    data = page_data(render_usage_page(records))
+    assert [data["models"][m] for m in data["zeroModels"]] == ["zai/glm"]

@@ -2,9 +2,13 @@
 
 from __future__ import annotations
 
+import json
+import re
 from datetime import UTC, datetime, timedelta
+from typing import Any
 
 from sessiontree.archive.usage import Usage, UsageRecord
+from sessiontree.pages.usage_data import ROW_WIDTH
 
 LONG_WORD = "https://example.invalid/" + "unbrokenpathsegment" * 6
 
@@ -28,3 +32,18 @@ def many_models(count: int, start: datetime, days: int, *, no_cost: int | None =
 def start_of(year: int, month: int, day: int) -> datetime:
     """Noon UTC of a day."""
     return datetime(year, month, day, 12, tzinfo=UTC)
+
+
+def page_data(html: str) -> dict[str, Any]:
+    """The packed usage data a dashboard page carries (``pages/usage_data.py``)."""
+    found = re.search(r'<script type="application/json" id="st-usage-data">(.*?)</script>', html, re.S)
+    assert found is not None
+    data: dict[str, Any] = json.loads(found.group(1))
+    return data
+
+
+def data_totals(data: dict[str, Any]) -> dict[str, int]:
+    """Messages and token counts summed over every packed row, named as ``stats --json`` names them."""
+    rows = data["rows"]
+    fields = {"messages": 3, "input": 4, "output": 5, "cacheRead": 6, "cacheWrite": 7}
+    return {name: sum(rows[at::ROW_WIDTH]) for name, at in fields.items()}

@@ -13,6 +13,7 @@ from click.testing import CliRunner
 
 from sessiontree.cli import cli
 from sessiontree.serve.config import ServeConfig
+from tests.pages.usage_records import data_totals, page_data
 from tests.readers.helpers import CODEX_NEW, TOUR
 from tests.serve.conftest import make_client
 from tests.serve.process import serve_process
@@ -20,13 +21,7 @@ from tests.serve.process import serve_process
 pytestmark = pytest.mark.anyio
 
 FIXTURES = Path(__file__).resolve().parent.parent / "fixtures"
-TOTAL_FIELDS = {
-    "input": "input",
-    "output": "output",
-    "cacheRead": "cache read",
-    "cacheWrite": "cache write",
-    "messages": "assistant messages",
-}
+TOTAL_FIELDS = ("input", "output", "cacheRead", "cacheWrite", "messages")
 
 
 def _three_agents(tmp_path: Path) -> tuple[Path, Path, Path]:
@@ -48,15 +43,7 @@ def _three_agents(tmp_path: Path) -> tuple[Path, Path, Path]:
 
 
 def _page_totals(html: str) -> dict[str, int]:
-    line = re.search(r'<p class="st-usage-total">(.*?)</p>', html, re.S)
-    assert line is not None
-    totals: dict[str, int] = {}
-    for key, words in TOTAL_FIELDS.items():
-        pattern = rf"(\d[\d,]*) {words}<" if key == "messages" else rf"{words} (\d[\d,]*)<"
-        found = re.search(pattern, line.group(1))
-        assert found is not None, words
-        totals[key] = int(found.group(1).replace(",", ""))
-    return totals
+    return data_totals(page_data(html))
 
 
 async def test_usage_page_over_three_agents_equals_stats(tmp_path: Path) -> None:

@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 import json
-import re
 from pathlib import Path
 
 from sessiontree.archive.collection import Filters
 from sessiontree.site.build import BuildOptions, build_site
+from tests.pages.usage_records import data_totals, page_data
 from tests.site.archive import Archive
 
 
@@ -33,17 +33,17 @@ def test_usage_page_links_built_pages_and_follows_changes(archive: Archive, tmp_
     first = build_site(options)
     assert first.usage_written
     html = (site / "usage.html").read_text(encoding="utf-8")
-    assert "<svg" in html and "<script" not in html
-    hrefs = re.findall(r'<a href="([^"]+)"', html)
-    assert hrefs and all((site / href).is_file() for href in hrefs)
+    data = page_data(html)
+    hrefs = [s[4] for s in data["sessions"]]
+    assert hrefs and all(href and (site / href).is_file() for href in hrefs)
+    assert '<a href="index.html" id="st-home">' in html
     sessions = [
         *archive.app,
         archive.v1,
         archive.corrupt,
         archive.root / "--home-dev-lib--" / "2026-11-04_shared.jsonl",
     ]
-    total = re.search(r"([\d,]+) assistant messages", html)
-    assert total is not None and int(total.group(1).replace(",", "")) == _assistant_messages(sessions)
+    assert data_totals(data)["messages"] == _assistant_messages(sessions)
 
     assert not build_site(options).usage_written  # nothing changed: the page is left alone
     grown = archive.app[2]
@@ -70,8 +70,7 @@ def test_usage_page_covers_only_the_sessions_the_filters_keep(archive: Archive, 
         )
     )
     html = (site / "usage.html").read_text(encoding="utf-8")
-    total = re.search(r"([\d,]+) assistant messages", html)
-    assert total is not None and int(total.group(1).replace(",", "")) == _assistant_messages(archive.app)
+    assert data_totals(page_data(html))["messages"] == _assistant_messages(archive.app)
     assert "2026-11-04_shared" not in html
 
 

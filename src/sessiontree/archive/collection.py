@@ -78,10 +78,11 @@ def is_inside(path: Path, folder: Path) -> bool:
 # -- filters ---------------------------------------------------------------------------------
 
 _RELATIVE = re.compile(r"^(\d{1,6})\s*([hdw])$")
+_BARE_DAY = re.compile(r"^\d{4}-\d{2}-\d{2}$")
 _UNIT_SECONDS = {"h": 3600, "d": 86400, "w": 7 * 86400}
 
 
-def parse_since(text: str, now: float | None = None) -> int:
+def parse_since(text: str, now: float | None = None, option: str = "--since") -> int:
     """Turn ``2026-02-16``, an ISO date-time (UTC unless it says) or ``12h`` / ``7d`` / ``2w`` into ms."""
     value = text.strip()
     relative = _RELATIVE.match(value.lower())
@@ -92,12 +93,19 @@ def parse_since(text: str, now: float | None = None) -> int:
         when = datetime.fromisoformat(value.replace("Z", "+00:00"))
     except ValueError:
         raise FilterError(
-            f"Not a date for --since: {value!r}; use YYYY-MM-DD, an ISO date-time (UTC unless it says), "
+            f"Not a date for {option}: {value!r}; use YYYY-MM-DD, an ISO date-time (UTC unless it says), "
             "or 12h / 7d / 2w"
         ) from None
     if when.tzinfo is None:
         when = when.replace(tzinfo=UTC)
     return int(when.timestamp() * 1000)
+
+
+def parse_until(text: str, now: float | None = None) -> int:
+    """``parse_since`` for the end of a range (exclusive): a bare ``YYYY-MM-DD`` counts that whole day."""
+    value = text.strip()
+    end = parse_since(value, now, "--until")
+    return end + 86_400_000 if _BARE_DAY.match(value) else end
 
 
 def project_path(value: str) -> str:

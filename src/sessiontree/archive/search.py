@@ -33,7 +33,7 @@ from sessiontree.archive.index import (
     update_index,
 )
 from sessiontree.archive.snippet import Snippet, fts_patterns, make_snippet, plain_pattern
-from sessiontree.archive.usage import UsageRecord
+from sessiontree.archive.usage import UsageQuery, UsageRecord
 from sessiontree.archive.usage_store import read_usage
 from sessiontree.errors import SearchError
 from sessiontree.store.titles import cut_title
@@ -194,11 +194,11 @@ class SearchIndex:
             except sqlite3.Error as exc:
                 raise describe_error(self.db_path, exc) from None
 
-    def usage(self, *, project: str | None = None, since_ms: int | None = None) -> list[UsageRecord]:
-        """Every indexed usage record under the roots (call ``update`` first)."""
+    def usage(self, query: UsageQuery | None = None) -> list[UsageRecord]:
+        """The indexed usage records under the roots that ``query`` keeps (call ``update`` first)."""
         with self._lock:
             try:
-                return read_usage(self._conn, self.roots, project=project, since_ms=since_ms)
+                return read_usage(self._conn, self.roots, query)
             except sqlite3.Error as exc:
                 raise describe_error(self.db_path, exc) from None
 

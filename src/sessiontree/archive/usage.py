@@ -17,8 +17,8 @@ from sessiontree.archive.dates import day_of, week_of
 from sessiontree.archive.extract import parse_time
 from sessiontree.store.pricing import cost_text, model_label, token_count, token_counts, usage_cost
 
-GroupBy = Literal["day", "week", "project", "model", "session"]
-GROUP_CHOICES: tuple[GroupBy, ...] = ("day", "week", "project", "model", "session")
+GroupBy = Literal["day", "week", "project", "model", "agent", "session"]
+GROUP_CHOICES: tuple[GroupBy, ...] = ("day", "week", "project", "model", "agent", "session")
 TOKEN_FIELDS = ("input", "output", "cache_read", "cache_write")
 
 MAX_TOKENS = 10**12
@@ -96,6 +96,22 @@ def usage_of_entry(entry: Mapping[str, Any]) -> Usage | None:
 
 
 @dataclass(frozen=True, slots=True)
+class UsageQuery:
+    """Which usage to total: ``stats``' filters and the usage page's, one rule for both."""
+
+    project: str | None = None
+    """An absolute directory: sessions started in it or under it."""
+    since_ms: int | None = None
+    """From this time on (epoch ms; a midnight counts whole days)."""
+    until_ms: int | None = None
+    """Before this time (epoch ms, exclusive; a midnight counts whole days)."""
+    agent: str | None = None
+    """Only this agent's sessions (``pi``, ``claude``, ``codex``)."""
+    model: str | None = None
+    """Only this model (as shown: ``provider/model``)."""
+
+
+@dataclass(frozen=True, slots=True)
 class UsageRecord:
     """One message's usage with the session it belongs to."""
 
@@ -103,6 +119,8 @@ class UsageRecord:
     path: str
     title: str | None
     cwd: str | None
+    agent: str = "pi"
+    """The agent whose file it is (``pi``, ``claude``, ``codex``)."""
 
 
 @dataclass
@@ -192,6 +210,8 @@ def key_of(record: UsageRecord, by: GroupBy) -> str:
         return record.cwd or "unknown"
     if by == "model":
         return record.usage.model
+    if by == "agent":
+        return record.agent
     return record.path
 
 

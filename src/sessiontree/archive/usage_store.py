@@ -17,7 +17,7 @@ from typing import Any
 
 from sessiontree.archive.collection import path_of_key, project_clause, root_clause
 from sessiontree.archive.dates import day_of
-from sessiontree.archive.usage import Usage, UsageRecord
+from sessiontree.archive.usage import Usage, UsageQuery, UsageRecord
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS usage (
@@ -154,47 +154,69 @@ def _is_midnight(ms: int) -> bool:
     return ms % 86_400_000 == 0
 
 
+def _whole_days(query: UsageQuery) -> bool:
+    return all(ms is None or _is_midnight(ms) for ms in (query.since_ms, query.until_ms))
+
+
 def read_usage(
-    conn: sqlite3.Connection,
-    roots: Sequence[Path],
-    *,
-    project: str | None = None,
-    since_ms: int | None = None,
+    conn: sqlite3.Connection, roots: Sequence[Path], query: UsageQuery | None = None
 ) -> list[UsageRecord]:
     """Usage totals per (session, day, model) of the indexed sessions under ``roots``."""
+    query = query or UsageQuery()
     clause, params = root_clause(roots, "path")
-    if project is not None:
-        in_project, more = project_clause(project, "cwd")
+    if query.project is not None:
+        in_project, more = project_clause(query.project, "cwd")
         clause += f" AND {in_project}"
         params.extend(more)
+    if query.agent is not None:
+        clause += " AND coalesce(agent, 'pi') = ?"
+        params.append(query.agent)
     files = {
-        r[0]: r[1:] for r in conn.execute(f"SELECT id, path, title, cwd FROM files WHERE {clause}", params)
+        r[0]: r[1:]
+        for r in conn.execute(
+            f"SELECT id, path, title, cwd, coalesce(agent, 'pi') FROM files WHERE {clause}", params
+        )
     }
-    if since_ms is None or _is_midnight(since_ms):
+    where: list[str] = []
+    args: list[Any] = []
+    if _whole_days(query):
         sql = (
             "SELECT file_id, day, model, messages, input, output, cache_read, cache_write, cost, costed, "
             "estimated, unpriced FROM usage_days"
         )
-        args: list[Any] = []
-        if since_ms is not None:
-            sql += " WHERE day >= ?"
-            args.append(day_of(since_ms))
+        if query.since_ms is not None:
+            where.append("day >= ?")
+            args.append(day_of(query.since_ms))
+        if query.until_ms is not None:
+            where.append("day < ? AND day != ''")
+            args.append(day_of(query.until_ms))
+        group = ""
     else:  # a time within a day: total the messages themselves
         sql = (
             "SELECT file_id, day, model, count(*), sum(input), sum(output), sum(cache_read), "
-            "sum(cache_write), total(cost), count(cost), sum(estimated), sum(unpriced) "
-            "FROM usage WHERE dup = 0 AND ts >= ? "
-            "GROUP BY file_id, day, model"
+            "sum(cache_write), total(cost), count(cost), sum(estimated), sum(unpriced) FROM usage"
         )
-        args = [since_ms]
+        where.append("dup = 0")
+        if query.since_ms is not None:
+            where.append("ts >= ?")
+            args.append(query.since_ms)
+        if query.until_ms is not None:
+            where.append("ts < ? AND ts > 0")
+            args.append(query.until_ms)
+        group = " GROUP BY file_id, day, model"
+    if query.model is not None:
+        where.append("model = ?")
+        args.append(query.model)
+    if where:
+        sql += " WHERE " + " AND ".join(where)
     records: list[UsageRecord] = []
-    for row in conn.execute(sql, args):
-        where = files.get(row[0])
-        if where is None:
+    for row in conn.execute(sql + group, args):
+        found = files.get(row[0])
+        if found is None:
             continue
         cost = float(row[8]) if row[9] else None
         usage = Usage(
             row[2], _midnight(row[1]), row[4], row[5], row[6], row[7], cost, row[3], row[10], row[11]
         )
-        records.append(UsageRecord(usage, str(path_of_key(where[0])), where[1], where[2]))
+        records.append(UsageRecord(usage, str(path_of_key(found[0])), found[1], found[2], found[3]))
     return records

@@ -8,7 +8,7 @@ from typing import Any, TypeVar
 
 import click
 
-from sessiontree.archive.collection import parse_since, project_path
+from sessiontree.archive.collection import parse_since, parse_until, project_path
 from sessiontree.archive.search import SearchIndex
 from sessiontree.cli.base import Context
 from sessiontree.cli.roots import PROJECT_HELP, ROOT_HELP, SINCE_HELP, agent_filter_option, pick_roots
@@ -50,6 +50,11 @@ def project_of(value: str | None) -> str | None:
 def since_of(value: str | None) -> int | None:
     """The ``--since`` value in epoch milliseconds."""
     return parse_since(value) if value else None
+
+
+def until_of(value: str | None) -> int | None:
+    """The ``--until`` value in epoch milliseconds (exclusive; a bare date counts its whole day)."""
+    return parse_until(value) if value else None
 
 
 def open_index(

@@ -9,9 +9,10 @@ from pathlib import Path
 
 import click
 
-from sessiontree.archive.usage import GROUP_CHOICES, GroupBy, UsageReport, UsageTotal, summarize
-from sessiontree.cli.archive_options import archive_options, open_index, project_of, since_of
+from sessiontree.archive.usage import GROUP_CHOICES, GroupBy, UsageQuery, UsageReport, UsageTotal, summarize
+from sessiontree.cli.archive_options import archive_options, open_index, project_of, since_of, until_of
 from sessiontree.cli.base import Context, cli, pass_context
+from sessiontree.cli.roots import SINCE_FORMS
 from sessiontree.store.discovery import printable
 
 BRANCH_NOTE = "Counted over every branch of each session (abandoned branches too), not only the active path."
@@ -69,6 +70,12 @@ def format_csv(report: UsageReport) -> str:
     show_default=True,
     help="How to group the totals.",
 )
+@click.option(
+    "--until",
+    metavar="DATE",
+    help="Only before this time (a bare YYYY-MM-DD counts that whole day): " + SINCE_FORMS,
+)
+@click.option("--model", metavar="NAME", help="Only this model, as shown (provider/model).")
 @click.option("--json", "as_json", is_flag=True, help="Print JSON (groups, total, branches: all).")
 @click.option("--csv", "as_csv", is_flag=True, help="Print CSV, one row per group and a total row.")
 @pass_context
@@ -80,6 +87,8 @@ def stats(
     cache_dir: Path | None,
     agent: str | None,
     by: GroupBy,
+    until: str | None,
+    model: str | None,
     as_json: bool,
     as_csv: bool,
 ) -> None:
@@ -88,12 +97,14 @@ def stats(
     Input, output, cache-read and cache-write tokens and cost, summed from every assistant
     message's usage (and model_usage entries). Every branch counts, not only the active
     path. A session that recorded no cost gets an estimate from its token counts (marked
-    estimated); a model with no known price shows - and is named.
+    estimated); a model with no known price shows - and is named. --agent keeps only that
+    agent's sessions, under --root too.
     """
     if as_json and as_csv:
         raise click.UsageError("Choose one of --json and --csv")
     with open_index(ctx, sessions_dirs, cache_dir, agent) as index:
-        records = index.usage(project=project_of(project), since_ms=since_of(since))
+        query = UsageQuery(project_of(project), since_of(since), until_of(until), agent, model)
+        records = index.usage(query)
     report = summarize(records, by)
     if as_json:
         click.echo(json.dumps(report.to_json(), ensure_ascii=True, indent=2))

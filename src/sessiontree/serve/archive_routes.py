@@ -39,7 +39,9 @@ class ArchiveService:
         *,
         theme: str = "auto",
         link_for: LinkFor,
+        home: str = "/",
     ):
+        self.home = home
         self.roots = list(roots)
         self.link_for = link_for
         self.cache_dir = cache_dir
@@ -80,7 +82,10 @@ class ArchiveService:
         return render_usage_page(
             records,
             UsagePageOptions(
-                title="Usage", link_for=lambda path: self.link_for(path, None), theme=self.theme
+                title="Usage",
+                link_for=lambda path: self.link_for(path, None),
+                theme=self.theme,
+                home=self.home,
             ),
         )
 
@@ -131,7 +136,7 @@ async def search_api(request: Request) -> Response:
 
 
 async def usage_page(request: Request) -> Response:
-    """``/usage``: cost and tokens per day by model, top sessions by cost."""
+    """``/usage``: the usage dashboard of every served folder."""
     try:
         html = await anyio.to_thread.run_sync(_service(request).usage_page)
     except SearchError as exc:

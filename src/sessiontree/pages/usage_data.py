@@ -1,0 +1,77 @@
+"""The usage dashboard's data: the index's totals per (session, day, model), packed small.
+
+The page's script (``templates/usage/usage-data.js``) filters and totals these rows in the
+browser, so a filter change redraws without asking the server. Names (sessions, days, models,
+projects, agents) are listed once and rows refer to them by position; a row is eleven numbers
+in one flat list: session, day (-1 unknown), model, messages, input, output, cache read,
+cache write, cost (null when none was recorded), estimated messages, unpriced messages.
+``zeroModels`` are the models whose recorded cost is $0 for tokens spent (an agent that knew no
+price records 0): the page names them rather than show their tokens as free.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import Any
+
+from sessiontree.archive.dates import day_of
+from sessiontree.archive.usage import UsageRecord
+from sessiontree.readers import agent_label
+
+ROW_WIDTH = 11
+FORMAT = 1
+"""Bumped when the packed shape changes (the script refuses another)."""
+
+
+class _Names:
+    """Each distinct name once, in first-seen order, and its position."""
+
+    def __init__(self) -> None:
+        self.items: dict[str, int] = {}
+
+    def __call__(self, name: str) -> int:
+        return self.items.setdefault(name, len(self.items))
+
+    def listed(self) -> list[str]:
+        return list(self.items)
+
+
+def usage_data(records: Sequence[UsageRecord], link_for: Callable[[str], str | None]) -> dict[str, Any]:
+    """Pack the records for the dashboard (``link_for`` gives a session's page from its path)."""
+    models, projects, agents = _Names(), _Names(), _Names()
+    days = sorted({day_of(r.usage.ts) for r in records if r.usage.ts > 0})
+    day_at = {day: i for i, day in enumerate(days)}
+    sessions: dict[str, int] = {}
+    session_rows: list[list[Any]] = []
+    rows: list[Any] = []
+    for record in records:
+        at = sessions.get(record.path)
+        if at is None:
+            at = sessions[record.path] = len(session_rows)
+            project = projects(record.cwd or "unknown")
+            session_rows.append(
+                [record.title or "", record.path, project, agents(record.agent), link_for(record.path)]
+            )
+        u = record.usage
+        day = day_at[day_of(u.ts)] if u.ts > 0 else -1
+        cost = None if u.cost is None else round(u.cost, 6)
+        rows += (at, day, models(u.model), u.messages, u.input, u.output, u.cache_read, u.cache_write, cost)
+        rows += (u.estimated, u.unpriced)
+    spent: dict[str, list[float]] = {}
+    for record in records:
+        u = record.usage
+        if u.cost is not None:
+            sums = spent.setdefault(u.model, [0.0, 0.0])
+            sums[0] += u.cost
+            sums[1] += u.input + u.output + u.cache_read + u.cache_write
+    return {
+        "format": FORMAT,
+        "days": days,
+        "models": models.listed(),
+        "projects": projects.listed(),
+        "agents": agents.listed(),
+        "agentLabels": [agent_label(a) for a in agents.listed()],
+        "sessions": session_rows,
+        "zeroModels": [models.items[m] for m, (cost, tokens) in spent.items() if cost == 0 and tokens > 0],
+        "rows": rows,
+    }

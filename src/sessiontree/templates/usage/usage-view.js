@@ -1,0 +1,236 @@
+/* Usage dashboard (DOM): the filters, and each panel drawn from usageData.view() on every change.
+ * Every name from a session is set as text, never as markup; the state lives in the URL's hash. */
+(() => {
+  const D = usageData;
+  const SVG = 'http://www.w3.org/2000/svg';
+  const $ = (id) => document.getElementById(id);
+  const main = $('st-usage');
+  let data = null;
+  try {
+    data = D.decode(JSON.parse($('st-usage-data').textContent));
+  } catch (_) { data = null; }
+  if (!data) {
+    $('st-empty').hidden = false;
+    $('st-empty').textContent = 'The usage data of this page cannot be read.';
+    return;
+  }
+
+  function el(tag, attrs, text) {
+    const node = tag.startsWith('svg:') ? document.createElementNS(SVG, tag.slice(4)) : document.createElement(tag);
+    for (const [k, v] of Object.entries(attrs || {})) node.setAttribute(k, String(v));
+    if (text !== undefined) node.textContent = text;
+    return node;
+  }
+
+  function fillSelect(select, values, labels) {
+    values.forEach((value, k) => select.append(el('option', { value }, labels ? labels[k] : value)));
+  }
+
+  const controls = { from: $('st-from'), to: $('st-to'), project: $('st-project'), agent: $('st-agent'), model: $('st-model'), by: $('st-by'), measure: $('st-measure') };
+  fillSelect(controls.project, [...data.projects].sort());
+  fillSelect(controls.agent, data.agents, data.agentLabels);
+  fillSelect(controls.model, [...data.models].sort());
+  if (data.days.length) {
+    for (const c of [controls.from, controls.to]) { c.min = data.days[0]; c.max = data.days[data.days.length - 1]; }
+  }
+
+  let state = D.parseState(location.hash);
+  let shown = null;
+
+  function measureText(value, measure) {
+    return measure === 'tokens' ? D.formatTokens(value) + ' tokens' : D.dollars(value);
+  }
+
+  function drawTotals(t) {
+    const list = $('st-totals');
+    list.replaceChildren();
+    const items = [
+      ['Cost', D.costText(t)], ['Input', D.formatCount(t.input)], ['Output', D.formatCount(t.output)],
+      ['Cache read', D.formatCount(t.cacheRead)], ['Cache write', D.formatCount(t.cacheWrite)],
+      ['Cache hit ratio', D.percent(t.hitRatio)], ['Sessions', D.formatCount(t.sessions)],
+      ['Active days', D.formatCount(t.activeDays)], ['Assistant messages', D.formatCount(t.messages)],
+    ];
+    for (const [name, value] of items) {
+      const item = el('div', { 'data-total': name });
+      item.append(el('dt', {}, name), el('dd', {}, value));
+      list.append(item);
+    }
+    const note = $('st-unpriced');
+    const parts = [];
+    if (t.unpriced.length) parts.push('No price is known for ' + t.unpriced.join(', ') + ': their tokens are counted, their cost is not.');
+    if (t.zero.length) parts.push('Recorded as $0 though they spent tokens (the agent knew no price, or the model is free): ' + t.zero.join(', ') + '.');
+    note.hidden = !parts.length;
+    note.textContent = parts.join(' ');
+  }
+
+  const CHART = { w: 760, h: 240, left: 70, right: 8, top: 12, bottom: 30 };
+
+  function niceStep(top) {
+    const raw = top / 4;
+    const power = Math.pow(10, Math.floor(Math.log10(raw)));
+    for (const f of [1, 2, 2.5, 5, 10]) if (power * f >= raw) return power * f;
+    return power * 10;
+  }
+
+  function drawChart(s) {
+    const figure = $('st-chart');
+    figure.querySelectorAll('svg').forEach((n) => n.remove());
+    const unitName = { day: 'day', week: 'week', month: 'month' }[s.unit];
+    const what = s.measure === 'tokens' ? 'Tokens' : 'Cost';
+    const total = s.groups.reduce((sum, g) => sum + g.values.reduce((a, b) => a + b, 0), 0);
+    const summary = what + ' per ' + unitName + ' by ' + s.by + ': ' + measureText(total, s.measure) + ' over ' + s.buckets.length + ' ' + unitName + (s.buckets.length === 1 ? '' : 's');
+    $('st-chart-caption').textContent = s.buckets.length ? summary : 'Nothing dated to draw.';
+    if (!s.buckets.length) return;
+    const svg = el('svg:svg', { viewBox: `0 0 ${CHART.w} ${CHART.h}`, width: CHART.w, height: CHART.h, role: 'img', 'aria-label': summary });
+    svg.append(el('svg:title', {}, summary));
+    const plotW = CHART.w - CHART.left - CHART.right;
+    const plotH = CHART.h - CHART.top - CHART.bottom;
+    const step = s.top > 0 ? niceStep(s.top) : 1;
+    const scaleTop = s.top > 0 ? step * Math.max(1, Math.ceil(s.top / step - 1e-9)) : 1;
+    for (let n = 0; n * step <= scaleTop + step / 1000 && n < 12; n += 1) {
+      const y = CHART.top + plotH - (n * step / scaleTop) * plotH;
+      svg.append(el('svg:line', { class: 'st-grid', x1: CHART.left, x2: CHART.w - CHART.right, y1: y, y2: y }));
+      svg.append(el('svg:text', { class: 'st-tick', x: CHART.left - 6, y: y + 4, 'text-anchor': 'end' }, s.measure === 'tokens' ? D.formatTokens(n * step) : D.dollars(n * step)));
+    }
+    const slot = plotW / s.buckets.length;
+    const width = Math.max(1, slot * 0.8);
+    s.buckets.forEach((bucket, b) => {
+      let y = CHART.top + plotH;
+      s.groups.forEach((g) => {
+        const value = g.values[b];
+        if (value <= 0) return;
+        const height = (value / scaleTop) * plotH;
+        y -= height;
+        const rect = el('svg:rect', { class: 'st-bar ' + (g.colour < 0 ? 'st-other' : 'st-m' + g.colour), x: (CHART.left + b * slot).toFixed(2), y: y.toFixed(2), width: width.toFixed(2), height: height.toFixed(2) });
+        rect.append(el('svg:title', {}, bucket + ' · ' + g.key + ': ' + measureText(value, s.measure)));
+        svg.append(rect);
+      });
+    });
+    const every = Math.max(1, Math.ceil(s.buckets.length / 8));
+    const long = s.buckets[0].slice(0, 4) !== s.buckets[s.buckets.length - 1].slice(0, 4);
+    s.buckets.forEach((bucket, b) => {
+      if (b % every) return;
+      const label = s.unit === 'month' || long ? bucket : bucket.slice(5);
+      svg.append(el('svg:text', { class: 'st-day', x: (CHART.left + b * slot + width / 2).toFixed(2), y: CHART.h - 10, 'text-anchor': 'middle' }, label));
+    });
+    figure.append(svg);
+  }
+
+  function drawLegend(s) {
+    const legend = $('st-legend');
+    legend.replaceChildren();
+    for (const g of s.groups) {
+      const item = el('li', {});
+      item.append(el('span', { class: 'st-swatch ' + (g.colour < 0 ? 'st-other' : 'st-m' + g.colour), 'aria-hidden': 'true' }));
+      item.append(document.createTextNode(g.key + ' '));
+      const free = g.total.cost === 0 && g.total.zero.length;
+      const priced = free ? 'recorded as $0 · ' : g.total.cost !== null ? D.costText(g.total) + ' · ' : g.total.unpriced.length ? 'no price · ' : '';
+      item.append(el('span', { class: 'st-muted' }, priced + D.formatTokens(g.total.tokens) + ' tokens'));
+      legend.append(item);
+    }
+  }
+
+  function drawSeriesTable(s) {
+    const body = $('st-series').tBodies[0];
+    body.replaceChildren();
+    for (const row of s.table) {
+      const tr = el('tr', {});
+      tr.append(el('td', {}, row.period), el('td', {}, row.group));
+      for (const f of ['messages', 'input', 'output', 'cacheRead', 'cacheWrite']) tr.append(el('td', {}, D.formatCount(row[f])));
+      tr.append(el('td', {}, D.costText(row)));
+      body.append(tr);
+    }
+  }
+
+  function drawTop(top) {
+    const body = $('st-top').tBodies[0];
+    body.replaceChildren();
+    for (const t of top) {
+      const tr = el('tr', {});
+      const cell = el('td', {});
+      const title = t.label || '(untitled)';
+      if (t.href) cell.append(el('a', { href: t.href }, title)); else cell.append(document.createTextNode(title));
+      cell.append(el('div', { class: 'st-muted st-path' }, (t.agent ? t.agent + ' · ' : '') + t.key));
+      tr.append(cell, el('td', {}, D.formatCount(t.messages)), el('td', {}, D.formatTokens(t.tokens)), el('td', {}, D.costText(t)));
+      body.append(tr);
+    }
+  }
+
+  function drawCalendar(cal) {
+    const figure = $('st-calendar');
+    figure.querySelectorAll('svg').forEach((n) => n.remove());
+    const active = cal.days.filter((d) => d.messages > 0).length;
+    const caption = cal.days.length ? active + ' active day' + (active === 1 ? '' : 's') + ' (UTC), shaded by ' + (cal.measure === 'tokens' ? 'tokens' : 'cost') + ', ' + cal.days[0].day + ' to ' + cal.days[cal.days.length - 1].day : 'No dated usage.';
+    $('st-calendar-caption').textContent = caption;
+    if (!cal.days.length) return;
+    const size = 12;
+    const gap = 2;
+    const left = 30;
+    const weeks = cal.days[cal.days.length - 1].week + 1;
+    const w = left + weeks * (size + gap);
+    const h = 7 * (size + gap) + 16;
+    const svg = el('svg:svg', { viewBox: `0 0 ${w} ${h}`, width: w, height: h, role: 'img', 'aria-label': caption });
+    svg.append(el('svg:title', {}, caption));
+    ['Mon', 'Wed', 'Fri'].forEach((name, k) => svg.append(el('svg:text', { class: 'st-tick', x: 0, y: 16 + (k * 2) * (size + gap) + size - 2 }, name)));
+    let month = '';
+    for (const d of cal.days) {
+      const x = left + d.week * (size + gap);
+      if (d.weekday === 0 && d.day.slice(0, 7) !== month) {
+        month = d.day.slice(0, 7);
+        svg.append(el('svg:text', { class: 'st-tick', x, y: 10 }, month.slice(5) === '01' || !svg.querySelector('text.st-month') ? month : month.slice(5)));
+        svg.lastChild.classList.add('st-month');
+      }
+      const rect = el('svg:rect', { class: 'st-cell st-l' + d.level, x, y: 16 + d.weekday * (size + gap), width: size, height: size, rx: 2 });
+      const text = d.total ? d.day + ': ' + (cal.measure === 'tokens' ? D.formatTokens(d.total.tokens) + ' tokens' : D.costText(d.total)) + ', ' + D.formatCount(d.messages) + ' messages' : d.day + ': no usage';
+      rect.append(el('svg:title', {}, text));
+      svg.append(rect);
+    }
+    figure.append(svg);
+  }
+
+  function syncControls() {
+    for (const [key, control] of Object.entries(controls)) control.value = state[key];
+    // A value the page does not hold (an old link) is shown as "all" and dropped.
+    for (const key of ['project', 'agent', 'model', 'by', 'measure']) if (controls[key].value !== state[key]) state[key] = controls[key].value;
+  }
+
+  function draw() {
+    syncControls();
+    shown = D.view(data, state);
+    drawTotals(shown.totals);
+    drawChart(shown.series);
+    drawLegend(shown.series);
+    drawSeriesTable(shown.series);
+    drawTop(shown.top);
+    drawCalendar(shown.calendar);
+    $('st-empty').hidden = shown.totals.messages > 0;
+    main.dataset.drawn = String(Number(main.dataset.drawn || 0) + 1);
+  }
+
+  function changed() {
+    for (const [key, control] of Object.entries(controls)) state[key] = control.value;
+    const hash = D.formatState(state);
+    history.replaceState(null, '', hash ? '#' + hash : location.pathname + location.search);
+    draw();
+  }
+
+  for (const control of Object.values(controls)) control.addEventListener('change', changed);
+  $('st-filters').addEventListener('reset', () => setTimeout(() => {
+    for (const key of ['from', 'to', 'project', 'agent', 'model']) controls[key].value = '';
+    changed();
+  }, 0));
+  window.addEventListener('hashchange', () => { state = D.parseState(location.hash); draw(); });
+
+  function download(name, type, text) {
+    const url = URL.createObjectURL(new Blob([text], { type }));
+    const link = el('a', { href: url, download: name });
+    document.body.append(link);
+    link.click();
+    link.remove();
+    setTimeout(() => URL.revokeObjectURL(url), 60000);
+  }
+
+  $('st-csv').addEventListener('click', () => download('usage.csv', 'text/csv', D.toCsv(shown)));
+  $('st-json').addEventListener('click', () => download('usage.json', 'application/json', D.toJson(shown)));
+  draw();
+})();
