@@ -103,3 +103,28 @@ def test_plain_prose_shortcut_cases(text: str) -> None:
     assert shortcut is None or shortcut == full
     if text in ("Just words.", "Two\nlines", "One.\n\nTwo."):
         assert shortcut == full
+
+
+def test_gfm_autolinks_are_allow_listed_links() -> None:
+    html = str(render_markdown("See www.example.com, https://e.example/x and mail a@b.example."))
+    assert '<a href="http://www.example.com" rel="noopener noreferrer" target="_blank">' in html
+    assert '<a href="https://e.example/x" rel="noopener noreferrer" target="_blank">' in html
+    assert '<a href="mailto:a@b.example" rel="noopener noreferrer" target="_blank">' in html
+
+
+def test_a_link_to_a_target_not_allowed_reads_as_written() -> None:
+    html = str(render_markdown("in [next.config.js](next.config.js:184:8-186:10) and ![a](x.png)"))
+    assert "<a " not in html
+    assert "[next.config.js](next.config.js:184:8-186:10)" in html
+    assert "![a](x.png)" in html
+
+
+def test_task_boxes_are_disabled() -> None:
+    html = str(render_markdown("- [x] done\n- [ ] todo"))
+    assert html.count('disabled="disabled" type="checkbox">') == 2
+
+
+def test_code_in_a_fence_reaches_the_highlighter_unescaped_once() -> None:
+    html = str(render_markdown("```python\nx = '<a>' & 1\n```"))
+    assert "&lt;a&gt;" in html and "&amp;lt;" not in html
+    assert '<span class="o">&amp;</span>' in html

@@ -1,24 +1,27 @@
-"""Markdown to safe HTML: CommonMark + tables, strikethrough, task lists; raw HTML off."""
+"""Markdown to safe HTML: CommonMark + GFM tables, strikethrough, task lists, autolinks; raw HTML off.
+
+The parser is markdown-it-pyrs (markdown-it in Rust, by markdown-it-py's maintainer), built
+without its raw-HTML rules so HTML in a text comes out escaped. Its output then contains no ``<``
+that the parser did not write itself, which makes the few rewrites below exact: fenced code goes
+to our highlighter, links keep only http(s)/mailto targets (others keep their text), remote images
+become links, and task-list boxes are disabled.
+"""
 
 from __future__ import annotations
 
+import html
 import re
-from collections.abc import Sequence
 from functools import lru_cache
-from typing import Any
+from urllib.parse import unquote
 
-from markdown_it import MarkdownIt
-from markdown_it.token import Token
-from markdown_it.utils import OptionsDict
-from markupsafe import Markup, escape
-from mdit_py_plugins.tasklists import tasklists_plugin
+from markdown_it_pyrs import MarkdownIt
+from markupsafe import Markup
 
 from sessiontree.exporter.highlight import HL_CLASS, escape_text, highlight_code, lexer_by_name
 
 ALLOWED_SCHEMES = ("http://", "https://", "mailto:")
 LINK_REL = "noopener noreferrer"
-# Past this size a text is shown as plain preformatted text: markdown-it is pure Python and
-# a megabyte of pasted log is not prose.
+# Past this size a text is shown as plain preformatted text: a megabyte of pasted log is not prose.
 MAX_MARKDOWN_CHARS = 200_000
 MAX_HIGHLIGHT_CHARS = 50_000
 
@@ -26,24 +29,6 @@ MAX_HIGHLIGHT_CHARS = 50_000
 def is_allowed_url(url: str) -> bool:
     """Tell whether a link target is http(s) or mailto (nothing else is ever emitted)."""
     return url.strip().lower().startswith(ALLOWED_SCHEMES)
-
-
-def _render_link_open(self: Any, tokens: Sequence[Token], idx: int, options: OptionsDict, env: Any) -> str:
-    token = tokens[idx]
-    token.attrSet("rel", LINK_REL)
-    token.attrSet("target", "_blank")
-    return str(self.renderToken(tokens, idx, options, env))
-
-
-def _render_image(self: Any, tokens: Sequence[Token], idx: int, options: OptionsDict, env: Any) -> str:
-    # Images from the network are never loaded (the page requests nothing): show a link instead.
-    token = tokens[idx]
-    src = str(token.attrGet("src") or "")
-    alt = self.renderInlineAsText(token.children or [], options, env) or src
-    return (
-        f'<a class="st-remote-img" href="{escape(src)}" rel="{LINK_REL}" target="_blank">'
-        f"[image: {escape(alt)}]</a>"
-    )
 
 
 def render_code_block(code: str, lang: str = "") -> Markup:
@@ -54,33 +39,78 @@ def render_code_block(code: str, lang: str = "") -> Markup:
     return Markup('<pre class="st-code {}"{}><code>{}</code></pre>').format(HL_CLASS, lang_attr, body)
 
 
-def _render_fence(self: Any, tokens: Sequence[Token], idx: int, options: OptionsDict, env: Any) -> str:
-    token = tokens[idx]
-    lang = token.info.strip().split(maxsplit=1)[0] if token.info.strip() else ""
-    return str(render_code_block(token.content, lang[:40])) + "\n"
-
-
-def _render_code_block(self: Any, tokens: Sequence[Token], idx: int, options: OptionsDict, env: Any) -> str:
-    return str(render_code_block(tokens[idx].content)) + "\n"
-
-
 @lru_cache(maxsize=1)
 def markdown_parser() -> MarkdownIt:
-    """Return the shared parser (built once; markdown-it parsers are reusable and stateless)."""
-    md = MarkdownIt("commonmark", {"html": False, "linkify": False, "typographer": False})
-    md.enable(["table", "strikethrough"])
-    md.use(tasklists_plugin)
-    md.validateLink = is_allowed_url  # type: ignore[method-assign]
-    md.add_render_rule("link_open", _render_link_open)
-    md.add_render_rule("image", _render_image)
-    md.add_render_rule("fence", _render_fence)
-    md.add_render_rule("code_block", _render_code_block)
-    return md
+    """Return the shared parser (built once; it holds no state between texts)."""
+    # CommonMark without html_block/html_inline (raw HTML stays text), plus the GFM extensions.
+    return MarkdownIt("zero").enable_many(
+        [
+            *("blockquote", "code", "fence", "heading", "hr", "lheading", "list", "paragraph"),
+            *("reference", "autolink", "backticks", "emphasis", "entity", "escape", "image", "link"),
+            *("newline", "table", "strikethrough", "tasklist", "autolink_ext"),
+        ]
+    )
+
+
+# What the parser writes for code blocks, links, images and task boxes (attributes escaped).
+_CODE = re.compile(r'<pre><code(?: class="language-([^"]*)")?>(.*?)</code></pre>', re.S)
+_LINK = re.compile(r'<a href="([^"]*)"(?: title="([^"]*)")?>(.*?)</a>', re.S)
+_IMAGE = re.compile(r'<img src="([^"]*)" alt="([^"]*)"(?: title="([^"]*)")? />')
+_TASK_BOX = '<input class="task-list-item-checkbox" type="checkbox" '
+_DISABLED_BOX = '<input class="task-list-item-checkbox" {}disabled="disabled" type="checkbox">'
+_TASK_BOXES = {
+    _TASK_BOX + 'checked="" />': _DISABLED_BOX.format('checked="checked" '),
+    _TASK_BOX + "/>": _DISABLED_BOX.format(""),
+}
+
+
+def _code(match: re.Match[str]) -> str:
+    lang = html.unescape(match.group(1) or "")[:40]
+    return str(render_code_block(html.unescape(match.group(2)), lang))
+
+
+def _as_written(label: str, href: str, title: str | None) -> str:
+    """Return a link whose target is not allowed as the text it was written as: ``[label](href)``."""
+    target = escape_text(unquote(html.unescape(href)))
+    return f"[{label}]({target}{f' &quot;{title}&quot;' if title else ''})"
+
+
+def _link(match: re.Match[str]) -> str:
+    href, title, label = match.groups()
+    # The parser escapes only &<>" and percent-encodes the rest: the scheme reads as written.
+    if not is_allowed_url(href):
+        return _as_written(label, href, title)
+    title_attr = f' title="{title}"' if title else ""
+    return f'<a href="{href}"{title_attr} rel="{LINK_REL}" target="_blank">{label}</a>'
+
+
+def _image(match: re.Match[str]) -> str:
+    # Images from the network are never loaded (the page requests nothing): show a link instead.
+    src, alt, title = match.groups()
+    if not is_allowed_url(src):
+        return "!" + _as_written(alt, src, title)
+    return f'<a class="st-remote-img" href="{src}" rel="{LINK_REL}" target="_blank">[image: {alt or src}]</a>'
+
+
+def _rewrite(out: str) -> str:
+    """Turn the parser's HTML into ours: highlighted code, allow-listed links, no images."""
+    if "<pre><code" in out:
+        out = _CODE.sub(_code, out)
+    if "<a href=" in out:
+        out = _LINK.sub(_link, out)
+    if "<img " in out:
+        out = _IMAGE.sub(_image, out)
+    if _TASK_BOX in out:
+        for box, disabled in _TASK_BOXES.items():
+            out = out.replace(box, disabled)
+    return out
 
 
 # Prose with none of these characters, whose lines all start with a letter, is plain paragraphs
-# in CommonMark: no inline syntax, and no line can open a block (list, heading, quote, code, table).
-_PLAIN_PROSE = re.compile(r"[^\\`*_\[\]<>!#|~&\x00-\x09\x0b-\x1f\x7f]*")
+# in CommonMark: no inline syntax, and no line can open a block (list, heading, quote, code, table);
+# without "www.", "://" or "@" there is nothing for GFM's autolinks either.
+_PLAIN_PROSE = re.compile(r"[^\\`*_\[\]<>!#|~&@\x00-\x09\x0b-\x1f\x7f]*")
+_AUTOLINK_START = re.compile(r"www\.|://", re.I)
 _LINE_START = re.compile(r"\n(?![A-Za-z])")
 
 
@@ -88,6 +118,8 @@ def _plain_paragraphs(text: str) -> str | None:
     """Return CommonMark's HTML for plain prose without running the parser, or None if not plain."""
     body = text.strip("\n")
     if not body or not body[0].isascii() or not body[0].isalpha() or not _PLAIN_PROSE.fullmatch(body):
+        return None
+    if _AUTOLINK_START.search(body):
         return None
     paragraphs = body.split("\n\n")
     for para in paragraphs:
@@ -112,4 +144,4 @@ def render_markdown(text: str) -> Markup:
     plain = _plain_paragraphs(text)
     if plain is not None:
         return Markup(plain)
-    return Markup(markdown_parser().render(text))
+    return Markup(_rewrite(markdown_parser().render(text)))
