@@ -198,6 +198,23 @@ class SearchRenderer(ToolRenderer):
         return Markup(" ".join(parts)), Markup("")
 
 
+class WebSearchRenderer(ToolRenderer):
+    """A web search the model ran (Codex CLI's ``web_search_call``): a chip with the query."""
+
+    names = ("web_search",)
+
+    def call(self, name: str, args: Args) -> tuple[Markup, Markup]:
+        queries = args.get("queries")
+        query = _str(args, "query") or (
+            "; ".join(q for q in queries if isinstance(q, str)) if isinstance(queries, list) else ""
+        )
+        url = _str(args, "url")
+        if query or url:
+            label = Markup('<span class="st-chip-label">{}</span> ').format("Search" if query else "Open")
+            return label + _summary(query or url, "pattern" if query else "path"), Markup("")
+        return super().call(name, args)
+
+
 class TodoRenderer(ToolRenderer):
     names = ("todo", "todo_write", "todowrite", "todoread", "todo_read", "todos")
 
@@ -269,6 +286,7 @@ RENDERERS: tuple[ToolRenderer, ...] = (
     WriteRenderer(),
     EditRenderer(),
     SearchRenderer(),
+    WebSearchRenderer(),
     TodoRenderer(),
     TaskRenderer(),
     CellRenderer(),

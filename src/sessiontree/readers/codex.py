@@ -16,13 +16,16 @@ from typing import Any, ClassVar
 
 from sessiontree.readers.base import EntryBuilder, as_str, iter_dicts, make_session, read_values, register
 from sessiontree.readers.codex_items import (
+    ABORTED_PREFIX,
     CONTEXT_PREFIXES,
+    aborted_reason,
     convert_call,
     convert_output,
     convert_user_content,
     reasoning_block,
     usage_of,
 )
+from sessiontree.readers.kinds import LineKind, add_kinds
 from sessiontree.store.entries import Entry
 from sessiontree.store.formats import AGENT_LABELS, CODEX_LINE_TYPES, is_codex_file, is_codex_old_header
 from sessiontree.store.jsonl import BadLine
@@ -39,6 +42,15 @@ ECHO_EVENTS = frozenset(
     {"user_message", "agent_message", "agent_reasoning", "agent_reasoning_raw_content",
      "agent_reasoning_section_break"}
 )  # fmt: skip
+
+TURN_ABORTED = "codex:turn_aborted"
+ROLLED_BACK = "codex:event/thread_rolled_back"
+CODEX_KINDS = (
+    LineKind(TURN_ABORTED, "Interrupted"),
+    LineKind(ROLLED_BACK, "Rolled back", context=False),
+)
+"""Codex CLI's lines that are not conversation (see ``readers.kinds``)."""
+add_kinds(CODEX_KINDS)
 
 
 def normalise_line(obj: dict[str, Any], first: bool) -> tuple[str, dict[str, Any]]:
@@ -71,6 +83,7 @@ class _Converter:
         self.effort: str | None = None
         self.calls: dict[str, tuple[str, dict[str, Any]]] = {}
         self.last_total: Any = None
+        self.turns: list[Entry] = []  # the typed prompts of the active path: where each turn starts
 
     def add(self, entry: Entry, ts: Any) -> Entry:
         entry["parentId"] = self.last_id
@@ -206,8 +219,11 @@ class _Converter:
         blocks = convert_user_content(content)
         text = "".join(b.get("text", "") for b in blocks if b.get("type") == "text").lstrip()
         entry_id = self.build.line_id(lineno)
+        if role == "user" and text.startswith(ABORTED_PREFIX):
+            self._aborted(lineno, aborted_reason(text), ts)  # injected by the CLI, never typed
+            return
         if role == "user" and not text.startswith(CONTEXT_PREFIXES):
-            self.add({"type": "message", "id": entry_id, "message": {"role": "user", "content": blocks}}, ts)
+            self._prompt(entry_id, blocks, ts)
             return
         # Context the CLI injects (environment, AGENTS.md) and developer/system messages.
         kind = "codex:context" if role == "user" else f"codex:{role}"
@@ -230,23 +246,50 @@ class _Converter:
             if self.use_events:
                 self._event_message(lineno, event, ts)
         elif kind == "turn_aborted":
-            self.reply = None
-            reason = as_str(event.get("reason")) or "aborted"
-            notice = {
-                "customType": "codex:turn_aborted",
-                "content": f"Turn aborted ({reason})",
-                "display": True,
-            }
-            self.add({"type": "custom_message", "id": self.build.line_id(lineno), **notice}, ts)
+            self._aborted(lineno, as_str(event.get("reason")) or "aborted", ts)
+        elif kind == "thread_rolled_back":
+            self._roll_back(lineno, event, ts)
         else:
             self._carry(lineno, f"codex:event/{kind}" if isinstance(kind, str) else "codex:event", event, ts)
+
+    def _prompt(self, entry_id: str, blocks: list[dict[str, Any]], ts: Any) -> None:
+        """A typed prompt: the start of a turn (what a rollback counts)."""
+        message = {"role": "user", "content": blocks}
+        self.turns.append(self.add({"type": "message", "id": entry_id, "message": message}, ts))
+
+    def _aborted(self, lineno: int, reason: str, ts: Any) -> None:
+        """An interrupted turn: one notice for the injected ``<turn_aborted>`` message and its event."""
+        self.reply = None
+        last = self.build.entries[-1] if self.build.entries else None
+        if last is not None and last.get("customType") == TURN_ABORTED and last["id"] == self.last_id:
+            return  # the event after the injected message (or the other way round): said once
+        text = "Interrupted by the user" if reason == "interrupted" else f"Turn aborted ({reason})"
+        notice = {"customType": TURN_ABORTED, "content": text, "display": True, "details": {"reason": reason}}
+        self.add({"type": "custom_message", "id": self.build.line_id(lineno), **notice}, ts)
+
+    def _roll_back(self, lineno: int, event: dict[str, Any], ts: Any) -> None:
+        """Undo the last ``num_turns`` turns: the leaf moves back, the undone turns stay a side branch."""
+        count = event.get("num_turns")
+        turns = count if isinstance(count, int) and not isinstance(count, bool) and count > 0 else 0
+        self.reply = None
+        undone = self.turns[-turns:] if turns else []
+        if undone:
+            del self.turns[-turns:]
+            self.last_id = undone[0].get("parentId")
+        said = f"{len(undone)} turn{'' if len(undone) == 1 else 's'} undone"
+        entry = self.build.carry(lineno, ROLLED_BACK, event, None, None)
+        self.build.entries.pop()
+        entry["content"] = said + (f" (from {undone[0]['id']})" if undone else "")
+        self.add(entry, ts)
 
     def _event_message(self, lineno: int, event: dict[str, Any], ts: Any) -> None:
         kind, text = event.get("type"), as_str(event.get("message")) or as_str(event.get("text")) or ""
         if kind == "user_message":
             self.reply = None
-            message = {"role": "user", "content": [{"type": "text", "text": text}]}
-            self.add({"type": "message", "id": self.build.line_id(lineno), "message": message}, ts)
+            if text.lstrip().startswith(ABORTED_PREFIX):
+                self._aborted(lineno, aborted_reason(text), ts)
+            else:
+                self._prompt(self.build.line_id(lineno), [{"type": "text", "text": text}], ts)
         elif kind == "agent_message":
             self._open_reply(lineno, ts)["message"]["content"].append({"type": "text", "text": text})
         elif kind == "agent_reasoning" and text:

@@ -19,6 +19,16 @@ CONTEXT_PREFIXES = (
     "<user_shell_command>",
 )
 """User messages that are context the CLI injected, not something the person typed."""
+ABORTED_PREFIX = "<turn_aborted>"
+"""What the CLI (0.116+) injects into the conversation when the user interrupts a turn."""
+_REASON = re.compile(r"<reason>\s*([^<]{1,80}?)\s*</reason>")
+
+
+def aborted_reason(text: str) -> str:
+    """The reason of an injected ``<turn_aborted>`` message (``interrupted`` when it names none)."""
+    found = _REASON.search(text)
+    return found[1] if found else "interrupted"
+
 
 _EXIT_CODE = re.compile(r"\AExit code: (-?\d+)")
 _SHELLS = {"bash", "sh", "zsh", "/bin/bash", "/bin/sh", "/bin/zsh", "/usr/bin/bash"}
