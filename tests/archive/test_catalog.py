@@ -246,11 +246,13 @@ def test_what_cannot_be_read_is_listed_with_its_reason(tmp_path: Path) -> None:
     os.mkfifo(root / "pipe.jsonl")  # never opened: a read would wait for a writer
     session(root / "folder.jsonl" / "inside.jsonl", "i", "/w")  # a folder named like a session
     (root / "gone.jsonl").symlink_to("nowhere.jsonl")
+    (root / "loop.jsonl").symlink_to("loop.jsonl")  # ELOOP from DirEntry.is_file, once a traceback
     entries = {e.key: e for e in Catalog(root).scan()}
     assert entries["good.jsonl"].error is None
     assert entries["pipe.jsonl"].error == "unreadable: it is a named pipe"
     assert entries["folder.jsonl"].error == "unreadable: it is a directory"
-    assert entries["gone.jsonl"].error == "unreadable: No such file or directory"
+    assert entries["gone.jsonl"].error == "unreadable: it is a link to nothing"
+    assert entries["loop.jsonl"].error == "unreadable: a symlink loop"
     assert entries["folder.jsonl/inside.jsonl"].error is None  # its sessions are still listed
 
 

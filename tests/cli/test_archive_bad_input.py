@@ -85,7 +85,7 @@ def test_odd_file_names_through_build_search_and_stats(odd_names: dict[bytes, Pa
     built = run("build", "--root", str(root), "-o", str(site), "--no-search", cwd=tmp_path)
     assert built.returncode == 1
     assert "pipe.jsonl: unreadable: it is a named pipe" in built.stderr
-    assert "gone.jsonl: unreadable: No such file or directory" in built.stderr
+    assert "gone.jsonl: unreadable: it is a link to nothing" in built.stderr
     assert "not a session file" not in built.stderr
     assert len(list((site / "sessions").rglob("*.html"))) == len(odd_names)
     found = run("search", "--root", str(root), "fsync", cwd=tmp_path)

@@ -74,7 +74,7 @@ async def test_what_cannot_be_read_is_listed_and_answers_cleanly(
     index = await client.get("/")
     assert index.status_code == 200
     assert "unreadable: it is a named pipe" in index.text
-    assert "unreadable: No such file or directory" in index.text
+    assert "unreadable: it is a link to nothing" in index.text
     for path in ("/s/pipe.jsonl", "/raw/pipe.jsonl", "/export/pipe.jsonl", "/raw/gone.jsonl"):
         r = await client.get(path)
         assert r.status_code == 404, path

@@ -28,11 +28,10 @@ from sessiontree.store.discovery import (
     SessionInfo,
     one_line,
     read_session_info,
-    resolves_inside,
     scandir_sorted,
 )
 from sessiontree.store.jsonl import decode_line, decode_text
-from sessiontree.store.storage import open_regular
+from sessiontree.store.storage import entry_is, open_regular, read_reason, resolves_inside
 from sessiontree.store.tail import TailReader, TailState
 
 CACHE_VERSION = 2
@@ -187,9 +186,7 @@ def key_of(root: Path, path: Path) -> str:
 
 def why_unreadable(exc: OSError) -> str:
     """The reason a listing gives for a file it cannot read."""
-    if isinstance(exc, PermissionError):
-        return "unreadable: permission denied"
-    return f"unreadable: {exc.strerror or exc}"
+    return f"unreadable: {read_reason(exc)}"
 
 
 def check_readable(path: Path) -> None:
@@ -239,18 +236,18 @@ def iter_session_files(root: Path, *, unreadable: bool = False) -> Iterator[tupl
             # (resolving every file costs a stat per path component: 1,000 files, ~60% of a scan).
             if e.is_symlink() and not resolves_inside(path, real_root):
                 continue  # a symlink leaving the root: never listed, never served
-            if unreadable and e.name.endswith(".jsonl") and not e.is_file():
+            if unreadable and e.name.endswith(".jsonl") and not entry_is(e, "file"):
                 yield path, parent
-            if e.name.endswith(".jsonl") and e.is_file():
+            if e.name.endswith(".jsonl") and entry_is(e, "file"):
                 yield path, parent
                 folder = path.with_name(e.name[: -len(".jsonl")])
                 if (
                     depth < MAX_SUBAGENT_DEPTH
-                    and folder.is_dir()
+                    and entry_is(folder, "dir")
                     and (not folder.is_symlink() or resolves_inside(folder, real_root))
                 ):
                     yield from files_in(folder, path.relative_to(root).as_posix(), depth + 1)
-            elif parent is None and depth == 0 and e.is_dir() and f"{e.name}.jsonl" not in names:
+            elif parent is None and depth == 0 and entry_is(e, "dir") and f"{e.name}.jsonl" not in names:
                 yield from files_in(path, None, 1)  # a project folder: sessions/<encoded cwd>/
 
     yield from files_in(root, None, 0)

@@ -15,7 +15,6 @@ import sys
 import time
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, replace
-from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 from urllib.parse import quote, unquote_to_bytes
@@ -23,8 +22,10 @@ from urllib.parse import quote, unquote_to_bytes
 from sessiontree.archive.catalog import Catalog, iter_session_files
 from sessiontree.errors import FilterError
 from sessiontree.readers.discovery import default_roots, root_agent
-from sessiontree.store.discovery import SessionInfo, normalize_cwd, resolves_inside
+from sessiontree.store.discovery import SessionInfo, normalize_cwd
 from sessiontree.store.paths import AgentPaths
+from sessiontree.store.storage import resolves_inside
+from sessiontree.store.times import datetime_millis, parse_iso
 
 # -- folders ---------------------------------------------------------------------------------
 
@@ -89,16 +90,14 @@ def parse_since(text: str, now: float | None = None, option: str = "--since") ->
     if relative:
         seconds = int(relative.group(1)) * _UNIT_SECONDS[relative.group(2)]
         return int(((time.time() if now is None else now) - seconds) * 1000)
-    try:
-        when = datetime.fromisoformat(value.replace("Z", "+00:00"))
-    except ValueError:
+    when = parse_iso(value)
+    ms = None if when is None else datetime_millis(when)
+    if ms is None:
         raise FilterError(
-            f"Not a date for {option}: {value!r}; use YYYY-MM-DD, an ISO date-time (UTC unless it says), "
-            "or 12h / 7d / 2w"
-        ) from None
-    if when.tzinfo is None:
-        when = when.replace(tzinfo=UTC)
-    return int(when.timestamp() * 1000)
+            f"Not a date for {option}: {value!r}; use YYYY-MM-DD (1970-9999), "
+            "an ISO date-time (UTC unless it says), or 12h / 7d / 2w"
+        )
+    return ms
 
 
 def parse_until(text: str, now: float | None = None) -> int:

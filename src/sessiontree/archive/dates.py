@@ -2,21 +2,23 @@
 
 from __future__ import annotations
 
-from datetime import UTC, date, datetime, timedelta
+from datetime import date, timedelta
+
+from sessiontree.store.times import utc_datetime, utc_day
 
 
 def day_of(ms: int) -> str:
     """The UTC day of a time, ``YYYY-MM-DD`` (``unknown`` for no time)."""
     if ms <= 0:
         return "unknown"
-    return datetime.fromtimestamp(ms / 1000, UTC).date().isoformat()
+    return utc_day(ms)
 
 
 def week_of(ms: int) -> str:
     """The ISO week of a time, ``YYYY-Www`` (``unknown`` for no time)."""
     if ms <= 0:
         return "unknown"
-    year, week, _ = datetime.fromtimestamp(ms / 1000, UTC).isocalendar()
+    year, week, _ = utc_datetime(ms / 1000).isocalendar()
     return f"{year}-W{week:02d}"
 
 

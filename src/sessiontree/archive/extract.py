@@ -3,14 +3,13 @@
 from __future__ import annotations
 
 import json
-import math
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
-from datetime import UTC, datetime
 from typing import Any
 
 from sessiontree.store.entries import content_blocks
 from sessiontree.store.surrogates import replace_surrogates
+from sessiontree.store.times import time_millis
 
 MAX_TEXT_CHARS = 1_000_000
 """Most characters indexed per row: every word of a text up to 1 M characters is searchable; a
@@ -21,7 +20,6 @@ index (tests/archive/test_search.py checks the bound)."""
 TAIL_CHARS = 100_000
 """Of ``MAX_TEXT_CHARS``, how many come from the end of a cut text (errors tend to be last)."""
 
-MAX_TIME_MS = 253_402_300_800_000
 """Year 10000: later (or absurd) times in a session count as unknown."""
 
 TITLE_TIER = 0
@@ -68,25 +66,7 @@ def cut_text(text: str) -> str:
 
 def parse_time(value: object) -> int:
     """Return an ISO timestamp or epoch milliseconds as epoch milliseconds (0 when unusable)."""
-    if isinstance(value, bool):
-        return 0
-    if isinstance(value, int | float):
-        if not math.isfinite(value) or not 0 < value < MAX_TIME_MS:
-            return 0
-        return int(value)
-    if isinstance(value, str) and value:
-        try:
-            when = datetime.fromisoformat(value.replace("Z", "+00:00"))
-        except ValueError:
-            return 0
-        if when.tzinfo is None:
-            when = when.replace(tzinfo=UTC)
-        try:
-            ms = int(when.timestamp() * 1000)
-        except (OverflowError, ValueError):
-            return 0
-        return ms if 0 < ms < MAX_TIME_MS else 0
-    return 0
+    return time_millis(value) or 0
 
 
 def _content_text(content: object) -> str:
@@ -101,19 +81,20 @@ def _content_text(content: object) -> str:
 
 
 def _arguments_text(value: object) -> str:
-    """Flatten tool-call arguments to their values (keys and JSON punctuation are not worth indexing)."""
-    if isinstance(value, str):
-        return value
-    if isinstance(value, Mapping):
-        return "\n".join(_arguments_text(v) for v in value.values())
-    if isinstance(value, list):
-        return "\n".join(_arguments_text(v) for v in value)
-    if value is None or isinstance(value, bool):
-        return ""
-    try:
-        return json.dumps(value)
-    except ValueError:
-        return ""
+    """Flatten tool-call arguments to their values (keys and JSON punctuation are not worth
+    indexing), walked without recursion: a line may nest 900 deep."""
+    parts: list[str] = []
+    stack = [value]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, str):
+            parts.append(node)
+        elif isinstance(node, Mapping | list):
+            items = list(node.values()) if isinstance(node, Mapping) else node
+            stack.extend(reversed(items))
+        elif isinstance(node, int | float) and not isinstance(node, bool):
+            parts.append(json.dumps(node))  # the decoder's hooks keep every number finite
+    return "\n".join(parts)
 
 
 def _join(*parts: object) -> str:

@@ -13,7 +13,6 @@ import sqlite3
 import threading
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
-from datetime import UTC, datetime
 from pathlib import Path
 from types import TracebackType
 from typing import Any
@@ -36,6 +35,7 @@ from sessiontree.archive.snippet import Snippet, fts_patterns, make_snippet, pla
 from sessiontree.archive.usage import UsageQuery, UsageRecord
 from sessiontree.archive.usage_store import read_usage
 from sessiontree.errors import SearchError
+from sessiontree.store.times import utc_datetime
 from sessiontree.store.titles import cut_title
 
 INDEX_FILE = "search.db"
@@ -86,9 +86,7 @@ class SearchHit:
         """The entry's time as ISO 8601 UTC (empty when unknown)."""
         if self.ts <= 0:
             return ""
-        return (
-            datetime.fromtimestamp(self.ts / 1000, UTC).isoformat(timespec="seconds").replace("+00:00", "Z")
-        )
+        return utc_datetime(self.ts / 1000).isoformat(timespec="seconds").replace("+00:00", "Z")
 
     def to_json(self) -> dict[str, Any]:
         """A JSON-ready dict."""

@@ -173,8 +173,9 @@ def _is_excerpt_file(path: Path) -> bool:
     """Tell whether a headerless file reads as an excerpt (read commands only: writers never adopt one)."""
     from sessiontree.store.discovery import read_session_info
     from sessiontree.store.load import load_session
+    from sessiontree.store.storage import entry_is
 
-    if not path.is_file() or read_session_info(path) is not None:
+    if not entry_is(path, "file") or read_session_info(path) is not None:
         return False
     try:
         return any(r.kind == "header" for r in load_session(path).repairs)

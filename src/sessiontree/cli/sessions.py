@@ -6,7 +6,6 @@ import json
 import os
 import sys
 from collections.abc import Sequence
-from datetime import datetime
 from pathlib import Path
 
 import click
@@ -28,6 +27,7 @@ from sessiontree.store.manager import SessionManager
 from sessiontree.store.paths import AgentPaths
 from sessiontree.store.resolve import resolve_session
 from sessiontree.store.surrogates import replace_surrogates
+from sessiontree.store.times import utc_datetime
 from sessiontree.store.titles import cut_title
 
 
@@ -44,7 +44,7 @@ def format_table(infos: Sequence[SessionInfo]) -> str:
     rows = [(*(("AGENT",) if agents else ()), "ID", "TITLE", "CWD", "MESSAGES", "MODIFIED")]
     for info in infos:
         count = "-" if info.message_count is None else str(info.message_count)
-        modified = datetime.fromtimestamp(info.modified).strftime("%Y-%m-%d %H:%M")
+        modified = utc_datetime(info.modified).astimezone().strftime("%Y-%m-%d %H:%M")
         agent = info.agent
         rows.append(
             (

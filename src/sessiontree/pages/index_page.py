@@ -9,7 +9,6 @@ from __future__ import annotations
 import time
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
-from datetime import UTC, datetime
 from typing import Any
 
 from markupsafe import Markup
@@ -21,6 +20,7 @@ from sessiontree.pages.shell import check_inline, page_csp, page_css
 from sessiontree.readers import agent_label
 from sessiontree.store.discovery import SessionInfo
 from sessiontree.store.surrogates import shown_name
+from sessiontree.store.times import utc_datetime
 
 LinkBuilder = Callable[[SessionInfo], "str | None"]
 """Return the href of a session's page (None: not linked, e.g. an unreadable file)."""
@@ -56,7 +56,7 @@ def _size(n: int) -> str:
 
 
 def _when(stamp: float) -> str:
-    return datetime.fromtimestamp(stamp, UTC).strftime("%Y-%m-%d %H:%M")
+    return utc_datetime(stamp).strftime("%Y-%m-%d %H:%M")
 
 
 def _created(text: str) -> str:
@@ -81,7 +81,7 @@ def _item(node: CatalogNode, link_for: LinkBuilder, now: float) -> dict[str, Any
         "messages": "messages pending" if count is None else f"{count} message{'s' if count != 1 else ''}",
         "created": _created(e.created or "") or "?",
         "modified": _when(e.modified),
-        "modified_iso": datetime.fromtimestamp(e.modified, UTC).isoformat(timespec="seconds"),
+        "modified_iso": utc_datetime(e.modified).isoformat(timespec="seconds"),
         "children": [_item(child, link_for, now) for child in node.children],
     }
 

@@ -7,6 +7,7 @@ ever read: the write path refuses them through ``store.formats``, where every fo
 
 from __future__ import annotations
 
+import stat
 from pathlib import Path
 from typing import Any
 
@@ -14,7 +15,7 @@ from sessiontree.errors import InvalidSession, SessionNotFound
 from sessiontree.readers import claude, codex, pi  # noqa: F401  (each registers its reader)
 from sessiontree.readers.base import READERS, Reader, read_prefix_values
 from sessiontree.store.formats import AGENT_LABELS
-from sessiontree.store.session import Session
+from sessiontree.store.session import Session, cannot_read
 
 AGENTS: tuple[str, ...] = ("claude", "codex", "pi")
 """The ``--agent`` choices."""
@@ -37,9 +38,13 @@ def detect_values(values: list[Any]) -> str | None:
 
 
 def _readable(path: Path) -> None:
-    if not path.exists():
-        raise SessionNotFound(f"File not found: {path}")
-    if path.is_dir():
+    try:
+        is_dir = stat.S_ISDIR(path.stat().st_mode)
+    except FileNotFoundError:
+        raise SessionNotFound(f"File not found: {path}") from None
+    except OSError as exc:  # a folder on its path not ours to enter, a symlink loop
+        raise cannot_read(path, exc) from None
+    if is_dir:
         raise InvalidSession(f"{path} is a directory, not a session file")
 
 
@@ -49,10 +54,8 @@ def detect_agent(path: str | Path) -> str | None:
     _readable(path)
     try:
         return detect_values(read_prefix_values(path))
-    except PermissionError:
-        raise InvalidSession(f"Cannot read {path}: permission denied") from None
     except OSError as exc:
-        raise InvalidSession(f"Cannot read {path}: {exc.strerror or exc}") from None
+        raise cannot_read(path, exc) from None
 
 
 def reader_for(agent: str) -> Reader:

@@ -52,6 +52,8 @@ from sessiontree.store.jsonl import BadLine
 from sessiontree.store.session import Session
 
 # Fields of a message line that the mapping uses or that every line repeats; others are shown.
+from sessiontree.store.storage import entry_is
+
 KNOWN_FIELDS = frozenset(
     {"type", "uuid", "parentUuid", "logicalParentUuid", "sessionId", "timestamp", "cwd", "gitBranch",
      "version", "userType", "isSidechain", "isMeta", "message", "requestId", "toolUseResult", "agentId",
@@ -443,7 +445,7 @@ def subagent_file(path: Path, agent_id: str, session_id: str | None = None) -> P
     try:
         folder = path.parent.resolve(strict=True)
         for candidate in (nested, beside):
-            real = candidate.resolve(strict=True) if candidate.is_file() else None
+            real = candidate.resolve(strict=True) if entry_is(candidate, "file") else None
             if real is None or not real.is_relative_to(folder):
                 continue
             if candidate is nested or _names_session(candidate, session_id or path.stem):

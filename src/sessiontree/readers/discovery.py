@@ -14,7 +14,8 @@ from typing import Any
 
 from sessiontree.readers.base import as_str, read_prefix_values, text_of
 from sessiontree.readers.claude_markup import typed_text
-from sessiontree.store.discovery import SessionInfo, one_line, resolves_inside, scandir_sorted
+from sessiontree.store.discovery import SessionInfo, one_line, scandir_sorted
+from sessiontree.store.storage import entry_is, resolves_inside
 
 DEFAULT_ROOTS: tuple[tuple[str, str], ...] = (("claude", ".claude/projects"), ("codex", ".codex/sessions"))
 """(agent, folder under the home directory) of the agents whose sessions are picked up by default."""
@@ -60,12 +61,17 @@ def iter_agent_files(root: str | Path, *, unreadable: bool = False) -> Iterator[
             if not resolves_inside(path, real_root):
                 continue
             # A folder named so is a project's (Claude Code names them after the cwd): walked.
-            if unreadable and entry.name.endswith(".jsonl") and not entry.is_file() and not entry.is_dir():
+            if (
+                unreadable
+                and entry.name.endswith(".jsonl")
+                and not entry_is(entry, "file")
+                and not entry_is(entry, "dir")
+            ):
                 yield path
-            if entry.name.endswith(".jsonl") and entry.is_file():
+            if entry.name.endswith(".jsonl") and entry_is(entry, "file"):
                 if not is_bundled_subagent(path):
                     yield path
-            elif depth < MAX_DEPTH and entry.is_dir() and entry.name != "subagents":
+            elif depth < MAX_DEPTH and entry_is(entry, "dir") and entry.name != "subagents":
                 yield from walk(path, depth + 1)
 
     yield from walk(root, 0)

@@ -20,6 +20,7 @@ from starlette.responses import PlainTextResponse, RedirectResponse, Response
 from starlette.types import ASGIApp, Receive, Scope, Send
 
 from sessiontree.archive.collection import is_inside
+from sessiontree.store.storage import entry_is
 
 TOKEN_COOKIE = "sessiontree_token"
 TOKEN_PARAM = "token"
@@ -207,4 +208,4 @@ def contained(path: Path, roots: Iterable[Path]) -> Path | None:
         real = path.resolve(strict=True)
     except (OSError, RuntimeError):
         return None
-    return real if real.is_file() and any(is_inside(real, root) for root in roots) else None
+    return real if entry_is(real, "file") and any(is_inside(real, root) for root in roots) else None

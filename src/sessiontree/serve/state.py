@@ -14,6 +14,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import os
 from collections.abc import Iterable
 from pathlib import Path
 
@@ -29,6 +30,7 @@ from sessiontree.serve.index_feed import IndexFeed
 from sessiontree.serve.listing import Listing
 from sessiontree.serve.urls import Urls
 from sessiontree.serve.watcher import Watcher
+from sessiontree.store.storage import entry_is
 
 log = logging.getLogger(__name__)
 
@@ -100,7 +102,9 @@ class ServeState:
             if everything or live.path in changed:
                 for event in await anyio.to_thread.run_sync(live.refresh, limiter=self.render_limit):
                     self.hub.publish(topic_of(key), event)
-        if everything or any(p.suffix == ".jsonl" or p.is_dir() or not p.exists() for p in changed):
+        if everything or any(
+            p.suffix == ".jsonl" or entry_is(p, "dir") or not os.path.lexists(p) for p in changed
+        ):
             self.index_feed.dirty.set()
             self._archive_dirty.set()
 

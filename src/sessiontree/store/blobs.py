@@ -12,6 +12,7 @@ from typing import Any
 
 from sessiontree.store.atomic import write_atomic
 from sessiontree.store.entries import BLOB_REF_PREFIX, Entry
+from sessiontree.store.storage import entry_is
 
 log = logging.getLogger(__name__)
 
@@ -76,7 +77,7 @@ class BlobStore:
     def has(self, digest: str) -> bool:
         """Tell whether the blob exists."""
         try:
-            return self.path_for(digest).is_file()
+            return entry_is(self.path_for(digest), "file")
         except ValueError:
             return False
 

@@ -4,11 +4,11 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from datetime import datetime
 from enum import Enum
 from typing import Any, Final
 
 from sessiontree.store.entries import Entry, Message
+from sessiontree.store.times import time_millis
 
 
 class _Unset(Enum):
@@ -35,12 +35,7 @@ class SessionContext:
 
 def iso_to_millis(timestamp: object) -> int | None:
     """Milliseconds since the epoch of an ISO-8601 string (None when unparsable), as Date.getTime."""
-    if not isinstance(timestamp, str):
-        return None
-    try:
-        return int(datetime.fromisoformat(timestamp).timestamp() * 1000)
-    except ValueError:
-        return None
+    return time_millis(timestamp) if isinstance(timestamp, str) else None
 
 
 def create_custom_message(entry: Entry) -> Message:

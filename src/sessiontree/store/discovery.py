@@ -8,7 +8,6 @@ import sys
 import time
 from collections.abc import Mapping
 from dataclasses import dataclass
-from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -17,8 +16,9 @@ from sessiontree.store.jsonl import decode_line
 from sessiontree.store.output_sink import sanitize_text
 from sessiontree.store.paths import AgentPaths
 from sessiontree.store.persist import rewrite_atomically
-from sessiontree.store.storage import FileSessionStorage, MemorySessionStorage, SessionStorage
+from sessiontree.store.storage import FileSessionStorage, MemorySessionStorage, SessionStorage, entry_is
 from sessiontree.store.surrogates import shown_name
+from sessiontree.store.times import utc_datetime
 from sessiontree.store.titles import cut_title
 
 PREFIX_BYTES = 4096
@@ -93,7 +93,7 @@ class SessionInfo:
             "title": self.title,
             "firstMessage": self.first_message,
             "created": self.created,
-            "modified": datetime.fromtimestamp(self.modified, UTC).isoformat(timespec="milliseconds"),
+            "modified": utc_datetime(self.modified).isoformat(timespec="milliseconds"),
             "size": self.size,
             "messageCount": self.message_count,
             "parentSession": self.parent_session,
@@ -135,14 +135,6 @@ def one_line(text: str, limit: int = PREVIEW_CHARS) -> str:
 
 def _preview(text: str) -> str | None:
     return one_line(text) or None
-
-
-def resolves_inside(path: Path, real_root: Path) -> bool:
-    """True when ``path``, symlinks followed, is ``real_root`` (already resolved) or under it."""
-    try:
-        return path.resolve().is_relative_to(real_root)
-    except (OSError, RuntimeError):
-        return False
 
 
 def scandir_sorted(directory: Path) -> list[os.DirEntry[str]]:
@@ -271,8 +263,8 @@ def list_all_sessions(agent_dir: Path, storage: SessionStorage | None = None) ->
     else:
         try:
             with os.scandir(root) as it:
-                folders = sorted(Path(e.path) for e in it if e.is_dir())
-        except (FileNotFoundError, NotADirectoryError):
+                folders = sorted(Path(e.path) for e in it if entry_is(e, "dir"))
+        except OSError:
             folders = []
     infos: list[SessionInfo] = []
     for folder in folders:

@@ -6,7 +6,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any, TypeVar
 
-from sessiontree.errors import InvalidSession, SessionNotFound
+from sessiontree.errors import SessionNotFound
 from sessiontree.store.blobs import BlobStore, resolve_blob_refs_in_entries
 from sessiontree.store.entries import Entry, header_version, is_title_slot, is_valid_header
 from sessiontree.store.jsonl import BadLine, decode_lines, parse_jsonl_lenient, parse_jsonl_lines, paused_gc
@@ -19,7 +19,7 @@ from sessiontree.store.repair import (
     split_repairs,
     synthesize_header,
 )
-from sessiontree.store.session import Session, not_a_session_file
+from sessiontree.store.session import Session, cannot_read, not_a_session_file
 from sessiontree.store.storage import FileSessionStorage, SessionStorage
 
 T = TypeVar("T")
@@ -35,10 +35,8 @@ def _open_errors(path: Path, action: Callable[[], T], *, strict: bool) -> T | No
         return None
     except IsADirectoryError:
         raise not_a_session_file(path, "it is a directory") from None
-    except PermissionError:
-        raise InvalidSession(f"Cannot read {path}: permission denied") from None
     except OSError as exc:
-        raise InvalidSession(f"Cannot read {path}: {exc.strerror or exc}") from None
+        raise cannot_read(path, exc) from None
 
 
 def read_session_bytes(path: Path, storage: SessionStorage, *, strict: bool) -> bytes | None:

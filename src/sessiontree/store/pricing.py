@@ -20,6 +20,7 @@ from functools import lru_cache
 from typing import Any
 
 from sessiontree.store.numbers import MAX_COUNT
+from sessiontree.store.times import time_millis, utc_day
 
 MAX_COST = 1e6
 """More dollars than this for one message is not a price."""
@@ -87,17 +88,8 @@ def model_label(provider: object, model: object) -> str:
 
 def _day(timestamp: object) -> str:
     """The UTC day (``YYYY-MM-DD``) of an ISO string or epoch milliseconds; today when unreadable."""
-    when: datetime | None = None
-    if isinstance(timestamp, str) and timestamp:
-        try:
-            when = datetime.fromisoformat(timestamp.replace("Z", "+00:00"))
-        except ValueError:
-            when = None
-        if when is not None and when.tzinfo is None:
-            when = when.replace(tzinfo=UTC)
-    elif isinstance(timestamp, int | float) and not isinstance(timestamp, bool) and 0 < timestamp < 1e14:
-        when = datetime.fromtimestamp(timestamp / 1000, UTC)
-    return (when or datetime.now(UTC)).astimezone(UTC).date().isoformat()
+    ms = time_millis(timestamp)
+    return utc_day(ms) if ms is not None else datetime.now(UTC).date().isoformat()
 
 
 @lru_cache(maxsize=1)

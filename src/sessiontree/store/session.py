@@ -13,7 +13,7 @@ from sessiontree.store.context import UNSET, SessionContext, _Unset, build_sessi
 from sessiontree.store.entries import CURRENT_VERSION, Entry, session_title
 from sessiontree.store.jsonl import BadLine, paused_gc
 from sessiontree.store.repair import Repair
-from sessiontree.store.storage import FileSessionStorage, SessionStorage
+from sessiontree.store.storage import FileSessionStorage, SessionStorage, read_reason
 from sessiontree.store.tree import SessionTree
 
 
@@ -110,6 +110,11 @@ def not_a_session_file(path: Path | None, why: str) -> InvalidSession:
     return InvalidSession(f"Not a session file: {path} ({why})")
 
 
+def cannot_read(path: Path | str | None, exc: OSError) -> InvalidSession:
+    """The one error for a session file that cannot be read: ``Cannot read PATH: <reason>``."""
+    return InvalidSession(f"Cannot read {path}: {read_reason(exc)}")
+
+
 def explain_not_a_session(path: Path | None, storage: SessionStorage | None = None) -> SessiontreeError:
     """The error for a path that gave no session: missing, a directory, empty, or no header."""
     if path is None:
@@ -119,7 +124,7 @@ def explain_not_a_session(path: Path | None, storage: SessionStorage | None = No
     except FileNotFoundError:
         return SessionNotFound(f"File not found: {path}")
     except OSError as exc:
-        return InvalidSession(f"Cannot read {path}: {exc.strerror or exc}")
+        return cannot_read(path, exc)
     if not stat.is_file:
         return not_a_session_file(path, "it is a directory")
     return not_a_session_file(

@@ -101,10 +101,64 @@ _KINDS = (
 )
 
 
-def open_regular(path: str | Path) -> IO[bytes]:
-    """Open a file to read, refusing what is not a regular file with an OSError that says what it
-    is (a named pipe would block the read until a writer came; a folder or device is no session)."""
-    fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
+_REASONS = {
+    errno.EACCES: "permission denied",
+    errno.EPERM: "permission denied",
+    errno.ELOOP: "a symlink loop",
+    errno.ENOTDIR: "a part of its path is not a folder",
+    errno.ENAMETOOLONG: "its name is too long",
+}
+
+OUTSIDE_ROOT = "it links outside its root"
+DANGLING = "it is a link to nothing"
+
+
+def read_reason(exc: OSError) -> str:
+    """The one-line reason a file cannot be read, as listings and errors give it."""
+    given = exc.strerror or ""
+    if given.startswith("it ") or given in _REASONS.values():
+        return given  # already ours (open_regular's refusals)
+    if exc.errno == errno.ENOENT and isinstance(exc.filename, str) and os.path.islink(exc.filename):
+        return DANGLING
+    return _REASONS.get(exc.errno or 0) or given or str(exc)
+
+
+def resolves_inside(path: str | Path, real_root: Path) -> bool:
+    """True when ``path``, symlinks followed, is ``real_root`` (already resolved) or under it (a
+    symlink loop stays where it is: inside, for a listing to say what it is; never opened)."""
+    try:
+        return Path(os.path.realpath(path)).is_relative_to(real_root)
+    except (OSError, ValueError):
+        return False
+
+
+def _reasoned(exc: OSError, path: str | Path) -> OSError:
+    """The same kind of error, its text the listed reason (``PermissionError`` stays one)."""
+    cls = type(exc) if isinstance(exc, FileNotFoundError | PermissionError | IsADirectoryError) else OSError
+    return cls(exc.errno, read_reason(exc), str(path))
+
+
+def open_regular(path: str | Path, root: str | Path | None = None) -> IO[bytes]:
+    """Open a file to read: the one read-open of every session, blob, subagent and artifact file.
+
+    Refuses what is not a regular file with an OSError that says what it is (a named pipe would
+    block the read until a writer came; a folder or device is no session). With ``root``, a path
+    that, links followed, leaves the root is refused too (errno ``EXDEV``, "it links outside its
+    root") and nothing outside is ever opened. Every refusal is an ``OSError`` whose ``strerror``
+    is the listed reason (``read_reason``): permission denied, a symlink loop, a part of its path
+    is not a folder.
+    """
+    target: str | Path = path
+    try:
+        if root is not None:
+            real = os.path.realpath(path)
+            if not resolves_inside(real, Path(os.path.realpath(root))):
+                raise OSError(errno.EXDEV, OUTSIDE_ROOT, str(path))
+            target = real  # opened where it was checked: no link is followed after the check
+        flags = os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0)
+        fd = os.open(target, flags | (os.O_NOFOLLOW if root is not None else 0))
+    except OSError as exc:
+        raise _reasoned(exc, path) from None
     try:
         mode = os.fstat(fd).st_mode
         if not stat.S_ISREG(mode):
@@ -116,6 +170,16 @@ def open_regular(path: str | Path) -> IO[bytes]:
     except BaseException:
         os.close(fd)
         raise
+
+
+def entry_is(entry: os.DirEntry[str] | Path, kind: str) -> bool:
+    """``is_file()`` / ``is_dir()`` (``kind`` "file" / "dir") of a folder entry or path that says
+    False instead of raising (a symlink loop raises ELOOP from ``DirEntry.is_file``, a folder that
+    can be listed but not entered EACCES from ``Path.is_dir``)."""
+    try:
+        return entry.is_file() if kind == "file" else entry.is_dir()
+    except OSError:
+        return False
 
 
 def _decode_prefix(data: bytes) -> str:
@@ -234,8 +298,8 @@ class FileSessionStorage:
     def list_files_sync(self, directory: Path, suffix: str = ".jsonl") -> list[Path]:
         try:
             with os.scandir(directory) as it:
-                return sorted(Path(e.path) for e in it if e.name.endswith(suffix) and e.is_file())
-        except (FileNotFoundError, NotADirectoryError):
+                return sorted(Path(e.path) for e in it if e.name.endswith(suffix) and entry_is(e, "file"))
+        except OSError:  # missing, not a folder, not ours to enter: nothing to list
             return []
 
     def read_bytes_sync(self, path: Path) -> bytes:

@@ -6,6 +6,8 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
+from sessiontree.store.storage import entry_is
+
 
 def subagent_files(session_path: Path | None) -> dict[str, Path]:
     """The subagent sessions of a session file, by agent id (the file stem), in name order.
@@ -16,7 +18,9 @@ def subagent_files(session_path: Path | None) -> dict[str, Path]:
         return {}
     folder = session_path.with_suffix("")
     try:
-        files = sorted(p for p in folder.glob("*.jsonl") if p.is_file() and not p.name.startswith("__"))
+        files = sorted(
+            p for p in folder.glob("*.jsonl") if entry_is(p, "file") and not p.name.startswith("__")
+        )
     except OSError:
         return {}
     return {p.stem: p for p in files}

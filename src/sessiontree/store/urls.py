@@ -16,6 +16,7 @@ from sessiontree.store.artifacts import (
     find_artifact_name,
     list_dir_names,
 )
+from sessiontree.store.storage import entry_is
 
 SCHEMES = ("artifact", "agent")
 NO_DIR = "No artifacts directory found"
@@ -109,7 +110,7 @@ def _contained_file(directory: Path, name: str) -> Path:
         raise ArtifactError(f"Cannot open {_shorten(name)}: it is missing or a broken link") from None
     if not real.is_relative_to(base) or real == base:
         raise ArtifactError(f"Refused {_shorten(name)}: it points outside the artifacts directory")
-    if not real.is_file():
+    if not entry_is(real, "file"):
         raise ArtifactError(f"Refused {_shorten(name)}: not a regular file")
     return real
 
@@ -163,7 +164,7 @@ def resolve_internal_url(
             raise ArtifactError(f"Invalid {name} {number}; it must be 1 or more")
     if parsed.extracts and (offset is not None or limit is not None):
         raise ArtifactError("offset/limit cannot be used with agent:// extraction; drop one of them")
-    if artifacts_dir is None or not artifacts_dir.is_dir():
+    if artifacts_dir is None or not entry_is(artifacts_dir, "dir"):
         raise ArtifactError(NO_DIR)
     path, content_type = _locate(parsed, artifacts_dir)
     if not parsed.extracts:
