@@ -80,12 +80,15 @@ def reattach_orphans(
 
 
 def is_entry(value: Any) -> bool:
-    """Tell whether a parsed line is a session entry (a string type and id; not a header)."""
+    """Tell whether a parsed line is a session entry (a string type and id, a ``parentId``
+    field, even null; not a header). Another tool's records with ids but no ``parentId`` (Gemini
+    CLI's chat lines) are not entries, so such a file is never read as a damaged excerpt."""
     return (
         isinstance(value, dict)
         and isinstance(value.get("type"), str)
         and value.get("type") not in ("session", "title")
         and isinstance(value.get("id"), str)
+        and "parentId" in value
     )
 
 

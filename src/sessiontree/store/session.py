@@ -11,6 +11,7 @@ from typing import Any
 from sessiontree.errors import InvalidSession, SessionNotFound, SessiontreeError
 from sessiontree.store.context import UNSET, SessionContext, _Unset, build_session_context
 from sessiontree.store.entries import CURRENT_VERSION, Entry, session_title
+from sessiontree.store.formats import AGENT_LABELS
 from sessiontree.store.jsonl import BadLine, paused_gc
 from sessiontree.store.repair import Repair
 from sessiontree.store.storage import FileSessionStorage, SessionStorage, read_reason
@@ -127,8 +128,11 @@ def explain_not_a_session(path: Path | None, storage: SessionStorage | None = No
         return cannot_read(path, exc)
     if not stat.is_file:
         return not_a_session_file(path, "it is a directory")
+    if stat.size == 0:
+        return not_a_session_file(path, "it is empty")
+    tried = ", ".join(AGENT_LABELS.values())
     return not_a_session_file(
-        path, "it is empty" if stat.size == 0 else "its first line is not a session header"
+        path, f"its first line is not a session header, and it is no format sessiontree reads: tried {tried}"
     )
 
 

@@ -1,0 +1,49 @@
+"""A pi header rewritten later than the session began: the page's Date and inspect's Created are the
+first entry's time; inspect also shows the header's own time where the two differ (issue 31)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from click.testing import CliRunner
+
+from sessiontree.cli import cli
+from sessiontree.exporter.api import render_session_html
+from sessiontree.store.load import load_session
+
+FIRST = "2026-02-01T09:00:00.000Z"
+REWRITTEN = "2026-02-03T18:30:00.000Z"
+
+
+def _file(tmp_path: Path, header_ts: str) -> Path:
+    path = tmp_path / "s.jsonl"
+    lines = [
+        {"type": "session", "version": 3, "id": "s1", "timestamp": header_ts, "cwd": "/w"},
+        {"type": "message", "id": "u1", "parentId": None, "timestamp": FIRST,
+         "message": {"role": "user", "content": [{"type": "text", "text": "hi"}]}},
+        {"type": "message", "id": "a1", "parentId": "u1", "timestamp": "2026-02-01T09:00:05.000Z",
+         "message": {"role": "assistant", "content": [{"type": "text", "text": "hello"}]}},
+    ]  # fmt: skip
+    path.write_text("".join(json.dumps(v) + "\n" for v in lines))
+    return path
+
+
+def test_a_rewritten_header_does_not_move_the_date(tmp_path: Path) -> None:
+    path = _file(tmp_path, REWRITTEN)
+    session = load_session(path)
+    assert session.timestamp == REWRITTEN and session.started == FIRST
+    page = render_session_html(session)
+    assert f'<dd class="st-date"><time datetime="{FIRST}">' in page
+    data = json.loads(CliRunner().invoke(cli, ["inspect", "--json", str(path)]).output)
+    assert data["created"] == FIRST and data["header_time"] == REWRITTEN
+    text = CliRunner().invoke(cli, ["inspect", str(path)]).output
+    assert f"Created   {FIRST} (header written {REWRITTEN})" in text
+
+
+def test_a_header_older_than_its_entries_is_the_date(tmp_path: Path) -> None:
+    header_ts = "2026-02-01T08:59:59.000Z"
+    session = load_session(_file(tmp_path, header_ts))
+    assert session.started == header_ts
+    data = json.loads(CliRunner().invoke(cli, ["inspect", "--json", str(session.path)]).output)
+    assert data["created"] == header_ts and data["header_time"] is None
