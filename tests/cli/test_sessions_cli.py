@@ -79,7 +79,7 @@ def test_list_table_newest_first(project: Path, isolated_agent_dir: Path) -> Non
     result = run("list")
     assert result.exit_code == 0, result.output
     rows = result.stdout.splitlines()
-    assert rows[0].split() == ["ID", "TITLE", "CWD", "MESSAGES", "MODIFIED"]
+    assert rows[0].split() == ["ID", "TITLE", "CWD", "MESSAGES", "LAST", "ACTIVE"]
     assert len(rows) == 3
     assert rows[1].startswith("3333cccc4444dddd  Named") and "old question" in rows[2]
     assert "/proj " in rows[1] and rows[1].split()[-3] == "2"  # a long cwd keeps its end

@@ -76,8 +76,11 @@ def _run(*args: str) -> tuple[int, str, str]:
 def test_search_and_stats_pick_up_the_default_folders_saying_so(home: Path, tmp_path: Path) -> None:
     code, out, err = _run("search", "changelog", "--json", "--cache-dir", str(tmp_path / "c"))
     assert code == 0, err
-    assert f"Including Claude Code sessions from {home / '.claude/projects'}" in err
-    assert f"Including Codex CLI sessions from {home / '.codex/sessions'}" in err
+    assert err.count("Including") == 1  # one line for both folders
+    assert (
+        f"Including Claude Code sessions from {home / '.claude/projects'} and Codex CLI sessions from "
+        f"{home / '.codex/sessions'} (--root chooses the folders)"
+    ) in err
     hits = json.loads(out)
     assert {h["entryId"] for h in hits} >= {"u-c3", "a-c4"}
     code, out, err = _run("search", "clock", "--json", "--agent", "codex", "--cache-dir", str(tmp_path / "c"))

@@ -55,3 +55,16 @@ def test_page_heading_tab_and_gist_show_the_cut_title(tmp_path: Path) -> None:
         describe_share(PROMPT * 2, "2026-01-01") == f"sessiontree: {cut_title(PROMPT * 2, 100)} (2026-01-01)"
     )
     assert "so that w " not in page.split("<body", 1)[0]  # no cut inside a word in the head
+
+
+def test_markdown_marks_are_stripped_from_titles() -> None:
+    from sessiontree.store.titles import plain_title, strip_markdown
+
+    assert strip_markdown("## Research Plan **Question**: when") == "Research Plan Question: when"
+    assert strip_markdown("> *quoted* and _this_ [link](https://x.invalid) ![alt](y.png) `code`") == (
+        "quoted and this link alt code"
+    )
+    assert strip_markdown("- [x] done ~~old~~ __new__") == "done old new"
+    # What only looks like marks stays: identifiers, arithmetic, a lone star.
+    assert strip_markdown("snake_case_name 2*3*4 a * b") == "snake_case_name 2*3*4 a * b"
+    assert plain_title("# " + "word " * 30, 20) == "word word word…"

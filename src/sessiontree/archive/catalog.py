@@ -34,12 +34,14 @@ from sessiontree.store.jsonl import decode_line, decode_text
 from sessiontree.store.storage import entry_is, open_regular, read_reason, resolves_inside
 from sessiontree.store.tail import TailReader, TailState
 
-CACHE_VERSION = 2
+CACHE_VERSION = 3
 MAX_SUBAGENT_DEPTH = 4
 
 # The entry type when a line starts with it (as every agent writes; spaced or compact JSON).
 _LEADING_TYPE = re.compile(rb'\{\s*"type"\s*:\s*"([A-Za-z_]+)"\s*[,}]')
 _RENAMES = frozenset({b"session_info", b"title_change"})
+_LAST_LINES = 8
+"""Lines kept from the end of a read to find the last entry's time."""
 
 
 @dataclass(slots=True)
@@ -49,10 +51,16 @@ class _Scan:
     messages: int = 0
     rename: str | None = None
     tail: dict[str, Any] | None = None
+    last: str | None = None
+    """The timestamp of the last entry that has one."""
 
     def feed(self, lines: Iterable[bytes]) -> None:
         match = _LEADING_TYPE.match
+        recent: list[bytes] = []
         for line in lines:
+            recent.append(line)
+            if len(recent) > 2 * _LAST_LINES:
+                del recent[:_LAST_LINES]
             found = match(line)
             if found is None:
                 self._parse(line)  # another key order (or not JSON): parse to be sure
@@ -60,6 +68,7 @@ class _Scan:
                 self.messages += 1
             elif found.group(1) in _RENAMES:
                 self._parse(line)
+        self.last = _last_time(recent) or self.last
 
     def _parse(self, line: bytes) -> None:
         try:
@@ -77,13 +86,26 @@ class _Scan:
             self.rename = value["title"] or None
 
 
+def _last_time(lines: list[bytes]) -> str | None:
+    """The timestamp of the last of ``lines`` that has one (only these few lines are parsed)."""
+    for line in reversed(lines):
+        try:
+            value = decode_line(decode_text(line))
+        except ValueError:
+            continue
+        stamp = value.get("timestamp") if isinstance(value, dict) else None
+        if isinstance(stamp, str) and stamp:
+            return stamp
+    return None
+
+
 def _scan_file(path: Path, previous: _Scan | None) -> _Scan:
     """Count messages and find renames, from the last offset when the file only grew."""
     if previous is not None and previous.tail is not None:
         reader = TailReader(path, TailState.from_json(previous.tail))
         result = reader.poll()
         if result.kind == "append" and reader.state is not None:
-            scan = _Scan(previous.messages, previous.rename)
+            scan = _Scan(previous.messages, previous.rename, last=previous.last)
             scan.feed(result.lines)
             scan.tail = reader.state.to_json()
             return scan
@@ -117,7 +139,12 @@ def read_entry(
             before = previous.scan if previous is not None else None
             if exact or info.message_count is not None or (before is not None and before.tail is not None):
                 scan = _scan_file(path, before)
-                info = replace(info, title=scan.rename or info.title, message_count=scan.messages)
+                info = replace(
+                    info,
+                    title=scan.rename or info.title,
+                    message_count=scan.messages,
+                    last_activity=scan.last,
+                )
         else:
             info = _foreign_info(path, exact=exact)
             mtime_ns = path.stat().st_mtime_ns  # after the whole read a large file may need
@@ -161,7 +188,7 @@ def _foreign_info(path: Path, *, exact: bool = True) -> SessionInfo | None:
     """The listing record of another agent's file (Claude Code, Codex CLI); with its exact count
     when ``exact`` (else a large file's count stays None: pending)."""
     from sessiontree.readers import load_any
-    from sessiontree.readers.discovery import read_agent_info
+    from sessiontree.readers.discovery import last_entry_time, read_agent_info
     from sessiontree.store.entries import message_of
 
     info = read_agent_info(path)
@@ -170,8 +197,9 @@ def _foreign_info(path: Path, *, exact: bool = True) -> SessionInfo | None:
     if (
         info.message_count is None and exact
     ):  # a large file: its count needs the whole read (cached by size, mtime)
-        count = sum(1 for e in load_any(path, info.agent).entries if message_of(e) is not None)
-        info = replace(info, message_count=count)
+        entries = load_any(path, info.agent).entries
+        count = sum(1 for e in entries if message_of(e) is not None)
+        info = replace(info, message_count=count, last_activity=last_entry_time(entries))
     return info
 
 

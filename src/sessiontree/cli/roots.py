@@ -47,16 +47,36 @@ def pick_roots(
 ) -> list[Path]:
     """The folders given, else ours and the other agents' default folders that exist.
 
-    Picking up another agent's folder is said on stderr, so nobody wonders where sessions came
-    from. ``existing`` leaves out our own folder when it does not exist and another one does.
+    Picking up other agents' folders is said in one line on stderr, so nobody wonders where
+    sessions came from. ``existing`` leaves out our own folder when it does not exist and
+    another one does.
     """
+    roots, others = choose_roots(ctx, given, agent, existing=existing)
+    if others:
+        click.echo(other_agents_notice(others), err=True)
+    return roots
 
-    def announce(name: str, root: Path) -> None:
-        click.echo(
-            f"Including {agent_label(name)} sessions from {root} (--root chooses the folders)", err=True
-        )
 
-    return collection.pick_roots(ctx.agent_dir, given, agent, existing=existing, announce=announce)
+def choose_roots(
+    ctx: Context, given: tuple[Path, ...], agent: str | None = None, *, existing: bool = False
+) -> tuple[list[Path], list[tuple[str, Path]]]:
+    """``pick_roots`` without the notice: the roots, and the (agent, folder) picked by default."""
+    others: list[tuple[str, Path]] = []
+    roots = collection.pick_roots(
+        ctx.agent_dir,
+        given,
+        agent,
+        existing=existing,
+        announce=lambda name, root: others.append((name, root)),
+    )
+    return roots, others
+
+
+def other_agents_notice(picked: list[tuple[str, Path]]) -> str:
+    """One line naming the other agents' folders a command covers by default."""
+    parts = [f"{agent_label(name)} sessions from {root}" for name, root in picked]
+    listed = parts[0] if len(parts) == 1 else ", ".join(parts[:-1]) + " and " + parts[-1]
+    return f"Including {listed} (--root chooses the folders)"
 
 
 PROJECT_HELP = "Only sessions started in this directory or a folder under it."

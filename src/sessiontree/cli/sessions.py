@@ -6,29 +6,33 @@ import json
 import os
 import sys
 from collections.abc import Sequence
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import click
 
+from sessiontree.archive.catalog import Catalog
+from sessiontree.archive.collection import default_cache_dir
 from sessiontree.cli.base import Context, cli, pass_context, session_argument, session_dir_option
-from sessiontree.cli.roots import agent_filter_option, pick_roots, roots_option
+from sessiontree.cli.roots import agent_filter_option, choose_roots, other_agents_notice, roots_option
 from sessiontree.errors import SessionNotFound
-from sessiontree.readers.discovery import list_agent_sessions
 from sessiontree.store.discovery import (
     SessionInfo,
     find_continue_target,
-    list_all_sessions,
     list_sessions,
     normalize_cwd,
     printable,
+    session_dir_for,
     terminal_id,
 )
 from sessiontree.store.manager import SessionManager
 from sessiontree.store.paths import AgentPaths
 from sessiontree.store.resolve import resolve_session
 from sessiontree.store.surrogates import replace_surrogates
-from sessiontree.store.times import utc_datetime
-from sessiontree.store.titles import cut_title
+from sessiontree.store.times import datetime_millis, parse_iso, utc_datetime
+from sessiontree.store.titles import plain_title
+
+TITLE_WIDTH = 48
 
 
 def is_interactive() -> bool:
@@ -37,23 +41,29 @@ def is_interactive() -> bool:
     return all(stream is not None and stream.isatty() for stream in (sys.stdin, sys.stdout))
 
 
+def last_active(info: SessionInfo) -> float:
+    """When a session was last active: its last entry's time, else its file's mtime (epoch seconds)."""
+    when = parse_iso(info.last_activity) if info.last_activity else None
+    ms = datetime_millis(when) if when is not None else None
+    return ms / 1000 if ms is not None else info.modified
+
+
 def format_table(infos: Sequence[SessionInfo]) -> str:
-    """Format the session table: id, title or first prompt, cwd, messages, modified (and the agent
+    """Format the session table: id, plain-text title, cwd, messages, last activity (and the agent
     when another agent's sessions are listed)."""
     agents = any(info.agent != "pi" for info in infos)
-    rows = [(*(("AGENT",) if agents else ()), "ID", "TITLE", "CWD", "MESSAGES", "MODIFIED")]
+    rows = [(*(("AGENT",) if agents else ()), "ID", "TITLE", "CWD", "MESSAGES", "LAST ACTIVE")]
     for info in infos:
         count = "-" if info.message_count is None else str(info.message_count)
-        modified = utc_datetime(info.modified).astimezone().strftime("%Y-%m-%d %H:%M")
-        agent = info.agent
+        active = utc_datetime(last_active(info)).astimezone().strftime("%Y-%m-%d %H:%M")
         rows.append(
             (
-                *((agent,) if agents else ()),
+                *((info.agent,) if agents else ()),
                 printable(info.id, 16),
-                printable(cut_title(info.display_title, 48)),
+                printable(plain_title(info.display_title, TITLE_WIDTH)),
                 printable(info.cwd or "", 40, keep_end=True),
                 count,
-                modified,
+                active,
             )
         )
     counted = len(rows[0]) - 2
@@ -68,27 +78,41 @@ def format_table(infos: Sequence[SessionInfo]) -> str:
     return "\n".join(lines)
 
 
+@dataclass
+class Listing:
+    """The sessions a ``list`` found, newest activity first, and the folders it looked in."""
+
+    sessions: list[SessionInfo] = field(default_factory=list)
+    folders: list[Path] = field(default_factory=list)
+    others: list[tuple[str, Path]] = field(default_factory=list)
+    """The other agents' folders listed by default (no ``--root``)."""
+
+
 def list_everywhere(
     ctx: Context, roots: tuple[Path, ...], agent: str | None, *, show_all: bool, session_dir: Path | None
-) -> list[SessionInfo]:
+) -> Listing:
     """Our sessions (this cwd's, or all) and those of every other root (the other agents' default
-    folders, or ``--root``), newest first."""
+    folders, or ``--root``), newest activity first.
+
+    Each folder is listed through its catalog in the user cache dir, so every file's message
+    count and last entry's time are exact (a whole read once, then only what was appended).
+    """
     ours = AgentPaths(ctx.agent_dir).sessions_dir
     cwd = normalize_cwd(os.getcwd())
-    found: list[SessionInfo] = []
-    for root in pick_roots(ctx, roots, agent, existing=True):
-        if root == ours or (session_dir is not None and root == session_dir):
-            found += (
-                list_all_sessions(ctx.agent_dir)
-                if show_all
-                else list_sessions(cwd, ctx.agent_dir, session_dir)
-            )
-            continue
-        for info in list_agent_sessions(root):
-            if show_all or (info.cwd and normalize_cwd(info.cwd) == cwd):
-                found.append(info)
-    found.sort(key=lambda i: i.modified, reverse=True)
-    return found
+    cache = default_cache_dir()
+    chosen, others = choose_roots(ctx, roots, agent, existing=True)
+    listing = Listing(others=others)
+    for root in chosen:
+        mine = root == ours or (session_dir is not None and root == session_dir)
+        folder = root if show_all or not mine else (session_dir or session_dir_for(cwd, ctx.agent_dir))
+        listing.folders.append(folder)
+        for info in Catalog(folder, cache).scan():
+            if info.error is not None or info.parent_key is not None:
+                continue  # not a session, or a subagent's (listed under its parent elsewhere)
+            if show_all or mine or (info.cwd and normalize_cwd(info.cwd) == cwd):
+                listing.sessions.append(info)
+    listing.sessions.sort(key=last_active, reverse=True)
+    return listing
 
 
 @cli.command("list")
@@ -106,20 +130,26 @@ def list_command(
     agent: str | None,
     session_dir: Path | None,
 ) -> None:
-    """List sessions of every root, newest first.
+    """List sessions of every root, newest activity first.
 
     Ours and, when their folders exist (or with --root), Claude Code's and Codex CLI's, with
-    the agent shown.
+    the agent shown. MESSAGES counts every file's messages; LAST ACTIVE is its last entry's
+    time (local), else the file's.
     """
-    infos = list_everywhere(ctx, roots, agent, show_all=show_all, session_dir=session_dir)
+    listing = list_everywhere(ctx, roots, agent, show_all=show_all, session_dir=session_dir)
+    infos = listing.sessions
     if as_json:
         data = [{"agent": info.agent, **info.to_json()} for info in infos]
         click.echo(replace_surrogates(json.dumps(data, indent=2, ensure_ascii=False)))
-    elif not infos:
+        return
+    if not infos:  # the folders looked in are named here, so no notice besides
         where = "any project" if show_all else os.getcwd()
-        click.echo(f"No sessions for {printable(where)}", err=True)
-    else:
-        click.echo(format_table(infos))
+        looked = ", ".join(printable(str(f)) for f in listing.folders)
+        click.echo(f"No sessions for {printable(where)} (looked in {looked})", err=True)
+        return
+    if listing.others and any(info.agent != "pi" for info in infos):
+        click.echo(other_agents_notice(listing.others), err=True)
+    click.echo(format_table(infos))
 
 
 def pick_session(infos: list[SessionInfo]) -> Path:

@@ -8,7 +8,7 @@ Listing reads only a prefix of each file; nothing here ever writes.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -161,6 +161,7 @@ def read_agent_info(path: str | Path, agent: str | None = None) -> SessionInfo |
     if agent is None:
         return None
     count: int | None = None
+    last: str | None = None
     if agent == "pi":
         header = values[0] if values and isinstance(values[0], dict) else {}
         info = {"sessionId": header.get("id"), "cwd": header.get("cwd"), "timestamp": header.get("timestamp")}
@@ -173,6 +174,7 @@ def read_agent_info(path: str | Path, agent: str | None = None) -> SessionInfo |
         except OSError:
             return None
         count = sum(1 for e in session.entries if message_of(e) is not None)
+        last = last_entry_time(session.entries)
         info.setdefault("title", session.title)
     return SessionInfo(
         path=path,
@@ -185,7 +187,17 @@ def read_agent_info(path: str | Path, agent: str | None = None) -> SessionInfo |
         modified=st.st_mtime,
         size=st.st_size,
         message_count=count,
+        last_activity=last,
     )
+
+
+def last_entry_time(entries: Sequence[Mapping[str, Any]]) -> str | None:
+    """The timestamp of the last entry that has one (ISO, as the entry holds it)."""
+    for entry in reversed(entries):
+        stamp = entry.get("timestamp")
+        if isinstance(stamp, str) and stamp:
+            return stamp
+    return None
 
 
 def list_agent_sessions(root: str | Path, agent: str | None = None) -> list[SessionInfo]:
