@@ -101,7 +101,7 @@ def test_codex_calls_patch_image_and_unknown_lines(page: Page, tmp_path: Path, w
     patch = page.locator('.st-call[data-call-id="call_patch"] .st-call-result')
     assert "+export function render() {}" in patch.inner_text()
     assert page.locator("#st-messages img.st-img").count() == 1
-    assert "Turn aborted (interrupted)" in page.inner_text("#st-messages")
+    assert "Interrupted by the user" in page.inner_text("#st-messages")  # issue 31: the Interrupted row
     assert "<environment_context>" not in page.inner_text("#st-messages")
     page.click('[data-filter="all"]')
     assert "<environment_context>" in page.inner_text("#st-messages")
