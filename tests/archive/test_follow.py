@@ -24,6 +24,8 @@ FOREIGN = sorted(
         *(SHIPPED_REAL / "codex").glob("*.jsonl"),
         *(FIXTURES / "claude").glob("*.jsonl"),
         *(FIXTURES / "codex").glob("*.jsonl"),
+        *(FIXTURES / "claude" / "events").glob("*.jsonl"),  # folded API errors, notices (issue 31)
+        *(FIXTURES / "codex" / "rollback").glob("*.jsonl"),  # a rollback, an injected abort
     ]
 )
 

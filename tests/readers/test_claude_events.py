@@ -132,3 +132,21 @@ def test_export_of_the_events_file(tmp_path: Path) -> None:
     out = export_to_file(EVENTS, tmp_path / "page.html")
     html = out.read_text()
     assert "<title>PolyDot renderer and SVG export" in html
+
+
+def test_the_listing_takes_the_ai_title_and_the_first_typed_prompt(tmp_path: Path) -> None:
+    from sessiontree.readers.discovery import read_agent_info
+
+    info = read_agent_info(EVENTS)
+    assert info is not None and info.title == "PolyDot renderer and SVG export"
+    assert info.first_message is not None and info.first_message.startswith("# PolyDot")
+    lines = [
+        '{"type":"user","uuid":"n","sessionId":"s","parentUuid":null,"origin":{"kind":"task-notification"},'
+        '"message":{"role":"user","content":"Background task finished."}}',
+        '{"type":"user","uuid":"u","sessionId":"s","parentUuid":"n",'
+        '"message":{"role":"user","content":"real prompt"}}',
+    ]
+    path = tmp_path / "s.jsonl"
+    path.write_text("\n".join(lines) + "\n")
+    found = read_agent_info(path)
+    assert found is not None and found.first_message == "real prompt"

@@ -151,9 +151,9 @@ class ClaudeFollower(_ClaudeConverter):
         for chain, reply_id, entry_id in saved.get("replies", []):
             dict.__setitem__(self.by_message_id, (chain, reply_id), kept[entry_id])
         self.header = dict(saved.get("header", {}))
-        self.titles = [
-            (str(t[0]), str(t[1]), str(t[2]) if len(t) > 2 else "") for t in saved.get("titles", [])
-        ]
+        self.titles = [(str(t[0]), str(t[1]), str(t[-1])) for t in saved.get("titles", [])]
+        self.last_error = kept.get(saved.get("last_error") or "")  # later retries fold into it
+        self.last_error_uuid = saved.get("last_error_uuid")
         self.session_ids = list(saved.get("ids", []))
         self.changed: list[Entry] = []
 
@@ -183,8 +183,11 @@ class ClaudeFollower(_ClaudeConverter):
         open_compactions = [
             e for e in (*self.kept.values(), *new) if e.get("type") == "compaction" and not e.get("summary")
         ]
-        kept = {e["id"]: e for e in (*(entry for _key, entry in replies), *open_compactions)}
+        errors = [self.last_error] if self.last_error is not None else []
+        kept = {e["id"]: e for e in (*(entry for _key, entry in replies), *open_compactions, *errors)}
         return {
+            "last_error": self.last_error["id"] if self.last_error is not None else None,
+            "last_error_uuid": self.last_error_uuid,
             "kept": list(kept.values()),
             "replies": [[chain, reply_id, entry["id"]] for (chain, reply_id), entry in replies],
             "header": self.header,
@@ -215,6 +218,8 @@ class CodexFollower(_CodexConverter):
         self.model = saved.get("model")
         self.effort = saved.get("effort")
         self.last_total = saved.get("last_total")
+        self.turns = [{"id": i, "parentId": p} for i, p in saved.get("turns", [])]
+        self.aborted = saved.get("aborted")
         self.calls = _CodexCalls(keys)
         self.changed: list[Entry] = []
 
@@ -252,6 +257,8 @@ class CodexFollower(_CodexConverter):
             "model": self.model,
             "effort": self.effort,
             "last_total": self.last_total,
+            "turns": [[e["id"], e.get("parentId")] for e in self.turns],  # what a rollback undoes
+            "aborted": self.aborted,
         }
 
 

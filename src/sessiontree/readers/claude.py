@@ -91,6 +91,7 @@ class _Converter:
         self.titles: list[tuple[str, str, str]] = []  # (leafUuid or "", text, line type) of TITLE_LINES
         self.thinking: str | None = None  # the thinking level the lines show (thinkingMetadata, blocks)
         self.last_error: Entry | None = None  # the API error notice later retries fold into
+        self.last_error_uuid: str | None = None  # the uuid of its last retry
         self.session_ids: list[str] = []
 
     def add_file(self, values: list[tuple[int, Any]], bad: list[BadLine], prefix: str, chain: str) -> None:
@@ -325,21 +326,18 @@ class _Converter:
     ) -> None:
         details = api_error_details(obj)
         last = self.last_error
-        if (
-            last is not None
-            and build.entries
-            and build.entries[-1] is last
-            and same_error(last["details"], details)
-        ):
+        # A retry written right under the last one (its parent is the last retry's uuid).
+        if last is not None and parent == self.last_error_uuid and same_error(last["details"], details):
             fold_error(last["details"], details)  # a retry of the same failure: one notice, counted
             last["content"] = api_error_text(last["details"])
             self.linker.alias(uuid, last["id"])
+            self.last_error_uuid = uuid
             return
         entry = self._entry(
             build, uuid, obj, type="custom_message", customType=API_ERROR, content=api_error_text(details),
             display=True, details=details,
         )  # fmt: skip
-        self.last_error = entry
+        self.last_error, self.last_error_uuid = entry, uuid
         self._node(entry, parent, chain, logical=logical, through=True)
 
     def _system_notice(

@@ -84,6 +84,7 @@ class _Converter:
         self.calls: dict[str, tuple[str, dict[str, Any]]] = {}
         self.last_total: Any = None
         self.turns: list[Entry] = []  # the typed prompts of the active path: where each turn starts
+        self.aborted: str | None = None  # the id of the last interruption notice
 
     def add(self, entry: Entry, ts: Any) -> Entry:
         entry["parentId"] = self.last_id
@@ -260,12 +261,13 @@ class _Converter:
     def _aborted(self, lineno: int, reason: str, ts: Any) -> None:
         """An interrupted turn: one notice for the injected ``<turn_aborted>`` message and its event."""
         self.reply = None
-        last = self.build.entries[-1] if self.build.entries else None
-        if last is not None and last.get("customType") == TURN_ABORTED and last["id"] == self.last_id:
+        if self.aborted is not None and self.aborted == self.last_id:
             return  # the event after the injected message (or the other way round): said once
         text = "Interrupted by the user" if reason == "interrupted" else f"Turn aborted ({reason})"
         notice = {"customType": TURN_ABORTED, "content": text, "display": True, "details": {"reason": reason}}
-        self.add({"type": "custom_message", "id": self.build.line_id(lineno), **notice}, ts)
+        self.aborted = self.add({"type": "custom_message", "id": self.build.line_id(lineno), **notice}, ts)[
+            "id"
+        ]
 
     def _roll_back(self, lineno: int, event: dict[str, Any], ts: Any) -> None:
         """Undo the last ``num_turns`` turns: the leaf moves back, the undone turns stay a side branch."""

@@ -13,6 +13,8 @@ from pathlib import Path
 from typing import Any
 
 from sessiontree.readers.base import as_str, read_prefix_values, text_of
+from sessiontree.readers.claude import TITLE_LINES
+from sessiontree.readers.claude_kinds import is_task_notification
 from sessiontree.readers.claude_markup import typed_text
 from sessiontree.store.discovery import SessionInfo, one_line, scandir_sorted
 from sessiontree.store.storage import entry_is, resolves_inside
@@ -101,8 +103,9 @@ def _claude_info(values: list[Any]) -> dict[str, Any]:
         for key in ("sessionId", "cwd", "timestamp"):
             if key not in info and as_str(value.get(key)):
                 info[key] = value[key]
-        if value.get("type") == "custom-title" and as_str(value.get("customTitle")):
-            info["title"] = value["customTitle"]
+        field = TITLE_LINES.get(str(value.get("type")))
+        if field is not None and field != "summary" and as_str(value.get(field)):
+            info["title"] = value[field]  # the newest custom-title / ai-title of the prefix
         message = value.get("message")
         if (
             "prompt" in info
@@ -115,6 +118,8 @@ def _claude_info(values: list[Any]) -> dict[str, Any]:
         blocks = content if isinstance(content, list) else []
         if any(isinstance(b, dict) and b.get("type") == "tool_result" for b in blocks):
             continue
+        if is_task_notification(value, text_of(content)):
+            continue  # not typed by the user
         text = typed_text(text_of(content))
         if text and not text.startswith("Caveat:"):
             info["prompt"] = text
@@ -122,7 +127,7 @@ def _claude_info(values: list[Any]) -> dict[str, Any]:
 
 
 def _codex_info(values: list[Any]) -> dict[str, Any]:
-    from sessiontree.readers.codex_items import CONTEXT_PREFIXES
+    from sessiontree.readers.codex_items import ABORTED_PREFIX, CONTEXT_PREFIXES
 
     info: dict[str, Any] = {}
     for value in values:
@@ -141,7 +146,7 @@ def _codex_info(values: list[Any]) -> dict[str, Any]:
                 if isinstance(parts, list)
                 else ""
             )
-            if text.strip() and not text.lstrip().startswith(CONTEXT_PREFIXES):
+            if text.strip() and not text.lstrip().startswith((*CONTEXT_PREFIXES, ABORTED_PREFIX)):
                 info["prompt"] = text.strip()
     return info
 
