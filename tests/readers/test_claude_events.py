@@ -108,6 +108,9 @@ def test_the_page_shows_each_kind_as_its_row_says() -> None:
     assert metas["s-1"]["cat"] == "meta" and metas["s-2"]["cat"] == "notice"
     assert "lint.sh: 2 warnings" in frags["s-2"]
     assert rendered.title == "PolyDot renderer and SVG export"
+    queued = next(m["id"] for m in rendered.entries if m.get("role") is None and "PNG" in frags[m["id"]])
+    assert metas[queued]["cat"] == "notice" and "Queued prompt" in frags[queued]
+    assert "and keep the PNG export too" in frags[queued]
 
 
 def test_only_typed_prompts_are_prompts() -> None:

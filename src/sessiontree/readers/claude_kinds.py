@@ -178,8 +178,12 @@ def notice_of(kind: str, obj: Mapping[str, Any]) -> tuple[str, str] | None:
     """(customType, text) for a line that is one of the kinds above, else None."""
     if kind == "attachment":
         attachment = obj.get("attachment")
-        if isinstance(attachment, Mapping) and str(attachment.get("type", "")).startswith("hook_"):
+        if not isinstance(attachment, Mapping):
+            return None
+        if str(attachment.get("type", "")).startswith("hook_"):
             return "claude:hook", _hook(attachment)
+        if attachment.get("type") == "queued_command":  # typed while a reply ran, given to the model
+            return "claude:queued-command", describe_markup(text_of(attachment.get("prompt")))
         return None
     found = _LINE_NOTICES.get(kind)
     return (found[0], found[1](obj)) if found is not None else None
@@ -190,6 +194,7 @@ CLAUDE_KINDS = (
     LineKind(LOCAL_COMMAND, "Command", "command", dump_text=command_text),
     LineKind(TASK_NOTIFICATION, "Task notification", counted=True),
     LineKind("claude:queue-operation", "Queued prompt", "meta", context=False),
+    LineKind("claude:queued-command", "Queued prompt", context=False),
     LineKind("claude:system/stop_hook_summary", "Hooks", context=False),
     LineKind("claude:hook", "Hook output", context=False),
     LineKind("claude:system/away_summary", "While you were away", context=False),
