@@ -34,7 +34,7 @@ _KEY_HEAD = re.compile(r"(?<![\w.-])[\w.-]{0,60}\Z", re.ASCII)
 _KEY_TAIL = re.compile(r"[\w.-]*", re.ASCII)
 _MAX_KEY = 120
 _AFTER_KEY = re.compile(
-    r"(?P<kq>[\"']?)\]?[ \t]*(?P<sep>:=|=>|=|:)[ \t]*"
+    r"(?P<kq>[\"']?)\]?[ \t]*(?P<sep>:=|=>|=|:)[ \t]*(?:\((?=[ \t]*[\"'`])[ \t]*)?"
     # The value is looked at, not consumed: a value may hold the next key ("a=b&API_KEY=...").
     r"(?=(?P<q>[\"'`])(?P<qv>[^\"'`\n]{1,500})(?P=q)|(?P<bv>[^\s\"'`,;<>(){}\[\]]{1,500}))",
 )
@@ -76,7 +76,11 @@ _ABOUT_WORDS = frozenset(
     | {"reset", "hash", "hashed", "rules", "ok", "valid", "error", "errors", "prompt", "length"}
     | {"storage", "duration", "lifetime", "timestamp", "created", "updated", "status", "state", "user"}
 )
-_PUBLIC_WORDS = frozenset({"public", "publishable", "pub", "sort", "cache", "foreign", "idempotency"})
+_PUBLIC_WORDS = frozenset(
+    {"public", "publishable", "pub", "sort", "cache", "foreign", "idempotency"}
+    # A certificate is public (kubeconfig certificate-authority-data, client-certificate-data).
+    | {"certificate", "cert", "certs", "crt", "ca"}
+)
 
 
 def classify_key(key: str) -> str | None:

@@ -13,8 +13,10 @@ from collections.abc import Iterator
 Span = tuple[int, int, str]
 
 _BREAK = re.compile(r"\r?\n|\\r?\\n")
-_BEGIN = re.compile(r"-----BEGIN ([A-Z0-9 ]{0,40})-----")
-_END = re.compile(r"-----END ([A-Z0-9 ]{0,40})-----")
+_BEGIN = re.compile(r"-----BEGIN ([A-Za-z0-9 ]{0,40})-----")
+_END = re.compile(r"-----END ([A-Za-z0-9 ]{0,40})-----")
+# What a block holds that is secret: a private key, a static (shared) key, a secret.
+_SECRET_BLOCK = re.compile(r"PRIVATE|STATIC KEY|SECRET|SHARED KEY", re.IGNORECASE)
 # A base64 line, maybe after the line number a file viewer puts in front ("  12\t", "12→").
 _BODY = re.compile(r"[ \t]*(?:[0-9]{1,7}(?:[\t:→|]| +))?[ \t]*(?P<b64>[A-Za-z0-9+/]{4,}={0,2})[ \t]*")
 _BODY_START = re.compile(r"[ \t]*[A-Za-z0-9+/]{4,}={0,2}")
@@ -25,6 +27,9 @@ _WIDE_LINE = re.compile(
     r"(?:\r?\n|\\r?\\n)"
 )
 _MIN_HEADLESS_LINES = 3
+# A certificate's body starts with two DER SEQUENCEs (30 82 .. .. 30 82): "MII..CCA" in base64;
+# a private key's with a version number ("MIIEvQIBADAN", "MIIEpAIBAAKC").
+_CERTIFICATE_START = re.compile(r"MII[A-Za-z0-9+/]{3}CCA")
 
 KIND = "private-key"
 
@@ -55,8 +60,9 @@ class _Run:
         self.end = end
         self.wide += wide
 
-    def flush(self) -> Iterator[Span]:
-        if self.start >= 0 and self.wide >= _MIN_HEADLESS_LINES:
+    def flush(self, text: str) -> Iterator[Span]:
+        certificate = _CERTIFICATE_START.match(text, self.start) is not None
+        if self.start >= 0 and self.wide >= _MIN_HEADLESS_LINES and not certificate:
             yield self.start, self.end, KIND
         self.start = self.end = -1
         self.wide = 0
@@ -64,7 +70,7 @@ class _Run:
 
 def find_private_keys(text: str) -> Iterator[Span]:
     """Yield the spans of private keys (BEGIN..END, BEGIN..last body line, body..END, long bodies)."""
-    if "PRIVATE KEY" not in text and not _WIDE_LINE.search(text):
+    if "PRIVATE KEY" not in text and "Static key" not in text and not _WIDE_LINE.search(text):
         return
     in_key = in_public = False
     key_start = key_end = 0
@@ -91,8 +97,8 @@ def find_private_keys(text: str) -> Iterator[Span]:
             continue
         opening = _BEGIN.search(text, start, end)
         if opening is not None:
-            yield from run.flush()
-            if "PRIVATE" in opening.group(1):
+            yield from run.flush(text)
+            if _SECRET_BLOCK.search(opening.group(1)):
                 key_start, key_end = opening.start(), opening.end()
                 closing = _END.search(text, opening.end(), end)
                 if closing is not None:
@@ -108,11 +114,11 @@ def find_private_keys(text: str) -> Iterator[Span]:
             run.add(body.start("b64"), body.end("b64"), _is_wide(body.group("b64")))
             continue
         closing = _END.search(text, start, end)
-        if closing is not None and "PRIVATE" in closing.group(1) and run.start >= 0:
+        if closing is not None and _SECRET_BLOCK.search(closing.group(1)) and run.start >= 0:
             yield run.start, closing.end(), KIND  # a body read from the middle of the file
             run = _Run()
             continue
-        yield from run.flush()
+        yield from run.flush(text)
     if in_key:
         yield key_start, key_end, KIND
-    yield from run.flush()
+    yield from run.flush(text)

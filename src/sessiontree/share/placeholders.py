@@ -14,7 +14,8 @@ _PLACEHOLDER = re.compile(
         [.*xX•…#?-]+ |                            # ***, xxxx, ..., ---
         (?:your|example|sample|dummy|fake|placeholder|insert|enter|replace|put|add|my)(?:[-_.][a-z0-9]+)* |
         [a-z]+[-_]here |
-        changeme | change_me | redacted | secret | secrets | password | passwd | pass | token | none | null |
+        change[-_]?me(?:[-_.][a-z0-9]+)* |
+        redacted | secret | secrets | password | passwd | pass | token | none | null |
         nil | true | false | yes | no | on | off | undefined | string | str | int | bool | bytes | any |
         optional | required | value | default | empty | todo | tbd | hidden | masked | set |
         .*(?:\.\.\.|…).* |                        # sk-..., abc…
@@ -30,9 +31,13 @@ URL = re.compile(r"^[a-z][a-z0-9+.-]*://", re.IGNORECASE)
 NUMBER = re.compile(r"^[+-]?[0-9][0-9_.,:]*[kKmMgG]?$")
 
 
+# The payload of jwt.io's example token, in most JWT documentation ("John Doe", sub 1234567890).
+DOCUMENTED_JWT_PAYLOAD = "eyJzdWIiOiIxMjM0NTY3ODkwIiwibmFtZSI6IkpvaG4gRG9lIiwiaWF0IjoxNTE2MjM5MDIyfQ"
+
+
 def is_placeholder(value: str) -> bool:
     """Tell whether a value is an example, a variable, a type name or a mask rather than a secret."""
-    return not value or bool(_PLACEHOLDER.match(value))
+    return not value or bool(_PLACEHOLDER.match(value)) or DOCUMENTED_JWT_PAYLOAD in value
 
 
 def not_placeholder(value: str) -> bool:

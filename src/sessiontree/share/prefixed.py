@@ -22,6 +22,7 @@ from sessiontree.share.entropy import (
     shannon,
 )
 from sessiontree.share.keyvalue import classify_key
+from sessiontree.share.placeholders import DOCUMENTED_JWT_PAYLOAD
 
 Span = tuple[int, int, str]
 KIND = "prefixed-token"
@@ -40,6 +41,8 @@ _NOT_CREDENTIAL = frozenset(
     {"sha", "sha1", "sha224", "sha256", "sha384", "sha512", "md5", "blake2b", "blake3", "h1", "nonce"}
     | {"msg", "toolu", "srvtoolu", "call", "chatcmpl", "resp", "fc", "rs", "run", "thread", "asst"}
     | {"file", "req", "request", "evt", "batch", "ft", "item", "conv", "ws", "compl", "cmpl", "step"}
+    # Deployment and build ids (Vercel dpl_, Netlify deploy-).
+    | {"dpl", "deploy", "deployment", "build", "bld"}
     | {"commit", "rev", "sha1sum", "digest", "hash", "checksum", "etag", "trace", "span", "uuid", "id"}
     | {"cus", "ch", "pi", "pm", "sub", "in", "ii", "prod", "price", "txn", "acct", "seti", "src", "tok"}
     # Publishable keys by convention (Stripe pk_live_, Mapbox pk., Langfuse pk-lf-).
@@ -59,7 +62,7 @@ def find_prefixed_tokens(text: str) -> Iterator[Span]:
         starts = [0, *(i + 1 for i, c in enumerate(run[:_MAX_PREFIX_AT]) if c == "/")]
         for offset in starts:
             token = _trim(run[offset:])
-            if _START.match(token) and _accept(token):
+            if _START.match(token) and _accept(token) and not after_digest(text, match.start() + offset):
                 start = match.start() + offset
                 yield start, start + len(token), KIND
                 # What the token left of its run ("/config.json<next token>") is looked at too.
@@ -75,8 +78,15 @@ def _trim(run: str) -> str:
     return _cut_path(run).rstrip("._-")
 
 
+# A page's slug and id: Meeting-Notes-<32 hex> (Notion, wikis), words then one hex id.
+_SLUG_ID = re.compile(r"(?P<words>(?:[A-Za-z]+-)+)[0-9a-f]{32}")
+
+
 def _accept(run: str) -> bool:
-    if _names_a_file(run):
+    if _names_a_file(run) or DOCUMENTED_JWT_PAYLOAD in run:
+        return False
+    slug = _SLUG_ID.fullmatch(run)
+    if slug is not None and any(_is_word(w) for w in slug.group("words").split("-")):
         return False
     pos = 0
     pieces: list[str] = []
@@ -128,8 +138,14 @@ def _names_a_file(run: str) -> bool:
     return sum(words) >= 2 and any(words[first_other:])
 
 
+# A GraphQL global node id: a type's short name, "_", then "kwDO..." / "kgDO..." (GitHub).
+_NODE_ID = re.compile(r"k[a-z][A-Z]{2}[A-Za-z0-9_-]{6,}")
+
+
 def _body_is_secret(body: str, prefix: list[str]) -> bool:
     credential = any(p in _CREDENTIAL_WORDS for p in prefix)
+    if _NODE_ID.fullmatch(body) and all(len(p) <= 4 for p in prefix):
+        return False
     if is_uuid(body) or is_uuid(body[:36]):
         return credential
     core = body.replace("-", "").replace("_", "")
@@ -143,16 +159,27 @@ def _body_is_secret(body: str, prefix: list[str]) -> bool:
 # surroundings: "+", "/" and "=" around it, a hash name before it, lines of one width.
 _BARE = re.compile(r"[A-Za-z0-9](?<![A-Za-z0-9_.+=-][A-Za-z0-9])[A-Za-z0-9]{31,}(?![A-Za-z0-9+=])")
 _BASE64_AROUND = re.compile(r"[A-Za-z0-9+/=]*")
-_DIGEST_BEFORE = re.compile(r"(?:sha[0-9]*|SHA[0-9]*|md5|MD5|h1|base64|blake[0-9a-z]*)[:,=~-]?$")
+_DIGEST_BEFORE = re.compile(
+    r"(?:sha[0-9]*|SHA[0-9]*|md5|MD5|h1|base64|blake[0-9a-z]*)[:,=~-]?$"
+    # A password hash in crypt(3) form: $2b$12$<salt+hash>, $6$<salt>$<hash>, $argon2id$...$
+    r"|\$(?:2[abxy]?\$[0-9]{2}|1|5|6|y|apr1|argon2i?d?|pbkdf2[\w-]*|scrypt)\$(?:[^$\s]{0,60}\$)*[./A-Za-z0-9]{0,60}$"
+)
 _BASE64_LINE = re.compile(r"[A-Za-z0-9+/=]{40,}")
 BARE_KIND = "high-entropy-token"
+
+
+# Base64 of a PEM's BEGIN line (a certificate; an encoded private key is found by decoding it).
+_PEM_BEGIN = "LS0tLS1CRUdJTi"
 
 
 def find_bare_tokens(text: str) -> Iterator[Span]:
     """Yield long generated runs of letters and digits that stand alone (no prefix separator)."""
     for match in _BARE.finditer(text):
         value = match.group()
-        if not _bare_is_secret(value):
+        if value.startswith(_PEM_BEGIN) or not _bare_is_secret(value):
+            continue
+        if value.startswith("eyJ") and text[match.end() : match.end() + 1] == ".":
+            continue  # a JWT's header: the JWT pattern judges the whole token
             continue
         start, end = match.span()
         if _inside_base64(text, start, end) or _named_not_secret(text, start):
@@ -198,8 +225,13 @@ def _bare_is_secret(value: str) -> bool:
     return looks_generated(value, 32) and class_switches(value) >= len(value) / 4 and shannon(value) >= 4.0
 
 
+def after_digest(text: str, start: int) -> bool:
+    """Tell whether a value follows a digest's name or a crypt(3) hash's ``$id$`` fields."""
+    return _DIGEST_BEFORE.search(text, max(0, start - 120), start) is not None
+
+
 def _inside_base64(text: str, start: int, end: int) -> bool:
-    if _DIGEST_BEFORE.search(text, max(0, start - 8), start):
+    if after_digest(text, start):
         return True
     left = start
     while (left > 0 and text[left - 1] in "+/=") or (left > 0 and text[left - 1].isalnum() and left < start):
@@ -221,3 +253,74 @@ def _inside_base64(text: str, start: int, end: int) -> bool:
     return any(
         _BASE64_LINE.fullmatch(line.strip()) or line.startswith("-----") for line in (before, after) if line
     )
+
+
+# A hex secret with a short vendor prefix glued on (``dose<32 hex>``): the prefix holds a letter
+# that is not a hex digit, and no digest or id name.
+_HEX_RUN = re.compile(r"[0-9a-f]{32,}|[0-9A-F]{32,}")
+_GLUED = re.compile(r"(?P<prefix>[A-Za-z]{2,8}?)(?P<hex>[0-9a-f]{32,}|[0-9A-F]{32,})")
+_NOT_HEX_LETTER = re.compile(r"[g-zG-Z]")
+_DIGEST_NAMES = (
+    "sha",
+    "md",
+    "blake",
+    "crc",
+    "xxh",
+    "commit",
+    "tree",
+    "blob",
+    "rev",
+    "hash",
+    "id",
+    "uuid",
+    "etag",
+)
+GLUED_KIND = "prefixed-token"
+
+
+def find_glued_hex(text: str) -> Iterator[Span]:
+    """Yield ``<letters><32+ hex>`` runs standing alone whose letters are a vendor's prefix."""
+    pos = 0
+    while (match := _HEX_RUN.search(text, pos)) is not None:
+        pos = match.end()
+        start = match.start()
+        while (
+            start > 0
+            and text[start - 1].isascii()
+            and text[start - 1].isalpha()
+            and match.start() - start < 9
+        ):
+            start -= 1
+        if start == match.start() or (start and (text[start - 1].isalnum() or text[start - 1] in "_+/=")):
+            continue
+        if pos < len(text) and (text[pos].isalnum() or text[pos] in "+/="):
+            continue
+        glued = _GLUED.fullmatch(text, start, pos)
+        if glued is None:
+            continue
+        prefix, hex_part = glued.group("prefix"), glued.group("hex")
+        if not _NOT_HEX_LETTER.search(prefix) or prefix.lower().startswith(_DIGEST_NAMES):
+            continue
+        if any(c.isdigit() for c in hex_part) and any(c.isalpha() for c in hex_part):
+            yield start, pos, GLUED_KIND
+
+
+# A token whose pieces are joined by dots (``<digits>.<hex>.<hex>``, ``<id>.<random>.<random>``):
+# two or more long generated pieces; a domain, a version or a dotted name has none.
+_DOTTED = re.compile(
+    r"[A-Za-z0-9](?<![A-Za-z0-9_.+/=-][A-Za-z0-9])[A-Za-z0-9_-]{3,}(?:\.[A-Za-z0-9_-]{4,}){2,5}"
+)
+
+
+def find_dotted_tokens(text: str) -> Iterator[Span]:
+    """Yield dot-joined runs of which at least two pieces look generated (16 characters or more)."""
+    for match in _DOTTED.finditer(text):
+        end = match.end()
+        if end < len(text) and (text[end].isalnum() or text[end] in "+/="):
+            continue
+        pieces = match.group().split(".")
+        generated = [p for p in pieces if len(p) >= 16 and (is_hex(p) or looks_generated(p, 16))]
+        if DOCUMENTED_JWT_PAYLOAD in match.group() or after_digest(text, match.start()):
+            continue
+        if len(generated) >= 2 and not any(_is_word(p) for p in pieces[1:]):
+            yield match.start(), end, KIND

@@ -15,6 +15,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
+from sessiontree.share.blocks import extend_span, printed_secret, prints_secret
 from sessiontree.share.encoded import find_encoded_secrets
 from sessiontree.share.keyvalue import secret_under_key
 from sessiontree.share.secrets import find_secrets
@@ -46,7 +47,7 @@ Span = tuple[int, int, str]
 _SHORT = 32
 _MAY_HOLD_SECRET = re.compile(
     r"pass|pwd|secret|token|key|auth|cred|sig|salt|cookie|session|dsn|bearer|basic|jwt|pat|pw|otp"
-    r"|hmac|sas|psk|mysql|mariadb|login|redis|://|@|-----|[A-Za-z0-9_+/=.~-]{16}"
+    r"|hmac|sas|psk|mysql|mariadb|login|redis|://|@|-----|[A-Za-z0-9_+/=.~-]{16}|\s-[a-z]|%|identified"
     # What the page hides or decodes (escape codes, invisible characters, escapes, entities)
     # may split a token into short runs.
     r"|[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\u00ad\u200b-\u200f\u2060-\u2064\ufeff\\&]"
@@ -114,7 +115,7 @@ def find_secret_spans(text: str) -> list[Span]:
         for start, end, kind in find_encoded_secrets(text, find_secrets):
             if not (masks and _starts_in_mask(start, masks)):
                 found.append((start, end, 1000, kind))
-    return _merge(found)
+    return _merge((*extend_span(text, start, end), rank, kind) for start, end, rank, kind in found)
 
 
 # A secret a view shows that the text does not lies across an edit (a removed escape code, a
@@ -174,6 +175,12 @@ class Redactor:
             if end - start >= MIN_PROPAGATED:
                 self._values.setdefault(text[start:end], kind)
         self._copies = None
+
+    def remember(self, value: str, kind: str) -> None:
+        """Mask every copy of ``value`` (found by its context elsewhere: a command's output)."""
+        if len(value) >= MIN_PROPAGATED and value not in self._values:
+            self._values[value] = kind
+            self._copies = None
 
     def spans(self, text: str) -> list[Span]:
         """Return where ``text`` is masked: its own secrets and copies of any value learnt."""
@@ -333,6 +340,38 @@ def learn_value(redactor: Redactor, value: Any, keep: frozenset[str] = _ENTRY_KE
         redactor.learn(text, key)
 
 
+def _command(block: dict[str, Any]) -> str | None:
+    arguments = block.get("arguments")
+    command = arguments.get("command") if isinstance(arguments, dict) else None
+    if isinstance(command, list):
+        command = " ".join(str(part) for part in command)
+    return command if isinstance(command, str) else None
+
+
+def learn_printed(redactor: Redactor, entries: list[dict[str, Any]]) -> None:
+    """Learn the value a secret-printing command printed alone (``openssl rand -hex 32``)."""
+    printing: set[Any] = set()
+    for entry in entries:
+        message = entry.get("message")
+        content = message.get("content") if isinstance(message, dict) else None
+        if not isinstance(content, list):
+            continue
+        if message.get("role") == "toolResult":  # type: ignore[union-attr]
+            if message.get("toolCallId") not in printing:  # type: ignore[union-attr]
+                continue
+            for block in content:
+                text = block.get("text") if isinstance(block, dict) else None
+                found = printed_secret(text) if isinstance(text, str) else None
+                if found is not None:
+                    redactor.remember(text[found[0] : found[1]], "printed-secret")  # type: ignore[index]
+            continue
+        for block in content:
+            if isinstance(block, dict) and block.get("type") == "toolCall":
+                command = _command(block)
+                if command is not None and prints_secret(command):
+                    printing.add(block.get("id"))
+
+
 def redact_entries(
     header: dict[str, Any],
     entries: list[dict[str, Any]],
@@ -345,6 +384,7 @@ def redact_entries(
     pass the same ``redactor`` to ``redact_value`` to mask them.
     """
     redactor = redactor or Redactor()
+    learn_printed(redactor, entries)
     for value in (header, *entries, *(v for _, v in extra)):
         learn_value(redactor, value, _HEADER_KEYS if value is header else _ENTRY_KEYS)
     report = RedactionReport()

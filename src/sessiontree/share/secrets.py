@@ -13,11 +13,24 @@ import re
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 
+from sessiontree.share.blocks import (
+    find_context_secrets,
+    find_folded_secrets,
+    find_printed_secrets,
+    find_table_secrets,
+)
 from sessiontree.share.contexts import find_credential_contexts
+from sessiontree.share.entropy import looks_random_value
 from sessiontree.share.keyvalue import find_key_values, find_kubernetes_secret_values
 from sessiontree.share.pem import find_private_keys
-from sessiontree.share.placeholders import PATH, is_placeholder, not_placeholder
-from sessiontree.share.prefixed import find_bare_tokens, find_prefixed_tokens
+from sessiontree.share.placeholders import DOCUMENTED_JWT_PAYLOAD, PATH, is_placeholder, not_placeholder
+from sessiontree.share.prefixed import (
+    find_bare_tokens,
+    find_dotted_tokens,
+    find_glued_hex,
+    find_prefixed_tokens,
+)
+from sessiontree.share.slots import find_slot_secrets
 
 Span = tuple[int, int, str]  # start, end, kind
 
@@ -38,7 +51,7 @@ def _random_run(min_len: int) -> Callable[[str], bool]:
     run = re.compile(rf"[A-Za-z0-9]{{{min_len},}}")
 
     def check(value: str) -> bool:
-        if "EXAMPLE" in value or re.search(r"(.)\1{7}", value):
+        if "EXAMPLE" in value or re.search(r"(.)\1{7}", value) or DOCUMENTED_JWT_PAYLOAD in value:
             return False
         return any(_has_digit_and_letter(m) for m in run.findall(value))
 
@@ -185,6 +198,13 @@ PLACE_PATTERNS: tuple[SecretPattern, ...] = (
         ("://",),
     ),
     _p(
+        "url-password",
+        # A generated password with "/" in it (base64): not a port and a path ("host:8080/x@y").
+        r"://[^\s:/@\"'<>]{1,200}:(?P<secret>[^\s/\"'<>@]{1,300}/[^\s\"'<>@]{1,300})@(?=[A-Za-z0-9\[])",
+        ("://",),
+        lambda v: not v.split("/", 1)[0].isdigit() and looks_random_value(v.replace("/", ""), 16),
+    ),
+    _p(
         "curl-user",
         r"(?<![\w-])(?:-u|--user)(?:[ \t]+|=)[\"']?[^\s:\"']{1,200}:(?P<secret>[^\s\"']{1,300})",
         ("-u", "--user"),
@@ -244,6 +264,15 @@ def find_secrets(text: str) -> Iterator[Span]:
     for index in sorted(chosen):
         yield from find_pattern(_ORDERED[index], text)
     yield from find_credential_contexts(text, lowered)
+    yield from find_slot_secrets(text, lowered)
+    yield from find_context_secrets(text, lowered)
+    if "\n" in text:
+        if "---" in text and ("|" in text or "\u2502" in text):
+            yield from find_table_secrets(text)
+        if ">" in text or "|" in text:
+            yield from find_folded_secrets(text)
+        if "$ " in text or "# " in text or "> " in text or "% " in text:
+            yield from find_printed_secrets(text)
     if "secret" in lowered and "kind:" in lowered:
         yield from find_kubernetes_secret_values(text)
     yield from find_key_values(text, lowered)
@@ -251,3 +280,6 @@ def find_secrets(text: str) -> Iterator[Span]:
     yield from find_prefixed_tokens(text)
     if len(text) >= 32:
         yield from find_bare_tokens(text)
+        yield from find_glued_hex(text)
+        if "." in text:
+            yield from find_dotted_tokens(text)

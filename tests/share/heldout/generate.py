@@ -140,6 +140,8 @@ class Case:
     value: str
     text: str
     evidence: tuple[str, ...]
+    output: str = ""  # field "tool-pair": the text is the command, this its output
+    family: str = "vendor"  # vendor formats; slot families in ``slots.py``
 
 
 def evidence_of(fmt: Format, value: str, text: str, placement: str) -> tuple[str, ...]:

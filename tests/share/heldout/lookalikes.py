@@ -29,6 +29,77 @@ def _id(rng: random.Random, n: int, alphabet: str = ALNUM) -> str:
     return "".join(rng.choice(alphabet) for _ in range(n))
 
 
+_LOWER_ALNUM = string.ascii_lowercase + string.digits
+# jwt.io's example token, in most JWT documentation: public, and kept.
+DOCUMENTED_JWT = (
+    "eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9.eyJzdWIiOiIxMjM0NTY3ODkwIiwibmFtZSI6IkpvaG4gRG9lIiwiaWF0IjoxNTE2MjM5MDIyfQ"
+    ".SflKxwRJSMeKKF2QT4fwpMeJf36POk6yJV_adQssw5c"
+)
+
+
+def _cert_line(rng: random.Random) -> str:
+    """Return a full-width line of a certificate's body (what follows ``MII..CCA`` is DER noise)."""
+    return "MIID" + _id(rng, 1, string.ascii_letters) + "zCCA" + _id(rng, 55, ALNUM + "+/")
+
+
+def _slot_lookalikes(rng: random.Random) -> list[Lookalike]:
+    """Look-alikes of the slot shapes: ids, hashes, certificates, placeholders, prose about passwords."""
+    pod = f"web-{_hex(rng, 10)}-{_id(rng, 5, _LOWER_ALNUM)}"
+    deployment = "dpl_" + _id(rng, 28)
+    node = rng.choice(["PR_kwDO", "I_kwDO", "U_kgDO", "R_kgDO"]) + _id(rng, 12, ALNUM + "-_")
+    notion = f"https://www.notion.so/acme/Release-Plan-{_hex(rng, 32)}"
+    cert = [_cert_line(rng) for _ in range(4)]
+    ca_data = base64.b64encode(("-----BEGIN CERTIFICATE-----\n" + "\n".join(cert)).encode()).decode()
+    tx = "0x" + _hex(rng, 64)
+    bcrypt = "$2b$12$" + _id(rng, 53, ALNUM + "./")
+    age = "age1" + _id(rng, 58, "qpzry9x8gf2tvdw0s3jn54khce6mua7l")
+    return [
+        ("placeholder", "DB_PASSWORD=changeme-in-prod", "changeme-in-prod"),
+        ("placeholder", "<password>${env.DB_PASSWORD}</password>", "${env.DB_PASSWORD}"),
+        ("placeholder", "htpasswd -b .htpasswd admin <password>", "<password>"),
+        ("k8s-pod-name", f"kubectl describe pod {pod} -n web", pod),
+        (
+            "deployment-id",
+            f"Deployment {deployment} is ready: https://app-{_id(rng, 9, _LOWER_ALNUM)}.vercel.app",
+            deployment,
+        ),
+        ("graphql-node-id", f'{{"data": {{"node": {{"id": "{node}", "title": "Fix login"}}}}}}', node),
+        ("notion-url", f"See {notion} for the plan.", notion[-32:]),
+        (
+            "x509-line",
+            "-----BEGIN CERTIFICATE-----\n" + "\n".join(cert) + "\n-----END CERTIFICATE-----",
+            cert[1],
+        ),
+        ("x509-line", "\n".join(cert[:3]), cert[1]),
+        (
+            "kubeconfig-ca",
+            f"clusters:\n- cluster:\n    certificate-authority-data: {ca_data}\n    server: https://10.0.0.1:6443",
+            ca_data[:60],
+        ),
+        (
+            "documented-jwt",
+            f"curl -H 'Authorization: Bearer {DOCUMENTED_JWT}' http://localhost:8080",
+            DOCUMENTED_JWT[-43:],
+        ),
+        ("tx-hash", f"transaction {tx} confirmed in block 19000000", tx),
+        ("bcrypt-hash", f"| id | email | password_hash |\n|---|---|---|\n| 1 | a@b.io | {bcrypt} |", bcrypt),
+        ("age-public-key", f"age -r {age} -o secrets.age secrets.txt", age),
+        (
+            "prose",
+            "The password must be at least 12 characters and include a digit.",
+            "at least 12 characters",
+        ),
+        ("prose", "Passwords are hashed with bcrypt before storage.", "hashed with bcrypt"),
+        ("prose", "The token is valid for 3600 seconds.", "valid for 3600"),
+        (
+            "cli-docs",
+            "usage: htpasswd -b[cmBdpsD] passwordfile username password",
+            "passwordfile username password",
+        ),
+        ("agent-id", f"call_{_id(rng, 24)} finished; see rs_{_hex(rng, 48)}", "call_"),
+    ]
+
+
 def draw_lookalikes(seed: int) -> list[Lookalike]:
     """Return about sixty look-alikes of some twenty kinds, drawn from ``seed``."""
     rng = random.Random(seed ^ 0x5EED)
@@ -82,6 +153,7 @@ def draw_lookalikes(seed: int) -> list[Lookalike]:
         out.append(("bundle-name", f'<script src="/{chunk}"></script>', chunk))
         pseudo = f"v0.0.0-20240101120000-{_hex(rng, 12)}"
         out.append(("go-pseudo-version", f"require example.com/mod {pseudo}", pseudo))
+        out += _slot_lookalikes(rng)
     out += [
         ("placeholder", "export OPENAI_API_KEY=sk-...XXXX", "sk-...XXXX"),
         ("placeholder", "curl -H 'Authorization: Bearer <token>' https://api.example.com", "<token>"),

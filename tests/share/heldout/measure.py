@@ -15,6 +15,7 @@ from tests.share.conftest import FAKE_GH
 from tests.share.heldout.generate import Case, draw_cases
 from tests.share.heldout.lookalikes import draw_lookalikes
 from tests.share.heldout.sessions import AGENTS, Score, survived, write_agent_session
+from tests.share.heldout.slots import draw_slot_cases
 from tests.share.planted import shown_text
 
 Share = Callable[[Path], str]
@@ -62,7 +63,7 @@ def score_heldout(
     seed: int, workdir: Path, share: Share, agents: tuple[str, ...] = AGENTS, per_placement: int = 6
 ) -> Score:
     """Share every case and look-alike in each agent's format; return what survived or was masked."""
-    cases = draw_cases(seed, per_placement)
+    cases = [*draw_cases(seed, per_placement), *draw_slot_cases(seed)]
     looks = draw_lookalikes(seed)
     main = [c for c in cases if c.field != "cwd"]
     in_cwd = [c for c in cases if c.field == "cwd"]
@@ -98,6 +99,8 @@ def report(score: Score) -> list[str]:
         f"secrets: {score.total} cases ({len(score.by_kind)} kinds, {len(score.by_placement)} placements), "
         f"{len(score.left)} left on the page ({100 * score.survived_share:.1f}%)",
         f"look-alikes: {score.lookalikes}, {len(score.masked)} masked ({100 * score.masked_share:.1f}%)",
+        "  recall per family:",
+        *table(score.by_family),
         "  recall per placement:",
         *table(score.by_placement),
         "  recall per kind:",

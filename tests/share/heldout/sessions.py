@@ -20,6 +20,16 @@ def _stamp(n: int) -> str:
     return f"2026-02-16T10:{n // 60 % 60:02d}:{n % 60:02d}.000Z"
 
 
+TOOL_FIELDS = ("tool-args", "tool-output", "tool-pair")
+
+
+def call_texts(case: Case) -> tuple[str, str]:
+    """Return the command and the output of a case in a tool call (the case's text in one of them)."""
+    if case.field == "tool-pair":
+        return case.text, case.output
+    return (case.text, "ok") if case.field == "tool-args" else ("cat notes.txt", case.text)
+
+
 def _pi(cases: list[Case], looks: list[Lookalike], cwd: str) -> list[Line]:
     titles = [c.text for c in cases if c.field == "title"]
     header: Line = {"type": "session", "version": 3, "id": "4e1d0u7a4e1d0u7a", "timestamp": _stamp(0)}
@@ -43,11 +53,10 @@ def _pi(cases: list[Case], looks: list[Lookalike], cwd: str) -> list[Line]:
             message("user", [{"type": "text", "text": case.text}])
         elif case.field == "assistant":
             message("assistant", [{"type": "text", "text": case.text}], provider="p", model="m")
-        elif case.field in ("tool-args", "tool-output"):
-            text = case.text if case.field == "tool-args" else "cat notes.txt"
+        elif case.field in TOOL_FIELDS:
+            text, output = call_texts(case)
             call = {"type": "toolCall", "id": f"call_h{i}", "name": "bash", "arguments": {"command": text}}
             message("assistant", [call], provider="p", model="m")
-            output = case.text if case.field == "tool-output" else "ok"
             message(
                 "toolResult", [{"type": "text", "text": output}], toolCallId=f"call_h{i}", toolName="bash"
             )
@@ -87,12 +96,11 @@ def _claude(cases: list[Case], looks: list[Lookalike], cwd: str) -> list[Line]:
             user(case.text)
         elif case.field == "assistant":
             assistant([{"type": "text", "text": case.text}])
-        elif case.field in ("tool-args", "tool-output"):
-            command = case.text if case.field == "tool-args" else "cat notes.txt"
+        elif case.field in TOOL_FIELDS:
+            command, output = call_texts(case)
             assistant(
                 [{"type": "tool_use", "id": f"toolu_{i:024d}", "name": "Bash", "input": {"command": command}}]
             )
-            output = case.text if case.field == "tool-output" else "ok"
             user([{"type": "tool_result", "tool_use_id": f"toolu_{i:024d}", "content": output}])
     for i, (_, text, _) in enumerate(looks):
         if i % 2:
@@ -150,10 +158,8 @@ def _codex(cases: list[Case], looks: list[Lookalike], cwd: str) -> list[Line]:
                     "content": [{"type": "output_text", "text": case.text}],
                 }
             )
-        elif case.field == "tool-args":
-            call(f"c{i}", case.text, "ok")
-        elif case.field == "tool-output":
-            call(f"c{i}", "cat notes.txt", case.text)
+        elif case.field in TOOL_FIELDS:
+            call(f"c{i}", *call_texts(case))
     for i, (_, text, _) in enumerate(looks):
         if i % 2:
             user(text)
@@ -188,11 +194,16 @@ class Score:
     masked: list[tuple[str, str, str]] = field(default_factory=list)  # (agent, kind, evidence)
     by_kind: dict[str, list[int]] = field(default_factory=lambda: defaultdict(lambda: [0, 0]))
     by_placement: dict[str, list[int]] = field(default_factory=lambda: defaultdict(lambda: [0, 0]))
+    by_family: dict[str, list[int]] = field(default_factory=lambda: defaultdict(lambda: [0, 0]))
 
     def add_case(self, agent: str, case: Case, survived: bool) -> None:
         """Count one case: found (masked) or left."""
         self.secrets[agent] += 1
-        for table, name in ((self.by_kind, case.kind), (self.by_placement, case.placement)):
+        for table, name in (
+            (self.by_kind, case.kind),
+            (self.by_placement, case.placement),
+            (self.by_family, case.family),
+        ):
             table[name][0] += not survived
             table[name][1] += 1
         if survived:

@@ -1,0 +1,259 @@
+"""Secrets by their slot in a syntax, whatever the vendor: the place says "password", not the shape.
+
+A password is the argument a tool's usage names a password (``smbclient -U user%pw``,
+``htpasswd -b file user pw``, ``7z -ppw``, ``ldapsearch -w pw``, ``echo pw | sudo -S``), the
+content of an XML element or attribute under a secret's name, a Groovy property, an ipsec
+``: PSK "…"``, the second argument of a credential call (``Credential("user", "pw")``), a
+column of a SQL ``INSERT`` or ``IDENTIFIED BY``, the password of a DSN without a scheme
+(``user:pw@tcp(host)``), or what prose says it is ("the default password is 'x'").
+
+Every regex starts at a literal (a keyword, a tool name, a marker), so it runs in linear time.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Iterator
+
+from sessiontree.share.entropy import looks_random_value, reads_as_words
+from sessiontree.share.keyvalue import classify_key
+from sessiontree.share.placeholders import PATH, URL, is_placeholder
+
+Span = tuple[int, int, str]
+
+_ARG = r"(?P<q>[\"']?)(?P<secret>[^\s\"'`|;&<>]{3,300})"
+_QUOTED = r"(?P<q>[\"'])(?P<secret>[^\"'\n]{1,300})(?P=q)"
+
+
+def is_password(value: str) -> bool:
+    """Tell whether a value in a password's slot may be a real one (not a variable, path or example)."""
+    value = value.strip()
+    if len(value) < 3 or is_placeholder(value) or PATH.match(value) or URL.match(value):
+        return False
+    return not value.startswith(("-", "$", "%", "{{"))
+
+
+def _not_word(value: str) -> bool:
+    """Tell a password from a plain word of prose (``stored``, ``required``)."""
+    if not is_password(value):
+        return False
+    return not (value.isalpha() and (value.islower() or reads_as_words(value)))
+
+
+# Tools that take a password as an argument, by flag or by position (from their usage text).
+_CLI = re.compile(
+    r"(?:"
+    # smbclient, rpcclient, net, smbmap: -U user%password
+    r"(?<![\w-])-U[ \t]+[\"']?[^\s%\"']{1,100}%"
+    # 7z, rar: -p<password> glued
+    r"|(?:7z|7za|7zr|rar|unrar)\b[^\n|;&]{0,200}?[ \t]-p(?=[^\s-])"
+    # ldap tools: -w password
+    r"|ldap[a-z]*\b[^\n|;&]{0,300}?[ \t]-w[ \t]+"
+    # zip, sqlcmd, bcp, ipmitool: -P password
+    r"|(?:zip|sqlcmd|bcp|ipmitool|osql|isql)\b[^\n|;&]{0,300}?[ \t]-P[ \t]*"
+    # mongo shells and tools: -p password
+    r"|mongo(?:sh|dump|restore|export|import)?\b[^\n|;&]{0,300}?[ \t]-p[ \t]+"
+    # openssl -passin pass:..., -k password
+    r"|(?<![\w-])pass:"
+    # composer config http-basic.host user password
+    r"|http-basic\.[^\s]+[ \t]+[^\s]+[ \t]+"
+    # gh secret set NAME --body value; vercel/fly/heroku "secrets set" with a body
+    r"|secrets?[ \t]+set\b[^\n|;&]{0,200}?(?:--body|-b)(?:[ \t]+|=)"
+    # rabbitmqctl add_user / change_password user password; net user name password
+    r"|rabbitmqctl[ \t]+(?:add_user|change_password)[ \t]+[^\s]+[ \t]+"
+    r"|(?<![\w-])net[ \t]+user[ \t]+[^\s/]+[ \t]+"
+    # mysqladmin ... password NEW
+    r"|mysqladmin\b[^\n|;&]{0,200}?[ \t]password[ \t]+"
+    r")" + _ARG
+)
+# A value piped into a command that reads a password from stdin.
+_PIPED = re.compile(
+    r"(?:echo|printf)[ \t]+(?:-[neE]+[ \t]+)?" + _ARG + r"(?P=q)[ \t]*\|[ \t]*(?:sudo\b[^\n|]{0,80}?[ \t]-S"
+    r"|[^\n|]{0,200}?(?:--password-stdin|--stdin|chpasswd|passwd))"
+)
+# htpasswd -b[flags] file user password, or -nb user password.
+_HTPASSWD = re.compile(r"htpasswd(?P<flags>(?:[ \t]+-[a-zA-Z]+)+)(?P<args>(?:[ \t]+[^\s-][^\s|;&]*){2,3})")
+_CLI_HINTS = (
+    "-u", "7z", "rar", "ldap", "-p", "pass:", "http-basic", "secret", "rabbitmqctl",
+    "net ", "mysqladmin",
+)  # fmt: skip
+
+
+# XML: <password>pw</password>, <add key="ApiSecret" value="..."/>, <property name="x" value="..."/>.
+_XML_ELEMENT = re.compile(
+    r"<(?P<tag>[A-Za-z_][\w:.-]{0,60})(?:[ \t][^<>\n]{0,200})?>(?P<secret>[^<>\n]{1,300})</(?P=tag)>"
+)
+_XML_PAIR = re.compile(
+    r"(?:key|name|id)[ \t]*=[ \t]*\"(?P<key>[^\"\n]{1,80})\"[ \t]+(?:[\w:-]+=\"[^\"\n]{0,80}\"[ \t]+)?"
+    r"value[ \t]*=[ \t]*\"(?P<secret>[^\"\n]{1,300})\""
+)
+# Groovy/Gradle and other "name value" properties: storePassword "pw", password 'pw'.
+_GROOVY = re.compile(
+    r"(?m)(?:^|[{;])[ \t]*(?P<key>[A-Za-z_][\w.]{0,60})[ \t]+" + _QUOTED + r"[ \t]*(?:[;}]|$)"
+)
+# ipsec.secrets and the like: ": PSK "secret"", "%any : XAUTH pw".
+_IPSEC = re.compile(
+    r":[ \t]*(?:PSK|XAUTH|EAP|NTLM|PIN|RSA[ \t]+[^\s]+)[ \t]+(?:" + _QUOTED + r"|(?P<bare>[^\s\"']{3,300}))"
+)
+# A credential call's password argument: Credential("user", "pw"), HTTPBasicAuth('u', 'pw').
+_CALL = re.compile(
+    r"(?i:cred|auth|login|passw|basic|sign_?in|digest)\w{0,40}\([ \t]*"
+    r"(?P<uq>[\"'])[^\"'\n]{0,100}(?P=uq)[ \t]*,[ \t]*" + _QUOTED
+)
+_AUTH_TUPLE = re.compile(
+    r"auth[ \t]*=[ \t]*[(\[][ \t]*(?P<uq>[\"'])[^\"'\n]{0,100}(?P=uq)[ \t]*,[ \t]*" + _QUOTED
+)
+# SQL: CREATE/ALTER USER ... IDENTIFIED BY 'pw', WITH [ENCRYPTED] PASSWORD 'pw'.
+_SQL_PASSWORD = re.compile(
+    r"(?i:identified[ \t]+(?:with[ \t]+\w+[ \t]+)?by|(?<![\w-])password)[ \t]+" + _QUOTED
+)
+_SQL_INSERT = re.compile(
+    r"(?i:insert[ \t]+into)[ \t]+[\w.\"`\[\]]{1,100}[ \t]*\((?P<cols>[^()\n]{1,500})\)[ \t\n]*"
+    r"(?i:values)[ \t\n]*\((?P<vals>[^()\n]{1,2000})\)"
+)
+_SQL_VALUE = re.compile(r"[ \t]*(?:'(?P<s>(?:[^'\n]|'')*)'|\"(?P<d>[^\"\n]*)\"|(?P<b>[^,\n]*))[ \t]*(?:,|$)")
+# A DSN without a scheme: user:pw@tcp(host:3306)/db, user:pw@host:5432/db.
+_DSN = re.compile(
+    r"(?<![\w/:.@%+-])[\w.%+-]{1,64}:(?P<secret>[^\s:@/\"'<>]{3,200})@(?=(?:tcp|udp|unix)\(|[\w.-]{1,253}:[0-9]{2,5}(?![0-9]))"
+)
+# Prose: "the default password is 'x'", "password was hunter2", "the API key: X".
+_PROSE = re.compile(
+    r"(?i:pass(?:word|phrase|wd)?|secret|api[ \t]key|token|pin|passcode)"
+    r"(?:[ \t]+(?:for|of)[ \t]+[^\s]{1,40})?"
+    r"[ \t]+(?i:is|was|will[ \t]be|becomes|set[ \t]to|changed[ \t]to|reset[ \t]to)[ \t]+(?i:now[ \t]+)?"
+    r"(?:(?P<q>[\"'`\u2018\u201c])(?P<qv>[^\"'`\u2019\u201d\n]{3,200})[\"'`\u2019\u201d]|(?P<bv>[^\s\"'`]{4,200}))"
+)
+
+
+Found = tuple[int, int] | None
+
+
+def _secret(match: re.Match[str], group: str = "secret") -> tuple[int, int]:
+    return match.start(group), match.end(group)
+
+
+def _cli(match: re.Match[str]) -> Found:
+    return _secret(match) if is_password(match.group("secret")) else None
+
+
+_CALLEE = re.compile(r"[A-Za-z_][\w.]{0,60}$")
+_CALLEE_WORDS = re.compile(r"[A-Z]+(?![a-z])|[A-Z]?[a-z]+")
+_CREDENTIAL_CALLS = frozenset(
+    {"credential", "credentials", "cred", "creds", "password", "passwd", "login", "signin", "auth"}
+    | {"basic", "digest", "authenticate", "authentication"}
+)
+
+
+def _call(match: re.Match[str]) -> Found:
+    """Accept the second argument of a call named for a credential (``HTTPBasicAuth``)."""
+    head = match.string[max(0, match.start() - 60) : match.string.index("(", match.start())]
+    callee = _CALLEE.search(head)
+    words = {w.lower() for w in _CALLEE_WORDS.findall(callee.group() if callee else "")}
+    if not words & _CREDENTIAL_CALLS:
+        return None
+    return _cli(match)
+
+
+def _xml_element(match: re.Match[str]) -> Found:
+    tag = match.group("tag").rsplit(":", 1)[-1]
+    return _secret(match) if slot_value(tag, match.group("secret")) else None
+
+
+def _xml_pair(match: re.Match[str]) -> Found:
+    return _secret(match) if slot_value(match.group("key"), match.group("secret")) else None
+
+
+def slot_value(key: str, value: str) -> bool:
+    """Tell whether a value under a key is that key's secret (any password; a generated token)."""
+    key_class = classify_key(key)
+    if key_class is None:
+        return False
+    if key_class == "token":
+        return is_password(value) and looks_random_value(value)
+    return is_password(value)
+
+
+def _groovy(match: re.Match[str]) -> Found:
+    key = match.group("key").rsplit(".", 1)[-1]
+    return _secret(match) if slot_value(key, match.group("secret")) else None
+
+
+def _ipsec(match: re.Match[str]) -> Found:
+    group = "secret" if match.group("secret") is not None else "bare"
+    return _secret(match, group) if is_password(match.group(group)) else None
+
+
+def _prose(match: re.Match[str]) -> Found:
+    if match.group("qv") is not None:
+        value = match.group("qv")
+        return _secret(match, "qv") if is_password(value) and " " not in value.strip() else None
+    value = match.group("bv").rstrip(".,;:!?)")
+    if any(c in value for c in "()[]{}") or (
+        _DOTTED.fullmatch(value) and reads_as_words(value.replace(".", ""))
+    ):
+        return None  # code: process.argv[2], settings.SECRET_KEY
+    if not _not_word(value) or not (any(c.isdigit() for c in value) or not value.isalnum()):
+        return None
+    return match.start("bv"), match.start("bv") + len(value)
+
+
+def _htpasswd(match: re.Match[str]) -> Found:
+    flags = match.group("flags")
+    if "b" not in flags:
+        return None
+    args = list(re.finditer(r"[^\s]+", match.group("args")))
+    index = 1 if "n" in flags else 2
+    if index >= len(args) or not is_password(args[index].group()):
+        return None
+    start = match.start("args") + args[index].start()
+    return start, start + len(args[index].group())
+
+
+_DOTTED = re.compile(r"[A-Za-z_][\w]*(?:\.[A-Za-z_][\w]*)+")
+
+
+Finder = tuple[tuple[str, ...], re.Pattern[str], Callable[[re.Match[str]], Found], str]
+_FINDERS: tuple[Finder, ...] = (
+    (_CLI_HINTS, _CLI, _cli, "cli-password"),
+    (("|",), _PIPED, _cli, "cli-password"),
+    (("</",), _XML_ELEMENT, _xml_element, "xml-secret"),
+    (("value",), _XML_PAIR, _xml_pair, "xml-secret"),
+    (("pass", "secret", "token", "key", "cred", "pwd"), _GROOVY, _groovy, "property-secret"),
+    (("htpasswd",), _HTPASSWD, _htpasswd, "cli-password"),
+    (("psk", "xauth", "eap", "ntlm", "pin", "rsa"), _IPSEC, _ipsec, "ipsec-secret"),
+    (("(",), _CALL, _call, "call-password"),
+    (("auth",), _AUTH_TUPLE, _cli, "call-password"),
+    (("identified", "password"), _SQL_PASSWORD, _cli, "sql-password"),
+    (("@",), _DSN, _cli, "dsn-password"),
+    (("pass", "secret", "key", "token", "pin"), _PROSE, _prose, "prose-password"),
+)  # fmt: skip
+
+
+def find_slot_secrets(text: str, lowered: str) -> Iterator[Span]:
+    """Yield values standing in a password's slot of a command, a config language, a call or prose."""
+    for hints, regex, accept, kind in _FINDERS:
+        if not any(h in lowered for h in hints):
+            continue
+        for match in regex.finditer(text):
+            found = accept(match)
+            if found is not None:
+                yield found[0], found[1], kind
+    if "insert" in lowered and "values" in lowered:
+        yield from _sql_inserts(text)
+
+
+def _sql_inserts(text: str) -> Iterator[Span]:
+    for match in _SQL_INSERT.finditer(text):
+        columns = [c.strip(' \t"`[]') for c in match.group("cols").split(",")]
+        secret_columns = {i for i, c in enumerate(columns) if classify_key(c) is not None}
+        if not secret_columns:
+            continue
+        pos, end = match.start("vals"), match.end("vals")
+        for i in range(len(columns)):
+            value = _SQL_VALUE.match(text, pos, end)
+            if value is None or value.end() == pos:
+                break
+            name = next(g for g in ("s", "d", "b") if value.group(g) is not None)
+            if i in secret_columns and is_password(value.group(name)):
+                yield value.start(name), value.end(name), "sql-password"
+            pos = value.end()
