@@ -18,6 +18,7 @@ from sessiontree.exporter.api import export_to_file, render_session
 from sessiontree.exporter.options import RenderOptions
 from sessiontree.readers import load_any
 from sessiontree.readers.kinds import KINDS, is_typed_prompt
+from tests.conftest import SHIPPED_REAL
 from tests.readers.helpers import CLAUDE_FILES, FIXTURES, raw_objects
 
 EVENTS = FIXTURES / "claude" / "events" / "c1a0de21-0000-4000-8000-0000000e0e01.jsonl"
@@ -153,3 +154,36 @@ def test_the_listing_takes_the_ai_title_and_the_first_typed_prompt(tmp_path: Pat
     path.write_text("\n".join(lines) + "\n")
     found = read_agent_info(path)
     assert found is not None and found.first_message == "real prompt"
+
+
+SPOTTER = sorted((SHIPPED_REAL / "claude").glob("spotter--*.jsonl"))
+
+
+@pytest.mark.parametrize("path", SPOTTER, ids=lambda p: p.name)
+def test_real_2_1_local_commands_are_chips_and_dump_as_typed(path: Path) -> None:
+    raw = raw_objects(path)
+    commands = [o for o in raw if o.get("type") == "system" and o.get("subtype") == "local_command"]
+    assert commands  # the file has what this test is about
+    session = load_any(path)
+    shown = [e for e in session.entries if e.get("customType") == "claude:system/local_command"]
+    assert [e["id"] for e in shown] == [o["uuid"] for o in commands]
+    rendered = render_session(session, RenderOptions(compress=False))
+    value = rendered.frags.value()
+    assert isinstance(value, list)
+    frags = dict(zip((m["id"] for m in rendered.entries), value, strict=True))
+    names = [re.search(r"<command-name>(.*?)</command-name>", o["content"]) for o in commands]
+    for entry, name in zip(shown, names, strict=True):
+        frag = frags[entry["id"]]
+        assert "&lt;command-name&gt;" not in frag and "&lt;local-command-stdout&gt;" not in frag
+        if name is not None:
+            assert "st-chip-command" in frag and name[1] in frag
+    text = _run("dump", "--stdout", str(path))
+    assert "\x1b" not in text
+    # the system lines' tags never reach dump (a user line may hold the same text: the older form)
+    said = {str((o.get("message") or {}).get("content")) for o in raw if o.get("type") == "user"}
+    assert not any(o["content"] in text for o in commands if o["content"] not in said)
+    for name in names:
+        if name is not None:
+            assert f"## Command\n\n{name[1]}" in text
+    summary = json.loads(_run("inspect", "--json", str(path)))
+    assert summary["prompts"] == _typed_in_raw(path)
