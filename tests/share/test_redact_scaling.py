@@ -34,6 +34,20 @@ HOSTILE: dict[str, Callable[[int], str]] = {
     "pipes": lambda n: "| " * (10 * n) + "\n",
     "colons": lambda n: "a:" * (10 * n) + "\n",
     "url-users": lambda n: "://" + "a" * (30 * n) + "@",
+    # The slot detectors (share/slots.py, share/blocks.py).
+    "xml-tags-never-closed": lambda n: "<password>" * (3 * n),
+    "calls-without-arguments": lambda n: "Credential(" * (3 * n),
+    "prose-without-value": lambda n: "the password is " * (2 * n),
+    "dsn-colons-and-ats": lambda n: "u:p@" * (8 * n),
+    "continuations": lambda n: "TOKEN=ab" + "\\\ncd" * (4 * n),
+    "concatenations": lambda n: 'KEY="ab"' + '\n"cd"' * (4 * n),
+    "glue-joints": lambda n: "sk_" + "Ab3dEf5h!" * (4 * n),
+    "table-rules": lambda n: "| password | b |\n|---|---|\n" + "| x | y |\n" * n,
+    "hex-runs-glued": lambda n: ("dose" + "ab12" * 8 + " ") * n,
+    "dotted-pieces": lambda n: "a" + ".abcd" * (8 * n),
+    "prompt-lines": lambda n: "$ cat secret.txt\n" * (2 * n),
+    "folded-keys": lambda n: "password: >\n" * (2 * n),
+    "sql-inserts": lambda n: "INSERT INTO t (password) VALUES (" * n,
 }
 SMALL = 1500
 
