@@ -259,7 +259,7 @@ def test_built_site_is_clean(
 
 
 def test_served_pages_are_clean(browser: Browser, tmp_path: Path) -> None:
-    """sessiontree serve (a real process), both themes: index and its search, sessions (one damaged), live."""
+    """sessiontree serve (a real process), both themes: index, search, usage, sessions (one damaged), live."""
     agent = tmp_path / "agent"
     root = write_sessions_folder(agent / "sessions")
     damaged = root / "--home-dev-demo--" / "s1.jsonl"
@@ -276,6 +276,10 @@ def test_served_pages_are_clean(browser: Browser, tmp_path: Path) -> None:
                 page.fill("#st-filter", "parser")
                 page.wait_for_selector(".st-fulltext-hit a", timeout=60_000)
                 assert_clean(page, f"served index with full-text hits, {theme}")
+                page.goto(served.url + "/usage")
+                page.wait_for_selector('#st-usage:not([data-drawn="0"])')
+                audit_both_widths(page, f"served usage dashboard, {theme}")
+                page.set_viewport_size(WIDE)
                 for path in (root / "--home-dev-real--" / real_session().name, damaged):
                     url = f"{served.url}/s/{quote(path.relative_to(root).as_posix())}"
                     audit_wide(page, url, f"served {path.name}, {theme}", zoom=False)
