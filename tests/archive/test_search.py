@@ -302,3 +302,25 @@ def test_every_word_of_a_long_tool_output_is_found_up_to_the_bound(roots: Path, 
             assert f"«{word}»" in "".join(f"«{t}»" if m else t for t, m in hits[0].snippet.parts())
         # The documented bound: past MAX_TEXT_CHARS only the head and the tail are indexed.
         assert index.search("zqcutword") == []
+
+
+def test_count_is_every_hit_and_pages_reach_each_one_once(roots: Path, cache_dir: Path) -> None:
+    make_session(roots / "a", "one", seed=1, turns=12, cwd="/work/alpha")
+    make_session(roots / "b", "two", seed=2, turns=12, cwd="/work/beta")
+    path, lines = make_session(roots / "b", "plain", seed=5, turns=6, cwd="/work/beta")
+    user = _first(lines, lambda e: _role(e) == "user")
+    user["message"]["content"][0]["text"] += " zq(plain) zq(plain)"
+    write_lines(path, lines)
+    with SearchIndex([roots], cache_dir) as index:
+        index.update()
+        every = index.search("fsync", SearchFilters(limit=100_000))
+        count = index.count("fsync")
+        assert count.hits == len(every) > 20 and count.sessions == len({h.path for h in every}) == 3
+        pages = [index.search("fsync", SearchFilters(limit=7, offset=at)) for at in range(0, count.hits, 7)]
+        keys = [(h.path, h.entry_id, h.role) for page in pages for h in page]
+        assert keys == [(h.path, h.entry_id, h.role) for h in every]
+        beta = index.count("fsync", SearchFilters(project="/work/beta"))
+        assert beta.sessions == 2 and beta.hits == sum(1 for h in every if h.cwd == "/work/beta")
+        plain = index.count("zq(plain")  # not FTS5 syntax: counted as plain text, as searched
+        assert plain.hits == len(index.search("zq(plain", SearchFilters(limit=100))) == 1
+        assert plain.sessions == 1 and index.count("  ").hits == 0

@@ -59,7 +59,7 @@ def test_typing_shows_hits_and_a_hit_opens_its_entry(page: Page, watch: Watch, t
         assert "targetId=u2" in page.url
         wait_js(page, "!!document.querySelector('[data-id=\"u2\"]')")
         page.goto(served.url + "/")
-        page.locator("nav.st-index-nav a").click()
+        page.locator("nav.st-nav a", has_text="Usage").click()
         page.wait_for_url("**/usage")
         assert page.locator("figure.st-usage-chart svg rect.st-bar").count() == 2  # cost, tokens
         assert (page.locator("table.st-top a").first.get_attribute("href", timeout=1000) or "").startswith(

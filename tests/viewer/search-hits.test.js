@@ -36,3 +36,30 @@ test('a reply to an older query is not current', () => {
   assert.equal(order.isCurrent(first), false);
   assert.equal(order.isCurrent(second), true);
 });
+
+test('the total names every hit and session, never a page of them', () => {
+  assert.equal(searchHits.totalText(46, 5), '46 messages in 5 sessions');
+  assert.equal(searchHits.totalText(1, 1), '1 message in 1 session');
+  assert.equal(searchHits.totalText(1200, 3), '1,200 messages in 3 sessions');
+  assert.equal(searchHits.totalText(0, 0), 'No message matches.');
+  assert.equal(searchHits.queryUrl('/api/search', 'x', 50, 100), '/api/search?q=x&limit=50&offset=100');
+});
+
+test('hits are grouped by session in rank order, later pages joining their group', () => {
+  const g = searchHits.grouper((h) => h.s);
+  assert.equal(g.add({ s: 'a', n: 1 }).fresh, true);
+  assert.equal(g.add({ s: 'b', n: 2 }).fresh, true);
+  assert.equal(g.add({ s: 'a', n: 3 }).fresh, false);
+  assert.deepEqual(g.groups.map((x) => [x.key, x.hits.map((h) => h.n)]), [['a', [1, 3]], ['b', [2]]]);
+});
+
+test('exact words and phrases rank before stems and partial matches', () => {
+  const rank = searchHits.matchRank;
+  assert.equal(rank('turbopack', 'use turbopack now', [[4, 13]]), 0);
+  assert.equal(rank('turbopack', 'gpt-4-turbo-preview', [[6, 11]]), 1);
+  assert.equal(rank('Parsers', 'the parser runs', [[4, 10]]), 1);
+  assert.equal(rank('"amber falcon"', 'an Amber  falcon', [[3, 8], [10, 16]]), 0);
+  assert.equal(rank('amber falcon', 'amber and a falcon', [[0, 5], [12, 18]]), 1);
+  const order = searchHits.exactFirst(['near1', 'exact', 'near2', 'exact2'], (x) => (x.startsWith('exact') ? 0 : 1));
+  assert.deepEqual(order, ['exact', 'exact2', 'near1', 'near2']);
+});

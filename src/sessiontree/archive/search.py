@@ -13,6 +13,7 @@ import sqlite3
 import threading
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
+from itertools import islice
 from pathlib import Path
 from types import TracebackType
 from typing import Any
@@ -65,6 +66,16 @@ class SearchFilters:
     role: str | None = None
     """``user``, ``assistant`` or ``tool`` (tool calls and their results)."""
     limit: int = 20
+    offset: int = 0
+    """Hits skipped first (the next page of a search starts where the last one ended)."""
+
+
+@dataclass(frozen=True, slots=True)
+class SearchCount:
+    """How many hits a query has in all (never a page of them), and in how many sessions."""
+
+    hits: int
+    sessions: int
 
 
 @dataclass(frozen=True, slots=True)
@@ -226,18 +237,47 @@ class SearchIndex:
         if not query:
             return []
         where, params = _filter_sql(self.roots, filters)
+        skip, end = filters.offset, filters.offset + filters.limit
         with self._lock:
             try:
-                rows = self._ranked(query, where, params, filters.limit)
+                rows = self._ranked(query, where, params, end)[skip:]
                 patterns = fts_patterns(query)
                 return [self._hit(row, patterns) for row in rows]
             except sqlite3.Error as exc:
                 if not _is_fts_syntax_error(exc):
                     raise describe_error(self.db_path, exc) from None
             try:
-                return list(self._plain_search(query, where, params, filters.limit))
+                pattern = plain_pattern(query)
+                found = islice(self._plain_rows(query, where, params), skip, end)
+                return [self._hit(row, [pattern], text) for row, text in found]
             except sqlite3.Error as exc:
                 raise describe_error(self.db_path, exc) from None
+
+    def count(self, query: str, filters: SearchFilters | None = None) -> SearchCount:
+        """Count every hit ``search`` can page through for ``query`` (its limit and offset aside)."""
+        filters = filters or SearchFilters()
+        query = query.strip()
+        if not query:
+            return SearchCount(0, 0)
+        where, params = _filter_sql(self.roots, filters)
+        with self._lock:
+            try:
+                matches = " UNION ALL ".join(
+                    f"SELECT r.file_id FROM {table} JOIN rows r ON r.id = {table}.rowid "
+                    f"JOIN files f ON f.id = r.file_id WHERE {table} MATCH ?{where}"
+                    for table in ("tfts", "fts")
+                )
+                sql = f"SELECT count(*), count(DISTINCT file_id) FROM ({matches})"
+                hits, sessions = self._conn.execute(sql, [query, *params, query, *params]).fetchone()
+                return SearchCount(int(hits), int(sessions))
+            except sqlite3.Error as exc:
+                if not _is_fts_syntax_error(exc):
+                    raise describe_error(self.db_path, exc) from None
+            try:
+                files = [row[4] for row, _text in self._plain_rows(query, where, params)]
+            except sqlite3.Error as exc:
+                raise describe_error(self.db_path, exc) from None
+        return SearchCount(len(files), len(set(files)))
 
     def _ranked(self, query: str, where: str, params: list[Any], limit: int) -> list[Any]:
         """Title and label hits, then body hits (bm25 within each; the body ranking windowed)."""
@@ -270,13 +310,12 @@ class SearchIndex:
             return None
         return row[0], run("SELECT min(id) FROM rows WHERE ts >= ?", (row[0],)).fetchone()[0]
 
-    def _plain_search(self, query: str, where: str, params: list[Any], limit: int) -> Iterator[SearchHit]:
+    def _plain_rows(self, query: str, where: str, params: list[Any]) -> Iterator[tuple[Any, str]]:
         """Match ``query`` as plain text: FTS5 finds rows with its words in order, the text decides."""
         phrase = plain_query(query)
-        if not phrase or limit <= 0:
+        if not phrase:
             return
         pattern = plain_pattern(query)
-        found = 0
         for table in ("tfts", "fts"):
             cursor = self._conn.execute(_select(table) + where + _ORDER, [phrase, *params])
             while rows := cursor.fetchmany(_SCAN_PAGE):
@@ -284,10 +323,7 @@ class SearchIndex:
                 for row in rows:
                     text = texts.get(row[0], "")
                     if pattern.search(" ".join(text.split())):
-                        yield self._hit(row, [pattern], text)
-                        found += 1
-                        if found >= limit:
-                            return
+                        yield row, text
 
     def _text(self, row_id: int) -> str:
         return read_texts(self._conn, [row_id]).get(row_id, "")

@@ -82,6 +82,10 @@ class PageOptions:
       ``prefix + sha256 + "." + ext``, where sha256 is the hex digest of the image's bytes and ext
       follows its mime type (``png``, ``jpg``, ``gif``, ``webp``); the files themselves come from
       ``image_files(rendered)``. The CSP then allows images from ``'self'``.
+    - ``extra_css``: CSS appended to the page's one ``<style>`` (hashed with it), for what the
+      extra scripts or ``nav_html`` draw.
+    - ``nav_html``: trusted markup (our templates') shown above the header, e.g. the links of a
+      collection's pages when serve or a site makes the page; an exported file has none.
     """
 
     theme: str = "auto"
@@ -90,6 +94,8 @@ class PageOptions:
     connect_src: tuple[str, ...] = ()
     csp_sources: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
     image_prefix: str | None = None
+    extra_css: str = ""
+    nav_html: str = ""
 
     def __post_init__(self) -> None:
         check_theme(self.theme)
@@ -97,6 +103,8 @@ class PageOptions:
         for script in self.extra_scripts:
             if "</script" in script.lower():
                 raise ExportError("An extra script must not contain '</script'")
+        if "</style" in self.extra_css.lower():
+            raise ExportError("Extra CSS must not contain '</style'")
         if self.image_prefix is not None and not _PREFIX.fullmatch(self.image_prefix):
             raise ExportError(
                 f"Bad image prefix {self.image_prefix!r}; use a path such as '/blobs/' or 'assets/'"

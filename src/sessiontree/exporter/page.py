@@ -67,7 +67,7 @@ def content_security_policy(
     opts = options or PageOptions()
     scripts = [script] if isinstance(script, str) else list(script)
     scripts += [s for s in opts.extra_scripts if s not in scripts]
-    style = f"'{csp_hash(viewer_assets()[0] if css is None else css)}'"
+    style = f"'{csp_hash(viewer_assets()[0] + opts.extra_css if css is None else css)}'"
     more: dict[str, list[str]] = {"connect-src": list(opts.connect_src)}
     for directive, sources in opts.csp_sources.items():
         more.setdefault(directive, []).extend(sources)
@@ -160,11 +160,13 @@ def iter_streamed_page(
     """
     opts = options or PageOptions()
     css, js = viewer_assets()
+    css += opts.extra_css
     page = get_template("page.html.j2").render(
         theme=opts.theme,
         csp=Markup(content_security_policy(js, opts, css=css)),
         title=shell.title,
         css=Markup(css),
+        nav_html=Markup(opts.nav_html),
         header_html=Markup(shell.header_html),
         system_html=Markup(shell.system_html),
         preview=Markup(_PREVIEW_SLOT),

@@ -16,6 +16,7 @@ from markupsafe import Markup
 from sessiontree.archive.catalog import CatalogNode, group_by_project
 from sessiontree.exporter.options import check_theme
 from sessiontree.exporter.templating import MacroSet, get_template, read_asset
+from sessiontree.pages.nav import NavLinks, nav_css
 from sessiontree.pages.shell import check_inline, page_csp, page_css
 from sessiontree.readers import agent_label
 from sessiontree.store.discovery import SessionInfo
@@ -42,8 +43,8 @@ class IndexOptions:
     """More CSP sources by directive, e.g. ``{"script-src": ("'wasm-unsafe-eval'",)}`` for a search engine."""
     now: float | None = None
     """The time the live dots are computed against (default: now)."""
-    links: tuple[tuple[str, str], ...] = ()
-    """(label, href) of other pages, shown under the title (e.g. the usage page)."""
+    nav: NavLinks | None = None
+    """Where the collection's other pages are (usage, search), shown under the title."""
 
 
 def _size(n: int) -> str:
@@ -114,7 +115,7 @@ def render_index(
     opts = options or IndexOptions()
     check_theme(opts.theme)
     listed = list(entries)
-    css = page_css("index.css")
+    css = page_css("index.css") + nav_css()
     scripts = (read_asset("index.js"), *opts.extra_scripts)
     check_inline(scripts)
     return get_template("index.html.j2").render(
@@ -125,5 +126,5 @@ def render_index(
         summary=index_summary(listed),
         groups_html=Markup(render_index_groups(listed, link_for, opts.now)),
         scripts=[Markup(s) for s in scripts],
-        links=opts.links,
+        nav_html=opts.nav.html("index") if opts.nav is not None else "",
     )

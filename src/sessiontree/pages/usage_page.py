@@ -18,6 +18,7 @@ from sessiontree.archive.usage import UsageRecord
 from sessiontree.exporter.fragments import json_for_script
 from sessiontree.exporter.options import check_theme
 from sessiontree.exporter.templating import get_template, read_asset
+from sessiontree.pages.nav import NavLinks, nav_css
 from sessiontree.pages.shell import check_inline, page_csp, page_css
 from sessiontree.pages.usage_data import usage_data
 
@@ -35,7 +36,9 @@ class UsagePageOptions:
     theme: str = "auto"
     extra_note: str | None = None
     home: str = "index.html"
-    """The href of the index of sessions (serve: its ``/``)."""
+    """The href of the index of sessions (serve: its ``/``), when no ``nav`` is given."""
+    nav: NavLinks | None = None
+    """Where the collection's pages are (index, search), shown above the title."""
 
 
 def usage_script() -> str:
@@ -47,7 +50,7 @@ def render_usage_page(records: Sequence[UsageRecord], options: UsagePageOptions 
     """Return the whole usage page as HTML (every string from a session escaped or JSON-quoted)."""
     options = options or UsagePageOptions()
     check_theme(options.theme)
-    css = page_css("usage.css")
+    css = page_css("usage.css") + nav_css()
     script = usage_script()
     check_inline([script])
     return get_template("usage.html.j2").render(
@@ -57,6 +60,6 @@ def render_usage_page(records: Sequence[UsageRecord], options: UsagePageOptions 
         css=Markup(css),  # our own file, checked to hold no "</style"
         script=Markup(script),
         data_json=Markup(json_for_script(usage_data(records, options.link_for))),
-        home=options.home,
+        nav_html=(options.nav or NavLinks(index=options.home)).html("usage"),
         note=options.extra_note,
     )

@@ -18,10 +18,15 @@ from starlette.routing import Route
 
 from sessiontree.archive.search import ROLE_CHOICES, SearchFilters, SearchHit, SearchIndex
 from sessiontree.errors import SearchError
+from sessiontree.pages.nav import NavLinks
+from sessiontree.pages.sessions_data import models_by_path, sessions_data
 from sessiontree.pages.usage_page import UsagePageOptions, render_usage_page
-from sessiontree.serve.pages import html_response
+from sessiontree.serve.pages import html_response, render_served_search
+from sessiontree.store.surrogates import shown_name
+from sessiontree.store.titles import cut_title
 
 MAX_LIMIT = 100
+MAX_OFFSET = 10_000_000
 NO_STORE = {"Cache-Control": "no-store"}
 
 LinkFor = Callable[[str | Path, str | None], str | None]
@@ -39,10 +44,10 @@ class ArchiveService:
         *,
         theme: str = "auto",
         link_for: LinkFor,
-        home: str = "/",
+        nav: NavLinks | None = None,
     ):
-        self.home = home
         self.roots = list(roots)
+        self.nav = nav
         self.link_for = link_for
         self.cache_dir = cache_dir
         self.keep_out = keep_out
@@ -59,19 +64,35 @@ class ArchiveService:
         """What the index page's script shows of a hit (its link made here, not in the page)."""
         return {
             "title": hit.title or "",
+            "shortTitle": cut_title(hit.title) if hit.title else "",
             "time": hit.time,
             "role": hit.role,
             "snippet": hit.snippet.text,
             "marks": [list(m) for m in hit.snippet.marks],
             "href": self.link_for(hit.path, hit.entry_id),
+            "session": self.link_for(hit.path, None),
+            "cwd": hit.cwd or "",
         }
 
-    def search(self, query: str, filters: SearchFilters) -> list[dict[str, Any]]:
-        """Update the index, then search it."""
+    def search(self, query: str, filters: SearchFilters) -> dict[str, Any]:
+        """Update the index, then search it: a page of hits, and on the first page the exact total."""
         with self._lock:
             index = self._open()
             index.update()
-            return [self.hit_json(h) for h in index.search(query, filters)]
+            found: dict[str, Any] = {"offset": filters.offset}
+            if filters.offset == 0:
+                count = index.count(query, filters)
+                found |= {"total": count.hits, "sessions": count.sessions}
+            found["hits"] = [self.hit_json(h) for h in index.search(query, filters)]
+            return found
+
+    def session_models(self) -> dict[str, list[str]]:
+        """Update the index, then the models each session file used (by file path)."""
+        with self._lock:
+            index = self._open()
+            index.update()
+            records = index.usage()
+        return models_by_path(records)
 
     def usage_page(self) -> str:
         """Update the index, then render the usage page of the whole folder."""
@@ -85,7 +106,7 @@ class ArchiveService:
                 title="Usage",
                 link_for=lambda path: self.link_for(path, None),
                 theme=self.theme,
-                home=self.home,
+                nav=self.nav,
             ),
         )
 
@@ -112,27 +133,65 @@ def _service(request: Request) -> ArchiveService:
     return service
 
 
+def _number(text: str | None, default: int, low: int, high: int) -> int:
+    try:
+        return min(high, max(low, int(text or default)))
+    except ValueError:
+        return default
+
+
 def _filters(request: Request) -> SearchFilters:
     params = request.query_params
-    try:
-        limit = min(MAX_LIMIT, max(1, int(params.get("limit", "20"))))
-    except ValueError:
-        limit = 20
+    limit = _number(params.get("limit"), 20, 1, MAX_LIMIT)
+    offset = _number(params.get("offset"), 0, 0, MAX_OFFSET)
     role = params.get("role") or None
     if role is not None and role not in ROLE_CHOICES:
         raise SearchError(f"role must be one of {', '.join(ROLE_CHOICES)}")
-    return SearchFilters(role=role, limit=limit)
+    return SearchFilters(role=role, limit=limit, offset=offset)
 
 
 async def search_api(request: Request) -> Response:
-    """``/api/search?q=...&limit=N&role=user|assistant|tool``: hits as JSON."""
+    """``/api/search?q=...&limit=N&offset=M&role=user|assistant|tool``: a page of hits as JSON.
+
+    The first page (offset 0) carries ``total`` and ``sessions``: every hit of the query, which
+    the next pages (``offset`` = hits seen so far) reach to the last one.
+    """
     query = request.query_params.get("q", "")
     try:
         filters = _filters(request)
-        hits = await anyio.to_thread.run_sync(_service(request).search, query, filters)
+        found = await anyio.to_thread.run_sync(_service(request).search, query, filters)
     except SearchError as exc:
         return JSONResponse({"error": str(exc), "hits": []}, status_code=400, headers=NO_STORE)
-    return JSONResponse({"query": query, "hits": hits}, headers=NO_STORE)
+    return JSONResponse({"query": query, **found}, headers=NO_STORE)
+
+
+async def sessions_api(request: Request) -> Response:
+    """``/api/sessions``: the sessions pane's list (``pages.sessions_data``), from the listing."""
+    state = request.app.state.serve
+    entries = await state.listing.scan_async()
+    data = sessions_data(entries, lambda entry: state.urls.session(entry.key))
+    return JSONResponse(data, headers=NO_STORE)
+
+
+async def session_models_api(request: Request) -> Response:
+    """``/api/session-models``: the models of each session by key (from the search index)."""
+    state = request.app.state.serve
+    try:
+        by_path = await anyio.to_thread.run_sync(_service(request).session_models)
+    except SearchError as exc:
+        return JSONResponse({"error": str(exc), "models": {}}, status_code=500, headers=NO_STORE)
+    models = {
+        shown_name(key): found
+        for path, found in by_path.items()
+        if (key := state.listing.key_of(path)) is not None
+    }
+    return JSONResponse({"models": models}, headers=NO_STORE)
+
+
+async def search_page(request: Request) -> Response:
+    """``/search?q=...``: one box over every message, hits grouped by session, every one reachable."""
+    state = request.app.state.serve
+    return html_response(render_served_search(state.config, state.urls))
 
 
 async def usage_page(request: Request) -> Response:
@@ -150,4 +209,7 @@ def archive_routes() -> list[Route]:
     return [
         Route("/api/search", search_api, methods=get, name="search_api"),
         Route("/usage", usage_page, methods=get, name="usage"),
+        Route("/search", search_page, methods=get, name="search"),
+        Route("/api/sessions", sessions_api, methods=get, name="sessions_api"),
+        Route("/api/session-models", session_models_api, methods=get, name="session_models_api"),
     ]

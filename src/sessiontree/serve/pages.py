@@ -20,6 +20,8 @@ from sessiontree.exporter.page import image_files, iter_page, iter_streamed_page
 from sessiontree.exporter.preview import render_preview
 from sessiontree.exporter.templating import read_asset
 from sessiontree.pages.index_page import IndexOptions, render_index
+from sessiontree.pages.nav import PANE_SCRIPTS, browse_scripts, nav_css, pane_css
+from sessiontree.pages.search_page import SearchPageOptions, render_search_page, search_scripts
 from sessiontree.readers import load_any
 from sessiontree.serve.config import ServeConfig
 from sessiontree.serve.live import LiveSession, Snapshot
@@ -30,6 +32,8 @@ from sessiontree.store.subagents import subagent_key
 from sessiontree.store.surrogates import shown_name
 
 PAGE_HEADERS = {"Cache-Control": "no-store"}
+PANE_POLL_MS = 2000
+"""How often an open session page's pane asks for the list again (while the tab is shown)."""
 # What a quoted header parameter cannot hold as it is (controls, non-ASCII, quote, backslash).
 _NOT_HEADER_SAFE = re.compile(r'[^\x20-\x7e]|["\\?]')
 _PAGE_CSP = re.compile(
@@ -64,22 +68,38 @@ def attachment(name: str) -> str:
     return f"attachment; filename=\"{ascii_name}\"; filename*=UTF-8''{quote(shown, safe='')}"
 
 
+def _search_settings(urls: Urls) -> str:
+    settings = {"events": urls.index_events(), "search": urls.search_api(), "sessions": urls.session_prefix()}
+    return "window.sessiontreeServe = " + json_for_script(settings) + ";"
+
+
 def render_served_index(entries: list[SessionInfo], config: ServeConfig, urls: Urls) -> str:
     """The index page with the live scripts (index events, message search) and their URLs added."""
-    settings = {"events": urls.index_events(), "search": urls.search_api(), "sessions": urls.session_prefix()}
     options = IndexOptions(
         title="Sessions",
         theme=config.theme,
         extra_scripts=(
-            "window.sessiontreeServe = " + json_for_script(settings) + ";",
+            _search_settings(urls),
             read_asset("serve/index-live.js"),
-            read_asset("serve/search-hits.js"),
+            *search_scripts(),
             read_asset("serve/index-search.js"),
+            *browse_scripts({"search": urls.search_page()}),
         ),
         connect_src=("'self'",),
-        links=(("Usage: tokens and cost", urls.usage()),),
+        nav=urls.nav(),
     )
     return render_index(entries, lambda entry: urls.session(entry.key), options)
+
+
+def render_served_search(config: ServeConfig, urls: Urls) -> str:
+    """The search page over the server's index (its search API)."""
+    options = SearchPageOptions(
+        nav=urls.nav(),
+        theme=config.theme,
+        extra_scripts=(_search_settings(urls), read_asset("serve/index-search.js"), *browse_scripts({})),
+        connect_src=("'self'",),
+    )
+    return render_search_page(options)
 
 
 def render_cached(
@@ -167,9 +187,21 @@ def iter_live_page(
             live_script(),
             "window.sessiontreeServe = " + json_for_script(settings) + ";",
             read_asset("serve/session-live.js"),
+            *browse_scripts(
+                {
+                    "search": urls.search_page(),
+                    "data": urls.sessions_api(),
+                    "models": urls.session_models_api(),
+                    "current": shown_name(key),
+                    "poll": PANE_POLL_MS,
+                },
+                *PANE_SCRIPTS,
+            ),
         ),
         connect_src=("'self'",),
         image_prefix=live.image_prefix,
+        nav_html=urls.nav().html(),
+        extra_css=nav_css() + pane_css(),
     )
     preview = render_preview(session, leaf_id=leaf_id, target_id=target_id)
     return iter_streamed_page(shell, render, options, preview=preview)

@@ -59,7 +59,7 @@ class ServeState:
             keep_out,
             theme=config.theme,
             link_for=self.session_link,
-            home=urls.index(),
+            nav=urls.nav(),
         )
         self.watcher = Watcher(config.roots, self.on_changes, self.hub.closed)
         self._archive_dirty = asyncio.Event()

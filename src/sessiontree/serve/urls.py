@@ -10,6 +10,8 @@ from urllib.parse import quote
 
 from starlette.routing import Router
 
+from sessiontree.pages.nav import NavLinks
+
 _PLACEHOLDER = "x"
 
 
@@ -32,6 +34,19 @@ class Urls:
 
     def usage(self) -> str:
         return self._path("usage")
+
+    def sessions_api(self) -> str:
+        return self._path("sessions_api")
+
+    def session_models_api(self) -> str:
+        return self._path("session_models_api")
+
+    def search_page(self) -> str:
+        return self._path("search")
+
+    def nav(self) -> NavLinks:
+        """The links of the pages every served page shows at its top."""
+        return NavLinks(index=self.index(), usage=self.usage(), search=self.search_page())
 
     def index_events(self) -> str:
         return self._path("index_events")

@@ -17,7 +17,17 @@ from sessiontree import __version__
 from sessiontree.archive.collection import Filters, Sources, default_cache_dir, is_inside, select
 from sessiontree.errors import BuildError, SearchError
 from sessiontree.exporter.options import check_theme
+from sessiontree.pages.nav import NavLinks, browse_scripts
 from sessiontree.site import layout
+from sessiontree.site.browse import (
+    PAGEFIND_CSP,
+    SEARCH_PAGE,
+    SESSIONS_DATA,
+    search_source,
+    site_nav,
+    write_search_page,
+    write_sessions_data,
+)
 from sessiontree.site.layout import USAGE_PAGE
 from sessiontree.site.lock import site_lock
 from sessiontree.site.manifest import Failure, Manifest, PageRecord, load_manifest, save_manifest
@@ -71,7 +81,15 @@ class BuildResult:
 
 def _settings(options: BuildOptions) -> dict[str, object]:
     # What changes every page: a different value re-renders the whole site.
-    return {"theme": options.theme, "sharedAssets": options.shared_assets}
+    return {
+        "theme": options.theme,
+        "sharedAssets": options.shared_assets,
+        "nav": [options.usage, options.search],
+    }
+
+
+def _nav(options: BuildOptions) -> NavLinks:
+    return site_nav(usage=options.usage, search=options.search)
 
 
 def _check_paths(root: Path, site: Path) -> None:
@@ -122,6 +140,7 @@ def _plan(
                 theme=options.theme,
                 shared_assets=options.shared_assets,
                 cache_dir=options.cache_dir or default_cache_dir(),
+                nav=_nav(options),
             )
         )
     return jobs, new
@@ -265,6 +284,10 @@ def _build(options: BuildOptions, report: BuildProgress) -> BuildResult:
         shown = [_shown(e, new) for e in entries]
         write_index(site, shown, new, options, sorted(new.bundles))
         result.index_written = True
+    if changed or not (site / SESSIONS_DATA).is_file():
+        write_sessions_data(site, [_shown(e, new) for e in entries], new.pages, catalog, options.cache_dir)
+    if options.search and new.bundles and (changed or not (site / SEARCH_PAGE).is_file()):
+        write_search_page(site, _nav(options), sorted(new.bundles), options.theme)
     if options.usage and (changed or not (site / USAGE_PAGE).is_file()):
         result.usage_written = _write_usage(options, new, catalog, report, result)
     if changed or new.to_json() != manifest.to_json():
@@ -287,7 +310,7 @@ def _write_usage(
 
     report.begin("Usage page")
     try:
-        return write_usage_page(options.site, catalog, new.pages, theme=options.theme)
+        return write_usage_page(options.site, catalog, new.pages, theme=options.theme, nav=_nav(options))
     except SearchError as exc:
         result.failures["(usage page)"] = str(exc)
         return False
@@ -310,7 +333,6 @@ def write_index(
 ) -> None:
     """Write ``index.html``: the shared index page, plus full-text search over ``bundles``."""
     from sessiontree.pages.index_page import IndexOptions, render_index
-    from sessiontree.site.search_script import search_script
 
     pages = manifest.pages
 
@@ -318,19 +340,20 @@ def write_index(
         rec = pages.get(entry.key)
         return rec.page if rec is not None else None
 
-    extra: tuple[str, ...] = ()
+    nav = _nav(options)
+    extra = browse_scripts({"search": nav.search})
     csp: dict[str, tuple[str, ...]] = {}
     connect: tuple[str, ...] = ()
     if bundles:
-        extra = (search_script(bundles),)
-        # Only the index page runs Pagefind: its module from the site, its WebAssembly, its fetches.
-        csp = {"script-src": ("'self'", "'wasm-unsafe-eval'")}
+        extra = (*search_source(bundles), *extra)
+        # The index and search pages run Pagefind: its module from the site, its WebAssembly, its fetches.
+        csp = PAGEFIND_CSP
         connect = ("'self'",)
     html = render_index(
         entries,
         link_for,
         IndexOptions(
-            links=(("Usage: tokens and cost", USAGE_PAGE),) if options.usage else (),
+            nav=nav,
             title=options.title,
             theme=options.theme,
             extra_scripts=extra,

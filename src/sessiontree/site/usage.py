@@ -7,6 +7,7 @@ from pathlib import Path
 
 from sessiontree.archive.collection import Sources
 from sessiontree.archive.search import SearchIndex
+from sessiontree.pages.nav import NavLinks
 from sessiontree.pages.usage_page import UsagePageOptions, render_usage_page
 from sessiontree.site import layout
 from sessiontree.site.layout import USAGE_PAGE as USAGE_PAGE
@@ -20,6 +21,7 @@ def write_usage_page(
     *,
     theme: str = "auto",
     cache_dir: Path | None = None,
+    nav: NavLinks | None = None,
 ) -> bool:
     """Write ``usage.html`` from the archive index (user cache dir); return whether it changed.
 
@@ -34,7 +36,9 @@ def write_usage_page(
         rec = pages.get(sources.key_of(path) or "")
         return rec.page if rec is not None else None
 
-    html = render_usage_page(records, UsagePageOptions(title="Usage", link_for=link_for, theme=theme))
+    html = render_usage_page(
+        records, UsagePageOptions(title="Usage", link_for=link_for, theme=theme, nav=nav)
+    )
     data = html.encode("utf-8", "replace")
     target = site / USAGE_PAGE
     try:

@@ -6,7 +6,7 @@ import gzip
 import json
 import os
 import posixpath
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -18,6 +18,7 @@ from sessiontree.store.subagents import subagent_key
 if TYPE_CHECKING:
     from sessiontree.exporter.fragment_cache import FragmentCache
     from sessiontree.exporter.options import RenderedSession
+    from sessiontree.pages.nav import NavLinks
 
 
 @dataclass(frozen=True, slots=True)
@@ -33,6 +34,8 @@ class RenderJob:
     shared_assets: bool = False
     cache_dir: Path | None = None
     """The fragment cache's folder (None: render everything afresh)."""
+    nav: NavLinks | None = None
+    """The site's pages (site-relative), linked at the top of each session page."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -106,6 +109,9 @@ def _write_page(job: RenderJob, rendered: RenderedSession, page: str) -> list[st
     """Write one rendered page (its images in assets/ when shared); return the assets it uses."""
     from sessiontree.exporter.options import PageOptions
     from sessiontree.exporter.page import image_files, iter_page
+    from sessiontree.pages.nav import PANE_SCRIPTS, browse_scripts, nav_css, pane_css
+    from sessiontree.site.browse import SESSIONS_DATA
+    from sessiontree.store.surrogates import shown_name
 
     assets: list[str] = []
     prefix = None
@@ -117,7 +123,22 @@ def _write_page(job: RenderJob, rendered: RenderedSession, page: str) -> list[st
             if not target.exists():  # content-addressed: an existing file already holds these bytes
                 write_atomic(target, image.data)
             assets.append(name)
-    write_atomic(job.site / page, iter_page(rendered, PageOptions(theme=job.theme, image_prefix=prefix)))
+    options = PageOptions(theme=job.theme, image_prefix=prefix)
+    if job.nav is not None:
+        links = job.nav.relative_to(page)
+        settings = {
+            "search": links.search,
+            "data": posixpath.relpath(SESSIONS_DATA, posixpath.dirname(page)),
+            "current": shown_name(job.key),
+        }
+        options = replace(
+            options,
+            nav_html=links.html(),
+            extra_css=nav_css() + pane_css(),
+            extra_scripts=browse_scripts(settings, *PANE_SCRIPTS),
+            connect_src=("'self'",),  # the pane's list, from the site itself
+        )
+    write_atomic(job.site / page, iter_page(rendered, options))
     return assets
 
 

@@ -1,43 +1,36 @@
-// sessiontree static site: full-text search over every message with the site's Pagefind bundles
-// (one per batch of sessions: the first is loaded, the others merged into it).
-// Served over HTTP the filter box also searches message text; opened from file:// (where a page
-// cannot load modules or fetch the index) it filters titles, folders and first prompts only.
+// sessiontree static site: message search over the site's Pagefind bundles (one per batch of
+// sessions: the first is loaded, the others merged into it), on the index (the filter box) and on
+// search.html. Every hit is a message: the total counts them all, exact words and phrases rank
+// before stems and partial matches, and the list grows to the last hit as it is scrolled.
+// Opened from file:// (where a page cannot load modules or fetch the index) the index's box
+// filters titles, folders and first prompts only. Needs search-hits.js and search-view.js.
 (function () {
   'use strict';
   const BUNDLES = __BUNDLES__;
-  const LIMIT = 10;
+  const PAGE = 50;
+  const LOAD_AT_ONCE = 16;
   const doc = document;
-  const input = doc.getElementById('st-filter');
-  const head = doc.getElementById('st-index-head');
-  if (!input || !head) return;
-
-  const box = doc.createElement('section');
-  box.id = 'st-fulltext';
-  box.setAttribute('aria-label', 'Message search');
-  const status = doc.createElement('p');
-  status.className = 'st-fulltext-status';
-  status.setAttribute('role', 'status');
-  const list = doc.createElement('ol');
-  list.className = 'st-fulltext-hits';
-  box.append(status, list);
-  head.after(box);
+  const input = doc.getElementById('st-q') || doc.getElementById('st-filter');
+  const after = doc.getElementById('st-index-head') || doc.getElementById('st-search-head');
+  if (!input || !after || typeof searchView !== 'object') return;
+  const onIndex = input.id === 'st-filter';
 
   if (location.protocol === 'file:') {
-    status.textContent = 'Opened from a file, the box filters titles, folders and first prompts. ' +
+    const note = doc.createElement('section');
+    note.id = 'st-fulltext';
+    note.setAttribute('aria-label', 'Message search');
+    note.textContent = 'Opened from a file, ' + (onIndex ? 'the box filters titles, folders and first prompts. ' : 'message search cannot run. ') +
       'Serve this folder over HTTP (for example: python3 -m http.server) to search every message.';
+    after.after(note);
     return;
   }
-  status.textContent = 'Type to search every message; the list below is filtered too.';
 
   let loading = null;
-  let latest = 0;
-  let timer = 0;
-
   // Loaded once, on the first query: the first bundle's engine, every other bundle merged into it.
   function engine() {
     if (!loading) {
       loading = (async () => {
-        const base = location.pathname.replace(/[^/]*$/, '');
+        const base = new URL('.', location.href).pathname;
         const settings = { baseUrl: base, excerptLength: 24 };
         const loaded = await import(base + BUNDLES[0] + '/pagefind.js');
         await loaded.options(settings);
@@ -49,76 +42,77 @@
     return loading;
   }
 
-  // Excerpts come from session text: keep their words and <mark>s, nothing else, built as nodes.
-  function excerptNodes(html) {
+  // An excerpt's text and the places of its <mark>s (session text: never used as HTML), the
+  // section heading Pagefind puts first (the role: "tool.") taken off.
+  function excerptOf(html, role) {
     const parsed = new DOMParser().parseFromString('<p>' + html + '</p>', 'text/html');
-    const out = doc.createDocumentFragment();
+    let text = '';
+    const marks = [];
     for (const node of parsed.body.firstChild ? parsed.body.firstChild.childNodes : []) {
-      if (node.nodeType === 1 && node.nodeName === 'MARK') {
-        const mark = doc.createElement('mark');
-        mark.textContent = node.textContent;
-        out.append(mark);
-      } else {
-        out.append(doc.createTextNode(node.textContent || ''));
-      }
+      const piece = node.textContent || '';
+      if (node.nodeType === 1 && node.nodeName === 'MARK') marks.push([text.length, text.length + piece.length]);
+      text += piece;
     }
-    return out;
+    const head = role ? text.match(new RegExp('^\\s*' + role.replace(/[^\w]/g, '') + '\\.\\s*')) : null;
+    if (!head) return { text, marks };
+    const cut = head[0].length;
+    return { text: text.slice(cut), marks: marks.filter((m) => m[0] >= cut).map((m) => [m[0] - cut, m[1] - cut]) };
   }
 
   // "sessions/a.html?chunk=2#<entry id>" -> "sessions/a.html?targetId=<entry id>" (the viewer's deep link).
+  function pageOf(url) {
+    const hash = url.indexOf('#');
+    return url.slice(0, hash < 0 ? url.length : hash).replace(/\?.*$/, '');
+  }
+
   function entryLink(url) {
     const hash = url.indexOf('#');
-    const page = url.slice(0, hash < 0 ? url.length : hash).replace(/\?.*$/, '');
-    if (hash < 0) return page;
-    return page + '?targetId=' + encodeURIComponent(decodeURIComponent(url.slice(hash + 1)));
+    if (hash < 0) return pageOf(url);
+    return pageOf(url) + '?targetId=' + encodeURIComponent(decodeURIComponent(url.slice(hash + 1)));
   }
 
-  function hitItem(data, sub) {
-    const li = doc.createElement('li');
-    li.className = 'st-fulltext-hit';
-    const a = doc.createElement('a');
-    a.href = entryLink(sub.url || data.url);
-    a.textContent = (data.meta && data.meta.title) || data.url;
-    const role = doc.createElement('span');
-    role.className = 'st-fulltext-role';
-    // A hit in a message section is titled by its role; one in the page's own heading by the title.
-    role.textContent = (sub.url || '').includes('#') ? sub.title || '' : 'title';
-    const text = doc.createElement('p');
-    text.className = 'st-fulltext-excerpt';
-    text.append(excerptNodes(sub.excerpt || data.excerpt || ''));
-    li.append(a, ' ', role, text);
-    return li;
+  function hitsOf(data) {
+    const subs = data.sub_results && data.sub_results.length ? data.sub_results : [data];
+    const title = (data.meta && data.meta.title) || pageOf(data.url);
+    return subs.map((sub) => {
+      const inMessage = (sub.url || '').includes('#');
+      const role = inMessage ? sub.title || '' : 'title';
+      const { text, marks } = excerptOf(sub.excerpt || data.excerpt || '', inMessage ? role : '');
+      return { session: pageOf(data.url), sessionTitle: title, href: entryLink(sub.url || data.url), label: role, snippet: text, marks };
+    });
   }
 
-  async function run(query, ticket) {
-    try {
+  async function loadAll(results) {
+    const out = new Array(results.length);
+    let next = 0;
+    async function worker() {
+      while (next < results.length) {
+        const i = next++;
+        out[i] = await results[i].data();
+      }
+    }
+    await Promise.all(Array.from({ length: Math.min(LOAD_AT_ONCE, results.length) }, worker));
+    return out;
+  }
+
+  let ranked = [];
+  const source = {
+    async first(query) {
       const pf = await engine();
       const search = await pf.search(query);
-      if (ticket !== latest) return;
-      const results = await Promise.all(search.results.slice(0, LIMIT).map((r) => r.data()));
-      if (ticket !== latest) return;
-      list.replaceChildren();
-      for (const data of results) {
-        const subs = data.sub_results && data.sub_results.length ? data.sub_results.slice(0, 3) : [data];
-        for (const sub of subs) list.append(hitItem(data, sub));
-      }
-      const n = search.results.length;
-      status.textContent = n ? n + ' message group' + (n === 1 ? '' : 's') + ' match' + (n === 1 ? 'es' : '') +
-        (n > LIMIT ? ' (first ' + LIMIT + ' shown)' : '') : 'No message matches.';
-    } catch (err) {
-      status.textContent = 'Message search is unavailable here (' + (err && err.message ? err.message : err) + ').';
-    }
-  }
-
-  input.addEventListener('input', () => {
-    const query = input.value.trim();
-    const ticket = ++latest;
-    clearTimeout(timer);
-    if (!query) {
-      list.replaceChildren();
-      status.textContent = 'Type to search every message; the list below is filtered too.';
-      return;
-    }
-    timer = setTimeout(() => run(query, ticket), 200);
+      const datas = await loadAll(search.results);
+      const all = datas.flatMap(hitsOf);
+      ranked = searchHits.exactFirst(all, (h) => searchHits.matchRank(query, h.snippet, h.marks));
+      const sessions = new Set(ranked.map((h) => h.session)).size;
+      return { total: ranked.length, sessions, hits: ranked.slice(0, PAGE), more: ranked.length > PAGE };
+    },
+    async more(_query, shown) {
+      const page = ranked.slice(shown, shown + PAGE);
+      return { hits: page, more: shown + page.length < ranked.length };
+    },
+  };
+  searchView.mount({
+    input, after, source, pageSize: PAGE,
+    idle: 'Type to search every message' + (onIndex ? '; the list below is filtered too.' : '.'),
   });
 })();

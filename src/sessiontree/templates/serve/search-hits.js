@@ -1,12 +1,69 @@
-/* Full-text search hits (pure data, no DOM): the query URL, snippet pieces, a hit's link. */
+/* Full-text search hits (pure data, no DOM): the query URL, snippet pieces, a hit's link, the
+ * total line, hits grouped by session, exact matches first. Serve's and a site's search share it. */
 const searchHits = (() => {
   const DEBOUNCE_MS = 200;
+  const WORD = /[\p{L}\p{N}]+/gu;
 
   // The API URL of a query at the server's search route (empty query: no request at all).
-  function queryUrl(api, query, limit) {
+  function queryUrl(api, query, limit, offset) {
     const q = String(query == null ? '' : query).trim();
     if (!q) return '';
-    return api + '?q=' + encodeURIComponent(q) + '&limit=' + String(limit || 20);
+    const page = api + '?q=' + encodeURIComponent(q) + '&limit=' + String(limit || 20);
+    return offset ? page + '&offset=' + String(offset) : page;
+  }
+
+  function plural(n, word) {
+    return n.toLocaleString('en-US') + ' ' + word + (n === 1 ? '' : 's');
+  }
+
+  // "46 messages in 5 sessions": every hit of the query, not the ones shown so far.
+  function totalText(total, sessions) {
+    if (!total) return 'No message matches.';
+    return plural(total, 'message') + ' in ' + plural(sessions, 'session');
+  }
+
+  // Hits grouped by session, groups in the order their first hit ranks; a later page's hit joins
+  // its session's group. keyOf(hit) names the session (its page's link).
+  function grouper(keyOf) {
+    const groups = [];
+    const byKey = new Map();
+    return {
+      groups,
+      add(hit) {
+        const key = keyOf(hit);
+        let group = byKey.get(key);
+        const fresh = !group;
+        if (fresh) {
+          group = { key, hits: [] };
+          byKey.set(key, group);
+          groups.push(group);
+        }
+        group.hits.push(hit);
+        return { group, fresh };
+      },
+    };
+  }
+
+  // The words of a query, lower case (quotes, operators and punctuation dropped).
+  function queryWords(query) {
+    return (String(query || '').toLowerCase().match(WORD) || []).filter((w) => w !== 'and' && w !== 'or' && w !== 'not');
+  }
+
+  // 0 when the marked words of a hit are the query's words exactly (a phrase: all of them, in
+  // order, next to each other in the text), 1 for stems and partial matches: exact hits rank first.
+  function matchRank(query, text, marks) {
+    const words = queryWords(query);
+    if (!words.length) return 1;
+    const lower = String(text || '').toLowerCase();
+    const marked = new Set(snippetParts(lower, marks).filter((p) => p[1]).map((p) => p[0].trim()));
+    if (!words.every((w) => marked.has(w))) return 1;
+    if (words.length === 1) return 0;
+    return (lower.match(WORD) || []).join(' ').includes(words.join(' ')) ? 0 : 1;
+  }
+
+  // A stable sort by rank: equal ranks keep the engine's order.
+  function exactFirst(items, rankOf) {
+    return items.map((item, i) => [rankOf(item), i, item]).sort((a, b) => a[0] - b[0] || a[1] - b[1]).map((x) => x[2]);
   }
 
   // [text, isMatch] pieces of a snippet; marks outside the text or overlapping are ignored.
@@ -39,6 +96,6 @@ const searchHits = (() => {
     return { next: () => ++sent, isCurrent: (n) => n === sent };
   }
 
-  return { DEBOUNCE_MS, queryUrl, snippetParts, safeHref, sequencer };
+  return { DEBOUNCE_MS, queryUrl, snippetParts, safeHref, sequencer, totalText, grouper, queryWords, matchRank, exactFirst };
 })();
 if (typeof module === 'object' && module.exports) module.exports = searchHits;

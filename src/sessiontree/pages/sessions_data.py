@@ -1,0 +1,61 @@
+"""The sessions pane's data: one small JSON record per listed session, the same for serve and a site.
+
+Served at ``/api/sessions`` and written as a site's ``sessions.json``, fetched by the pane after
+the page shows (a page never carries the list itself, so it stays small with 1,000 sessions).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from typing import Any
+
+from sessiontree.archive.usage import UsageRecord
+from sessiontree.store.discovery import SessionInfo
+from sessiontree.store.surrogates import shown_name
+from sessiontree.store.titles import cut_title
+
+DATA_VERSION = 1
+
+
+def models_by_path(records: Iterable[UsageRecord]) -> dict[str, list[str]]:
+    """The models each session file used, most messages first (from the usage records)."""
+    counts: dict[str, dict[str, int]] = {}
+    for record in records:
+        model = record.usage.model
+        if model:
+            per = counts.setdefault(record.path, {})
+            per[model] = per.get(model, 0) + record.usage.messages
+    return {path: sorted(per, key=lambda m: (-per[m], m)) for path, per in counts.items()}
+
+
+def session_record(entry: SessionInfo, href: str, models: Sequence[str] = ()) -> dict[str, Any]:
+    """One session as the pane shows it: key, link, title, agent, project, count, last activity."""
+    return {
+        "k": shown_name(entry.key),
+        "h": href,
+        "t": cut_title(entry.display_title or entry.id or shown_name(entry.key).rsplit("/", 1)[-1]),
+        "a": entry.agent,
+        "p": entry.cwd,
+        "n": entry.message_count,
+        "u": int(entry.modified * 1000),
+        "m": list(models),
+    }
+
+
+def sessions_data(
+    entries: Iterable[SessionInfo],
+    link_for: Callable[[SessionInfo], str | None],
+    models: Mapping[str, Sequence[str]] | None = None,
+) -> dict[str, Any]:
+    """The pane's JSON: every listed, readable, top-level session (subagents live in their parent's
+    tree), newest activity first; ``models`` by file path when known."""
+    rows = []
+    for entry in entries:
+        if entry.error or entry.parent_key:
+            continue
+        href = link_for(entry)
+        if href is None:
+            continue
+        rows.append(session_record(entry, href, (models or {}).get(str(entry.path), ())))
+    rows.sort(key=lambda r: (-r["u"], r["k"]))
+    return {"v": DATA_VERSION, "models": models is not None, "sessions": rows}

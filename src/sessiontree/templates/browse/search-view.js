@@ -1,0 +1,142 @@
+/* sessiontree: the message search's results (DOM), shared by serve and a built site, on the index
+ * and on the search page. A source finds the hits: first(query) -> {total, sessions, hits, more}
+ * and more(query, shown) -> {hits, more}; hits are {session, sessionTitle, cwd, href, label,
+ * snippet, marks}. The exact total is shown at once; pages of hits are added as the list is
+ * scrolled to its end (or its button is pressed) until every hit is shown. Every string is set as
+ * text, never as HTML. Needs search-hits.js before it. */
+const searchView = (() => {
+  const doc = document;
+  const hits = searchHits;
+
+  function el(tag, cls, text) {
+    const node = doc.createElement(tag);
+    if (cls) node.className = cls;
+    if (text != null) node.textContent = text;
+    return node;
+  }
+
+  function excerpt(hit) {
+    const p = el('p', 'st-fulltext-excerpt');
+    for (const [piece, marked] of hits.snippetParts(hit.snippet, hit.marks)) {
+      p.append(marked ? el('mark', '', piece) : doc.createTextNode(piece));
+    }
+    return p;
+  }
+
+  function hitItem(hit) {
+    const li = el('li', 'st-fulltext-hit');
+    const link = el('a', 'st-fulltext-role', hit.label || 'open');
+    if (hit.href) link.href = hit.href;
+    li.append(link, excerpt(hit));
+    return li;
+  }
+
+  function groupItem(hit) {
+    const li = el('li', 'st-fulltext-group');
+    const head = el('h3', 'st-fulltext-session');
+    const title = el('a', '', hit.sessionTitle || '(untitled)');
+    if (hit.session) title.href = hit.session;
+    head.append(title);
+    if (hit.cwd) head.append(' ', el('span', 'st-fulltext-cwd', hit.cwd));
+    li.append(head, el('ol', 'st-fulltext-hits'));
+    return li;
+  }
+
+  // Mount the results after `after` (an element), searching as `input` changes.
+  function mount({ input, after, source, idle, pageSize }) {
+    const box = el('section');
+    box.id = 'st-fulltext';
+    box.setAttribute('aria-label', 'Message search');
+    const status = el('p', 'st-fulltext-status', idle);
+    status.setAttribute('role', 'status');
+    const list = el('ol', 'st-fulltext-groups');
+    const more = el('button', 'st-fulltext-more');
+    more.type = 'button';
+    more.hidden = true;
+    box.append(status, list, more);
+    after.after(box);
+
+    const order = hits.sequencer();
+    let timer = 0;
+    let state = null;
+
+    function done(n) {
+      doc.documentElement.setAttribute('data-st-search', String(n));
+    }
+
+    function add(found) {
+      for (const hit of found) {
+        const { group, fresh } = state.groups.add(hit);
+        if (fresh) {
+          group.node = groupItem(hit);
+          list.append(group.node);
+        }
+        group.node.querySelector('ol').append(hitItem(hit));
+        state.shown += 1;
+      }
+      const left = state.more ? Math.max(0, state.total - state.shown) : 0;
+      more.hidden = left === 0;
+      more.textContent = 'Show ' + Math.min(left, pageSize) + ' more of ' + left.toLocaleString('en-US') + ' left';
+      box.setAttribute('data-shown', String(state.shown));
+    }
+
+    async function run(query) {
+      const n = order.next();
+      list.replaceChildren();
+      more.hidden = true;
+      state = null;
+      if (!query.trim()) {
+        status.textContent = idle;
+        done(n);
+        return;
+      }
+      try {
+        const first = await source.first(query);
+        if (!order.isCurrent(n)) return;
+        state = { n, query, total: first.total, shown: 0, more: first.more, busy: false, groups: hits.grouper((h) => h.session || h.sessionTitle) };
+        status.textContent = first.error || hits.totalText(first.total, first.sessions);
+        add(first.hits);
+      } catch (err) {
+        if (err && err.name === 'AbortError') return;
+        if (order.isCurrent(n)) status.textContent = 'Message search failed (' + (err && err.message ? err.message : err) + ').';
+      }
+      if (order.isCurrent(n)) done(n);
+    }
+
+    async function next() {
+      if (!state || state.busy || !state.more) return;
+      const current = state;
+      current.busy = true;
+      try {
+        const page = await source.more(current.query, current.shown);
+        if (state !== current) return;
+        current.more = page.more && page.hits.length > 0;
+        add(page.hits);
+      } catch (err) {
+        if (state === current) status.textContent = 'Loading more failed; press the button to try again.';
+      } finally {
+        current.busy = false;
+      }
+      // Still at the end of the list: keep going (a short page, a tall screen).
+      if (state === current && !more.hidden && seen(more)) next();
+    }
+
+    function seen(node) {
+      const box2 = node.getBoundingClientRect();
+      return box2.top < (window.innerHeight || doc.documentElement.clientHeight) && box2.bottom > 0;
+    }
+
+    more.addEventListener('click', next);
+    if (window.IntersectionObserver) {
+      new IntersectionObserver((items) => { if (items.some((i) => i.isIntersecting)) next(); }).observe(more);
+    }
+    input.addEventListener('input', () => {
+      clearTimeout(timer);
+      timer = setTimeout(() => run(input.value), hits.DEBOUNCE_MS);
+    });
+    if (input.value.trim()) run(input.value);
+    return { status, run };
+  }
+
+  return { mount };
+})();

@@ -1,0 +1,69 @@
+/* The sessions pane's data work (pure, no DOM): which sessions a filter shows, newest activity
+ * first; what grew since it was last seen; the previous and next session. */
+const sessionList = (() => {
+  const DAY_MS = 86400000;
+
+  // Parse "YYYY-MM-DD" as the start of that UTC day (ms), or null.
+  function dayStart(text) {
+    const m = /^(\d{4})-(\d{2})-(\d{2})$/.exec(String(text || '').trim());
+    return m ? Date.UTC(+m[1], +m[2] - 1, +m[3]) : null;
+  }
+
+  // The sessions a filter shows: {scope: 'project'|'all', project, agent, model, from, to}
+  // (from/to: "YYYY-MM-DD", inclusive days of last activity); newest activity first.
+  function visible(sessions, filter) {
+    const f = filter || {};
+    const from = dayStart(f.from);
+    const to = dayStart(f.to);
+    const out = sessions.filter((s) =>
+      (f.scope !== 'project' || s.p === f.project) &&
+      (!f.agent || s.a === f.agent) &&
+      (!f.model || (Array.isArray(s.m) && s.m.includes(f.model))) &&
+      (from === null || s.u >= from) &&
+      (to === null || s.u < to + DAY_MS));
+    return out.sort((a, b) => b.u - a.u || (a.k < b.k ? -1 : a.k > b.k ? 1 : 0));
+  }
+
+  // The distinct values of a field, sorted (for the filters' choices).
+  function choices(sessions, pick) {
+    const seen = new Set();
+    for (const s of sessions) for (const v of [].concat(pick(s) || [])) if (v) seen.add(v);
+    return [...seen].sort();
+  }
+
+  // How many messages arrived since `seen` ({n: count when last seen}), 0 when none or unknown.
+  function unseen(session, seen) {
+    if (!seen || typeof seen.n !== 'number' || typeof session.n !== 'number') return 0;
+    return Math.max(0, session.n - seen.n);
+  }
+
+  // The sessions before and after `key` in a shown list (null at either end).
+  function neighbours(list, key) {
+    const i = list.findIndex((s) => s.k === key);
+    if (i < 0) return { prev: null, next: null };
+    return { prev: i > 0 ? list[i - 1] : null, next: i + 1 < list.length ? list[i + 1] : null };
+  }
+
+  // "5 min", "3 h", "2 d", else the date: how long ago the last activity was.
+  function ago(ms, now) {
+    const s = Math.max(0, Math.round((now - ms) / 1000));
+    if (s < 60) return 'now';
+    if (s < 3600) return Math.floor(s / 60) + ' min';
+    if (s < 86400) return Math.floor(s / 3600) + ' h';
+    if (s < 30 * 86400) return Math.floor(s / 86400) + ' d';
+    return new Date(ms).toISOString().slice(0, 10);
+  }
+
+  // The index of the first entry not yet seen, from the page's entries (file order): entries after
+  // the `e` first ones when the page counted them, else those newer than the last visit `t` (ms).
+  function firstUnseen(entries, seen) {
+    if (!seen) return -1;
+    if (typeof seen.e === 'number') return seen.e < entries.length ? seen.e : -1;
+    if (typeof seen.t !== 'number') return -1;
+    const at = entries.findIndex((e) => typeof e.ts === 'string' && Date.parse(e.ts) > seen.t);
+    return at;
+  }
+
+  return { visible, choices, unseen, neighbours, ago, firstUnseen, dayStart };
+})();
+if (typeof module === 'object' && module.exports) module.exports = sessionList;

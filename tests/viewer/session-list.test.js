@@ -1,0 +1,38 @@
+const test = require('node:test');
+const assert = require('node:assert/strict');
+const path = require('node:path');
+
+const sessionList = require(path.join(__dirname, '..', '..', 'src', 'sessiontree', 'templates', 'browse', 'session-list.js'));
+
+const day = (d) => Date.UTC(2026, 10, d, 12);
+const rows = [
+  { k: 'a', p: '/w/x', a: 'pi', m: ['gpt-5'], n: 4, u: day(3) },
+  { k: 'b', p: '/w/y', a: 'claude', m: ['opus'], n: 9, u: day(5) },
+  { k: 'c', p: '/w/x', a: 'claude', m: ['opus', 'gpt-5'], n: 2, u: day(4) },
+];
+
+test('the project scope, newest activity first, and every filter', () => {
+  const keys = (f) => sessionList.visible(rows, f).map((s) => s.k);
+  assert.deepEqual(keys({ scope: 'project', project: '/w/x' }), ['c', 'a']);
+  assert.deepEqual(keys({ scope: 'all' }), ['b', 'c', 'a']);
+  assert.deepEqual(keys({ scope: 'all', agent: 'claude' }), ['b', 'c']);
+  assert.deepEqual(keys({ scope: 'all', model: 'gpt-5' }), ['c', 'a']);
+  assert.deepEqual(keys({ scope: 'all', from: '2026-11-04', to: '2026-11-04' }), ['c']);
+  assert.deepEqual(keys({ scope: 'all', from: 'junk' }), ['b', 'c', 'a']);
+  assert.deepEqual(sessionList.choices(rows, (s) => s.m), ['gpt-5', 'opus']);
+});
+
+test('unseen messages, neighbours, and where the unseen part of a page starts', () => {
+  assert.equal(sessionList.unseen(rows[1], { n: 7 }), 2);
+  assert.equal(sessionList.unseen(rows[1], null), 0);
+  assert.equal(sessionList.unseen({ n: null }, { n: 1 }), 0);
+  const list = sessionList.visible(rows, { scope: 'all' });
+  assert.deepEqual(sessionList.neighbours(list, 'c'), { prev: list[0], next: list[2] });
+  assert.deepEqual(sessionList.neighbours(list, 'b').prev, null);
+  const entries = [{ ts: '2026-11-01T00:00:00Z' }, { ts: '2026-11-02T00:00:00Z' }, { ts: '2026-11-03T00:00:00Z' }];
+  assert.equal(sessionList.firstUnseen(entries, { e: 2 }), 2);
+  assert.equal(sessionList.firstUnseen(entries, { e: 3 }), -1);
+  assert.equal(sessionList.firstUnseen(entries, { t: Date.parse('2026-11-01T12:00:00Z') }), 1);
+  assert.equal(sessionList.firstUnseen(entries, null), -1);
+  assert.equal(sessionList.ago(day(5), day(5) + 5 * 60000), '5 min');
+});
