@@ -72,6 +72,23 @@ def audit_wide(page: Page, url: str, where: str, *, zoom: bool) -> None:
         page.keyboard.press("Escape")
 
 
+def audit_browsing(page: Page, session_url: str, search_url: str, where: str) -> None:
+    """Audit the sessions pane (its filters open, narrow in the drawer too) and the search page with hits."""
+    page.set_viewport_size(WIDE)
+    open_page(page, session_url)
+    page.wait_for_selector("#st-browse .st-browse-row", timeout=30_000)
+    page.evaluate("document.querySelector('#st-browse details').open = true")
+    assert_clean(page, f"{where}, sessions pane")
+    page.set_viewport_size(NARROW)
+    open_sidebar_overlay(page)
+    assert_clean(page, f"{where}, sessions pane in the drawer")
+    page.set_viewport_size(WIDE)
+    page.goto(search_url)
+    page.wait_for_selector(".st-fulltext-hit a", timeout=60_000)
+    audit_both_widths(page, f"{where}, search page")
+    page.set_viewport_size(WIDE)
+
+
 def audit_export(browser: Browser, url: str, name: str, theme: Theme, *, zoom: bool) -> None:
     """Audit one export wide and narrow: plain, with every detail shown, the help overlay and the zoom."""
     with audit_page(browser, **WIDE) as page:
@@ -256,6 +273,8 @@ def test_built_site_is_clean(
             audit_wide(
                 page, f"{http_server.url}/{layout.page_path(key)}", f"site session page, {theme}", zoom=True
             )
+            search = f"{http_server.url}/search.html?q={quote(PHRASE)}"
+            audit_browsing(page, f"{http_server.url}/{layout.page_path(key)}", search, f"site, {theme}")
 
 
 def test_served_pages_are_clean(browser: Browser, tmp_path: Path) -> None:
@@ -284,6 +303,8 @@ def test_served_pages_are_clean(browser: Browser, tmp_path: Path) -> None:
                     url = f"{served.url}/s/{quote(path.relative_to(root).as_posix())}"
                     audit_wide(page, url, f"served {path.name}, {theme}", zoom=False)
                 assert page.is_visible(".st-serve-notice")
+                session = f"{served.url}/s/{quote(damaged.relative_to(root).as_posix())}"
+                audit_browsing(page, session, f"{served.url}/search?q=parser", f"served, {theme}")
                 page.goto(f"{served.url}/s/{quote(live.relative_to(root).as_posix())}")
                 page.wait_for_selector("html[data-st-ready]")
                 wait_js(page, "document.documentElement.getAttribute('data-st-live') === 'open'")

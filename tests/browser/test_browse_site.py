@@ -61,3 +61,47 @@ def test_an_exact_rare_word_ranks_its_session_first_and_every_page_links_home(
         page.wait_for_url("**/search.html")
     assert watch.page_errors == []
     assert {urlparse(u).hostname for u in watch.requests if u.startswith("http")} == {"127.0.0.1"}
+
+
+def test_the_site_pane_lists_the_project_opens_next_and_shows_what_grew_after_a_rebuild(
+    page: Page, tmp_path: Path, gen_session: GenSession, watch: Watch
+) -> None:
+    import json
+    import os
+    import time
+
+    archive = make_archive(tmp_path, gen_session)
+    now = time.time()
+    for hours, path in enumerate(archive.app):  # app[0] newest
+        os.utime(path, (now - 3600 * (hours + 1), now - 3600 * (hours + 1)))
+    site = tmp_path / "site"
+    options = BuildOptions(root=archive.root, site=site, jobs=2, search=False)
+    build_site(options)
+    keys = [p.relative_to(archive.root).as_posix() for p in archive.app]
+    data = json.loads((site / "sessions.json").read_text(encoding="utf-8"))
+    assert [s["k"] for s in data["sessions"] if s["p"] == "/home/dev/app"] == keys
+    with serve_folder(site) as url:
+        page.goto(url + "/" + layout.page_path(keys[0]))
+        page.wait_for_selector("#st-browse .st-browse-row")
+        shown = page.eval_on_selector_all("#st-browse .st-browse-row", "rs => rs.map(r => r.dataset.key)")
+        assert shown == keys  # this project only, newest activity first
+        page.keyboard.press("Alt+ArrowDown")
+        page.wait_for_url("**/" + layout.page_path(keys[1]))
+        page.wait_for_selector("#st-browse .st-browse-row")
+        # Another session grows and the site is built again: the reloaded pane counts it as new.
+        last = json.loads(archive.app[2].read_text(encoding="utf-8").splitlines()[-1])
+        stamp = time.strftime("%Y-%m-%dT%H:%M:%S.000Z", time.gmtime())
+        text = {"role": "user", "content": [{"type": "text", "text": "a late question"}]}
+        line = {"type": "message", "id": "late1", "parentId": last["id"], "timestamp": stamp, "message": text}
+        with archive.app[2].open("a", encoding="utf-8") as fh:
+            fh.write(json.dumps(line) + "\n")
+        build_site(options)
+        page.reload()
+        grew = f'#st-browse .st-browse-row.st-browse-grew[data-key="{keys[2]}"]'
+        page.wait_for_selector(grew)
+        assert page.inner_text(grew + " .st-browse-new") == "1 new"
+        page.click(grew + " a")
+        page.wait_for_selector("html[data-st-ready]")
+        wait_js(page, "document.documentElement.getAttribute('data-st-unseen') === 'late1'")
+    assert watch.page_errors == []
+    assert {urlparse(u).hostname for u in watch.requests if u.startswith("http")} == {"127.0.0.1"}

@@ -88,3 +88,33 @@ def test_a_running_server_indexes_appends_by_itself(tmp_path: Path) -> None:
                 assert time.monotonic() < deadline, "the server never indexed the appended line"
                 time.sleep(0.05)
             assert [h.entry_id for h in index.search("zqwatcherword")] == ["u7"]
+
+
+@pytest.mark.anyio
+async def test_search_api_pages_to_the_last_hit_with_the_exact_total(
+    client: AsyncClient, sessions_dir: Path
+) -> None:
+    for n in range(45):
+        append_line(sessions_dir / KEY, msg(f"z{n}", "a1", "user", f"zqpaged word number {n}"))
+    first = (await client.get("/api/search", params={"q": "zqpaged", "limit": "20"})).json()
+    assert first["total"] == 45 and first["sessions"] == 1 and len(first["hits"]) == 20
+    seen = [h["href"] for h in first["hits"]]
+    while len(seen) < first["total"]:
+        page = (
+            await client.get("/api/search", params={"q": "zqpaged", "limit": "20", "offset": len(seen)})
+        ).json()
+        assert "total" not in page and page["hits"]
+        seen += [h["href"] for h in page["hits"]]
+    assert len(set(seen)) == 45 and all(h["session"] == f"/s/{quote(KEY)}" for h in first["hits"])
+
+
+@pytest.mark.anyio
+async def test_sessions_api_lists_the_pane_newest_first(client: AsyncClient, sessions_dir: Path) -> None:
+    data = (await client.get("/api/sessions")).json()
+    assert data["v"] == 1 and data["sessions"]
+    rows = data["sessions"]
+    assert [r["u"] for r in rows] == sorted((r["u"] for r in rows), reverse=True)
+    mine = next(r for r in rows if r["k"] == KEY)
+    assert mine["h"] == f"/s/{quote(KEY)}" and isinstance(mine["n"], int) and mine["t"]
+    models = (await client.get("/api/session-models")).json()["models"]
+    assert isinstance(models, dict)

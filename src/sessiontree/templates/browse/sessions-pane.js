@@ -141,6 +141,7 @@
     projectWrap.hidden = scope.value !== 'all';
     doc.documentElement.setAttribute('data-st-browse', String(shown.length));
     pane.dataset.drawMs = String(Math.round(performance.now() - started));
+    if (!performance.getEntriesByName('st-browse-drawn').length) performance.mark('st-browse-drawn');
   }
 
   // Sessions the pane has not seen before get a baseline: growth from now on shows as new. This
