@@ -20,14 +20,16 @@ if os.environ.get("CI"):
     settings.load_profile("ci")
 
 ROOT = Path(__file__).resolve().parents[1]
-# ../shared beside a clone; ../../shared from a git worktree under a sibling folder.
-SHARED = Path(
-    os.environ.get("SESSIONTREE_SHARED")
-    or next(
-        (p / "shared" for p in (ROOT.parent, ROOT.parent.parent) if (p / "shared").is_dir()),
-        ROOT.parent / "shared",
-    )
-).resolve()
+SHARED_ENV = "SESSIONTREE_SHARED"
+"""Names the team's shared folder when it is not ../shared (tests reach it only through this module)."""
+
+
+def find_shared(root: Path) -> Path | None:
+    """The shared folder beside a checkout: ../shared of a clone, ../../shared of a git worktree."""
+    return next((p / "shared" for p in (root.parent, root.parent.parent) if (p / "shared").is_dir()), None)
+
+
+SHARED = Path(os.environ.get(SHARED_ENV) or find_shared(ROOT) or ROOT.parent / "shared").resolve()
 # A clone of this repository alone has no ../shared: the licence-cleared real files and a copy of
 # the generator ship in tests/ (tests/fixtures/real/README.md); the rest is skipped, or an error
 # under CI, where ../shared is always laid beside the clone.
@@ -39,6 +41,11 @@ if not GEN_SESSION.is_file():
     GEN_SESSION = ROOT / "tests" / "tools" / "gen_session.py"
 REAL_V1 = (SHARED / "fixtures" if HAVE_SHARED else SHIPPED_REAL) / "real-v1-large-session.jsonl"
 NEEDS_SHARED = "needs ../shared, which is not beside this clone"
+
+
+def env_without_shared(env: dict[str, str]) -> dict[str, str]:
+    """A process environment as a clone alone has it: no shared folder named, no CI."""
+    return {k: v for k, v in env.items() if k not in ("CI", SHARED_ENV, "PYTEST_ADDOPTS")}
 
 
 def need_shared(what: str) -> None:

@@ -17,9 +17,8 @@ from pathlib import Path
 from typing import Any
 
 from tests.archive.sessions import generate
-from tests.conftest import SHARED
+from tests.conftest import REAL
 
-REAL = SHARED / "fixtures" / "real"
 CLAUDE_BASE = (
     REAL
     / "claude"
