@@ -121,6 +121,7 @@ def _shown(page: Page) -> dict[str, Any]:
             active: document.querySelectorAll('#st-calendar rect.st-cell:not(.st-l0)').length,
             bars: document.querySelectorAll('#st-chart rect.st-bar').length,
             unpriced: document.getElementById('st-unpriced').textContent,
+            costTitle: document.querySelector('#st-totals [data-total="Cost"] dd').title,
         };
     }"""
     )
@@ -131,9 +132,10 @@ def _count(text: str) -> int:
     return int(text.replace(",", ""))
 
 
-def _dollars(amount: float | None) -> str:
+def _dollars(amount: float | None, unpriced: object = None) -> str:
+    """How a cost cell starts: dollars as stats prints them, or that no price was known."""
     if amount is None:
-        return "-"
+        return "no price for" if unpriced else "-"
     return f"${amount:,.2f}" if amount >= 0.01 or amount == 0 else f"${amount:.4f}"
 
 
@@ -146,10 +148,13 @@ def _check_against_stats(page: Page, roots: list[Path], cache: Path, args: list[
         assert _count(t[name]) == total[field], (where, name)
     assert _count(t["Cache write"]) == total["cacheWrite"], where
     assert _count(t["Assistant messages"]) == total["messages"] > 0, where
-    assert t["Cost"].startswith(_dollars(total["cost"])), (where, t["Cost"], total)
+    assert t["Cost"].startswith(_dollars(total["cost"], total["unpricedModels"])), (where, t["Cost"], total)
     assert ("estimated" in t["Cost"]) == total["costEstimated"], where
-    for model in total["unpricedModels"]:
-        assert model in t["Cost"] and model in shown["unpriced"], where
+    for model in total["unpricedModels"]:  # named in the note and on the total's hover
+        assert model in shown["costTitle"] and model in shown["unpriced"], where
+    assert ("without a price" in t["Cost"]) == bool(
+        total["unpricedModels"] or "recorded as $0" in shown["unpriced"]
+    )
     prompt = total["input"] + total["cacheRead"] + total["cacheWrite"]
     assert t["Cache hit ratio"] == (f"{100 * total['cacheRead'] / prompt:.1f}%" if prompt else "-"), where
     assert _count(t["Sessions"]) == len(by_session["groups"]), where
@@ -160,7 +165,7 @@ def _check_against_stats(page: Page, roots: list[Path], cache: Path, args: list[
     ], where
     for row, group in zip(shown["top"], by_session["groups"], strict=False):
         assert _count(row["messages"]) == group["messages"] and row["cost"].startswith(
-            _dollars(group["cost"])
+            _dollars(group["cost"], group["unpricedModels"])
         )
         assert row["href"], where
     by_model = {g["key"]: g for g in _stats(roots, cache, "model", args)["groups"]}
@@ -197,7 +202,8 @@ def _check_csv(page: Page) -> None:
         assert [row["period"], row["group"]] == cells[:2]
         fields = ("messages", "input", "output", "cacheRead", "cacheWrite")
         assert [int(row[f]) for f in fields] == [_count(c) for c in cells[2:7]]
-        assert cells[7].startswith(_dollars(float(row["cost"])) if row["cost"] else "-")
+        cost = float(row["cost"]) if row["cost"] else None
+        assert cells[7].startswith(_dollars(cost, row["unpricedModels"]))
     with page.expect_download() as caught:
         page.click("#st-json")
     shown = json.loads(Path(caught.value.path()).read_text(encoding="utf-8"))

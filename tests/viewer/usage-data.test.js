@@ -53,6 +53,9 @@ test('totals: sums, cost recorded / estimated / unpriced / zero, hit ratio, sess
   assert.deepEqual(t.unpriced, ['b/m2']);
   assert.deepEqual(t.zero, ['z/free']);
   assert.equal(D.costText(t), '$3.76 estimated (no price for b/m2) (recorded as $0: z/free)');
+  assert.equal(D.costShort(t), '$3.76 estimated + 2 models without a price');
+  const one = D.totals(data, D.select(data, { model: 'b/m2', agent: 'pi' }));
+  assert.equal(D.costShort(one), 'no price for 1 model');
 });
 
 test('a project is its folder and the folders under it, never a name that only starts alike', () => {

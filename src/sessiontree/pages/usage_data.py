@@ -5,8 +5,9 @@ browser, so a filter change redraws without asking the server. Names (sessions, 
 projects, agents) are listed once and rows refer to them by position; a row is eleven numbers
 in one flat list: session, day (-1 unknown), model, messages, input, output, cache read,
 cache write, cost (null when none was recorded), estimated messages, unpriced messages.
-``zeroModels`` are the models whose recorded cost is $0 for tokens spent (an agent that knew no
-price records 0): the page names them rather than show their tokens as free.
+Titles are plain text cut at a word (``plain_title``). ``zeroModels`` are the models whose
+recorded cost is $0 for tokens spent (an agent that knew no price records 0): the page names
+them rather than show their tokens as free.
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ from typing import Any
 from sessiontree.archive.dates import day_of
 from sessiontree.archive.usage import UsageRecord
 from sessiontree.readers import agent_label
+from sessiontree.store.titles import plain_title
 
 ROW_WIDTH = 11
 FORMAT = 1
@@ -50,7 +52,13 @@ def usage_data(records: Sequence[UsageRecord], link_for: Callable[[str], str | N
             at = sessions[record.path] = len(session_rows)
             project = projects(record.cwd or "unknown")
             session_rows.append(
-                [record.title or "", record.path, project, agents(record.agent), link_for(record.path)]
+                [
+                    plain_title(record.title or ""),
+                    record.path,
+                    project,
+                    agents(record.agent),
+                    link_for(record.path),
+                ]
             )
         u = record.usage
         day = day_at[day_of(u.ts)] if u.ts > 0 else -1

@@ -263,6 +263,16 @@ const usageData = (() => {
     return text;
   }
 
+  // The cost as a table cell shows it: the models without a price counted, not named (costText names them).
+  function costShort(total) {
+    const missing = new Set([...total.unpriced, ...total.zero]).size;
+    const models = missing + (missing === 1 ? ' model' : ' models');
+    if (total.cost === null) return missing ? 'no price for ' + models : '-';
+    let text = dollars(total.cost);
+    if (total.estimated > 0) text += ' estimated';
+    return missing ? text + ' + ' + models + ' without a price' : text;
+  }
+
   function formatTokens(value) {
     for (const [size, suffix] of [[1e9, 'B'], [1e6, 'M'], [1e3, 'k']]) {
       if (Math.abs(value) >= size) return (value / size).toFixed(1).replace(/\.0$/, '') + suffix;
@@ -361,7 +371,7 @@ const usageData = (() => {
 
   return {
     FORMAT, GROUPS, MEASURES, PALETTE, CSV_FIELDS, decode, inProject, select, totals, series, topSessions,
-    calendar, unitFor, bucketOf, bucketsBetween, dollars, costText, formatTokens, formatCount, percent,
+    calendar, unitFor, bucketOf, bucketsBetween, dollars, costText, costShort, formatTokens, formatCount, percent,
     toCsv, toJson, parseState, formatState, view,
   };
 })();

@@ -22,6 +22,13 @@
     return node;
   }
 
+  // A cost, short, with every model without a price named on hover.
+  function costCell(tag, total) {
+    const cell = el(tag, {}, D.costShort(total));
+    if (total.unpriced.length || total.zero.length) cell.title = D.costText(total);
+    return cell;
+  }
+
   function fillSelect(select, values, labels) {
     values.forEach((value, k) => select.append(el('option', { value }, labels ? labels[k] : value)));
   }
@@ -45,14 +52,14 @@
     const list = $('st-totals');
     list.replaceChildren();
     const items = [
-      ['Cost', D.costText(t)], ['Input', D.formatCount(t.input)], ['Output', D.formatCount(t.output)],
+      ['Cost', null], ['Input', D.formatCount(t.input)], ['Output', D.formatCount(t.output)],
       ['Cache read', D.formatCount(t.cacheRead)], ['Cache write', D.formatCount(t.cacheWrite)],
       ['Cache hit ratio', D.percent(t.hitRatio)], ['Sessions', D.formatCount(t.sessions)],
       ['Active days', D.formatCount(t.activeDays)], ['Assistant messages', D.formatCount(t.messages)],
     ];
     for (const [name, value] of items) {
       const item = el('div', { 'data-total': name });
-      item.append(el('dt', {}, name), el('dd', {}, value));
+      item.append(el('dt', {}, name), value === null ? costCell('dd', t) : el('dd', {}, value));
       list.append(item);
     }
     const note = $('st-unpriced');
@@ -124,7 +131,7 @@
       item.append(el('span', { class: 'st-swatch ' + (g.colour < 0 ? 'st-other' : 'st-m' + g.colour), 'aria-hidden': 'true' }));
       item.append(document.createTextNode(g.key + ' '));
       const free = g.total.cost === 0 && g.total.zero.length;
-      const priced = free ? 'recorded as $0 · ' : g.total.cost !== null ? D.costText(g.total) + ' · ' : g.total.unpriced.length ? 'no price · ' : '';
+      const priced = free ? 'recorded as $0 · ' : g.total.cost !== null ? D.costShort(g.total) + ' · ' : g.total.unpriced.length ? 'no price · ' : '';
       item.append(el('span', { class: 'st-muted' }, priced + D.formatTokens(g.total.tokens) + ' tokens'));
       legend.append(item);
     }
@@ -137,7 +144,7 @@
       const tr = el('tr', {});
       tr.append(el('td', {}, row.period), el('td', {}, row.group));
       for (const f of ['messages', 'input', 'output', 'cacheRead', 'cacheWrite']) tr.append(el('td', {}, D.formatCount(row[f])));
-      tr.append(el('td', {}, D.costText(row)));
+      tr.append(costCell('td', row));
       body.append(tr);
     }
   }
@@ -151,7 +158,7 @@
       const title = t.label || '(untitled)';
       if (t.href) cell.append(el('a', { href: t.href }, title)); else cell.append(document.createTextNode(title));
       cell.append(el('div', { class: 'st-muted st-path' }, (t.agent ? t.agent + ' · ' : '') + t.key));
-      tr.append(cell, el('td', {}, D.formatCount(t.messages)), el('td', {}, D.formatTokens(t.tokens)), el('td', {}, D.costText(t)));
+      tr.append(cell, el('td', {}, D.formatCount(t.messages)), el('td', {}, D.formatTokens(t.tokens)), costCell('td', t));
       body.append(tr);
     }
   }
@@ -181,7 +188,7 @@
         svg.lastChild.classList.add('st-month');
       }
       const rect = el('svg:rect', { class: 'st-cell st-l' + d.level, x, y: 16 + d.weekday * (size + gap), width: size, height: size, rx: 2 });
-      const text = d.total ? d.day + ': ' + (cal.measure === 'tokens' ? D.formatTokens(d.total.tokens) + ' tokens' : D.costText(d.total)) + ', ' + D.formatCount(d.messages) + ' messages' : d.day + ': no usage';
+      const text = d.total ? d.day + ': ' + (cal.measure === 'tokens' ? D.formatTokens(d.total.tokens) + ' tokens' : D.costShort(d.total)) + ', ' + D.formatCount(d.messages) + ' messages' : d.day + ': no usage';
       rect.append(el('svg:title', {}, text));
       svg.append(rect);
     }
