@@ -95,3 +95,4 @@ def test_a_web_search_is_a_chip_with_its_query() -> None:
     frag = next(f for f in frags if 'data-tool="web_search"' in f)
     assert "Search</span>" in frag and "fastapi health check endpoint best practice" in frag
     assert "&#34;query&#34;" not in frag and "st-json" not in frag
+    assert 'data-status="success"' in frag  # done by the model's server: no result entry will come

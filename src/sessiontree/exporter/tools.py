@@ -113,6 +113,9 @@ class ToolRenderer:
     """
 
     names: ClassVar[tuple[str, ...]] = ()
+    status: ClassVar[str] = "pending"
+    """A call's status until its result is paired (a tool whose result is no entry of its own
+    says ``success``)."""
 
     def call(self, name: str, args: Args) -> tuple[Markup, Markup]:
         """Return (head summary, body) of a call; ``name`` is the tool's name as called, lower case."""
@@ -202,6 +205,7 @@ class WebSearchRenderer(ToolRenderer):
     """A web search the model ran (Codex CLI's ``web_search_call``): a chip with the query."""
 
     names = ("web_search",)
+    status = "success"  # run by the model's server: no tool result entry follows
 
     def call(self, name: str, args: Args) -> tuple[Markup, Markup]:
         queries = args.get("queries")
@@ -305,12 +309,13 @@ def renderer_for(name: str) -> ToolRenderer:
 def render_call(call_id: str, name: str, args: Any) -> Markup:
     """Return the ``st-call`` block of one tool call with its empty result slot."""
     safe_args: Args = args if isinstance(args, Mapping) else {}
-    head, body = renderer_for(name).call(name.lower(), safe_args)
+    renderer = renderer_for(name)
+    head, body = renderer.call(name.lower(), safe_args)
     if not isinstance(args, Mapping) and args is not None:
         body = render_json(args, kind="args")
-    attr_id, attr_name = escape(call_id), escape(name)
+    attr_id, attr_name, status = escape(call_id), escape(name), renderer.status
     return Markup(
-        f'<div class="st-call" data-call-id="{attr_id}" data-tool="{attr_name}" data-status="pending">'
+        f'<div class="st-call" data-call-id="{attr_id}" data-tool="{attr_name}" data-status="{status}">'
         f'<div class="st-call-head"><span class="st-tool-name">{attr_name}</span> {head}</div>{body}'
         '<div class="st-call-result"></div></div>'
     )
