@@ -2,7 +2,7 @@
 
 A record is keyed by the sha256 of what its entry's fragment depends on (``render.entry_inputs``:
 the entry's JSON, its paired call, label, joint, archived mark, parent) and of the renderer
-itself (``renderer_version``: the exporter's and templates' source, Pygments' and markdown-it's
+itself (``renderer_version``: the exporter's, templates' and readers' source, Pygments' and markdown-it's
 versions, store.pricing and genai-prices' version for a footer's cost). Its value is the
 zlib-compressed JSON of (meta, fragment, images), checked by zlib's length and checksum, so a
 record that does not read back whole (a damaged file, a bit flipped) is a miss and is dropped,
@@ -62,14 +62,24 @@ def renderer_version() -> str:
     """Return a digest of everything that shapes a fragment: our renderer's source and its libraries."""
     h = hashlib.sha256()
     package = Path(__file__).resolve().parent.parent
-    for folder in (package / "exporter", package / "templates"):
+    # readers/ too: the line-kind rows (readers/kinds.py and each reader's) and Claude Code's
+    # markup rules decide how an entry is drawn, not only what the entry holds.
+    for folder in (package / "exporter", package / "templates", package / "readers"):
         for path in sorted(folder.rglob("*")):
             if path.is_file() and path.suffix in (".py", ".j2", ".html", ".css", ".js"):
                 h.update(path.relative_to(package).as_posix().encode())
                 h.update(path.read_bytes())
     # A message's footer shows its cost: recorded, else priced by store.pricing from genai-prices' table.
     h.update((package / "store" / "pricing.py").read_bytes())
-    for dist in ("pygments", "markdown-it-py", "mdit-py-plugins", "markupsafe", "jinja2", "genai-prices"):
+    for dist in (
+        "pygments",
+        "markdown-it-py",
+        "markdown-it-pyrs",
+        "mdit-py-plugins",
+        "markupsafe",
+        "jinja2",
+        "genai-prices",
+    ):
         try:
             h.update(f"{dist}={metadata.version(dist)}".encode())
         except metadata.PackageNotFoundError:
