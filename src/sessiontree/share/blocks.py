@@ -119,6 +119,8 @@ _PRINTS_SECRET = re.compile(
     r"|rails[ \t]+secret|rake[ \t]+secret|key:generate|print-access-token|get-login-password"
     r"|keygen|mkpasswd|uuidgen[ \t]+-r"
 )
+# Lowercase pieces one of which every command that prints a secret holds (a cheap test first).
+PRINTS_SECRET_HINTS = ("pass", "secret", "token", "key", "cred", "rand", "pwgen", "apg", "urandom", "uuidgen")
 _NOT_PRINTING = re.compile(r"(?i)\b(?:ls|tree|find|grep|rg|git|wc|stat|file|du|which|man|head -n 0)\b")
 _PROMPT_LINE = re.compile(
     r"(?m)^[ \t]*(?:[\w@.~:/()\[\]-]{0,80}[$#%]|>{1,3}|PS [^>\n]{0,80}>)[ \t]+(?P<cmd>[^\n]{2,400})\n"

@@ -176,7 +176,7 @@ def find_bare_tokens(text: str) -> Iterator[Span]:
     """Yield long generated runs of letters and digits that stand alone (no prefix separator)."""
     for match in _BARE.finditer(text):
         value = match.group()
-        if value.startswith(_PEM_BEGIN) or not _bare_is_secret(value):
+        if value.startswith(_PEM_BEGIN) or not (_bare_is_secret(value) or glued_hex(value)):
             continue
         if value.startswith("eyJ") and text[match.end() : match.end() + 1] == ".":
             continue  # a JWT's header: the JWT pattern judges the whole token
@@ -257,7 +257,6 @@ def _inside_base64(text: str, start: int, end: int) -> bool:
 
 # A hex secret with a short vendor prefix glued on (``dose<32 hex>``): the prefix holds a letter
 # that is not a hex digit, and no digest or id name.
-_HEX_RUN = re.compile(r"[0-9a-f]{32,}|[0-9A-F]{32,}")
 _GLUED = re.compile(r"(?P<prefix>[A-Za-z]{2,8}?)(?P<hex>[0-9a-f]{32,}|[0-9A-F]{32,})")
 _NOT_HEX_LETTER = re.compile(r"[g-zG-Z]")
 _DIGEST_NAMES = (
@@ -278,31 +277,15 @@ _DIGEST_NAMES = (
 GLUED_KIND = "prefixed-token"
 
 
-def find_glued_hex(text: str) -> Iterator[Span]:
-    """Yield ``<letters><32+ hex>`` runs standing alone whose letters are a vendor's prefix."""
-    pos = 0
-    while (match := _HEX_RUN.search(text, pos)) is not None:
-        pos = match.end()
-        start = match.start()
-        while (
-            start > 0
-            and text[start - 1].isascii()
-            and text[start - 1].isalpha()
-            and match.start() - start < 9
-        ):
-            start -= 1
-        if start == match.start() or (start and (text[start - 1].isalnum() or text[start - 1] in "_+/=")):
-            continue
-        if pos < len(text) and (text[pos].isalnum() or text[pos] in "+/="):
-            continue
-        glued = _GLUED.fullmatch(text, start, pos)
-        if glued is None:
-            continue
-        prefix, hex_part = glued.group("prefix"), glued.group("hex")
-        if not _NOT_HEX_LETTER.search(prefix) or prefix.lower().startswith(_DIGEST_NAMES):
-            continue
-        if any(c.isdigit() for c in hex_part) and any(c.isalpha() for c in hex_part):
-            yield start, pos, GLUED_KIND
+def glued_hex(value: str) -> bool:
+    """Tell a ``<letters><32+ hex>`` run whose letters are a vendor's prefix (``dose<hex>``)."""
+    glued = _GLUED.fullmatch(value)
+    if glued is None:
+        return False
+    prefix, hex_part = glued.group("prefix"), glued.group("hex")
+    if not _NOT_HEX_LETTER.search(prefix) or prefix.lower().startswith(_DIGEST_NAMES):
+        return False
+    return any(c.isdigit() for c in hex_part) and any(c.isalpha() for c in hex_part)
 
 
 # A token whose pieces are joined by dots (``<digits>.<hex>.<hex>``, ``<id>.<random>.<random>``):
@@ -312,9 +295,27 @@ _DOTTED = re.compile(
 )
 
 
+# Where a dotted token may be: a long piece between two dots (found from its literal ".").
+_DOTTED_MIDDLE = re.compile(r"\.[A-Za-z0-9_-]{16,}\.")
+_TOKEN_CHARS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_-.")
+
+
 def find_dotted_tokens(text: str) -> Iterator[Span]:
     """Yield dot-joined runs of which at least two pieces look generated (16 characters or more)."""
-    for match in _DOTTED.finditer(text):
+    pos = 0
+    while (hint := _DOTTED_MIDDLE.search(text, pos)) is not None:
+        start = hint.start()
+        while start > 0 and text[start - 1] in _TOKEN_CHARS and hint.start() - start < 300:
+            start -= 1
+        end = hint.end()
+        while end < len(text) and text[end] in _TOKEN_CHARS and end - hint.end() < 1200:
+            end += 1
+        pos = end
+        yield from _dotted_in(text, start, end)
+
+
+def _dotted_in(text: str, lo: int, hi: int) -> Iterator[Span]:
+    for match in _DOTTED.finditer(text, lo, hi):
         end = match.end()
         if end < len(text) and (text[end].isalnum() or text[end] in "+/="):
             continue

@@ -14,6 +14,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 
 from sessiontree.share.blocks import (
+    PRINTS_SECRET_HINTS,
     find_context_secrets,
     find_folded_secrets,
     find_printed_secrets,
@@ -27,7 +28,6 @@ from sessiontree.share.placeholders import DOCUMENTED_JWT_PAYLOAD, PATH, is_plac
 from sessiontree.share.prefixed import (
     find_bare_tokens,
     find_dotted_tokens,
-    find_glued_hex,
     find_prefixed_tokens,
 )
 from sessiontree.share.slots import find_slot_secrets
@@ -269,9 +269,11 @@ def find_secrets(text: str) -> Iterator[Span]:
     if "\n" in text:
         if "---" in text and ("|" in text or "\u2502" in text):
             yield from find_table_secrets(text)
-        if ">" in text or "|" in text:
+        if ": >" in text or ": |" in text or ":>" in text or ":|" in text:
             yield from find_folded_secrets(text)
-        if "$ " in text or "# " in text or "> " in text or "% " in text:
+        if ("$ " in text or "# " in text or "> " in text or "% " in text) and any(
+            h in lowered for h in PRINTS_SECRET_HINTS
+        ):
             yield from find_printed_secrets(text)
     if "secret" in lowered and "kind:" in lowered:
         yield from find_kubernetes_secret_values(text)
@@ -280,6 +282,5 @@ def find_secrets(text: str) -> Iterator[Span]:
     yield from find_prefixed_tokens(text)
     if len(text) >= 32:
         yield from find_bare_tokens(text)
-        yield from find_glued_hex(text)
         if "." in text:
             yield from find_dotted_tokens(text)

@@ -41,30 +41,36 @@ def _not_word(value: str) -> bool:
 
 
 # Tools that take a password as an argument, by flag or by position (from their usage text).
-_CLI = re.compile(
-    r"(?:"
-    # smbclient, rpcclient, net, smbmap: -U user%password
-    r"(?<![\w-])-U[ \t]+[\"']?[^\s%\"']{1,100}%"
-    # 7z, rar: -p<password> glued
-    r"|(?:7z|7za|7zr|rar|unrar)\b[^\n|;&]{0,200}?[ \t]-p(?=[^\s-])"
-    # ldap tools: -w password
-    r"|ldap[a-z]*\b[^\n|;&]{0,300}?[ \t]-w[ \t]+"
-    # zip, sqlcmd, bcp, ipmitool: -P password
-    r"|(?:zip|sqlcmd|bcp|ipmitool|osql|isql)\b[^\n|;&]{0,300}?[ \t]-P[ \t]*"
-    # mongo shells and tools: -p password
-    r"|mongo(?:sh|dump|restore|export|import)?\b[^\n|;&]{0,300}?[ \t]-p[ \t]+"
-    # openssl -passin pass:..., -k password
-    r"|(?<![\w-])pass:"
-    # composer config http-basic.host user password
-    r"|http-basic\.[^\s]+[ \t]+[^\s]+[ \t]+"
-    # gh secret set NAME --body value; vercel/fly/heroku "secrets set" with a body
-    r"|secrets?[ \t]+set\b[^\n|;&]{0,200}?(?:--body|-b)(?:[ \t]+|=)"
-    # rabbitmqctl add_user / change_password user password; net user name password
-    r"|rabbitmqctl[ \t]+(?:add_user|change_password)[ \t]+[^\s]+[ \t]+"
-    r"|(?<![\w-])net[ \t]+user[ \t]+[^\s/]+[ \t]+"
-    # mysqladmin ... password NEW
-    r"|mysqladmin\b[^\n|;&]{0,200}?[ \t]password[ \t]+"
-    r")" + _ARG
+# Each starts at its tool's literal name, so the scan jumps from one occurrence to the next.
+_CLI: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
+    (hint, re.compile(pattern + _ARG))
+    for hint, pattern in (
+        # smbclient, rpcclient, net, smbmap: -U user%password
+        ("-u", r"-U(?<![\w-]-U)[ \t]+[\"']?[^\s%\"']{1,100}%"),
+        # 7z, rar: -p<password> glued
+        ("7z", r"7z[ar]?\b[^\n|;&]{0,200}?[ \t]-p(?=[^\s-])"),
+        ("rar", r"rar\b[^\n|;&]{0,200}?[ \t]-p(?=[^\s-])"),
+        # ldap tools: -w password
+        ("ldap", r"ldap[a-z]*\b[^\n|;&]{0,300}?[ \t]-w[ \t]+"),
+        # zip, sqlcmd, bcp, ipmitool, osql, isql: -P password
+        ("zip", r"zip\b[^\n|;&]{0,300}?[ \t]-P[ \t]*"),
+        ("sql", r"(?<![\w-])(?:sqlcmd|osql|isql)\b[^\n|;&]{0,300}?[ \t]-P[ \t]*"),
+        ("bcp", r"bcp\b[^\n|;&]{0,300}?[ \t]-P[ \t]*"),
+        ("ipmitool", r"ipmitool\b[^\n|;&]{0,300}?[ \t]-P[ \t]*"),
+        # mongo shells and tools: -p password
+        ("mongo", r"mongo(?:sh|dump|restore|export|import)?\b[^\n|;&]{0,300}?[ \t]-p[ \t]+"),
+        # openssl -passin pass:...
+        ("pass:", r"pass:(?<![\w-]pass:)"),
+        # composer config http-basic.host user password
+        ("http-basic", r"http-basic\.[^\s]+[ \t]+[^\s]+[ \t]+"),
+        # gh secret set NAME --body value
+        ("secret", r"secrets?[ \t]+set\b[^\n|;&]{0,200}?(?:--body|-b)(?:[ \t]+|=)"),
+        # rabbitmqctl add_user / change_password user password; net user name password
+        ("rabbitmqctl", r"rabbitmqctl[ \t]+(?:add_user|change_password)[ \t]+[^\s]+[ \t]+"),
+        ("net ", r"net(?<![\w-]net)[ \t]+user[ \t]+[^\s/]+[ \t]+"),
+        # mysqladmin ... password NEW
+        ("mysqladmin", r"mysqladmin\b[^\n|;&]{0,200}?[ \t]password[ \t]+"),
+    )
 )
 # A value piped into a command that reads a password from stdin.
 _PIPED = re.compile(
@@ -73,24 +79,23 @@ _PIPED = re.compile(
 )
 # htpasswd -b[flags] file user password, or -nb user password.
 _HTPASSWD = re.compile(r"htpasswd(?P<flags>(?:[ \t]+-[a-zA-Z]+)+)(?P<args>(?:[ \t]+[^\s-][^\s|;&]*){2,3})")
-_CLI_HINTS = (
-    "-u", "7z", "rar", "ldap", "-p", "pass:", "http-basic", "secret", "rabbitmqctl",
-    "net ", "mysqladmin",
-)  # fmt: skip
 
 
+# A name holding a secret's word (the lookahead that keeps a scan from judging every tag or line).
+_NAMES_SECRET = r"(?i:pass|secret|token|key|cred|pwd|auth)"
 # XML: <password>pw</password>, <add key="ApiSecret" value="..."/>, <property name="x" value="..."/>.
 _XML_ELEMENT = re.compile(
-    r"<(?P<tag>[A-Za-z_][\w:.-]{0,60})(?:[ \t][^<>\n]{0,200})?>(?P<secret>[^<>\n]{1,300})</(?P=tag)>"
+    r"<(?=[\w:.-]{0,60}?" + _NAMES_SECRET + r")(?P<tag>[A-Za-z_][\w:.-]{0,60})(?:[ \t][^<>\n]{0,200})?>"
+    r"(?P<secret>[^<>\n]{1,300})</(?P=tag)>"
 )
 _XML_PAIR = re.compile(
     r"(?:key|name|id)[ \t]*=[ \t]*\"(?P<key>[^\"\n]{1,80})\"[ \t]+(?:[\w:-]+=\"[^\"\n]{0,80}\"[ \t]+)?"
     r"value[ \t]*=[ \t]*\"(?P<secret>[^\"\n]{1,300})\""
 )
 # Groovy/Gradle and other "name value" properties: storePassword "pw", password 'pw'.
-_GROOVY = re.compile(
-    r"(?m)(?:^|[{;])[ \t]*(?P<key>[A-Za-z_][\w.]{0,60})[ \t]+" + _QUOTED + r"[ \t]*(?:[;}]|$)"
-)
+# Found from the key's secret word in the lowercased text, then matched from the key's start.
+_GROOVY_HIT = re.compile(r"(?:pass|secret|token|key|cred|pwd)[\w.]{0,60}[ \t]+[\"']")
+_GROOVY = re.compile(r"(?m)(?P<key>[A-Za-z_][\w.]{0,60})[ \t]+" + _QUOTED + r"[ \t]*(?:[;}]|$)")
 # ipsec.secrets and the like: ": PSK "secret"", "%any : XAUTH pw".
 _IPSEC = re.compile(
     r":[ \t]*(?:PSK|XAUTH|EAP|NTLM|PIN|RSA[ \t]+[^\s]+)[ \t]+(?:" + _QUOTED + r"|(?P<bare>[^\s\"']{3,300}))"
@@ -130,6 +135,12 @@ Found = tuple[int, int] | None
 
 def _secret(match: re.Match[str], group: str = "secret") -> tuple[int, int]:
     return match.start(group), match.end(group)
+
+
+# The same, lowercase only: run over the lowercased text (its alternation of literals is found
+# faster than a case-blind one), each hit matched again on the text itself.
+_PROSE_LOWER = re.compile(_PROSE.pattern.replace("(?i:", "(?:"))
+_DSN_HOST = re.compile(r"@(?:tcp|udp|unix)\(|@[\w.-]{1,253}:[0-9]{2,5}")
 
 
 def _cli(match: re.Match[str]) -> Found:
@@ -213,20 +224,20 @@ _DOTTED = re.compile(r"[A-Za-z_][\w]*(?:\.[A-Za-z_][\w]*)+")
 
 
 Finder = tuple[tuple[str, ...], re.Pattern[str], Callable[[re.Match[str]], Found], str]
+_CALL_HINTS = ("cred", "auth", "login", "passw", "basic", "signin", "sign_in", "digest")
 _FINDERS: tuple[Finder, ...] = (
-    (_CLI_HINTS, _CLI, _cli, "cli-password"),
-    (("|",), _PIPED, _cli, "cli-password"),
+    *(((hint,), regex, _cli, "cli-password") for hint, regex in _CLI),
+    (("echo", "printf"), _PIPED, _cli, "cli-password"),
     (("</",), _XML_ELEMENT, _xml_element, "xml-secret"),
-    (("value",), _XML_PAIR, _xml_pair, "xml-secret"),
-    (("pass", "secret", "token", "key", "cred", "pwd"), _GROOVY, _groovy, "property-secret"),
+    (('value="', "value =", "value= "), _XML_PAIR, _xml_pair, "xml-secret"),
     (("htpasswd",), _HTPASSWD, _htpasswd, "cli-password"),
-    (("psk", "xauth", "eap", "ntlm", "pin", "rsa"), _IPSEC, _ipsec, "ipsec-secret"),
-    (("(",), _CALL, _call, "call-password"),
-    (("auth",), _AUTH_TUPLE, _cli, "call-password"),
-    (("identified", "password"), _SQL_PASSWORD, _cli, "sql-password"),
-    (("@",), _DSN, _cli, "dsn-password"),
-    (("pass", "secret", "key", "token", "pin"), _PROSE, _prose, "prose-password"),
+    ((": psk", ":psk", ": xauth", ": eap", ": ntlm", ": pin", ": rsa"), _IPSEC, _ipsec, "ipsec-secret"),
+    (_CALL_HINTS, _CALL, _call, "call-password"),
+    (("auth=", "auth ="), _AUTH_TUPLE, _cli, "call-password"),
+    (("identified", "password '", 'password "'), _SQL_PASSWORD, _cli, "sql-password"),
 )  # fmt: skip
+_PROSE_HINTS = ("pass", "secret", "key", "token", "pin")
+_PROSE_VERBS = (" is ", " was ", " be ", " to ", " becomes ")
 
 
 def find_slot_secrets(text: str, lowered: str) -> Iterator[Span]:
@@ -234,12 +245,52 @@ def find_slot_secrets(text: str, lowered: str) -> Iterator[Span]:
     for hints, regex, accept, kind in _FINDERS:
         if not any(h in lowered for h in hints):
             continue
-        for match in regex.finditer(text):
-            found = accept(match)
+        yield from _found(regex, text, accept, kind)
+    if len(lowered) == len(text) and any(h in lowered for h in _GROOVY_HINTS):
+        yield from _properties(text, lowered)
+    if "@" in text and _DSN_HOST.search(text):
+        yield from _found(_DSN, text, _cli, "dsn-password")
+    if any(h in lowered for h in _PROSE_HINTS) and any(v in lowered for v in _PROSE_VERBS):
+        same = len(lowered) == len(text)
+        for hit in (_PROSE_LOWER if same else _PROSE).finditer(lowered if same else text):
+            match = _PROSE.match(text, hit.start()) if same else hit
+            found = _prose(match) if match is not None else None
             if found is not None:
-                yield found[0], found[1], kind
+                yield found[0], found[1], "prose-password"
     if "insert" in lowered and "values" in lowered:
         yield from _sql_inserts(text)
+
+
+_GROOVY_HINTS = ("pass", "secret", "token", "key", "cred", "pwd")
+_KEY_CHARS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_.")
+
+
+def _properties(text: str, lowered: str) -> Iterator[Span]:
+    """Yield ``name "value"`` properties (Groovy, Gradle) whose name holds a secret's word."""
+    done = -1
+    for hit in _GROOVY_HIT.finditer(lowered):
+        start = hit.start()
+        while start > 0 and text[start - 1] in _KEY_CHARS and hit.start() - start < 60:
+            start -= 1
+        if start <= done:
+            continue
+        before = text[text.rfind("\n", 0, start) + 1 : start].strip(" \t")
+        if before not in ("", "{", ";") and not before.endswith(("{", ";")):
+            continue
+        match = _GROOVY.match(text, start)
+        found = _groovy(match) if match is not None else None
+        if found is not None:
+            done = found[1]
+            yield found[0], found[1], "property-secret"
+
+
+def _found(
+    regex: re.Pattern[str], text: str, accept: Callable[[re.Match[str]], Found], kind: str
+) -> Iterator[Span]:
+    for match in regex.finditer(text):
+        found = accept(match)
+        if found is not None:
+            yield found[0], found[1], kind
 
 
 def _sql_inserts(text: str) -> Iterator[Span]:
