@@ -415,4 +415,14 @@ LOOKALIKES: list[str] = [
     "private_key_path: /etc/ssl/private/server.key",
     "The function returns a new access token and a refresh token.",
     "const token = process.argv[2]; if (!token) throw new Error('no token')",
+    # Slot shapes that hold no secret (issue 32).
+    '<add key="ApiSecret" value="${API_SECRET}" />',
+    "usage: htpasswd -b[cmBdpsD] passwordfile username password",
+    "The password must be at least 12 characters; the token is valid for 3600 seconds.",
+    "| Key | Action |\n|-----|--------|\n| Ctrl+K | Delete to end of line |\n"
+    "| Option+Left/Right | Move by word |",
+    "logInfo('app.start', 'App booting'); login(user)",
+    "DB_PASSWORD=changeme-in-prod",
+    "transaction 0x" + "3f1c2a9b8d7e4f6a" * 4 + " confirmed",
+    "$2b$12$" + "R9h/cIPz0gi.URNNX3kh2OPST9/PgBkqquzi.Ss7KIUgO2t0jWMUW",
 ]

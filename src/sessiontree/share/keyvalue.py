@@ -193,6 +193,8 @@ def find_key_values(text: str, lowered: str | None = None) -> Iterator[Span]:
                 rest_end = rest.end() if rest is not None else end
             end = rest_end
         after = text[end : end + 1]
+        if key.lower() in ("key", "name") and _NAMES_A_VALUE.match(text, end + 1):
+            continue  # <add key="ApiSecret" value="...">: the name of a setting, its value follows
         strong = any(piece in key.lower() for piece in _STRONG_PIECES)
         if not _accept_value(key_class, value, match.group("sep"), bare, after, key, strong):
             continue
@@ -200,6 +202,7 @@ def find_key_values(text: str, lowered: str | None = None) -> Iterator[Span]:
         yield start, end, "env-assignment" if env else "key-value"
 
 
+_NAMES_A_VALUE = re.compile(r"[ \t]+value[ \t]*=")
 _K8S_SECRET = re.compile(r"(?m)^kind:[ \t]*Secret[ \t]*$")
 _K8S_DATA = re.compile(r"(?m)^(?P<indent>[ \t]*)(?:data|stringData):[ \t]*\n")
 _K8S_ITEM = re.compile(r"(?P<indent>[ \t]+)[\w.-]+:[ \t]*(?P<value>[^\s#]+)[ \t]*(?:\n|$)")
