@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 
 import pytest
@@ -100,3 +101,24 @@ def test_a_big_first_index_is_announced_on_stderr(
     assert code == 0 and out and err.startswith("Indexing 1 file (")
     code, out, err = invoke(*base)
     assert code == 0 and out and err == ""
+
+
+def test_a_search_on_a_warm_index_imports_no_reader(isolated_agent_dir: Path) -> None:
+    # The readers (and their line tables) are for reading changed files: a warm query needs none.
+    import subprocess
+    import sys
+
+    folder = isolated_agent_dir / "sessions" / "--work-demo--"
+    path, _ = make_session(folder, "s", seed=1, turns=6, title="Demo work", cwd="/work/demo")
+    os.utime(path, (1_700_000_000, 1_700_000_000))  # not changed just now: no re-read to be sure
+    assert invoke("search", "anything")[0] in (0, 1)  # builds the index
+    probe = (
+        "import sys\nfrom sessiontree.cli import main\ntry:\n    main(['search', 'zqnothere'])\n"
+        "except SystemExit:\n    pass\n"
+        "print(sorted(m for m in sys.modules if m.startswith('sessiontree.readers.')))"
+    )
+    done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, timeout=120)
+    assert "No matches for 'zqnothere'" in done.stderr
+    loaded = done.stdout.strip()
+    for reader in ("claude", "codex", "pi", "claude_kinds"):
+        assert f"'sessiontree.readers.{reader}'" not in loaded, loaded

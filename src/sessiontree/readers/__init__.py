@@ -12,9 +12,8 @@ from pathlib import Path
 from typing import Any
 
 from sessiontree.errors import InvalidSession, SessionNotFound
-from sessiontree.readers import claude, codex, pi  # noqa: F401  (each registers its reader)
 from sessiontree.readers.base import READERS, Reader, read_prefix_values
-from sessiontree.store.formats import AGENT_LABELS
+from sessiontree.store.formats import AGENT_LABELS, sniff_agent
 from sessiontree.store.session import Session, cannot_read
 
 AGENTS: tuple[str, ...] = ("claude", "codex", "pi")
@@ -23,18 +22,23 @@ AGENTS: tuple[str, ...] = ("claude", "codex", "pi")
 DETECTION_ORDER: tuple[str, ...] = tuple(AGENT_LABELS)
 
 
+def _readers() -> dict[str, Reader]:
+    """The registry, its readers imported on first use (a warm ``search`` needs none of them)."""
+    from sessiontree.readers import claude, codex, pi  # noqa: F401  (each registers its reader)
+
+    return READERS
+
+
 def agent_label(agent: str) -> str:
     """The name people know an agent by (``Claude Code``)."""
-    reader = READERS.get(agent)
+    reader = _readers().get(agent)
     return reader.label if reader is not None else agent
 
 
 def detect_values(values: list[Any]) -> str | None:
     """The agent whose format the first parsed lines of a file are, or None."""
-    for name in DETECTION_ORDER:
-        if READERS[name].sniff(values):
-            return name
-    return None
+    # The readers' own sniff is store.formats' table: detecting imports no reader.
+    return sniff_agent(values)
 
 
 def _readable(path: Path) -> None:
@@ -61,7 +65,7 @@ def detect_agent(path: str | Path) -> str | None:
 def reader_for(agent: str) -> Reader:
     """The reader of an ``--agent`` name."""
     try:
-        return READERS[agent]
+        return _readers()[agent]
     except KeyError:
         raise InvalidSession(f"Unknown agent {agent!r}; use one of: {', '.join(AGENTS)}") from None
 
@@ -96,7 +100,7 @@ def load_any(
 def agent_of(session: Session) -> str:
     """The agent that wrote a loaded session (``pi`` for our own format)."""
     agent = session.header.get("agent")
-    return agent if isinstance(agent, str) and agent in READERS and agent != "pi" else "pi"
+    return agent if isinstance(agent, str) and agent in _readers() and agent != "pi" else "pi"
 
 
 def foreign_agent(path: str | Path) -> str | None:
