@@ -108,10 +108,12 @@ def bench_export(turns: int, runs: int, work: Path) -> None:
         w, c, r = med(values)
         line = f"  {name:24s} wall {w:6.2f} s  cpu {c:6.2f} s  peak {r:6.0f} MiB"
         if base is not None and name != PEER:
-            line += f"   vs {PEER}: wall {w / base[0]:.2f}x  rss {r / base[2]:.2f}x"
+            line += f"   vs {PEER}: wall {w / base[0]:.2f}x  cpu {c / base[1]:.2f}x  rss {r / base[2]:.2f}x"
         print(line)
     cold, warm = med(rows["sessiontree cold cache"]), med(rows["sessiontree warm cache"])
     print(f"  warm / cold export: wall {warm[0] / cold[0]:.2f}x  cpu {warm[1] / cold[1]:.2f}x")
+    bare = med(rows["sessiontree --no-cache"])
+    print(f"  cache tax, cold / --no-cache: cpu {cold[1] / bare[1]:.3f}x  peak {cold[2] / bare[2]:.2f}x")
     pages = {(out / n).read_bytes() for n in ("a.html", "b.html", "c.html")}
     print(f"  pages identical: {len(pages) == 1}")
 

@@ -302,10 +302,16 @@ def export_to_file(
     if not keep:
         write_text_atomic(out, chunks)
         return out
-    data = "".join(chunks).encode("utf-8", SURROGATES)  # as write_atomic encodes text
-    write_atomic(out, data)
+    kept: list[bytes] = []
+
+    def keeping(chunks: Iterable[str]) -> Iterator[bytes]:
+        for chunk in chunks:
+            kept.append(chunk.encode("utf-8", SURROGATES))  # as write_atomic encodes text
+            yield kept[-1]
+
+    write_atomic(out, keeping(chunks))  # the page held once, as bytes (not as text, then bytes)
     assert cache is not None and key is not None
-    cache.put_page(key, warnings, data)
+    cache.put_page(key, warnings, kept)
     return out
 
 

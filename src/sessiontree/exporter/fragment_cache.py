@@ -4,11 +4,12 @@ A record is keyed by the sha256 of what its entry's fragment depends on (``rende
 the entry's JSON, its paired call, label, joint, archived mark, parent) and of the renderer
 itself (``renderer_version``: the exporter's, templates' and readers' source, Pygments' and markdown-it's
 versions, store.pricing and genai-prices' version for a footer's cost). Its value is the
-zlib-compressed JSON of (meta, fragment, images), checked by zlib's length and checksum, so a
-record that does not read back whole (a damaged file, a bit flipped) is a miss and is dropped,
-never a wrong fragment. SQLite in WAL mode makes each write batch one
-transaction: a process killed mid-write leaves the batch out, and several processes (serve,
-build, export) can read and write the file at once. Past ``max_bytes`` the least recently used records go.
+JSON of (meta, fragment, images) behind its CRC-32 (not compressed: compressing cost a cold
+export more CPU than the cache's other work together), so a record that does not read back
+whole (a damaged file, a bit flipped) is a miss and is dropped, never a wrong fragment. SQLite
+in WAL mode makes each write batch one transaction: a process killed mid-write leaves the batch
+out, and several processes (serve, build, export) can read and write the file at once. Past
+``max_bytes`` the least recently used records go.
 
 Nothing is fsynced (``synchronous=off``): a killed process loses nothing it committed (the OS
 holds the written pages), only a machine crash could damage the file, and a damaged file is
@@ -42,6 +43,7 @@ DEFAULT_MAX_MB = 300
 MAX_MB_ENV = "SESSIONTREE_FRAGMENT_CACHE_MB"
 _BATCH = 400  # keys per SELECT (SQLite's variable limit is 32,766; smaller batches stream)
 _MARK_AFTER_NS = 3600 * 10**9
+_PENDING_BYTES = 8 * 1024 * 1024  # records held before a write (records are not compressed)
 
 Record = tuple[dict[str, Any], str, dict[str, str]]
 
@@ -116,15 +118,20 @@ def fragment_key(inputs: Any) -> bytes:
 
 
 def _pack(record: Record) -> bytes:
-    return zlib.compress(_dumps(record), 1)
+    # Not compressed: zlib (level 1) was 85% of what a cold cache added to an export's CPU.
+    body = _dumps(record)
+    return zlib.crc32(body).to_bytes(4, "big") + body
 
 
 def _unpack(value: bytes) -> Record | None:
     """Return the record a value holds, or None when it does not read back exactly."""
+    body = value[4:]
+    # The CRC-32 in front: a cut or altered record (or one of an older format) fails here.
+    if len(value) < 4 or zlib.crc32(body) != int.from_bytes(value[:4], "big"):
+        return None
     try:
-        # zlib checks its own length and Adler-32 checksum: a cut or altered record fails here.
-        meta, html, images = _loads(zlib.decompress(value))
-    except (zlib.error, ValueError, TypeError, UnicodeDecodeError):
+        meta, html, images = _loads(body)
+    except (ValueError, TypeError, UnicodeDecodeError):
         return None
     if not (isinstance(meta, dict) and isinstance(html, str) and isinstance(images, dict)):
         return None
@@ -155,10 +162,14 @@ def page_key(session_file: Path, options: Any) -> bytes:
     return h.digest()
 
 
-def _pack_page(warnings: list[str], page: bytes) -> bytes:
+def _pack_page(warnings: list[str], page: Sequence[bytes]) -> bytes:
+    """Return the stored form of a page given in chunks (joined once, never copied twice)."""
     head = _dumps(warnings)
-    body = len(head).to_bytes(4, "big") + head + page
-    return zlib.crc32(body).to_bytes(4, "big") + body
+    body = [len(head).to_bytes(4, "big"), head, *page]
+    crc = 0
+    for part in body:
+        crc = zlib.crc32(part, crc)
+    return b"".join([crc.to_bytes(4, "big"), *body])
 
 
 def _unpack_page(value: bytes) -> tuple[list[str], bytes] | None:
@@ -196,6 +207,7 @@ class FragmentCache:
         self._broken = False
         self._used: list[bytes] = []
         self._pending: list[tuple[bytes, bytes, int, int]] = []
+        self._pending_bytes = 0
 
     def _connect(self) -> sqlite3.Connection | None:
         if self._db is None and not self._broken:
@@ -275,6 +287,21 @@ class FragmentCache:
         if not self._broken:
             value = _pack(record)
             self._pending.append((key, value, len(value), time.time_ns()))
+            self._pending_bytes += len(value)
+            if self._pending_bytes > _PENDING_BYTES:
+                self._write_pending()
+
+    def _write_pending(self) -> None:
+        """Store the records added so far in one transaction (memory stays small on a big session)."""
+        db = self._connect()
+        rows, self._pending, self._pending_bytes = self._pending, [], 0
+        if db is None:
+            return
+        try:
+            with _transaction(db):
+                db.executemany("insert or replace into frags values (?, ?, ?, ?)", rows)
+        except sqlite3.Error as exc:
+            self._fail(exc)
 
     def put_many(self, records: Iterable[tuple[bytes, Record]]) -> None:
         """Store records in one transaction, then mark the hits used and evict past the bound."""
@@ -288,7 +315,7 @@ class FragmentCache:
         if db is None:
             return
         now = time.time_ns()
-        rows, self._pending = self._pending, []
+        rows, self._pending, self._pending_bytes = self._pending, [], 0
         try:
             with _transaction(db):
                 db.executemany("insert or replace into frags values (?, ?, ?, ?)", rows)
@@ -317,10 +344,10 @@ class FragmentCache:
             self._fail(exc)
             return None
 
-    def put_page(self, key: bytes, warnings: list[str], page: bytes) -> None:
-        """Store a whole page under ``key`` (under the same bound as the fragments)."""
+    def put_page(self, key: bytes, warnings: list[str], page: bytes | Sequence[bytes]) -> None:
+        """Store a whole page (bytes, or its chunks) under ``key`` (under the same bound as the fragments)."""
         if not self._broken:
-            value = _pack_page(warnings, page)
+            value = _pack_page(warnings, [page] if isinstance(page, bytes) else page)
             self._pending.append((key, value, len(value), time.time_ns()))
             self.flush()
 

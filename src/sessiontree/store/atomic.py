@@ -59,8 +59,8 @@ def fsync_directory(directory: Path) -> None:
         os.close(fd)
 
 
-def write_atomic(path: Path, data: bytes | str | Iterable[str], *, readable: bool = True) -> None:
-    """Replace ``path`` with bytes, or text (UTF-8, lone surrogates as U+FFFD), all at once.
+def write_atomic(path: Path, data: bytes | str | Iterable[str | bytes], *, readable: bool = True) -> None:
+    """Replace ``path`` with bytes, text (UTF-8, lone surrogates as U+FFFD) or chunks of either, at once.
 
     ``readable`` gives the file the usual mode (umask applied), else 0600. On any failure the
     temp file is removed and ``path`` is left as it was.
@@ -74,7 +74,7 @@ def write_atomic(path: Path, data: bytes | str | Iterable[str], *, readable: boo
                 fh.write(data)
             else:
                 for chunk in [data] if isinstance(data, str) else data:
-                    fh.write(chunk.encode("utf-8", SURROGATES))
+                    fh.write(chunk if isinstance(chunk, bytes) else chunk.encode("utf-8", SURROGATES))
             fh.flush()
             os.fsync(fh.fileno())
         os.replace(tmp, path)
