@@ -13,8 +13,6 @@ from pathlib import Path
 from typing import Any
 
 from sessiontree.readers.base import as_str, read_prefix_values, text_of
-from sessiontree.readers.claude import TITLE_LINES
-from sessiontree.readers.claude_kinds import is_task_notification
 from sessiontree.readers.claude_markup import typed_text
 from sessiontree.store.discovery import SessionInfo, one_line, scandir_sorted
 from sessiontree.store.storage import entry_is, resolves_inside
@@ -96,6 +94,10 @@ def root_agent(root: str | Path) -> str | None:
 
 
 def _claude_info(values: list[Any]) -> dict[str, Any]:
+    # Imported here: the Claude Code reader is for files read now, never for a warm search.
+    from sessiontree.readers.claude import TITLE_LINES
+    from sessiontree.readers.claude_kinds import is_task_notification
+
     info: dict[str, Any] = {}
     for value in values:
         if not isinstance(value, dict):
