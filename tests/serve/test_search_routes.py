@@ -12,6 +12,8 @@ import pytest
 from httpx import AsyncClient
 
 from sessiontree.archive.search import SearchIndex
+from sessiontree.pages.usage_data import ROW_WIDTH
+from tests.pages.usage_records import data_totals, page_data
 from tests.serve.conftest import KEY, append_line, write_session
 from tests.serve.process import serve_process
 from tests.store.helpers import assistant, msg
@@ -48,9 +50,11 @@ async def test_search_api_errors_are_json(client: AsyncClient) -> None:
 
 
 @pytest.mark.anyio
-async def test_usage_page_is_served_without_script(client: AsyncClient, sessions_dir: Path) -> None:
+async def test_usage_page_carries_its_data_and_one_hashed_script(
+    client: AsyncClient, sessions_dir: Path
+) -> None:
     empty = await client.get("/usage")
-    assert empty.status_code == 200 and "No usage recorded yet" in empty.text and "<svg" not in empty.text
+    assert empty.status_code == 200 and page_data(empty.text)["rows"] == []
     reply = assistant("a9", "a1")
     reply["message"]["usage"] = {
         "input": 10,
@@ -60,12 +64,15 @@ async def test_usage_page_is_served_without_script(client: AsyncClient, sessions
         "cost": {"total": 0.25},
     }
     append_line(sessions_dir / KEY, reply)
-    r = await client.get("/usage")
+    r = await client.get("/usage")  # the page made again: the index changed
     assert r.status_code == 200 and r.headers["cache-control"] == "no-store"
-    assert "<svg" in r.text and "<script" not in r.text
     csp = re.search(r'http-equiv="Content-Security-Policy" content="([^"]+)"', r.text)
-    assert csp is not None and "default-src 'none'" in csp.group(1) and "script-src" not in csp.group(1)
-    assert f'href="/s/{quote(KEY)}"' in r.text and "$0.25" in r.text
+    assert csp is not None and "default-src 'none'" in csp.group(1)
+    assert re.search(r"script-src '(sha256-[^']+)'(;|$)", csp.group(1).replace("&#39;", "'")) is not None
+    assert r.text.count("<script>") == 1 and "unsafe-inline" not in csp.group(1)
+    data = page_data(r.text)
+    assert [s[4] for s in data["sessions"]] == [f"/s/{quote(KEY)}"]
+    assert data["rows"][8::ROW_WIDTH] == [0.25] and data_totals(data)["input"] == 10
 
 
 @pytest.mark.anyio

@@ -6,16 +6,19 @@ import json
 import re
 import shutil
 from pathlib import Path
+from typing import Any
 
 import httpx
 import pytest
 from click.testing import CliRunner
 
 from sessiontree.cli import cli
+from sessiontree.pages.usage_page import render_usage_page
+from sessiontree.serve import archive_routes
 from sessiontree.serve.config import ServeConfig
 from tests.pages.usage_records import data_totals, page_data
 from tests.readers.helpers import CODEX_NEW, TOUR
-from tests.serve.conftest import make_client
+from tests.serve.conftest import append_line, make_client
 from tests.serve.process import serve_process
 
 pytestmark = pytest.mark.anyio
@@ -93,3 +96,54 @@ def test_default_serve_usage_covers_every_default_root(
     assert page.status_code == 200 and index.status_code == 200
     assert sorted(set(re.findall(r'class="st-agent">([^<]*)<', index.text))) == ["Claude Code", "Codex CLI"]
     assert _page_totals(page.text) == {key: stats[key] for key in TOTAL_FIELDS}
+
+
+def _reply(parent: str, entry_id: str) -> dict[str, object]:
+    usage = {"input": 7, "output": 5, "cacheRead": 0, "cacheWrite": 0, "cost": {"total": 0.5}}
+    message = {"role": "assistant", "content": [], "provider": "p", "model": "m", "usage": usage}
+    return {
+        "type": "message",
+        "id": entry_id,
+        "parentId": parent,
+        "timestamp": "2026-03-03T10:00:00.000Z",
+        "message": message,
+    }
+
+
+async def test_usage_page_is_made_again_only_when_the_index_changed(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    roots = _three_agents(tmp_path)
+    made: list[int] = []
+    real = render_usage_page
+
+    def counted(*args: Any, **kwargs: Any) -> str:
+        made.append(1)
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(archive_routes, "render_usage_page", counted)
+    cache = tmp_path / "cache"
+    config = ServeConfig(roots=roots, cache_dir=cache, agent_dir=tmp_path / "agent", watch=False)
+    session = next(roots[0].rglob("*_pi.jsonl"))
+    async with make_client(config) as client:
+        first = (await client.get("/usage")).text
+        again = (await client.get("/usage")).text
+        assert again == first and len(made) == 1  # nothing changed: the page made once
+        before = data_totals(page_data(first))["messages"]
+        last = json.loads(session.read_text(encoding="utf-8").splitlines()[-1])["id"]
+        append_line(session, _reply(last, "late-1"))  # our own update finds it
+        grown = (await client.get("/usage")).text
+        assert data_totals(page_data(grown))["messages"] == before + 1 and len(made) == 2
+        append_line(session, _reply("late-1", "late-2"))
+        # Another process indexes it first (the CLI shares the cache): this server's update
+        # finds nothing new, the index's data_version tells it to make the page again.
+        result = CliRunner().invoke(
+            cli,
+            ["stats", "--json", "--cache-dir", str(cache), *(a for r in roots for a in ("--root", str(r)))],
+        )
+        assert result.exit_code == 0, result.output
+        after = (await client.get("/usage")).text
+        assert data_totals(page_data(after))["messages"] == before + 2 and len(made) == 3
+    # The cached page is byte-identical to one made fresh from the same index.
+    async with make_client(config) as fresh:
+        assert (await fresh.get("/usage")).text == after

@@ -211,6 +211,14 @@ class SearchIndex:
             except sqlite3.Error as exc:
                 raise describe_error(self.db_path, exc) from None
 
+    def data_version(self) -> int:
+        """A number that changes when another connection commits to the index (SQLite's ``data_version``)."""
+        with self._lock:
+            try:
+                return int(self._conn.execute("PRAGMA data_version").fetchone()[0])
+            except sqlite3.Error as exc:
+                raise describe_error(self.db_path, exc) from None
+
     def session_count(self, project: str | None = None) -> int:
         """How many indexed sessions a search covers (under the roots; in ``project`` when given)."""
         clause, params = root_clause(self.roots, "path")

@@ -54,11 +54,19 @@ class ArchiveService:
         self.theme = theme
         self._index: SearchIndex | None = None
         self._lock = threading.Lock()
+        self._changes = 0
+        """Updates of ours that changed what the index holds (another process's: ``data_version``)."""
+        self._usage_page: tuple[tuple[int, int], str] | None = None
 
     def _open(self) -> SearchIndex:
         if self._index is None:
             self._index = SearchIndex(self.roots, self.cache_dir, keep_out=self.keep_out)
         return self._index
+
+    def _update(self, index: SearchIndex) -> None:
+        report = index.update()
+        if report.whole or report.appended or report.removed:
+            self._changes += 1
 
     def hit_json(self, hit: SearchHit) -> dict[str, Any]:
         """What the index page's script shows of a hit (its link made here, not in the page)."""
@@ -78,7 +86,7 @@ class ArchiveService:
         """Update the index, then search it: a page of hits, and on the first page the exact total."""
         with self._lock:
             index = self._open()
-            index.update()
+            self._update(index)
             found: dict[str, Any] = {"offset": filters.offset}
             if filters.offset == 0:
                 count = index.count(query, filters)
@@ -90,17 +98,24 @@ class ArchiveService:
         """Update the index, then the models each session file used (by file path)."""
         with self._lock:
             index = self._open()
-            index.update()
+            self._update(index)
             records = index.usage()
         return models_by_path(records)
 
     def usage_page(self) -> str:
-        """Update the index, then render the usage page of the whole folder."""
+        """Update the index, then render the usage page of the whole folder.
+
+        The page is made again only when the index changed since (an update of ours found new
+        bytes, or another process committed to it): the same index gives the same bytes.
+        """
         with self._lock:
             index = self._open()
-            index.update()
+            self._update(index)
+            state = (self._changes, index.data_version())
+            if self._usage_page is not None and self._usage_page[0] == state:
+                return self._usage_page[1]
             records = index.usage()
-        return render_usage_page(
+        html = render_usage_page(
             records,
             UsagePageOptions(
                 title="Usage",
@@ -109,12 +124,15 @@ class ArchiveService:
                 nav=self.nav,
             ),
         )
+        with self._lock:
+            self._usage_page = (state, html)
+        return html
 
     def update_if_open(self) -> None:
         """Index what changed, if a search or usage page has opened the index already."""
         with self._lock:
             if self._index is not None:
-                self._index.update()
+                self._update(self._index)
 
     def close(self) -> None:
         """Close the index (idempotent); left open while a search still holds it (shutdown never waits)."""
