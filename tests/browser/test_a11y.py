@@ -99,7 +99,8 @@ def audit_export(browser: Browser, url: str, name: str, theme: Theme, *, zoom: b
         show_everything(page)
         # Every tree row at once: a screen tall enough that the virtual tree renders them all.
         rows = page.evaluate("document.querySelector('#st-tree .st-tree-inner').offsetHeight")
-        page.set_viewport_size({"width": NARROW["width"], "height": min(rows + 400, 8000)})
+        outline = page.evaluate("document.getElementById('st-outline').offsetHeight")  # at most 300 px
+        page.set_viewport_size({"width": NARROW["width"], "height": min(rows + 400 + outline, 8000)})
         wait_js(page, f"document.querySelectorAll('#st-tree [role=treeitem]').length === {rows // 24}")
         assert_clean(page, f"{name}, {theme}, narrow, sidebar open, all rows", include="#st-sidebar")
         page.set_viewport_size(NARROW)

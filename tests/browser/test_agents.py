@@ -92,11 +92,14 @@ def test_codex_calls_patch_image_and_unknown_lines(page: Page, tmp_path: Path, w
     _open(page, CODEX_NEW, tmp_path)
     assert page.get_attribute('.st-call[data-call-id="call_ls"]', "data-status") == "success"
     # Codex's shell tools render as shell commands
+    # one line: tool, command, outcome (the command shown once)
     assert page.inner_text('.st-call[data-call-id="call_ls"] .st-call-head').split() == [
         "shell_command",
         "ls",
+        "exit",
+        "0",
     ]
-    assert "$ cat board.js" in page.inner_text('.st-call[data-call-id="call_cat"]')
+    assert "cat board.js" in page.inner_text('.st-call[data-call-id="call_cat"] .st-call-head')
     assert page.get_attribute('.st-call[data-call-id="call_cat"]', "data-status") == "error"
     patch = page.locator('.st-call[data-call-id="call_patch"] .st-call-result')
     assert "+export function render() {}" in patch.inner_text()

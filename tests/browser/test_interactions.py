@@ -40,6 +40,9 @@ def test_deep_link_opens_the_leaf_and_highlights_the_target(page: Page, tmp_path
     target = '.st-entry[data-id="u100"]'
     assert "st-target" in (page.get_attribute(target, "class") or "")
     assert in_viewport(page, target)
+    # the tree opens on the target (the reader's place), the linked leaf selected further down
+    assert "st-reading" in (page.get_attribute('.st-row[data-id="u100"]', "class") or "")
+    page.evaluate("document.getElementById('st-tree').scrollTop += 100 * 24")
     assert page.get_attribute('.st-row[data-id="a150"]', "aria-selected") == "true"
 
 
@@ -321,6 +324,7 @@ def test_choosing_a_node_while_fragments_stream_in(page: Page, tmp_path: Path) -
     page.goto(url)
     wait_js(page, "performance.getEntriesByName('st-tree-ready').length > 0")
     assert page.get_attribute("html", "data-st-ready") is None  # still inflating
+    page.evaluate("document.getElementById('st-tree').scrollTop = 1e9")  # the tree opens at the top
     page.click('.st-row[data-id="a1490"]')
     page.wait_for_selector("html[data-st-ready]")
     wait_js(page, "document.querySelector('#st-messages .st-entry:last-of-type')?.dataset.id === 'a1490'")

@@ -51,10 +51,14 @@ def test_cumulative_points_per_turn_and_svg() -> None:
     ]
     points = cumulative_by_turn(path)
     assert points == [(32, 2.0), (42, 2.5)]
+    # fewer than 3 priced turns: no chart (a total says as much)
+    assert str(render_chart(points)) == ""
+    points = [*points, (50, 3.0)]
     svg = str(render_chart(points))
+    assert "turn 1" in svg and "turn 3" in svg and "tokens" in svg and "$3.00" in svg  # labelled axes
     assert svg.startswith('<svg class="st-chart"')
     assert svg.count("<polyline") == 2
-    assert "42" in svg
+    assert "(50)" in svg
     assert str(render_chart(points[:1])) == ""
 
 

@@ -129,5 +129,6 @@ def test_call_block_escapes_and_keeps_the_contract() -> None:
     html = str(render_call('c"1', "<b>bash</b>", {"command": "<script>"}))
     assert html.startswith('<div class="st-call" data-call-id="c&#34;1"')
     assert "<script>" not in html and "<b>" not in html
-    assert html.endswith('<div class="st-call-result"></div></div>')
+    assert html.endswith('<div class="st-call-result"></div></div></div>')
+    assert '<button class="st-call-head" type="button" aria-expanded="false">' in html
     assert '<pre class="st-pre">[\n  1,\n  2\n]</pre>' in str(render_call("c2", "bash", [1, 2]))

@@ -126,10 +126,8 @@ def render_shell(session: Session, options: RenderOptions | None = None) -> Page
     title = _title(session)
     stats = compute_stats(session.entries)
     header = render_header(
+        session,
         title=title,
-        session_id=session.id or "",
-        cwd=session.cwd or "",
-        date=session.started or "",
         stats=stats,
         chart_points=cumulative_by_turn(session.tree.path_to(leaf)) if leaf else [],
     )

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import difflib
 import json
+import re
 from typing import Any
 
 from markupsafe import Markup, escape
@@ -95,6 +96,43 @@ def render_output(
         f'<div class="st-output st-{kind}" data-more="{more}"><pre class="st-pre{hl}">{head}'
         f'<span class="st-rest" hidden>\n{tail}</span></pre>'
         f'<button class="st-more" type="button">{more} more line{plural}</button></div>'
+    )
+
+
+# Claude Code's Read output: each line "<spaces><number>→<text>" (cat -n with an arrow); what
+# follows the numbered lines (a reminder) has none.
+_NUMBERED = re.compile(r" *([0-9]{1,9})\u2192")
+
+
+def split_line_numbers(text: str) -> tuple[list[str], str] | None:
+    """Split numbered lines into (their numbers, "" for a line without one; the text without
+    them), or None when the text does not start with a numbered line."""
+    if not _NUMBERED.match(text):
+        return None
+    numbers: list[str] = []
+    lines: list[str] = []
+    for line in text.split("\n"):
+        found = _NUMBERED.match(line)
+        numbers.append(found[1] if found else "")
+        lines.append(line[found.end() :] if found else line)
+    return numbers, "\n".join(lines)
+
+
+def render_numbered(text: str, numbers: list[str], *, lexer: Lexer | None = None) -> Markup:
+    """Return ``render_output`` of code with its line numbers as a gutter beside it (not text:
+    a copy or a selection takes the code alone)."""
+    out = str(render_output(text, lexer=lexer, kind="code"))
+    head, rest = numbers[:PREVIEW_LINES], numbers[PREVIEW_LINES:]
+    gutter = "\n".join(head)
+    if rest and "data-more=" in out:
+        gutter += '<span class="st-rest" hidden>\n' + "\n".join(rest) + "</span>"
+    elif rest:
+        gutter += "\n" + "\n".join(rest)
+    start = out.index("<pre")
+    end = out.index("</pre>") + len("</pre>")  # escaped text holds no "</pre>"
+    return Markup(
+        f'{out[:start]}<div class="st-lines"><pre class="st-gutter" aria-hidden="true">{gutter}</pre>'
+        f"{out[start:end]}</div>{out[end:]}"
     )
 
 

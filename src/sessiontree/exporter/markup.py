@@ -36,13 +36,13 @@ _NOTE_LABELS = {
 def render_user_text(text: str) -> Markup:
     """A user text block as HTML: markdown for what was typed, chips and notices for the markup."""
     if not has_markup(text):
-        return MACROS.text(render_markdown(text))
+        return MACROS.text(render_markdown(text), text)
     parts = split_markup(text)
     html: list[Markup] = []
     command_done = False
     for part in parts:
         if part.kind == "text":
-            html.append(MACROS.text(render_markdown(part.text)))
+            html.append(MACROS.text(render_markdown(part.text), part.text.strip()))
         elif part.kind in COMMAND_TAGS:
             if not command_done:
                 html.append(MACROS.command_chip("Command", command_of(parts)))

@@ -41,10 +41,13 @@ VIEWER_MODULES = tuple(
         "shown-messages",
         "fragment-stream",
         "link-query",
+        "outline",
+        "local-time",
         "base",
         "tree-view",
         "messages",
         "navigation",
+        "reading",
         "chrome",
         "boot",
     )

@@ -29,9 +29,9 @@ from sessiontree.exporter.images import ImageRegistry
 from sessiontree.exporter.markdown import render_markdown
 from sessiontree.exporter.markup import markup_role, render_user_text
 from sessiontree.exporter.notices import NOTICE_RENDERERS, render_kind
-from sessiontree.exporter.tools import args_search_text, render_call, render_result
+from sessiontree.exporter.tools import args_search_text, call_target, render_call, render_result
 from sessiontree.readers.claude_markup import describe_markup
-from sessiontree.readers.kinds import kind_of
+from sessiontree.readers.kinds import is_typed_prompt, kind_of
 from sessiontree.store.archive import archived_ids
 from sessiontree.store.load import load_session
 from sessiontree.store.numbers import amount_of, count_of
@@ -136,7 +136,7 @@ def _content_blocks(content: Any, ctx: RenderContext, *, user: bool = False) -> 
     """
     m = MACROS
     if isinstance(content, str):
-        return render_user_text(content) if user else m.text(render_markdown(content)), content
+        return render_user_text(content) if user else m.text(render_markdown(content), content), content
     if not isinstance(content, list):
         return Markup(""), ""
     parts: list[Markup] = []
@@ -148,7 +148,7 @@ def _content_blocks(content: Any, ctx: RenderContext, *, user: bool = False) -> 
         if kind == "text":
             text = _str(block.get("text"))
             texts.append(text)
-            parts.append(render_user_text(text) if user else m.text(render_markdown(text)))
+            parts.append(render_user_text(text) if user else m.text(render_markdown(text), text))
         elif kind == "image":
             ref = ctx.images.add(block.get("data"), block.get("mimeType"))
             parts.append(render_image_tag(ref.sha, "image") if ref.sha else render_note(ref.note or "image"))
@@ -202,6 +202,7 @@ def _assistant(
     parts: list[Markup] = []
     preview = ""
     calls: list[str] = []
+    tools: list[str] = []
     content = message.get("content")
     for block in content if isinstance(content, list) else []:
         if not isinstance(block, Mapping):
@@ -210,7 +211,7 @@ def _assistant(
         if kind == "text":
             text = _str(block.get("text"))
             preview = preview or text
-            parts.append(m.text(render_markdown(text)))
+            parts.append(m.text(render_markdown(text), text))
         elif kind == "thinking" and block.get("redacted") is True:
             parts.append(render_note("thinking redacted", "redacted"))
         elif kind == "thinking":
@@ -224,6 +225,7 @@ def _assistant(
         elif kind == "toolCall":
             call_id, name = _str(block.get("id")), _str(block.get("name")) or "tool"
             calls.append(call_id)
+            tools.append(name)
             preview = preview or f"{name} {args_search_text(block.get('arguments'))}"
             parts.append(render_call(call_id, name, block.get("arguments")))
         elif kind == "image":
@@ -241,6 +243,7 @@ def _assistant(
         parts.append(m.state("error", "Error", _str(message.get("errorMessage"))))
     if calls:
         meta["calls"] = calls
+        meta["tools"] = tools
     meta["preview"] = one_line(preview or _str(message.get("errorMessage")) or str(stop or ""))
     parts.append(_usage(message, entry.get("timestamp")))
     return Markup("").join(parts)
@@ -285,7 +288,9 @@ def _tool_result(message: Mapping[str, Any], ctx: RenderContext, meta: Meta) -> 
     meta["result"] = call_id
     if message.get("isError"):
         meta["error"] = True
-    meta["preview"] = one_line(f"{name}: {join_text_blocks(message.get('content'))}")
+    # The tree row names the call (tool and target), not the output's first line.
+    target = call_target(name, args) if args is not None else join_text_blocks(message.get("content"))
+    meta["preview"] = one_line(f"{name} {target}")
     html = render_result(call_id, name, args, message, ctx.images)
     nested = Markup("").join(
         _subagent(agent_id, ctx)
@@ -417,6 +422,8 @@ def _message(entry: Mapping[str, Any], ctx: RenderContext, meta: Meta) -> tuple[
         content = message.get("content")
         body, text = _content_blocks(content, ctx, user=True)
         meta["preview"] = one_line(describe_markup(text)) or "(image)"
+        if is_typed_prompt(entry):
+            meta["prompt"] = True
         head = markup_role(text)
         if head == "Interrupted":
             return "notice", head, body

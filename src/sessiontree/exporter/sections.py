@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
 from typing import Any
 
 from markupsafe import Markup
@@ -11,6 +13,8 @@ from sessiontree.exporter.blocks import pretty_json, render_output
 from sessiontree.exporter.render import format_ts, one_line
 from sessiontree.exporter.stats import SessionStats, render_chart
 from sessiontree.exporter.templating import MacroSet
+from sessiontree.store.formats import AGENT_LABELS
+from sessiontree.store.session import Session
 from sessiontree.store.system import Tool, canonical_tools
 
 ToolSpec = dict[str, str]
@@ -19,24 +23,107 @@ ToolSpec = dict[str, str]
 SECTIONS = MacroSet("sections.html.j2")
 
 
+# (singular, plural) of each count the header shows; a zero count is not shown.
+COUNT_NAMES = {
+    "user": ("user message", "user messages"),
+    "assistant": ("assistant message", "assistant messages"),
+    "toolCalls": ("tool call", "tool calls"),
+    "toolResults": ("tool result", "tool results"),
+    "custom": ("custom entry", "custom entries"),
+    "compactions": ("compaction", "compactions"),
+    "branchSummaries": ("branch summary", "branch summaries"),
+}
+# How each agent resumes a session by its id.
+RESUME = {
+    "claude": "claude --resume {}",
+    "codex": "codex resume {}",
+    "pi": "pi --resume {}",
+    "omp": "omp --resume {}",
+}
+
+
+@dataclass(frozen=True)
+class HeaderFacts:
+    """What the header says about where a session ran, beside its figures."""
+
+    agent: str = ""
+    version: str = ""
+    branch: str = ""
+    first: str = ""
+    last: str = ""
+    duration: str = ""
+    resume: str = ""
+    counts: list[tuple[str, int, str]] = field(default_factory=list)
+
+
+def _parse_ts(value: Any) -> datetime | None:
+    if not isinstance(value, str) or len(value) < 19:
+        return None
+    try:
+        when = datetime.fromisoformat(value.replace("Z", "+00:00"))
+    except ValueError:
+        return None
+    return when if when.tzinfo else when.replace(tzinfo=UTC)
+
+
+def duration_text(seconds: float) -> str:
+    """A duration as people say it: "42 s", "3 min 5 s", "2 h 14 min", "3 d 4 h"."""
+    s = int(max(0, seconds))
+    if s < 60:
+        return f"{s} s"
+    if s < 3600:
+        return f"{s // 60} min" + (f" {s % 60} s" if s % 60 else "")
+    if s < 86400:
+        return f"{s // 3600} h" + (f" {s % 3600 // 60} min" if s % 3600 // 60 else "")
+    return f"{s // 86400} d" + (f" {s % 86400 // 3600} h" if s % 86400 // 3600 else "")
+
+
+def _iso(when: datetime) -> str:
+    return when.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+def header_facts(session: Session, stats: SessionStats) -> HeaderFacts:
+    """Return the agent, its version, git branch, span, resume command and the counts to show."""
+    header = session.header
+    agent = header.get("agent") if isinstance(header.get("agent"), str) else "pi"
+    if agent == "pi" and session.path is not None and ".omp" in session.path.parts:
+        agent = "omp"
+    times = [t for t in (_parse_ts(e.get("timestamp")) for e in session.entries) if t is not None]
+    first, last = (min(times), max(times)) if times else (None, None)
+    template = RESUME.get(str(agent))
+    counts = [
+        (key, n, COUNT_NAMES[key][n != 1]) for key, n in stats.counts.items() if n and key in COUNT_NAMES
+    ]
+    counts.sort(key=lambda c: list(COUNT_NAMES).index(c[0]))
+    return HeaderFacts(
+        agent=AGENT_LABELS.get(str(agent), str(agent)),
+        version=str(header.get("agentVersion") or ""),
+        branch=str(header.get("gitBranch") or ""),
+        first=_iso(first) if first else "",
+        last=_iso(last) if last else "",
+        duration=duration_text((last - first).total_seconds()) if first and last and last > first else "",
+        resume=template.format(session.id) if template and session.id else "",
+        counts=counts,
+    )
+
+
 def render_header(
+    session: Session,
     *,
     title: str,
-    session_id: str,
-    cwd: str,
-    date: str,
     stats: SessionStats,
     chart_points: list[tuple[int, float]],
 ) -> Markup:
     """Return the inner HTML of ``#st-header``."""
+    date = session.started or ""
     html: Markup = SECTIONS.header(
         title,
-        session_id,
-        cwd,
+        session.id or "",
+        session.cwd or "",
         date,
         format_ts(date),
         stats.models,
-        stats.counts,
+        header_facts(session, stats),
         stats.tokens,
         stats.costs,
         render_chart(chart_points, estimated=stats.costs.estimated > 0),

@@ -137,39 +137,81 @@ def cumulative_by_turn(path: Iterable[Mapping[str, Any]]) -> list[tuple[int, flo
     return points
 
 
-def _polyline(values: list[float]) -> str:
+MIN_PRICED_TURNS = 3
+"""Below this many turns with a cost the chart says nothing a total does not: none is drawn."""
+_PAD_LEFT, _PAD_RIGHT, _PAD_TOP, _PAD_BOTTOM = 58, 58, 8, 30
+
+
+def _short(value: float) -> str:
+    for scale, unit in ((1e9, "G"), (1e6, "M"), (1e3, "k")):
+        if value >= scale:
+            return f"{value / scale:.1f}".rstrip("0").rstrip(".") + unit
+    return f"{value:.0f}"
+
+
+def _polyline(values: list[float], width: float, height: float) -> str:
     top = max(values) or 1.0
     n = len(values)
-    step = CHART_WIDTH / (n - 1) if n > 1 else 0.0
+    step = width / (n - 1) if n > 1 else 0.0
     return " ".join(
-        f"{i * step:.1f},{CHART_HEIGHT - 2 - v / top * (CHART_HEIGHT - 4):.1f}" for i, v in enumerate(values)
+        f"{_PAD_LEFT + i * step:.1f},{_PAD_TOP + height - v / top * height:.1f}" for i, v in enumerate(values)
     )
 
 
+def priced_turns(points: list[tuple[int, float]]) -> int:
+    """How many turns added to the cost."""
+    previous, count = 0.0, 0
+    for _, cost in points:
+        if cost > previous:
+            count += 1
+        previous = cost
+    return count
+
+
 def render_chart(points: list[tuple[int, float]], *, estimated: bool = False) -> Markup:
-    """Return an inline SVG of cumulative tokens and cost per turn (each scaled to its own maximum)."""
-    if len(points) < 2:
+    """Return an inline SVG of cumulative tokens (left axis) and cost (right axis) per turn, with
+    labelled axes and a width that grows with the turns; none under ``MIN_PRICED_TURNS`` priced turns."""
+    if len(points) < 2 or priced_turns(points) < MIN_PRICED_TURNS:
         return Markup("")
+    n_turns = len(points)
     if len(points) > CHART_MAX_POINTS:
         stride = len(points) / CHART_MAX_POINTS
         points = [points[int(i * stride)] for i in range(CHART_MAX_POINTS - 1)] + [points[-1]]
-    tokens = _polyline([float(t) for t, _ in points])
-    cost = _polyline([c for _, c in points])
+    plot_w = float(min(CHART_WIDTH * 2, max(160, 24 * len(points))))
+    plot_h = float(CHART_HEIGHT * 2)
+    width, height = _PAD_LEFT + plot_w + _PAD_RIGHT, _PAD_TOP + plot_h + _PAD_BOTTOM
     last_tokens, last_cost = points[-1]
+    base = _PAD_TOP + plot_h
+    right = _PAD_LEFT + plot_w
+    axes = (
+        '<path class="st-chart-axis" fill="none" stroke="currentColor" '
+        f'd="M{_PAD_LEFT},{_PAD_TOP}V{base}H{right}V{_PAD_TOP}"/>'
+        f'<text x="{_PAD_LEFT - 4}" y="{_PAD_TOP + 8}" text-anchor="end">{_short(last_tokens)}</text>'
+        f'<text x="{_PAD_LEFT - 4}" y="{base}" text-anchor="end">0</text>'
+        f'<text x="{right + 4}" y="{_PAD_TOP + 8}">${last_cost:.2f}</text>'
+        f'<text x="{right + 4}" y="{base}">$0</text>'
+        f'<text x="{_PAD_LEFT}" y="{base + 14}">turn 1</text>'
+        f'<text x="{right}" y="{base + 14}" text-anchor="end">turn {n_turns}</text>'
+        f'<text x="{_PAD_LEFT + plot_w / 2}" y="{base + 26}" text-anchor="middle">turns (active path)</text>'
+        f'<text x="4" y="{_PAD_TOP + plot_h / 2}" text-anchor="start">tokens</text>'
+        f'<text x="{width - 4}" y="{_PAD_TOP + plot_h / 2}" text-anchor="end">cost</text>'
+    )
     return Markup(
-        '<svg class="st-chart" viewBox="0 0 {w} {h}" width="{w}" height="{h}" role="img" '
-        'aria-label="Cumulative tokens and cost per turn">'
-        "<title>Cumulative tokens ({t:,}) and cost (${c:.2f}{e}) over {n} turns</title>"
+        '<svg class="st-chart" viewBox="0 0 {w:.0f} {h:.0f}" width="{w:.0f}" height="{h:.0f}" role="img" '
+        'aria-label="Cumulative tokens ({t:,}) and cost (${c:.2f}{e}) over {n} turns" '
+        'font-size="10" fill="currentColor">'
+        "<title>Cumulative tokens ({t:,}) and cost (${c:.2f}{e}) over {n} turns</title>{axes}"
         '<polyline class="st-chart-tokens" fill="none" stroke="currentColor" points="{tp}"/>'
         '<polyline class="st-chart-cost" fill="none" stroke="currentColor" stroke-dasharray="4 2" '
         'points="{cp}"/></svg>'
     ).format(
-        w=CHART_WIDTH,
-        h=CHART_HEIGHT,
+        w=width,
+        h=height,
         t=last_tokens,
         c=last_cost,
         e=", estimated from tokens" if estimated else "",
-        n=len(points),
-        tp=tokens,
-        cp=cost,
+        n=n_turns,
+        axes=Markup(axes),
+        tp=_polyline([float(t) for t, _ in points], plot_w, plot_h),
+        cp=_polyline([c for _, c in points], plot_w, plot_h),
     )

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 from typing import Any, ClassVar
 
@@ -16,8 +17,10 @@ from sessiontree.exporter.blocks import (
     render_image_tag,
     render_json,
     render_note,
+    render_numbered,
     render_output,
     render_truncation_note,
+    split_line_numbers,
 )
 from sessiontree.exporter.highlight import escape_text, lexer_by_name, lexer_for_path
 from sessiontree.exporter.images import ImageRegistry
@@ -52,6 +55,23 @@ def _line_range(args: Args) -> str:
     if isinstance(limit, int):
         return f"1-{limit}"
     return ""
+
+
+def _count_lines(text: str) -> int:
+    return text.count("\n") + (1 if text and not text.endswith("\n") else 0)
+
+
+def _lines(count: int, what: str = "line") -> str:
+    return f"{count:,} {what}{'' if count == 1 else 's'}"
+
+
+_EXIT = re.compile(r"(?:exit(?:ed with)?(?: code| status)?|status)[ :=]+(-?\d+)", re.IGNORECASE)
+
+
+def error_outcome(text: str) -> str:
+    """The one-line outcome of a failed call: its exit code when the output states one."""
+    found = _EXIT.search(text[-2000:]) or _EXIT.search(text[:2000])
+    return f"exit {found[1]}" if found else "error"
 
 
 def _summary(text: str, kind: str = "arg") -> Markup:
@@ -127,6 +147,14 @@ class ToolRenderer:
             return render_json(details, kind="details")
         return render_output(text, ansi=True, kind="text") if text else Markup("")
 
+    def target(self, args: Args) -> str:
+        """Return what a call acts on, on one line: a path, a command's first line, a pattern."""
+        return args_search_text(args).split("\n", 1)[0][:200]
+
+    def outcome(self, args: Args, text: str, details: Any) -> str:
+        """Return a successful result in a few words ("120 lines"; "" when nothing says more)."""
+        return _lines(_count_lines(text)) if text else ""
+
 
 class BashRenderer(ToolRenderer):
     # shell_command, exec_command, local_shell: Codex CLI's shell tools across its versions
@@ -144,10 +172,24 @@ class BashRenderer(ToolRenderer):
 
     def call(self, name: str, args: Args) -> tuple[Markup, Markup]:
         cmd = _str(args, "command", "cmd", "script")
-        return _summary(cmd.split("\n", 1)[0][:200], "cmd"), render_output("$ " + cmd, kind="cmd")
+        first = cmd.split("\n", 1)[0]
+        # A command is shown once: in the head, and whole in the body only when the head cuts it.
+        whole = (
+            render_output("$ " + cmd, kind="cmd") if len(first) > 200 or first != cmd.strip() else Markup("")
+        )
+        return _summary(first[:200], "cmd"), whole
 
     def result(self, name: str, args: Args, text: str, details: Any) -> Markup:
         return render_output(text, ansi=True, kind="bash")
+
+    def target(self, args: Args) -> str:
+        return _str(args, "command", "cmd", "script").strip().split("\n", 1)[0][:200]
+
+    def outcome(self, args: Args, text: str, details: Any) -> str:
+        found = _EXIT.search(text[-2000:])
+        if found:
+            return f"exit {found[1]}"
+        return _lines(_count_lines(text), "line") if text.strip() else "no output"
 
 
 class ReadRenderer(ToolRenderer):
@@ -161,7 +203,20 @@ class ReadRenderer(ToolRenderer):
         return head, Markup("")
 
     def result(self, name: str, args: Args, text: str, details: Any) -> Markup:
-        return render_output(text, lexer=lexer_for_path(_path(args)), kind="code")
+        lexer = lexer_for_path(_path(args))
+        numbered = split_line_numbers(text)
+        if numbered is None:
+            return render_output(text, lexer=lexer, kind="code")
+        numbers, code = numbered
+        return render_numbered(code, numbers, lexer=lexer)
+
+    def target(self, args: Args) -> str:
+        rng = _line_range(args)
+        return _path(args) + (f":{rng}" if rng else "")
+
+    def outcome(self, args: Args, text: str, details: Any) -> str:
+        numbered = split_line_numbers(text)
+        return _lines(sum(1 for n in numbered[0] if n) if numbered else _count_lines(text))
 
 
 class WriteRenderer(ToolRenderer):
@@ -176,6 +231,12 @@ class WriteRenderer(ToolRenderer):
         )
         return head, render_output(content, lexer=lexer_for_path(path), kind="code")
 
+    def target(self, args: Args) -> str:
+        return _path(args)
+
+    def outcome(self, args: Args, text: str, details: Any) -> str:
+        return "wrote " + _lines(_count_lines(_str(args, "content", "text", "file_text")))
+
 
 class EditRenderer(ToolRenderer):
     names = ("edit", "edit_file", "multiedit", "str_replace", "apply_patch", "patch")
@@ -188,6 +249,15 @@ class EditRenderer(ToolRenderer):
         out = render_diff_text(diff) if diff else Markup("")
         return out + (render_output(text, kind="text") if text and not diff else Markup(""))
 
+    def target(self, args: Args) -> str:
+        return _path(args)
+
+    def outcome(self, args: Args, text: str, details: Any) -> str:
+        lines = _edit_diff(args, details).split("\n")
+        added = sum(1 for line in lines if line.startswith("+") and not line.startswith("+++"))
+        removed = sum(1 for line in lines if line.startswith("-") and not line.startswith("---"))
+        return f"+{added} \u2212{removed}" if added or removed else ""
+
 
 class SearchRenderer(ToolRenderer):
     names = ("grep", "find", "ls", "glob", "search", "rg", "list_dir")
@@ -199,6 +269,15 @@ class SearchRenderer(ToolRenderer):
         if path:
             parts.append(str(Markup('<span class="st-call-in">in</span> ') + _summary(path, "path")))
         return Markup(" ".join(parts)), Markup("")
+
+    def target(self, args: Args) -> str:
+        pattern = _str(args, "pattern", "query", "regex", "glob", "name")
+        path = _path(args) or _str(args, "dir", "directory", "cwd")
+        return " in ".join(p for p in (pattern, path) if p)[:200]
+
+    def outcome(self, args: Args, text: str, details: Any) -> str:
+        found = sum(1 for line in text.split("\n") if line.strip())
+        return _lines(found, "result") if found else "nothing found"
 
 
 class WebSearchRenderer(ToolRenderer):
@@ -233,6 +312,13 @@ class TodoRenderer(ToolRenderer):
             return render_todos(details["todos"])
         return super().result(name, args, text, details)
 
+    def target(self, args: Args) -> str:
+        todos = args.get("todos", args.get("items"))
+        return _lines(len(todos), "item") if isinstance(todos, list) else ""
+
+    def outcome(self, args: Args, text: str, details: Any) -> str:
+        return ""
+
 
 class TaskRenderer(ToolRenderer):
     names = ("task", "subagent", "agent", "dispatch_agent")
@@ -258,6 +344,13 @@ class TaskRenderer(ToolRenderer):
 
     def result(self, name: str, args: Args, text: str, details: Any) -> Markup:
         return Markup('<div class="st-md">{}</div>').format(render_markdown(text)) if text else Markup("")
+
+    def target(self, args: Args) -> str:
+        agent = _str(args, "subagent_type", "agent", "agentType")
+        return " · ".join(p for p in (agent, _str(args, "description", "title")) if p)
+
+    def outcome(self, args: Args, text: str, details: Any) -> str:
+        return "done" if text else ""
 
 
 class CellRenderer(ToolRenderer):
@@ -314,10 +407,16 @@ def render_call(call_id: str, name: str, args: Any) -> Markup:
     if not isinstance(args, Mapping) and args is not None:
         body = render_json(args, kind="args")
     attr_id, attr_name, status = escape(call_id), escape(name), renderer.status
+    # What a "copy input" button copies: a command as typed, other arguments as JSON.
+    command = _str(safe_args, "command", "cmd", "script") if renderer is _BY_NAME["bash"] else ""
+    source = command or (pretty_json(args) if args else "")
+    src = f'<template class="st-src">{escape(source)}</template>' if source else ""
     return Markup(
         f'<div class="st-call" data-call-id="{attr_id}" data-tool="{attr_name}" data-status="{status}">'
-        f'<div class="st-call-head"><span class="st-tool-name">{attr_name}</span> {head}</div>{body}'
-        '<div class="st-call-result"></div></div>'
+        # The head is the call's one line (compact until asked); the viewer opens it on a click.
+        f'<button class="st-call-head" type="button" aria-expanded="false">'
+        f'<span class="st-tool-name">{attr_name}</span> {head}</button>'
+        f'<div class="st-call-body">{body}{src}<div class="st-call-result"></div></div></div>'
     )
 
 
@@ -341,17 +440,26 @@ def render_result(
     text = join_text_blocks(content)
     safe_args: Args = args if isinstance(args, Mapping) else {}
     details = message.get("details")
+    renderer = renderer_for(name)
     if is_error:
         body = render_output(text, ansi=True, kind="error")
+        outcome = error_outcome(text)
     else:
-        body = renderer_for(name).result(name.lower(), safe_args, text, details)
+        body = renderer.result(name.lower(), safe_args, text, details)
+        outcome = renderer.outcome(safe_args, text, details)
     if isinstance(details, Mapping) and (details.get("truncated") or details.get("truncation")):
         body += render_truncation_note(artifact_ref(dict(details)))
     status = "error" if is_error else "success"
     return Markup(
         f'<div class="st-result" data-call-id="{escape(call_id)}" data-tool="{escape(name)}" '
-        f'data-status="{status}">{body}{_result_images(content, images)}</div>'
+        f'data-status="{status}" data-outcome="{escape(outcome)}">'
+        f"{body}{_result_images(content, images)}</div>"
     )
+
+
+def call_target(name: str, args: Any) -> str:
+    """Return what a call acts on, on one line (its tool's rule): a tree row's and a head's words."""
+    return renderer_for(name).target(args if isinstance(args, Mapping) else {})
 
 
 def args_search_text(args: Any) -> str:
@@ -369,6 +477,8 @@ __all__ = [
     "RENDERERS",
     "ToolRenderer",
     "args_search_text",
+    "call_target",
+    "error_outcome",
     "render_call",
     "render_result",
     "render_todos",

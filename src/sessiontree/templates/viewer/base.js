@@ -64,6 +64,12 @@ const state = {
   pendingRender: 0,               // the last render request waiting for fragments
   thinkingOpen: false,
   outputsOpen: false,
+  callsOpen: false,               // tool calls open (expand all / `o`); each is one line otherwise
+  outline: [],                    // the active path's typed prompts (outline.build)
+  turnEnds: new Map(),            // entry -> duration of the turn it ends (ms)
+  reading: -1,                    // the entry at the top of the view (the tree's and outline's place)
+  readingItem: -2,                // the outline item holding it
+  pinned: -1,                     // the linked target, the reader's place while on screen
   gist: null,                     // gist id kept in every link (gistpreview pages)
 };
 const ui = {};

@@ -85,6 +85,7 @@ async function boot() {
   state.index = entryIndex.create(data.entries);
   if (data.images && typeof data.images === 'object') state.images = Object.assign(Object.create(null), data.images);
   buildUi();
+  localizeTimes($('st-header') || doc.body);
   const savedTheme = storage.get('st-theme');
   if (savedTheme === 'light' || savedTheme === 'dark') root.setAttribute('data-theme', savedTheme);
   syncThemeButton();
@@ -115,7 +116,11 @@ async function boot() {
   mark('st-path-painted');
   bindEvents();
   refreshTree();
-  if (state.leaf >= 0 && state.layout.rowOf[state.leaf] >= 0) scrollRowIntoView(state.layout.rowOf[state.leaf]);
+  // The tree opens on the entry at the top of the view (the first, or the linked target).
+  state.reading = -1;
+  state.pinned = target >= 0 && ui.msgs.querySelector('.st-entry[data-idx="' + target + '"]') ? target : -1;
+  syncReading();
+  if (state.reading < 0 && state.leaf >= 0 && state.layout.rowOf[state.leaf] >= 0) scrollRowIntoView(state.layout.rowOf[state.leaf]);
   renderTreeRows();
   mark('st-tree-ready');
   await fragsDone;

@@ -3,8 +3,9 @@
 
 const SHORTCUTS = [
   ['/', 'Focus search'], ['Esc', 'Clear search / close'], ['j / k', 'Next / previous message'],
+  ['J / K', 'Next / previous typed prompt'],
   ['[ / ]', 'Previous / next sibling branch'], ['t', 'Toggle thinking'],
-  ['o', 'Toggle tool outputs'], ['?', 'This help'],
+  ['o', 'Expand / collapse all tool calls'], ['?', 'This help'],
   ['Arrows, Home, End', 'Move in the tree'], ['Enter', 'Show the focused node'],
   ['↓ in search', 'Go to the matches'],
 ];
@@ -94,6 +95,9 @@ function toggleSidebar(on) {
   ui.menu.setAttribute('aria-expanded', String(open));
   // Focus goes in with the overlay (to the tree: the search box would pop up a phone's keyboard)
   // and back to the menu button when it closes around it.
+  // It opens on the reader's place, as the tree beside the messages shows it.
+  const reading = state.reading >= 0 ? state.layout.rowOf[state.reading] : -1;
+  if (open && reading >= 0) state.focusRow = reading;
   if (open) requestAnimationFrame(() => focusRow(state.focusRow));
   else if (focusInside && isOverlay()) ui.menu.focus();
 }
@@ -126,7 +130,7 @@ function buildUi() {
     'aria-label': 'Resize sidebar', 'aria-controls': 'st-sidebar', tabindex: '0',
     'aria-valuemin': String(SIDEBAR_MIN), 'aria-valuemax': String(sidebarMax()),
     'aria-valuenow': String(SIDEBAR_WIDTH) });
-  ui.side.replaceChildren(head, ui.tree, ui.treeEmpty, ui.resizer);
+  ui.side.replaceChildren(head, buildOutlineUi(), ui.tree, ui.treeEmpty, ui.resizer);
 
   const bar = h('div', { id: 'st-toolbar' });
   ui.menu = h('button', { type: 'button', id: 'st-menu', 'aria-label': 'Show the session tree',
@@ -134,7 +138,12 @@ function buildUi() {
   ui.theme = h('button', { type: 'button', id: 'st-theme' });
   ui.helpBtn = h('button', { type: 'button', id: 'st-help-btn', 'aria-label': 'Keyboard shortcuts',
     title: 'Keyboard shortcuts (?)' }, '?');
-  bar.append(ui.menu, ui.theme, ui.helpBtn);
+  const tool = (id, text, label) => h('button', { type: 'button', id, class: 'st-tool-btn', 'aria-label': label, title: label }, text);
+  ui.prevPrompt = tool('st-prev-prompt', '↑', 'Previous prompt (K)');
+  ui.nextPrompt = tool('st-next-prompt', '↓', 'Next prompt (J)');
+  ui.expandAll = tool('st-expand-all', '⊞', 'Expand all tool calls (o)');
+  ui.collapseAll = tool('st-collapse-all', '⊟', 'Collapse all tool calls (o)');
+  bar.append(ui.menu, ui.prevPrompt, ui.nextPrompt, ui.expandAll, ui.collapseAll, ui.theme, ui.helpBtn);
   ui.main.prepend(bar);
 
   ui.top = h('div', { class: 'st-edge st-edge-top' });
@@ -218,6 +227,11 @@ function bindEvents() {
   ui.helpClose.addEventListener('click', closeOverlays);
   for (const o of [ui.help, ui.zoom]) o.addEventListener('keydown', (e) => { if (e.key === 'Tab') trapTab(e, o); });
   ui.menu.addEventListener('click', () => toggleSidebar());
+  ui.prevPrompt.addEventListener('click', () => goPrompt(-1));
+  ui.nextPrompt.addEventListener('click', () => goPrompt(1));
+  ui.expandAll.addEventListener('click', () => setAllCalls(true));
+  ui.collapseAll.addEventListener('click', () => setAllCalls(false));
+  bindReading();
   if (window.matchMedia) {
     const mq = matchMedia('(prefers-color-scheme: dark)');
     if (mq.addEventListener) mq.addEventListener('change', syncThemeButton);
@@ -295,7 +309,9 @@ function onKey(e) {
     case '[': siblingBranch(-1, e.timeStamp); break;
     case ']': siblingBranch(1, e.timeStamp); break;
     case 't': toggleThinking(); break;
-    case 'o': toggleOutputs(); break;
+    case 'o': setAllCalls(!state.callsOpen); break;
+    case 'J': goPrompt(1); break;
+    case 'K': goPrompt(-1); break;
     case '?': if (ui.help.hidden) openOverlay(ui.help); else closeOverlays(); break;
     default: return;
   }

@@ -33,6 +33,7 @@ function buildArticle(i) {
     if (result !== undefined) fillCall(call, result);
   }
   prepare(art);
+  decorateArticle(art, i);
   return art;
 }
 
@@ -41,6 +42,7 @@ function fillCall(call, resultIndex) {
   const res = frag && (frag.matches('.st-result') ? frag : frag.querySelector('.st-result'));
   const slot = call.querySelector('.st-call-result');
   if (res && slot) { slot.replaceChildren(res); prepare(res); }
+  showOutcome(call, res);
   call.setAttribute('data-status', entries()[resultIndex].error ? 'error' : 'success');
   call.setAttribute('data-result-idx', String(resultIndex));
 }
@@ -52,9 +54,10 @@ function prepare(scope) {
   }
   // Code, outputs and tables scroll inside their box (max-height, wide rows): a tab stop lets the
   // keyboard scroll them as the mouse wheel does.
-  for (const box of scope.querySelectorAll('pre, table')) box.tabIndex = 0;
+  for (const box of scope.querySelectorAll('pre:not(.st-gutter), table')) box.tabIndex = 0;
   if (state.thinkingOpen) for (const d of scope.querySelectorAll('details.st-thinking')) d.open = true;
   for (const o of scope.querySelectorAll('.st-output[data-more]')) setOutput(o, state.outputsOpen);
+  prepareReading(scope);
 }
 
 // Zooming is a click: the keyboard gets the same through a focusable button (Enter or Space).
@@ -160,6 +163,8 @@ function renderMessages(anchor, align, highlight) {
       for (const e of ui.msgs.querySelectorAll('.st-target')) e.classList.remove('st-target');
       target.classList.add('st-target');
     }
+    // A tool result shown in its call: the call opens to show it.
+    if (target.classList.contains('st-call')) setCall(target, true);
     target.scrollIntoView({ block: align || 'start' });
     const generation = state.generation;
     requestAnimationFrame(() => {
@@ -172,6 +177,7 @@ function renderMessages(anchor, align, highlight) {
     ui.main.scrollTop = 0;
   }
   fillInIdle(state.generation);
+  requestAnimationFrame(syncReading);
 }
 
 function fillInIdle(generation) {
@@ -219,10 +225,4 @@ function toggleThinking() {
   state.thinkingOpen = !state.thinkingOpen;
   for (const d of ui.msgs.querySelectorAll('details.st-thinking')) d.open = state.thinkingOpen;
   toast(state.thinkingOpen ? 'Thinking shown' : 'Thinking hidden');
-}
-
-function toggleOutputs() {
-  state.outputsOpen = !state.outputsOpen;
-  for (const o of ui.msgs.querySelectorAll('.st-output[data-more]')) setOutput(o, state.outputsOpen);
-  toast(state.outputsOpen ? 'Tool outputs expanded' : 'Tool outputs collapsed');
 }

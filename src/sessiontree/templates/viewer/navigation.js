@@ -4,6 +4,7 @@ function setPath(i) {
   state.leaf = i;
   state.path = i >= 0 ? entryIndex.pathTo(state.index, i) : [];
   state.onPath = new Set(state.path);
+  computeOutline();
 }
 
 function selectLeaf(i, opts) {

@@ -66,6 +66,7 @@ function buildRow(r) {
   row.style.top = r * ROW_HEIGHT + 'px';
   if (state.onPath.has(x)) row.classList.add('st-on-path');
   if (x === state.leaf) row.classList.add('st-current');
+  if (x === state.reading) { row.classList.add('st-reading'); row.setAttribute('aria-current', 'location'); }
   for (const g of treeRows.guides(layout, x, MAX_GUIDES)) row.appendChild(h('span', { class: 'st-g ' + g, 'aria-hidden': 'true' }));
   // Single-child chains stay flat (same level); only branch points nest and fold.
   if (layout.visibleChildren[x] > 1) {

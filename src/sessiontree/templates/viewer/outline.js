@@ -1,0 +1,105 @@
+/* Prompt outline (pure data, no DOM): the typed prompts of a path, numbered, each with the tools
+ * its turn called and how long the turn took. Whether an entry is a typed prompt is the
+ * exporter's word (meta.prompt, from readers.claude_markup.typed_prompt), never decided here. */
+const outline = (() => {
+  const str = (v) => (typeof v === 'string' ? v : v == null ? '' : String(v));
+
+  // The first line of a text cut at a word boundary to at most `max` characters, with "…".
+  function cutAtWord(text, max) {
+    const line = str(text).split('\n').find((l) => l.trim()) || '';
+    const flat = line.replace(/\s+/g, ' ').trim();
+    if (flat.length <= max) return flat;
+    const cut = flat.slice(0, max - 1);
+    const space = cut.lastIndexOf(' ');
+    return (space > max / 2 ? cut.slice(0, space) : cut).replace(/[\s,.;:]+$/, '') + '…';
+  }
+
+  // "3 edit · 2 bash": tools by count (most first, then first called), lower case.
+  function toolSummary(counts) {
+    return Array.from(counts.entries())
+      .map(([name, n], order) => ({ name, n, order }))
+      .sort((a, b) => b.n - a.n || a.order - b.order)
+      .map((t) => t.n + ' ' + t.name).join(' · ');
+  }
+
+  function timeOf(meta) {
+    const t = Date.parse(str(meta && meta.ts));
+    return Number.isFinite(t) ? t : NaN;
+  }
+
+  // One item per typed prompt of `path` (entry indexes, root first): {idx, n, title, tools,
+  // calls, last (the turn's last entry), lastAssistant, ms (prompt to the turn's last entry)}.
+  function build(entries, path, maxTitle) {
+    const items = [];
+    let cur = null;
+    let counts = null;
+    const close = () => {
+      if (!cur) return;
+      cur.tools = toolSummary(counts);
+      const t0 = timeOf(entries[cur.idx]);
+      const t1 = timeOf(entries[cur.last]);
+      cur.ms = Number.isFinite(t0) && Number.isFinite(t1) && t1 > t0 ? t1 - t0 : 0;
+    };
+    for (const i of path) {
+      const meta = entries[i] || {};
+      if (meta.prompt === true) {
+        close();
+        cur = { idx: i, n: items.length + 1, title: cutAtWord(meta.preview, maxTitle || 80), tools: '',
+          calls: 0, last: i, lastAssistant: -1, ms: 0 };
+        counts = new Map();
+        items.push(cur);
+        continue;
+      }
+      if (!cur) continue;
+      cur.last = i;
+      if (meta.cat === 'assistant') cur.lastAssistant = i;
+      if (Array.isArray(meta.tools)) {
+        for (const name of meta.tools) {
+          const key = str(name).toLowerCase() || 'tool';
+          counts.set(key, (counts.get(key) || 0) + 1);
+          cur.calls++;
+        }
+      }
+    }
+    close();
+    return items;
+  }
+
+  // Entry index -> the duration of the turn it ends (its last assistant message), in ms.
+  function turnEnds(items) {
+    const ends = new Map();
+    for (const it of items) if (it.lastAssistant >= 0 && it.ms > 0) ends.set(it.lastAssistant, it.ms);
+    return ends;
+  }
+
+  // The item the reader is in: the last prompt at or before path position `pos` (-1: none).
+  function itemAt(items, posOf, pos) {
+    let found = -1;
+    for (let k = 0; k < items.length; k++) {
+      if (posOf(items[k].idx) <= pos) found = k; else break;
+    }
+    return found;
+  }
+
+  // The item to go to from path position `pos` (the top of the view) in direction d (+1 / -1).
+  function step(items, posOf, pos, d) {
+    if (d > 0) {
+      for (let k = 0; k < items.length; k++) if (posOf(items[k].idx) > pos) return k;
+      return -1;
+    }
+    for (let k = items.length - 1; k >= 0; k--) if (posOf(items[k].idx) < pos) return k;
+    return -1;
+  }
+
+  // "42 s", "3 min 5 s", "2 h 14 min" (the header's words).
+  function duration(ms) {
+    const s = Math.max(0, Math.floor(ms / 1000));
+    if (s < 60) return s + ' s';
+    if (s < 3600) return Math.floor(s / 60) + ' min' + (s % 60 ? ' ' + (s % 60) + ' s' : '');
+    if (s < 86400) return Math.floor(s / 3600) + ' h' + (Math.floor(s % 3600 / 60) ? ' ' + Math.floor(s % 3600 / 60) + ' min' : '');
+    return Math.floor(s / 86400) + ' d' + (Math.floor(s % 86400 / 3600) ? ' ' + Math.floor(s % 86400 / 3600) + ' h' : '');
+  }
+
+  return { cutAtWord, toolSummary, build, turnEnds, itemAt, step, duration };
+})();
+if (typeof module === 'object' && module.exports) module.exports = outline;
