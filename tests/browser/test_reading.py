@@ -144,7 +144,7 @@ def test_the_tree_opens_on_the_top_entry_and_follows_scrolling(page: Page, tmp_p
     top_id_js = (
         "(() => { const top = document.getElementById('st-main').getBoundingClientRect().top;"
         " for (const a of document.querySelectorAll('#st-messages > .st-entry'))"
-        "   if (a.getBoundingClientRect().bottom > top + 4) return a.dataset.id; })()"
+        "   if (a.getBoundingClientRect().bottom > top + 48) return a.dataset.id; })()"  # under the toolbar
     )
     wait_js(page, f"(document.querySelector('.st-row.st-reading') || {{}}).dataset?.id === {top_id_js}")
     assert page.evaluate(top_id_js) != first

@@ -15,6 +15,7 @@ const SCROLL_STEP = 40;        // messages added when the reader scrolls to an e
 const MAX_GUIDES = 32;         // deeper trees draw no more guide columns
 const SIDEBAR_WIDTH = 320;     // sidebar width in px (viewer.css --st-side-w) ...
 const SIDEBAR_MIN = 180;       // ... and its smallest
+const TOOLBAR_SPACE = 44;      // the sticky toolbar's band at the top of the messages (viewer.css scroll-margin-top)
 const FILTERS = entryIndex.FILTERS;
 
 const doc = document;

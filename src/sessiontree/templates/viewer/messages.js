@@ -196,7 +196,8 @@ function fillInIdle(generation) {
 function firstVisibleArticle() {
   const top = ui.main.getBoundingClientRect().top;
   for (const a of ui.msgs.children) {
-    if (a.classList.contains('st-entry') && a.getBoundingClientRect().bottom > top + 4) return a;
+    // What shows under the toolbar's band, where an entry brought to the top sits.
+    if (a.classList.contains('st-entry') && a.getBoundingClientRect().bottom > top + TOOLBAR_SPACE + 4) return a;
   }
   return null;
 }
