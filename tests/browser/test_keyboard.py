@@ -190,7 +190,9 @@ def test_narrow_sidebar_opens_and_closes_from_the_keyboard(browser: Browser, bra
         assert page.get_attribute("#st-menu", "aria-expanded") == "true"
         wait_js(page, "document.activeElement.matches('#st-tree [role=treeitem]')")
         # it opens on the reader's place: the row of the entry at the top of the view
-        assert focused(page, "data-id") == page.eval_on_selector("#st-messages .st-entry", "e => e.dataset.id")
+        assert focused(page, "data-id") == page.eval_on_selector(
+            "#st-messages .st-entry", "e => e.dataset.id"
+        )
         assert "st-reading" in (page.get_attribute("#st-tree .st-row:focus", "class") or "")
         page.keyboard.press("Escape")
         assert page.get_attribute("#st-menu", "aria-expanded") == "false"
