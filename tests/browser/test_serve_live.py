@@ -140,6 +140,9 @@ def test_tool_result_fills_its_pending_call(served: Served, folder: Path, page: 
         page,
         "(document.querySelector('.st-call[data-call-id=\"live-call\"]') || {}).dataset.status === 'success'",
     )
+    # the call is one line ("bash ls 1 line"); opened, it shows the result that filled it
+    assert page.inner_text('.st-call[data-call-id="live-call"] .st-call-outcome') == "1 line"
+    page.click('.st-call[data-call-id="live-call"] .st-call-head')
     assert "README.md" in page.inner_text('.st-call[data-call-id="live-call"]')
     assert watch.page_errors == []
 
