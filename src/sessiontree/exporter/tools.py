@@ -155,6 +155,10 @@ class ToolRenderer:
         """Return a successful result in a few words ("120 lines"; "" when nothing says more)."""
         return _lines(_count_lines(text)) if text else ""
 
+    def source(self, args: Args) -> str:
+        """Return what a "copy input" button copies: the arguments as JSON."""
+        return pretty_json(args) if args else ""
+
 
 class BashRenderer(ToolRenderer):
     # shell_command, exec_command, local_shell: Codex CLI's shell tools across its versions
@@ -184,6 +188,9 @@ class BashRenderer(ToolRenderer):
 
     def target(self, args: Args) -> str:
         return _str(args, "command", "cmd", "script").strip().split("\n", 1)[0][:200]
+
+    def source(self, args: Args) -> str:
+        return _str(args, "command", "cmd", "script")  # the command as typed
 
     def outcome(self, args: Args, text: str, details: Any) -> str:
         found = _EXIT.search(text[-2000:])
@@ -297,6 +304,14 @@ class WebSearchRenderer(ToolRenderer):
             return label + _summary(query or url, "pattern" if query else "path"), Markup("")
         return super().call(name, args)
 
+    def target(self, args: Args) -> str:
+        return self.source(args)
+
+    def source(self, args: Args) -> str:
+        queries = args.get("queries")
+        listed = "; ".join(q for q in queries if isinstance(q, str)) if isinstance(queries, list) else ""
+        return _str(args, "query") or listed or _str(args, "url")
+
 
 class TodoRenderer(ToolRenderer):
     names = ("todo", "todo_write", "todowrite", "todoread", "todo_read", "todos")
@@ -407,9 +422,7 @@ def render_call(call_id: str, name: str, args: Any) -> Markup:
     if not isinstance(args, Mapping) and args is not None:
         body = render_json(args, kind="args")
     attr_id, attr_name, status = escape(call_id), escape(name), renderer.status
-    # What a "copy input" button copies: a command as typed, other arguments as JSON.
-    command = _str(safe_args, "command", "cmd", "script") if renderer is _BY_NAME["bash"] else ""
-    source = command or (pretty_json(args) if args else "")
+    source = renderer.source(safe_args) if isinstance(args, Mapping) else pretty_json(args) if args else ""
     src = f'<template class="st-src">{escape(source)}</template>' if source else ""
     return Markup(
         f'<div class="st-call" data-call-id="{attr_id}" data-tool="{attr_name}" data-status="{status}">'
