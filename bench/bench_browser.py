@@ -21,8 +21,9 @@ from typing import Any
 
 from playwright.sync_api import Browser, Page, sync_playwright
 
-from sessiontree.exporter import export_to_file
+from sessiontree.exporter import ExportOptions
 from sessiontree.exporter.page import assemble_page
+from sessiontree.pages.export import export_to_file
 
 GEN = Path(__file__).resolve().parents[2] / "shared" / "tools" / "gen_session.py"
 CHROMIUM_ARGS = [
@@ -57,7 +58,7 @@ def generated_export(work: Path, turns: int) -> Path:
         [sys.executable, str(GEN), "--turns", str(turns), "--blobs-dir", str(blobs), "-o", str(src)],
         check=True,
     )
-    out = export_to_file(src, work / "session.html", blobs_dir=blobs)
+    out = export_to_file(src, work / "session.html", ExportOptions(blobs_dir=blobs))
     mb_in, mb_out = src.stat().st_size / 1e6, out.stat().st_size / 1e6
     print(f"{turns}-turn session: JSONL {mb_in:.2f} MB, HTML {mb_out:.2f} MB")
     return out

@@ -36,9 +36,10 @@ def timed(cmd: list[str]) -> tuple[float, float]:
 
 def stages(path: Path, out: Path) -> None:
     """Print the time of each stage in this process (load, render, assemble, write)."""
-    from sessiontree.exporter.api import render_session, write_text_atomic
+    from sessiontree.exporter.api import render_session
     from sessiontree.exporter.page import iter_page
     from sessiontree.store import load_session
+    from sessiontree.store.atomic import write_atomic
 
     t0 = time.perf_counter()
     session = load_session(path)
@@ -47,7 +48,7 @@ def stages(path: Path, out: Path) -> None:
     t2 = time.perf_counter()
     html = "".join(iter_page(r))
     t3 = time.perf_counter()
-    write_text_atomic(out, html)
+    write_atomic(out, html)
     t4 = time.perf_counter()
     print(
         f"stages: load {t1 - t0:.2f} s, render {t2 - t1:.2f} s ({len(r.entries)} entries, "

@@ -37,7 +37,7 @@ from tests.share.planted import (  # noqa: E402
 )
 
 from sessiontree.exporter import render_session_html  # noqa: E402
-from sessiontree.exporter.api import load_for_export  # noqa: E402
+from sessiontree.readers import load_for_export  # noqa: E402
 from sessiontree.share.publish import redact_session  # noqa: E402
 from sessiontree.share.redact import redact_text  # noqa: E402
 from sessiontree.share.shown import shown_views  # noqa: E402

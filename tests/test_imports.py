@@ -49,5 +49,20 @@ def test_a_stage_imports_no_later_one(stage: str) -> None:
     assert wrong == []
 
 
+# The exporter renders a loaded session: of the readers it may use only the line-kind table
+# (rows each reader adds; to move to store/), never a loader or a subagent lookup.
+EXPORTER_FROM_READERS = {"sessiontree.readers.kinds", "sessiontree.readers.base"}
+
+
+def test_the_exporter_loads_nothing_through_a_reader() -> None:
+    used = {
+        name
+        for path in (PACKAGE / "exporter").rglob("*.py")
+        for name in imported(path)
+        if name.startswith("sessiontree.readers")
+    }
+    assert used <= EXPORTER_FROM_READERS
+
+
 def test_the_catalog_cache_is_not_saved_through_the_session_rewrite() -> None:
     assert "sessiontree.store.persist" not in imported(PACKAGE / "archive" / "catalog.py")

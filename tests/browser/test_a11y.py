@@ -12,7 +12,8 @@ from playwright.sync_api import Browser, Page, ViewportSize
 
 from sessiontree.archive.catalog import Catalog
 from sessiontree.archive.search import SearchIndex
-from sessiontree.exporter import export_to_file
+from sessiontree.exporter import ExportOptions
+from sessiontree.pages.export import export_to_file
 from sessiontree.pages.index_page import IndexOptions, render_index
 from sessiontree.pages.usage_page import UsagePageOptions, render_usage_page
 from sessiontree.site import layout
@@ -131,7 +132,7 @@ def test_generated_session_export_is_clean(
 ) -> None:
     """Images, branches, a compaction, labels, custom messages, every entry type."""
     src = gen_session(30, blobs=True)
-    out = export_to_file(src, tmp_path / "gen.html", blobs_dir=src.parent / "blobs")
+    out = export_to_file(src, tmp_path / "gen.html", ExportOptions(blobs_dir=src.parent / "blobs"))
     audit_export(browser, out.as_uri(), "generated session", theme, zoom=True)
 
 

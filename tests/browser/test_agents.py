@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 from playwright.sync_api import Page
 
-from sessiontree.exporter.api import export_to_file
+from sessiontree.pages.export import export_to_file
 from tests.browser.conftest import Watch, open_page
 from tests.readers.helpers import CODEX_NEW, TOUR
 from tests.readers.test_claude_rewind import REWIND

@@ -9,8 +9,9 @@ from pathlib import Path
 import pytest
 from playwright.sync_api import Page
 
-from sessiontree.exporter import export_to_file
+from sessiontree.exporter import ExportOptions
 from sessiontree.exporter.page import unpack_fragments
+from sessiontree.pages.export import export_to_file
 from sessiontree.store.titles import cut_title
 from tests.browser.conftest import Server, Watch, open_page, wait_js
 from tests.browser.hostile import HOSTILE_ID, P, write_hostile_session
@@ -30,7 +31,7 @@ def page_data(path: Path) -> dict[str, object]:
 
 def export_generated(gen_session: GenSession, out: Path, turns: int = 30) -> Path:
     src = gen_session(turns, blobs=True)
-    return export_to_file(src, out, blobs_dir=src.parent / "blobs")
+    return export_to_file(src, out, ExportOptions(blobs_dir=src.parent / "blobs"))
 
 
 def tree_ids_with(page: Page, selector: str) -> set[str]:

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 from playwright.sync_api import Page
 
-from sessiontree.exporter import export_to_file
+from sessiontree.pages.export import export_to_file
 from tests.browser.conftest import Watch, open_page, wait_js
 
 pytestmark = pytest.mark.browser

@@ -9,7 +9,6 @@ from playwright.sync_api import Page
 
 from sessiontree.exporter import (
     PageOptions,
-    export_to_file,
     image_files,
     iter_page,
     live_script,
@@ -18,6 +17,7 @@ from sessiontree.exporter import (
 from sessiontree.exporter.options import RenderedSession
 from sessiontree.exporter.page import assemble_page, unpack_fragments
 from sessiontree.exporter.render import RenderContext, render_appended_entry
+from sessiontree.pages.export import export_to_file
 from sessiontree.store import load_session
 from tests.browser.conftest import Server, Watch, open_page, wait_js
 from tests.conftest import GenSession

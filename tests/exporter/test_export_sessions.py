@@ -11,7 +11,8 @@ from pathlib import Path
 import pytest
 
 from sessiontree.errors import EntryNotFound, InvalidSession, SessionNotFound
-from sessiontree.exporter import export_to_file, render_session_html
+from sessiontree.exporter import render_session_html
+from sessiontree.pages.export import export_to_file
 from sessiontree.store import load_session
 from tests.conftest import GenSession
 from tests.exporter.conftest import parse_page

@@ -14,8 +14,8 @@ from pathlib import Path
 import pytest
 
 from sessiontree.exporter import RenderOptions, iter_page, render_session
-from sessiontree.exporter.api import load_for_export
 from sessiontree.exporter.fragment_cache import FILE_NAME, FragmentCache, Record, fragment_key
+from sessiontree.readers import load_for_export
 from tests.conftest import REAL, GenSession
 
 REAL_FILES = sorted(REAL.rglob("*.jsonl"))

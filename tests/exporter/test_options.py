@@ -13,7 +13,6 @@ from sessiontree.errors import ExportError
 from sessiontree.exporter import (
     PageOptions,
     RenderOptions,
-    export_to_file,
     image_files,
     iter_page,
     live_script,
@@ -21,6 +20,7 @@ from sessiontree.exporter import (
 )
 from sessiontree.exporter.csp import csp_hash
 from sessiontree.exporter.page import content_security_policy, viewer_assets
+from sessiontree.pages.export import export_to_file
 from sessiontree.store import load_session
 from tests.conftest import GenSession
 from tests.exporter.conftest import parse_page

@@ -7,9 +7,10 @@ from pathlib import Path
 
 import pytest
 
-from sessiontree.exporter import api
-from sessiontree.exporter.api import export_to_file
+from sessiontree.exporter import ExportOptions
 from sessiontree.exporter.fragment_cache import FILE_NAME, FragmentCache
+from sessiontree.pages import export as export_module
+from sessiontree.pages.export import export_to_file
 from tests.conftest import REAL, GenSession
 
 REAL_FILES = sorted(REAL.rglob("*.jsonl"))[:4]
@@ -17,7 +18,7 @@ REAL_FILES = sorted(REAL.rglob("*.jsonl"))[:4]
 
 def export(path: Path, out: Path, cache: FragmentCache | None, **options: str) -> tuple[bytes, list[str]]:
     warnings: list[str] = []
-    export_to_file(path, out, warn=warnings.append, cache=cache, **options)  # type: ignore[arg-type]
+    export_to_file(path, out, ExportOptions(**options), cache, warn=warnings.append)  # type: ignore[arg-type]
     return out.read_bytes(), warnings
 
 
@@ -32,7 +33,7 @@ def check_cached(path: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, **
     cache = FragmentCache(tmp_path / "cache")
     assert export(path, out / "cold.html", cache, **options) == fresh
     with monkeypatch.context() as patch:
-        patch.setattr(api, "load_for_export", no_load)
+        patch.setattr(export_module, "load_for_export", no_load)
         assert export(path, out / "warm.html", cache, **options) == fresh
     cache.close()
 

@@ -10,8 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from sessiontree.exporter import RenderOptions, iter_page, parallel, render_session
-from sessiontree.exporter.api import render_session_html
+from sessiontree.exporter import RenderOptions, iter_page, parallel, render_session, render_session_html
 from sessiontree.exporter.parallel import render_all
 from sessiontree.store import load_session
 from tests.conftest import GenSession

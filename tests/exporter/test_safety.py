@@ -5,7 +5,7 @@ from __future__ import annotations
 from html.parser import HTMLParser
 from pathlib import Path
 
-from sessiontree.exporter import export_to_file
+from sessiontree.pages.export import export_to_file
 from tests.exporter.conftest import parse_page
 from tests.exporter.hostile import X, write_hostile_session
 

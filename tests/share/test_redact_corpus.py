@@ -12,8 +12,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from sessiontree.exporter import render_session, render_session_html
-from sessiontree.exporter.api import load_for_export
 from sessiontree.exporter.options import RenderOptions
+from sessiontree.readers import load_for_export
 from sessiontree.share.publish import (
     describe_share,
     plain_title,

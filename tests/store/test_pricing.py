@@ -17,7 +17,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from sessiontree.cli import cli
-from sessiontree.exporter.api import render_session_html
+from sessiontree.exporter import render_session_html
 from sessiontree.readers import load_any
 from sessiontree.serve.config import ServeConfig
 from sessiontree.store.pricing import CostTotal, dollars, estimate_cost, usage_cost

@@ -10,7 +10,7 @@ from pathlib import Path
 from hypothesis import given
 from hypothesis import strategies as st
 
-from sessiontree.exporter.api import render_session_html
+from sessiontree.exporter import render_session_html
 from sessiontree.readers import load_any
 from sessiontree.share.publish import describe_share
 from sessiontree.store.titles import cut_title

@@ -509,7 +509,7 @@ def _insert_rows(conn: sqlite3.Connection, file_id: int, rows: list[Row]) -> int
                 f"INSERT INTO {table} (rowid, text) VALUES (?, ?)",
                 [(i, r.text) for i, r in zip(ids, chunk, strict=True) if r.tier == tier],
             )
-    from sessiontree.readers.claude_markup import typed_text
+    from sessiontree.store.claude_markup import typed_text
 
     # What was typed: a slash command or IDE context in the first user message is no title.
     first_user = next((t for r in rows if r.role == "user" and (t := typed_text(r.text))), None)

@@ -10,9 +10,9 @@ import click
 
 from sessiontree.cli.base import agent_option, cli, session_argument, system_options
 from sessiontree.errors import ExportError
-from sessiontree.exporter.api import load_for_export
 from sessiontree.exporter.clipboard import copy_to_clipboard
 from sessiontree.exporter.text import TextFilter, estimate_tokens, format_session_as_text
+from sessiontree.readers import load_for_export
 from sessiontree.store.discovery import printable
 from sessiontree.store.output_sink import sanitize_text
 

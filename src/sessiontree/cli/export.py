@@ -9,9 +9,10 @@ import click
 
 from sessiontree.cli.base import agent_option, cli, session_argument, system_options
 from sessiontree.errors import ExportError
-from sessiontree.exporter.api import export_to_file, open_in_browser
 from sessiontree.exporter.fragment_cache import FragmentCache
+from sessiontree.exporter.options import ExportOptions
 from sessiontree.exporter.page import THEMES
+from sessiontree.pages.export import export_to_file, open_in_browser
 from sessiontree.store.discovery import printable
 
 
@@ -74,17 +75,10 @@ def export(
         )
     cache = None if no_cache else _open_cache(cache_dir, keep_out=session.parent)
     try:
-        path = export_to_file(
-            session,
-            output,
-            theme=theme,
-            leaf_id=leaf_id,
-            system_prompt=system_prompt,
-            tools=tools,
-            agent=agent,
-            warn=_warn,
-            cache=cache,
+        options = ExportOptions(
+            theme=theme, leaf_id=leaf_id, system_prompt=system_prompt, tools=tools, agent=agent
         )
+        path = export_to_file(session, output, options, cache, warn=_warn)
     finally:
         if cache is not None:
             cache.close()

@@ -10,26 +10,22 @@ import importlib
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from sessiontree.exporter.api import (
-        PageOptions,
-        RenderedSession,
-        RenderOptions,
-        export_to_file,
-        load_for_export,
-        render_session,
-        render_session_html,
-    )
+    from sessiontree.exporter.api import PageOptions, RenderedSession, RenderOptions, render_session
+    from sessiontree.exporter.options import ExportOptions
     from sessiontree.exporter.page import image_files, iter_page, live_script
+    from sessiontree.exporter.recipe import Page, PageTarget, make_page, render_session_html
     from sessiontree.exporter.render import RenderContext, render_appended_entry, render_entry
 
 _WHERE = {
     "PageOptions": "api",
     "RenderedSession": "api",
     "RenderOptions": "api",
-    "export_to_file": "api",
-    "load_for_export": "api",
     "render_session": "api",
-    "render_session_html": "api",
+    "ExportOptions": "options",
+    "Page": "recipe",
+    "PageTarget": "recipe",
+    "make_page": "recipe",
+    "render_session_html": "recipe",
     "image_files": "page",
     "iter_page": "page",
     "live_script": "page",
@@ -39,15 +35,17 @@ _WHERE = {
 }
 
 __all__ = [
+    "ExportOptions",
+    "Page",
     "PageOptions",
+    "PageTarget",
     "RenderContext",
     "RenderOptions",
     "RenderedSession",
-    "export_to_file",
     "image_files",
     "iter_page",
     "live_script",
-    "load_for_export",
+    "make_page",
     "render_appended_entry",
     "render_entry",
     "render_session",

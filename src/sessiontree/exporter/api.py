@@ -1,17 +1,14 @@
-"""The exporter's public API: a session to an HTML string, a session file to an HTML file."""
+"""A loaded session rendered: its entries to fragments (cached by content), its header and system sections."""
 
 from __future__ import annotations
 
-import webbrowser
-from collections.abc import Callable, Generator, Iterable, Iterator, Sequence
-from pathlib import Path
+from collections.abc import Callable, Generator, Iterator
 from typing import Any
 
-from sessiontree.errors import EntryNotFound, ExportError
-from sessiontree.exporter.fragment_cache import FragmentCache, Record, iter_keys, page_key
+from sessiontree.errors import EntryNotFound
+from sessiontree.exporter.fragment_cache import Record, iter_keys
 from sessiontree.exporter.fragments import FragmentPacker
 from sessiontree.exporter.options import PageOptions, PageShell, RenderedSession, RenderOptions
-from sessiontree.exporter.page import iter_page
 from sessiontree.exporter.parallel import render_all, warm_count
 from sessiontree.exporter.render import Meta, RenderContext, entry_inputs, render_entry
 from sessiontree.exporter.sections import (
@@ -21,15 +18,8 @@ from sessiontree.exporter.sections import (
     render_system,
 )
 from sessiontree.exporter.stats import compute_stats, cumulative_by_turn
-from sessiontree.readers import load_any
 from sessiontree.readers.kinds import typed_prompt
 from sessiontree.store import Session, SessionTree
-from sessiontree.store.atomic import write_atomic
-from sessiontree.store.blobs import describe_missing_blobs
-from sessiontree.store.discovery import printable
-from sessiontree.store.repair import describe_damage
-from sessiontree.store.session import require_header
-from sessiontree.store.surrogates import SURROGATES
 from sessiontree.store.titles import FULL_TITLE_CHARS, cut_title
 
 
@@ -189,161 +179,4 @@ def _render_records(
 _READ_BATCH = 400
 
 
-def render_session_html(
-    session: Session,
-    *,
-    theme: str = "auto",
-    leaf_id: str | None = None,
-    system_prompt: str | None = None,
-    tools: Sequence[Any] | None = None,
-    compress: bool = True,
-) -> str:
-    """Return the self-contained HTML page of a loaded session (``render_session`` + ``iter_page``).
-
-    ``system_prompt`` and ``tools`` (tool names or schemas) replace what the session's
-    ``session_init`` entry holds; ``leaf_id`` picks the active leaf (default: the last entry).
-    """
-    page = PageOptions(theme=theme, compress=compress)
-    render = RenderOptions(leaf_id=leaf_id, system_prompt=system_prompt, tools=tools, compress=compress)
-    return "".join(_iter_rendered_page(session, render, page))
-
-
-def _iter_rendered_page(session: Session, render: RenderOptions, page: PageOptions) -> Iterator[str]:
-    rendered = render_session(session, render)
-    del session  # only the rendered parts are needed from here on (frees the entries when we own them)
-    yield from iter_page(rendered, page)
-
-
-def load_for_export(
-    input_path: str | Path,
-    *,
-    blobs_dir: Path | None = None,
-    agent: str | None = None,
-    warn: Callable[[str], None] | None = None,
-) -> Session:
-    """Load a session file of any agent for export (read-only), refusing missing files and non-sessions.
-
-    ``agent`` forces the reader (claude, codex, pi); by default the file's content decides.
-    ``warn`` gets one line when loading repaired or skipped anything (a damaged file), and one
-    when images refer to blobs that are not there (a file copied out of its agent folder).
-    """
-    path = Path(input_path)
-    session = require_header(load_any(path, agent, blobs_dir=blobs_dir))
-    if warn is not None:
-        damage = describe_damage(session.repairs, session.bad_lines)
-        if damage is not None:
-            warn(printable(f"Warning: {path.name}: {damage}"))
-        if session.missing_blobs:
-            warn(printable(f"Warning: {path.name}: {describe_missing_blobs(session.missing_blobs)}"))
-    return session
-
-
-def default_output_path(input_path: str | Path) -> Path:
-    """Return ``session-<file stem>.html`` in the current directory (the reference's default)."""
-    return Path.cwd() / f"session-{Path(input_path).stem}.html"
-
-
-def write_text_atomic(path: Path, chunks: str | Iterable[str]) -> None:
-    """Write a page through a temp file and rename, so a reader never sees half a page."""
-    write_atomic(path, chunks)
-
-
-def export_to_file(
-    input_path: str | Path,
-    output_path: str | Path | None = None,
-    *,
-    theme: str = "auto",
-    leaf_id: str | None = None,
-    system_prompt: str | None = None,
-    tools: Sequence[Any] | None = None,
-    blobs_dir: Path | None = None,
-    agent: str | None = None,
-    warn: Callable[[str], None] | None = None,
-    cache: FragmentCache | None = None,
-) -> Path:
-    """Export a session file to a self-contained HTML file and return its path (input untouched).
-
-    ``agent`` forces the reader of the file (claude, codex, pi); by default its content decides.
-    ``cache`` reuses the page made before from the same file and options (its bytes, kept whole),
-    else the fragments rendered before, and keeps what it renders.
-    """
-    options = [theme, leaf_id, system_prompt, tools, None if blobs_dir is None else str(blobs_dir), agent]
-    key = _page_key(Path(input_path), options) if cache is not None else None
-    hit = cache.get_page(key) if cache is not None and key is not None else None
-    if hit is not None:
-        out = _output_path(input_path, output_path)
-        PageOptions(theme=theme)
-        for line in hit[0]:
-            if warn is not None:
-                warn(line)
-        write_atomic(out, hit[1])
-        return out
-    warnings: list[str] = []
-
-    def keep_warning(line: str) -> None:
-        warnings.append(line)
-        if warn is not None:
-            warn(line)
-
-    session = load_for_export(input_path, blobs_dir=blobs_dir, agent=agent, warn=keep_warning)
-    out = _output_path(input_path, output_path)
-    # Options are checked before anything is rendered (a bad theme fails at once).
-    page = PageOptions(theme=theme)
-    # A page with missing images is not kept whole: it must change when they turn up.
-    keep = cache is not None and key is not None and not session.missing_blobs
-    chunks = _iter_rendered_page(
-        session, RenderOptions(leaf_id=leaf_id, system_prompt=system_prompt, tools=tools, cache=cache), page
-    )
-    # The generator drops the entries once they are rendered; holding them here would keep
-    # the whole session alive while the page is written.
-    del session
-    if not keep:
-        write_text_atomic(out, chunks)
-        return out
-    kept: list[bytes] = []
-
-    def keeping(chunks: Iterable[str]) -> Iterator[bytes]:
-        for chunk in chunks:
-            kept.append(chunk.encode("utf-8", SURROGATES))  # as write_atomic encodes text
-            yield kept[-1]
-
-    write_atomic(out, keeping(chunks))  # the page held once, as bytes (not as text, then bytes)
-    assert cache is not None and key is not None
-    cache.put_page(key, warnings, kept)
-    return out
-
-
-def _page_key(path: Path, options: list[Any]) -> bytes | None:
-    try:
-        return page_key(path, options)
-    except OSError:  # a missing or unreadable file: the load below says so in its words
-        return None
-
-
-def _output_path(input_path: str | Path, output_path: str | Path | None) -> Path:
-    out = Path(output_path) if output_path is not None else default_output_path(input_path)
-    if out.is_dir():
-        out = out / default_output_path(input_path).name
-    if out.exists() and out.resolve() == Path(input_path).resolve():
-        raise ExportError(f"Output {out} is the session file itself; choose another output path")
-    if not out.parent.is_dir():
-        raise ExportError(f"Directory not found: {out.parent}; create it or choose another output path")
-    return out
-
-
-def open_in_browser(path: Path) -> None:
-    """Open an exported page in the default browser."""
-    webbrowser.open(path.resolve().as_uri())
-
-
-__all__ = [
-    "PageOptions",
-    "RenderOptions",
-    "RenderedSession",
-    "default_output_path",
-    "export_to_file",
-    "load_for_export",
-    "open_in_browser",
-    "render_session",
-    "render_session_html",
-]
+__all__ = ["PageOptions", "RenderOptions", "RenderedSession", "render_session", "render_shell"]

@@ -35,6 +35,7 @@ from typing import Any
 import orjson
 
 from sessiontree.store.jsonl import paused_gc
+from sessiontree.store.subagents import related_files
 
 log = logging.getLogger(__name__)
 
@@ -141,23 +142,19 @@ def _unpack(value: bytes) -> Record | None:
 def page_key(session_file: Path, options: Any) -> bytes:
     """Return the cache key of a session file's whole page: its bytes, its subagents' files, the options.
 
-    Claude Code keeps subagent transcripts beside a session (``<stem>/subagents/agent-*.jsonl``,
-    or ``agent-*.jsonl`` in its folder): their names, sizes and change times are part of the key.
+    Every file beside the session that its page may read (Claude Code's ``agent-*.jsonl``,
+    oh-my-pi's subagent sessions and theirs: ``store.subagents.related_files``) counts by its
+    name, size and change time.
     """
     h = hashlib.sha256(b"page\0" + renderer_version().encode())
     with open(session_file, "rb") as fh:
         h.update(hashlib.file_digest(fh, "sha256").digest())
-    for path in sorted(
-        [
-            *session_file.parent.glob("agent-*.jsonl"),
-            *(session_file.parent / session_file.stem / "subagents").glob("agent-*.jsonl"),
-        ]
-    ):
+    for path in related_files(session_file):
         try:
             st = path.stat()
         except OSError:
             continue
-        h.update(_dumps([path.name, st.st_size, st.st_mtime_ns]))
+        h.update(_dumps([str(path.relative_to(session_file.parent)), st.st_size, st.st_mtime_ns]))
     h.update(_dumps(options))
     return h.digest()
 

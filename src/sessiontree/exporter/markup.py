@@ -1,4 +1,4 @@
-"""User text holding Claude Code's wrapper markup, shown as what it is (see ``readers.claude_markup``).
+"""User text holding Claude Code's wrapper markup, shown as what it is (see ``store.claude_markup``).
 
 A slash command becomes a command chip with its output under it, IDE context a collapsed chip,
 reminders and caveats addressed to the model a collapsed note, an interruption a notice. Every
@@ -11,7 +11,7 @@ from markupsafe import Markup
 
 from sessiontree.exporter.blocks import MACROS, one_line, render_output
 from sessiontree.exporter.markdown import render_markdown
-from sessiontree.readers.claude_markup import (
+from sessiontree.store.claude_markup import (
     COMMAND_TAGS,
     CONTEXT_TAGS,
     OUTPUT_TAGS,

@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 from sessiontree.errors import ExportError
@@ -40,6 +41,34 @@ def check_csp_sources(sources_by_directive: Mapping[str, tuple[str, ...]]) -> No
         for source in sources:
             if not _SOURCE.fullmatch(source):
                 raise ExportError(f"Bad CSP source {source!r} for {directive}")
+
+
+@dataclass(frozen=True)
+class ExportOptions:
+    """What the user chose for a session's page, the same wherever it goes (``make_page``).
+
+    ``theme``: ``auto``, ``light`` or ``dark``; ``leaf_id`` picks the active leaf (default: the
+    session's last entry); ``system_prompt`` and ``tools`` (names or schemas) replace what the
+    ``session_init`` entry holds; ``compress`` packs the fragments (gzip + base64). For a file
+    (``export_to_file``): ``blobs_dir`` is where its images' blobs are, ``agent`` forces the
+    reader (claude, codex, pi; by default the content decides).
+    """
+
+    theme: str = "auto"
+    leaf_id: str | None = None
+    system_prompt: str | None = None
+    tools: Sequence[Any] | None = None
+    compress: bool = True
+    blobs_dir: Path | None = None
+    agent: str | None = None
+
+    def __post_init__(self) -> None:
+        check_theme(self.theme)
+
+    def cache_key(self) -> list[Any]:
+        """What of these options a whole page's cache key holds."""
+        blobs = None if self.blobs_dir is None else str(self.blobs_dir)
+        return [self.theme, self.leaf_id, self.system_prompt, self.tools, blobs, self.agent, self.compress]
 
 
 @dataclass(frozen=True)

@@ -148,6 +148,12 @@ def iter_page(rendered: RenderedSession, options: PageOptions | None = None) -> 
     return iter_streamed_page(shell, lambda: rendered, options)
 
 
+def page_csp(options: PageOptions) -> str:
+    """The CSP of a session page made with ``options`` (its meta tag; a server's header too)."""
+    css, js = viewer_assets()
+    return content_security_policy(js, options, css=css + options.extra_css)
+
+
 def iter_streamed_page(
     shell: PageShell,
     render: Callable[[], RenderedSession],
@@ -166,7 +172,7 @@ def iter_streamed_page(
     css += opts.extra_css
     page = get_template("page.html.j2").render(
         theme=opts.theme,
-        csp=Markup(content_security_policy(js, opts, css=css)),
+        csp=Markup(page_csp(opts)),
         title=shell.title,
         css=Markup(css),
         nav_html=Markup(opts.nav_html),

@@ -4,12 +4,10 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any
 
 from markupsafe import Markup
 
-from sessiontree.errors import SessiontreeError
 from sessiontree.exporter.blocks import (
     MACROS,
     Meta,
@@ -30,14 +28,13 @@ from sessiontree.exporter.markdown import render_markdown
 from sessiontree.exporter.markup import markup_role, render_user_text
 from sessiontree.exporter.notices import NOTICE_RENDERERS, render_kind
 from sessiontree.exporter.tools import args_search_text, call_target, render_call, render_result
-from sessiontree.readers.claude_markup import describe_markup
 from sessiontree.readers.kinds import is_typed_prompt, kind_of
 from sessiontree.store.archive import archived_ids
-from sessiontree.store.load import load_session
+from sessiontree.store.claude_markup import describe_markup
 from sessiontree.store.numbers import amount_of, count_of
 from sessiontree.store.pricing import usage_cost
 from sessiontree.store.session import Session
-from sessiontree.store.subagents import subagent_files, task_agent_ids
+from sessiontree.store.subagents import Subagents, task_agent_ids
 from sessiontree.store.tree import apply_label
 
 __all__ = [
@@ -62,14 +59,11 @@ class RenderContext:
     joints: dict[str, str] = field(default_factory=dict)
     # Ids inside archived branches: hidden in the tree except under the "all" filter.
     archived: set[str] = field(default_factory=set)
-    # oh-my-pi subagent sessions by agent id, embedded under the task result that names them.
-    subagents: dict[str, Path] = field(default_factory=dict)
+    # The session's subagents as its reader found them: oh-my-pi's embedded under the task result
+    # that names them; Claude Code's (side branches of this tree already) linked to their own page.
+    subagents: Subagents = field(default_factory=Subagents)
     # Agent id -> URL of the subagent's own page (serve, build); None in an export.
     subagent_href: Callable[[str], str | None] | None = None
-    # A Claude Code session's file and id: its Task results name subagent transcripts kept beside
-    # it (already side branches of this tree), each linked to its own page when subagent_href is set.
-    claude_session: tuple[Path, str | None] | None = None
-    claude_agents: dict[str, bool] = field(default_factory=dict)
     depth: int = 0
 
     @classmethod
@@ -99,9 +93,7 @@ class RenderContext:
         ctx = cls.for_entries(
             session.entries, tree.labels, joints=session.joints, archived=archived_ids(session.entries, tree)
         )
-        ctx.subagents = subagent_files(session.path)
-        if session.header.get("agent") == "claude" and session.path is not None:
-            ctx.claude_session = (session.path, session.id)
+        ctx.subagents = session.subagents
         ctx.depth = depth
         return ctx
 
@@ -292,12 +284,8 @@ def _tool_result(message: Mapping[str, Any], ctx: RenderContext, meta: Meta) -> 
     target = call_target(name, args) if args is not None else join_text_blocks(message.get("content"))
     meta["preview"] = one_line(f"{name} {target}")
     html = render_result(call_id, name, args, message, ctx.images)
-    nested = Markup("").join(
-        _subagent(agent_id, ctx)
-        for agent_id in task_agent_ids(message.get("details"))
-        if agent_id in ctx.subagents
-    )
-    agent_id = claude_agent(message, ctx)
+    nested = Markup("").join(_subagent(agent_id, ctx) for agent_id in embedded_agents(message, ctx))
+    agent_id = linked_agent(message, ctx)
     href = ctx.subagent_href(agent_id) if agent_id is not None and ctx.subagent_href is not None else None
     if href:
         nested += MACROS.subagent_link(href)
@@ -305,23 +293,23 @@ def _tool_result(message: Mapping[str, Any], ctx: RenderContext, meta: Meta) -> 
     return Markup(str(html)[: -len("</div>")] + str(nested) + "</div>") if nested else html
 
 
-def claude_agent(message: Mapping[str, Any], ctx: RenderContext) -> str | None:
+def embedded_agents(message: Mapping[str, Any], ctx: RenderContext) -> list[str]:
+    """The agent ids of the subagent sessions a task result embeds (oh-my-pi)."""
+    if not ctx.subagents.embedded:
+        return []
+    return [a for a in task_agent_ids(message.get("details")) if a in ctx.subagents]
+
+
+def linked_agent(message: Mapping[str, Any], ctx: RenderContext) -> str | None:
     """The agent id of a Claude Code Task result whose transcript gets its own page (serve, build).
 
-    None in an export (no ``subagent_href``) and when no transcript of that id is beside the session.
+    None in an export (no ``subagent_href``) and when the reader found no transcript of that id.
     """
-    if ctx.subagent_href is None or ctx.claude_session is None or ctx.depth:
+    if ctx.subagent_href is None or ctx.subagents.embedded or ctx.depth:
         return None
     details = message.get("details")
     agent_id = details.get("agentId") if isinstance(details, Mapping) else None
-    if not isinstance(agent_id, str):
-        return None
-    if agent_id not in ctx.claude_agents:
-        from sessiontree.readers.claude import subagent_file
-
-        path, session_id = ctx.claude_session
-        ctx.claude_agents[agent_id] = subagent_file(path, agent_id, session_id) is not None
-    return agent_id if ctx.claude_agents[agent_id] else None
+    return agent_id if isinstance(agent_id, str) and agent_id in ctx.subagents else None
 
 
 _LINK_BUTTON = ' <button class="st-link" type="button" title="Copy link" aria-label="Copy link">#</button>'
@@ -332,9 +320,8 @@ def _subagent(agent_id: str, ctx: RenderContext) -> Markup:
     """A subagent's session, collapsed under the task that ran it: its active path, same renderer."""
     if ctx.depth >= MAX_SUBAGENT_DEPTH:
         return Markup("")
-    try:
-        session = load_session(ctx.subagents[agent_id])
-    except SessiontreeError:
+    session = ctx.subagents.get(agent_id)
+    if session is None:
         return render_note(f"subagent {agent_id}: transcript unreadable")
     sub = RenderContext.for_session(session, depth=ctx.depth + 1)
     sub.images = ctx.images  # one image map for the page
@@ -531,21 +518,30 @@ def render_entry(entry: Mapping[str, Any], ctx: RenderContext, *, parent_id: Any
     return meta, str(html)
 
 
-def entry_inputs(entry: Mapping[str, Any], ctx: RenderContext, *, parent_id: Any) -> list[Any] | None:
-    """Return everything ``render_entry`` reads for this entry (a cache key's content), or None.
+def entry_inputs(entry: Mapping[str, Any], ctx: RenderContext, *, parent_id: Any) -> list[Any]:
+    """Return everything ``render_entry`` reads for this entry: a cache key's content.
 
-    None: the fragment also depends on other files (a subagent's transcript embedded under its
-    task result) and must be rendered each time.
+    A task result's embedded subagents count with all they hold (theirs too), and a subagent's
+    link with its URL (serve's route, build's relative path), so every entry is cacheable.
     """
     entry_id = _str(entry.get("id"))
     message = entry.get("message")
     call: Any = None
+    agents: list[Any] = []
     if isinstance(message, Mapping) and message.get("role") == "toolResult":
-        if ctx.subagents and any(a in ctx.subagents for a in task_agent_ids(message.get("details"))):
-            return None
-        if claude_agent(message, ctx) is not None:
-            return None  # its link depends on the page (serve's route, build's relative path)
         call = ctx.calls.get(_str(message.get("toolCallId")))
+        href = ctx.subagent_href if ctx.depth == 0 else None
+        for agent_id in embedded_agents(message, ctx):
+            agents.append(
+                [
+                    agent_id,
+                    href(agent_id) if href else None,
+                    _content(ctx.subagents.get(agent_id), ctx.depth + 1),
+                ]
+            )
+        linked = linked_agent(message, ctx)
+        if linked is not None:
+            agents.append([linked, href(linked) if href else None])
     return [
         entry,
         parent_id,
@@ -554,7 +550,17 @@ def entry_inputs(entry: Mapping[str, Any], ctx: RenderContext, *, parent_id: Any
         ctx.joints.get(entry_id),
         entry_id in ctx.archived,
         ctx.depth,
+        agents,
     ]
+
+
+def _content(session: Session | None, depth: int) -> list[Any] | None:
+    """All that a subagent's nested transcript is rendered from (its own subagents' too)."""
+    if session is None or depth > MAX_SUBAGENT_DEPTH:
+        return None
+    subs = session.subagents
+    nested = [[a, _content(subs.get(a), depth + 1)] for a in subs.ids()] if subs.embedded else []
+    return [session.header, session.entries, session.joints, session.title_slot, session.leaf_id, nested]
 
 
 def render_appended_entry(

@@ -36,8 +36,13 @@ def get_template(name: str) -> Template:
     return jinja_env().get_template(name)
 
 
+@cache
 def read_asset(name: str) -> str:
-    """Read a file from ``templates/`` (viewer.css, viewer/*.js) as text."""
+    """Read a file from ``templates/`` (viewer.css, viewer/*.js) as text, once per process.
+
+    Package data does not change while we run; a render then touches no file (as the templates,
+    loaded once with ``auto_reload=False``).
+    """
     return (TEMPLATES_DIR / name).read_text(encoding="utf-8")
 
 

@@ -8,13 +8,17 @@ ever read: the write path refuses them through ``store.formats``, where every fo
 from __future__ import annotations
 
 import stat
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 from sessiontree.errors import InvalidSession, SessionNotFound
 from sessiontree.readers.base import READERS, Reader, read_prefix_values
+from sessiontree.store.blobs import describe_missing_blobs
+from sessiontree.store.discovery import printable
 from sessiontree.store.formats import AGENT_LABELS, sniff_agent
-from sessiontree.store.session import Session, cannot_read
+from sessiontree.store.repair import describe_damage
+from sessiontree.store.session import Session, cannot_read, require_header
 
 AGENTS: tuple[str, ...] = ("claude", "codex", "pi")
 """The ``--agent`` choices."""
@@ -97,6 +101,30 @@ def load_any(
     return session
 
 
+def load_for_export(
+    input_path: str | Path,
+    *,
+    blobs_dir: Path | None = None,
+    agent: str | None = None,
+    warn: Callable[[str], None] | None = None,
+) -> Session:
+    """Load a session file of any agent for a page (read-only), refusing missing files and non-sessions.
+
+    ``agent`` forces the reader (claude, codex, pi); by default the file's content decides.
+    ``warn`` gets one line when loading repaired or skipped anything (a damaged file), and one
+    when images refer to blobs that are not there (a file copied out of its agent folder).
+    """
+    path = Path(input_path)
+    session = require_header(load_any(path, agent, blobs_dir=blobs_dir))
+    if warn is not None:
+        damage = describe_damage(session.repairs, session.bad_lines)
+        if damage is not None:
+            warn(printable(f"Warning: {path.name}: {damage}"))
+        if session.missing_blobs:
+            warn(printable(f"Warning: {path.name}: {describe_missing_blobs(session.missing_blobs)}"))
+    return session
+
+
 def agent_of(session: Session) -> str:
     """The agent that wrote a loaded session (``pi`` for our own format)."""
     agent = session.header.get("agent")
@@ -121,5 +149,6 @@ __all__ = [
     "detect_values",
     "foreign_agent",
     "load_any",
+    "load_for_export",
     "reader_for",
 ]

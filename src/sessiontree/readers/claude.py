@@ -9,7 +9,9 @@ The linking itself (what is a real fork, subagents as side branches) is in ``cla
 
 from __future__ import annotations
 
+import functools
 import re
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any, ClassVar
 
@@ -44,12 +46,13 @@ from sessiontree.readers.claude_kinds import (
     thinking_evidence,
 )
 from sessiontree.readers.claude_links import Linker, Node
-from sessiontree.readers.claude_markup import has_markup, typed_text
 from sessiontree.readers.kinds import KINDS
+from sessiontree.store.claude_markup import has_markup, typed_text
 from sessiontree.store.entries import Entry
 from sessiontree.store.formats import AGENT_LABELS, is_claude_file
 from sessiontree.store.jsonl import BadLine
 from sessiontree.store.session import Session
+from sessiontree.store.subagents import Subagents, contained
 
 # Fields of a message line that the mapping uses or that every line repeats; others are shown.
 from sessiontree.store.storage import entry_is
@@ -424,8 +427,15 @@ def subagent_files(path: Path, session_id: str) -> list[Path]:
     ``agent-*.jsonl`` in the same folder whose lines name this session (2.0)."""
     if path.name.startswith("agent-"):
         return []
-    found = sorted((path.parent / path.stem / "subagents").glob("agent-*.jsonl"))
-    found.extend(p for p in sorted(path.parent.glob("agent-*.jsonl")) if _names_session(p, session_id))
+    folder = path.parent
+    found = [
+        p for p in sorted((folder / path.stem / "subagents").glob("agent-*.jsonl")) if contained(p, folder)
+    ]
+    found.extend(
+        p
+        for p in sorted(folder.glob("agent-*.jsonl"))
+        if contained(p, folder) and _names_session(p, session_id)
+    )
     return found
 
 
@@ -440,16 +450,11 @@ def subagent_file(path: Path, agent_id: str, session_id: str | None = None) -> P
         return None
     name = f"agent-{agent_id}.jsonl"
     nested, beside = path.parent / path.stem / "subagents" / name, path.parent / name
-    try:
-        folder = path.parent.resolve(strict=True)
-        for candidate in (nested, beside):
-            real = candidate.resolve(strict=True) if entry_is(candidate, "file") else None
-            if real is None or not real.is_relative_to(folder):
-                continue
-            if candidate is nested or _names_session(candidate, session_id or path.stem):
-                return candidate
-    except (OSError, RuntimeError):
-        return None
+    for candidate in (nested, beside):
+        if not contained(candidate, path.parent):
+            continue
+        if candidate is nested or _names_session(candidate, session_id or path.stem):
+            return candidate
     return None
 
 
@@ -474,6 +479,7 @@ class ClaudeReader:
             if path.stem in convert.session_ids or not convert.session_ids
             else convert.session_ids[0]
         )
+        read: dict[str, Callable[[], Session]] = {}
         for index, agent_path in enumerate(subagent_files(path, session_id)):
             try:
                 agent_values, agent_bad = read_values(agent_path)
@@ -481,7 +487,12 @@ class ClaudeReader:
                 continue
             convert.add_file(agent_values, agent_bad, f"A{index}:", f"agent:{agent_path.stem[6:]}")
             bad.extend(BadLine(b.lineno, f"{agent_path.name}: {b.reason}", b.text) for b in agent_bad)
-        return convert.session(path, bad)
+            if AGENT_ID.fullmatch(agent_path.stem[6:]):
+                read[agent_path.stem[6:]] = functools.partial(self.read, agent_path)
+        session = convert.session(path, bad)
+        # Read into this tree already: each is linked to a page of its own, not embedded again.
+        session.subagents = Subagents(lambda: read, embedded=False)
+        return session
 
 
 register(ClaudeReader())

@@ -13,7 +13,7 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from sessiontree.readers.base import as_str, strip_csi, text_of
-from sessiontree.readers.claude_markup import OUTPUT_TAGS, command_of, describe_markup, split_markup
+from sessiontree.store.claude_markup import OUTPUT_TAGS, command_of, describe_markup, split_markup
 from sessiontree.readers.kinds import LineKind, add_kinds
 
 API_ERROR = "claude:system/api_error"

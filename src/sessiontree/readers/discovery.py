@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from sessiontree.readers.base import as_str, read_prefix_values, text_of
-from sessiontree.readers.claude_markup import typed_text
+from sessiontree.store.claude_markup import typed_text
 from sessiontree.store.discovery import SessionInfo, one_line, scandir_sorted
 from sessiontree.store.storage import entry_is, resolves_inside
 

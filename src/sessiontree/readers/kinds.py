@@ -17,7 +17,7 @@ from dataclasses import dataclass, replace
 from typing import Any, Literal
 
 from sessiontree.readers.base import text_of
-from sessiontree.readers.claude_markup import typed_text
+from sessiontree.store.claude_markup import typed_text
 from sessiontree.store.session import Session
 from sessiontree.store.summary import SessionSummary, summarize_session
 

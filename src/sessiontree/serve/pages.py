@@ -6,18 +6,19 @@ import html
 import re
 import threading
 import weakref
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from urllib.parse import quote
 
 from starlette.responses import HTMLResponse
 
-from sessiontree.exporter.api import render_session, render_shell
+from sessiontree.exporter.api import render_shell
 from sessiontree.exporter.fragment_cache import FragmentCache
 from sessiontree.exporter.fragments import json_for_script
-from sessiontree.exporter.options import PageOptions, PageShell, RenderedSession, RenderOptions
-from sessiontree.exporter.page import image_files, iter_page, iter_streamed_page, live_script
+from sessiontree.exporter.options import ExportOptions, PageShell
+from sessiontree.exporter.page import image_files, live_script
 from sessiontree.exporter.preview import render_preview
+from sessiontree.exporter.recipe import Page, PageTarget, make_page
 from sessiontree.exporter.templating import read_asset
 from sessiontree.pages.index_page import IndexOptions, render_index
 from sessiontree.pages.nav import PANE_SCRIPTS, browse_scripts, nav_css, pane_css
@@ -26,7 +27,6 @@ from sessiontree.readers import load_any
 from sessiontree.serve.config import ServeConfig
 from sessiontree.serve.live import LiveSession, Snapshot
 from sessiontree.serve.urls import Urls
-from sessiontree.store import Session
 from sessiontree.store.discovery import SessionInfo
 from sessiontree.store.subagents import subagent_key
 from sessiontree.store.surrogates import shown_name
@@ -102,22 +102,6 @@ def render_served_search(config: ServeConfig, urls: Urls) -> str:
     return render_search_page(options)
 
 
-def render_cached(
-    session: Session,
-    config: ServeConfig,
-    *,
-    subagent_href: Callable[[str], str | None] | None = None,
-    shell: PageShell | None = None,
-) -> RenderedSession:
-    """Render a session here (a server never forks), reusing and keeping fragments in the cache."""
-    cache = FragmentCache(config.cache_dir)  # one connection per render: renders run in threads
-    try:
-        options = RenderOptions(parallel=False, cache=cache, subagent_href=subagent_href)
-        return render_session(session, options, shell=shell)
-    finally:
-        cache.close()
-
-
 # The header and system sections of each followed session as of its last page: a second visit of
 # an unchanged session sends them without going over its entries again.
 _SHELLS: weakref.WeakKeyDictionary[LiveSession, tuple[tuple[str, int], PageShell]] = (
@@ -140,10 +124,10 @@ def _shell_of(live: LiveSession, snap: Snapshot) -> PageShell:
 
 def render_live_page(live: LiveSession, key: str, config: ServeConfig, urls: Urls) -> str:
     """A session's page as export makes it, plus the live scripts; images served by URL."""
-    return "".join(iter_live_page(live, key, config, urls))
+    return "".join(live_page(live, key, config, urls).chunks)
 
 
-def iter_live_page(
+def live_page(
     live: LiveSession,
     key: str,
     config: ServeConfig,
@@ -151,24 +135,18 @@ def iter_live_page(
     *,
     leaf_id: str | None = None,
     target_id: str | None = None,
-) -> Iterator[str]:
-    """Yield a session's live page: head, header and the first screen of the path (for the link's
+) -> Page:
+    """A session's live page: head, header and the first screen of the path (for the link's
     ``leaf_id`` / ``target_id``) at once, then the data of every entry once rendered."""
     snap = live.snapshot()
     session = snap.session
 
-    claude = session.header.get("agent") == "claude"
-
     def subagent_page(agent_id: str) -> str:
-        # Claude Code's transcripts are not listed (the parent's tree holds them): a route of their own.
-        return urls.subagent(key, agent_id) if claude else urls.session(subagent_key(key, agent_id))
+        # Claude Code's transcripts are in the parent's tree (not listed): a route of their own.
+        if session.subagents.embedded:
+            return urls.session(subagent_key(key, agent_id))
+        return urls.subagent(key, agent_id)
 
-    def render() -> RenderedSession:
-        rendered = render_cached(session, config, subagent_href=subagent_page, shell=shell)
-        live.keep_images(image_files(rendered))
-        return rendered
-
-    shell = _shell_of(live, snap)
     settings = {
         "key": shown_name(key),  # text for the page: no lone surrogate in an inline script
         "events": urls.session_events(key),
@@ -181,8 +159,9 @@ def iter_live_page(
         "badLines": len(session.bad_lines),
         "imagePrefix": live.image_prefix,
     }
-    options = PageOptions(
-        theme=config.theme,
+    target = PageTarget(
+        subagent_href=subagent_page,
+        image_prefix=live.image_prefix,
         extra_scripts=(
             live_script(),
             "window.sessiontreeServe = " + json_for_script(settings) + ";",
@@ -199,17 +178,30 @@ def iter_live_page(
             ),
         ),
         connect_src=("'self'",),
-        image_prefix=live.image_prefix,
         nav_html=urls.nav().html(),
         extra_css=nav_css() + pane_css(),
+        open_cache=_cache_opener(config),
+        parallel=False,  # a server never forks
+        shell=_shell_of(live, snap),
+        preview=render_preview(session, leaf_id=leaf_id, target_id=target_id),
+        on_rendered=lambda rendered: live.keep_images(image_files(rendered)),
     )
-    preview = render_preview(session, leaf_id=leaf_id, target_id=target_id)
-    return iter_streamed_page(shell, render, options, preview=preview)
+    return make_page(session, ExportOptions(theme=config.theme), target)
 
 
-def render_standalone(path: Path, config: ServeConfig) -> str:
+def standalone_page(path: Path, config: ServeConfig) -> Page:
     """The self-contained export of a session file (what ``sessiontree export`` writes)."""
     session = load_any(path, agent_dir=config.agent_dir)
-    rendered = render_cached(session, config)
-    del session
-    return "".join(iter_page(rendered, PageOptions(theme=config.theme)))
+    target = PageTarget(open_cache=_cache_opener(config), parallel=False)
+    return make_page(session, ExportOptions(theme=config.theme), target)
+
+
+def page_response(page: Page, headers: Mapping[str, str] | None = None) -> HTMLResponse:
+    """A session's whole page, never cached, its CSP in a header too."""
+    csp = {"Content-Security-Policy": page.csp}
+    return HTMLResponse("".join(page.chunks), headers={**PAGE_HEADERS, **csp, **(headers or {})})
+
+
+def _cache_opener(config: ServeConfig) -> Callable[[], FragmentCache]:
+    # One connection per render: renders run in threads.
+    return lambda: FragmentCache(config.cache_dir)

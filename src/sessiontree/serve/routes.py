@@ -103,9 +103,19 @@ async def session_page(request: Request, key: str, path: Path) -> Response:
         return PlainTextResponse(f"{shown_name(key)}: {listed.error}", headers=pages.PAGE_HEADERS)
     live = state.followed.live(key, path)
     query = request.query_params
-    chunks = pages.iter_live_page(
-        live, key, state.config, state.urls, leaf_id=query.get("leafId"), target_id=query.get("targetId")
+    page = await anyio.to_thread.run_sync(
+        functools.partial(
+            pages.live_page,
+            live,
+            key,
+            state.config,
+            state.urls,
+            leaf_id=query.get("leafId"),
+            target_id=query.get("targetId"),
+        ),
+        limiter=state.render_limit,
     )
+    chunks = page.chunks
     # Head, header and the path's first screen go out at once; the rest as it is rendered. Each
     # step runs in a thread under the render limit, so other clients are served meanwhile.
     first = await anyio.to_thread.run_sync(next, chunks, limiter=state.render_limit)
@@ -117,7 +127,8 @@ async def session_page(request: Request, key: str, path: Path) -> Response:
         ) is not None:
             yield chunk
 
-    return StreamingResponse(rest(), media_type="text/html", headers=pages.page_headers(first))
+    headers = {**pages.PAGE_HEADERS, "Content-Security-Policy": page.csp}
+    return StreamingResponse(rest(), media_type="text/html", headers=headers)
 
 
 async def subagent_page(request: Request) -> Response:
@@ -131,10 +142,10 @@ async def subagent_page(request: Request) -> Response:
     agent = await anyio.to_thread.run_sync(subagent_file, found[1], request.path_params["agent"])
     if agent is None:
         return _not_found()
-    html = await anyio.to_thread.run_sync(
-        pages.render_standalone, agent, state.config, limiter=state.render_limit
+    page = await anyio.to_thread.run_sync(
+        pages.standalone_page, agent, state.config, limiter=state.render_limit
     )
-    return pages.html_response(html)
+    return await anyio.to_thread.run_sync(pages.page_response, page, limiter=state.render_limit)
 
 
 @session_route
@@ -158,11 +169,12 @@ async def raw_download(request: Request, key: str, path: Path) -> Response:
 @session_route
 async def export_download(request: Request, key: str, path: Path) -> Response:
     state = _state(request)
-    html = await anyio.to_thread.run_sync(
-        pages.render_standalone, path, state.config, limiter=state.render_limit
+    page = await anyio.to_thread.run_sync(
+        pages.standalone_page, path, state.config, limiter=state.render_limit
     )
     name = "session-" + key.rsplit("/", 1)[-1].removesuffix(".jsonl") + ".html"
-    return pages.html_response(html, {"Content-Disposition": pages.attachment(name)})
+    headers = {"Content-Disposition": pages.attachment(name)}
+    return await anyio.to_thread.run_sync(pages.page_response, page, headers, limiter=state.render_limit)
 
 
 async def blob(request: Request) -> Response:

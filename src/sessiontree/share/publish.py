@@ -13,14 +13,15 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 from sessiontree.errors import ExportError, ShareCancelled, ShareError
-from sessiontree.exporter import iter_page, load_for_export, render_session
+from sessiontree.exporter import make_page
+from sessiontree.readers import load_for_export
 from sessiontree.share.gist import Gist, check_gh_auth, create_gist_gh, find_gh
 from sessiontree.share.github_api import GitHubAPI, github_token
 from sessiontree.share.handlers import find_handler, run_handler
 from sessiontree.share.progress import echo, spinner
 from sessiontree.share.records import ShareRecord, append_record, now_iso
 from sessiontree.share.redact import RedactionReport, Redactor, redact_entries, redact_value
-from sessiontree.share.subagents import learn_subagents, load_subagents, write_redacted_subagents
+from sessiontree.share.subagents import learn_subagents, redact_subagents
 from sessiontree.store import Session
 from sessiontree.store.atomic import write_atomic
 from sessiontree.store.surrogates import replace_surrogates
@@ -113,29 +114,29 @@ def _export_and_publish(
     api_base: str | None,
     review: Review | None,
 ) -> ShareOutcome:
-    # A private (0700) directory: the page may hold what redaction could not recognise, and the
-    # subagents' redacted copies go there.
+    report: RedactionReport | None = None
+    if redact:
+        session, report = redact_session(session)
+        if report.total:
+            say(f"Redacted {report.total} secret(s): {report.summary()} (--no-redact shares as is)")
+        else:
+            say("No secret found: nothing was masked")
+    made = make_page(session)  # an export's page: subagents inline, images embedded
+    # Encoded for the file and for the API upload: a lone surrogate would fail both.
+    html = replace_surrogates("".join(made.chunks))
+    size = len(html.encode("utf-8"))
+    check_size(size, force=force, warn=say if backend.kind != "handler" else None)
+    title, date = plain_title(made.title), share_date(session)
+    if backend.kind == DRY_RUN:
+        page = Path(backend.target) / share_file_name(title, date)
+        write_atomic(page, html)
+        return ShareOutcome(backend=DRY_RUN, url=None, message=str(page), redaction=report, size=size)
+    if review is not None and not review(report):
+        raise ShareCancelled("Share cancelled: nothing was uploaded")
+    # A private (0700) directory for the file to upload: the page may hold what redaction could
+    # not recognise.
     workdir = Path(tempfile.mkdtemp(prefix="sessiontree-share-"))
     try:
-        report: RedactionReport | None = None
-        if redact:
-            session, report = redact_session(session, workdir / "session")
-            if report.total:
-                say(f"Redacted {report.total} secret(s): {report.summary()} (--no-redact shares as is)")
-            else:
-                say("No secret found: nothing was masked")
-        rendered = render_session(session)
-        # Encoded for the file and for the API upload: a lone surrogate would fail both.
-        html = replace_surrogates("".join(iter_page(rendered)))
-        size = len(html.encode("utf-8"))
-        check_size(size, force=force, warn=say if backend.kind != "handler" else None)
-        title, date = plain_title(rendered.title), share_date(session)
-        if backend.kind == DRY_RUN:
-            page = Path(backend.target) / share_file_name(title, date)
-            write_atomic(page, html)
-            return ShareOutcome(backend=DRY_RUN, url=None, message=str(page), redaction=report, size=size)
-        if review is not None and not review(report):
-            raise ShareCancelled("Share cancelled: nothing was uploaded")
         html_path = workdir / share_file_name(title, date)
         html_path.write_text(html, encoding="utf-8")
         outcome = _publish(backend, html_path, html, describe_share(title, date), api_base)
@@ -186,24 +187,24 @@ def _load(source: Path | Session, agent: str | None, say: Notify) -> Session:
     return load_for_export(source, agent=agent, warn=say)
 
 
-def redact_session(session: Session, folder: Path | None = None) -> tuple[Session, RedactionReport]:
+def redact_session(session: Session) -> tuple[Session, RedactionReport]:
     """Return a copy of the session with secrets masked; the original is left as it was.
 
     The title slot is redacted with the same values as the entries (the page's title, the gist
-    description and the uploaded file's name come from it). With ``folder``, the subagent
-    transcripts the page embeds are redacted too, their copies written there.
+    description and the uploaded file's name come from it), and so are the subagent transcripts
+    the page embeds: all in memory, nothing written.
     """
     redactor = Redactor()
-    subagents = load_subagents(session) if folder is not None else {}
-    learn_subagents(subagents, redactor)
+    learn_subagents(session.subagents, redactor)
     slot = session.title_slot
     extra = [("title-slot", slot)] if slot else []
     header, entries, report = redact_entries(session.header, session.entries, extra, redactor)
     if slot:
         slot = redact_value(slot, report, redactor=redactor, entry="title-slot")
-    redacted = dataclasses.replace(session, header=header, entries=entries, title_slot=slot)
-    if folder is not None:
-        redacted = write_redacted_subagents(redacted, subagents, redactor, report, folder)
+    subagents = redact_subagents(session.subagents, redactor, report)
+    redacted = dataclasses.replace(
+        session, header=header, entries=entries, title_slot=slot, subagents=subagents
+    )
     return redacted, report
 
 

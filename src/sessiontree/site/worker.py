@@ -6,6 +6,7 @@ import gzip
 import json
 import os
 import posixpath
+from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -17,8 +18,8 @@ from sessiontree.store.subagents import subagent_key
 
 if TYPE_CHECKING:
     from sessiontree.exporter.fragment_cache import FragmentCache
-    from sessiontree.exporter.options import RenderedSession
     from sessiontree.pages.nav import NavLinks
+    from sessiontree.store.session import Session
 
 
 @dataclass(frozen=True, slots=True)
@@ -65,20 +66,19 @@ def _subagent_page(key: str, page: str, agent_id: str) -> str:
 def render_job(job: RenderJob) -> RenderOutcome:
     """Load, render and write one session; a session that cannot be read is an outcome, not a crash."""
     # The renderer loads here, in the worker: a build with nothing to render never pays for it.
-    from sessiontree.exporter.api import load_for_export, render_session
     from sessiontree.exporter.fragment_cache import FragmentCache
-    from sessiontree.exporter.options import RenderOptions
+    from sessiontree.readers import load_for_export
     from sessiontree.site.records import session_records
 
     try:
         sha = file_sha256(job.path)
         session = load_for_export(job.path)
         records = session_records(session)
-        claude = session.header.get("agent") == "claude"
+        embedded = session.subagents.embedded
         linked: dict[str, None] = {}
 
         def href(agent_id: str) -> str:
-            if claude:  # not listed: an extra page beside this one
+            if not embedded:  # Claude Code's: not listed, an extra page beside this one
                 linked[agent_id] = None
                 return posixpath.basename(subagent_page_path(job.page, agent_id))
             return _subagent_page(job.key, job.page, agent_id)
@@ -86,10 +86,9 @@ def render_job(job: RenderJob) -> RenderOutcome:
         # One session per pool worker already: no nested two-core render, no fork in a worker.
         cache = FragmentCache(job.cache_dir) if job.cache_dir is not None else None
         try:
-            rendered = render_session(session, RenderOptions(parallel=False, subagent_href=href, cache=cache))
             session_id = session.id
+            title, assets = _write_page(job, session, job.page, cache, href)
             del session
-            assets = _write_page(job, rendered, job.page)
             subagents = _write_subagent_pages(job, list(linked), session_id, cache)
         finally:
             if cache is not None:
@@ -98,56 +97,62 @@ def render_job(job: RenderJob) -> RenderOutcome:
             assets.extend(a for a in sub.pop("assets") if a not in assets)
         payload = json.dumps(records, ensure_ascii=True).encode("ascii")
         write_atomic(job.site / job.records, gzip.compress(payload, 6, mtime=0))
-        return RenderOutcome(job.key, sha256=sha, title=rendered.title, assets=assets, subagents=subagents)
+        return RenderOutcome(job.key, sha256=sha, title=title, assets=assets, subagents=subagents)
     except SessiontreeError as exc:
         return RenderOutcome(job.key, error=str(exc))
     except (OSError, ValueError, RecursionError, MemoryError) as exc:
         return RenderOutcome(job.key, error=f"{type(exc).__name__}: {exc}")
 
 
-def _write_page(job: RenderJob, rendered: RenderedSession, page: str) -> list[str]:
-    """Write one rendered page (its images in assets/ when shared); return the assets it uses."""
-    from sessiontree.exporter.options import PageOptions
-    from sessiontree.exporter.page import image_files, iter_page
+def _write_page(
+    job: RenderJob,
+    session: Session,
+    page_name: str,
+    cache: FragmentCache | None,
+    href: Callable[[str], str] | None = None,
+) -> tuple[str, list[str]]:
+    """Write one session's page (its images in assets/ when shared); return its title and assets."""
+    from sessiontree.exporter.options import ExportOptions
+    from sessiontree.exporter.page import image_files
+    from sessiontree.exporter.recipe import PageTarget, make_page
     from sessiontree.pages.nav import PANE_SCRIPTS, browse_scripts, nav_css, pane_css
     from sessiontree.site.browse import SESSIONS_DATA
     from sessiontree.store.surrogates import shown_name
 
-    assets: list[str] = []
-    prefix = None
-    if job.shared_assets:
-        prefix = _asset_prefix(page)
-        for image in image_files(rendered):
-            name = f"{image.sha256}.{image.ext}"
-            target = job.site / ASSETS_DIR / name
-            if not target.exists():  # content-addressed: an existing file already holds these bytes
-                write_atomic(target, image.data)
-            assets.append(name)
-    options = PageOptions(theme=job.theme, image_prefix=prefix)
+    prefix = _asset_prefix(page_name) if job.shared_assets else None
+    target = PageTarget(subagent_href=href, image_prefix=prefix, cache=cache, parallel=False)
     if job.nav is not None:
-        links = job.nav.relative_to(page)
+        links = job.nav.relative_to(page_name)
         settings = {
             "search": links.search,
-            "data": posixpath.relpath(SESSIONS_DATA, posixpath.dirname(page)),
+            "data": posixpath.relpath(SESSIONS_DATA, posixpath.dirname(page_name)),
             "current": shown_name(job.key),
         }
-        options = replace(
-            options,
+        target = replace(
+            target,
             nav_html=links.html(),
             extra_css=nav_css() + pane_css(),
             extra_scripts=browse_scripts(settings, *PANE_SCRIPTS),
             connect_src=("'self'",),  # the pane's list, from the site itself
         )
-    write_atomic(job.site / page, iter_page(rendered, options))
-    return assets
+    page = make_page(session, ExportOptions(theme=job.theme), target)
+    assets: list[str] = []
+    if job.shared_assets:
+        for image in image_files(page.render()):
+            name = f"{image.sha256}.{image.ext}"
+            target_file = job.site / ASSETS_DIR / name
+            if not target_file.exists():  # content-addressed: an existing file already holds these bytes
+                write_atomic(target_file, image.data)
+            assets.append(name)
+    write_atomic(job.site / page_name, page.chunks)
+    return page.title, assets
 
 
 def _write_subagent_pages(
     job: RenderJob, agent_ids: list[str], session_id: str | None, cache: FragmentCache | None
 ) -> dict[str, dict[str, Any]]:
     """Write the page of each Claude Code subagent the session's page links to, beside it."""
-    from sessiontree.exporter.api import load_for_export, render_session
-    from sessiontree.exporter.options import RenderOptions
+    from sessiontree.readers import load_for_export
     from sessiontree.readers.claude import subagent_file
 
     written: dict[str, dict[str, Any]] = {}
@@ -156,9 +161,8 @@ def _write_subagent_pages(
         if path is None:
             continue
         stat = path.stat()  # before loading: a later append shows as a change
-        rendered = render_session(load_for_export(path), RenderOptions(parallel=False, cache=cache))
         page = subagent_page_path(job.page, agent_id)
-        assets = _write_page(job, rendered, page)
+        _, assets = _write_page(job, load_for_export(path), page, cache)
         written[agent_id] = {"page": page, "size": stat.st_size, "mtime": stat.st_mtime, "assets": assets}
     return written
 

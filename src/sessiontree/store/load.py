@@ -21,6 +21,7 @@ from sessiontree.store.repair import (
 )
 from sessiontree.store.session import Session, cannot_read, not_a_session_file
 from sessiontree.store.storage import FileSessionStorage, SessionStorage
+from sessiontree.store.subagents import pi_subagents
 
 T = TypeVar("T")
 
@@ -154,4 +155,5 @@ def load_session(
         assert parsed is not None  # strict: a read error mid-file raises, it does not return None
         session = session_from_values(*parsed, path, split=split, excerpts=True)
         rehydrate_blobs(session, path, blobs_dir=blobs_dir, agent_dir=agent_dir)
+    session.subagents = pi_subagents(path)
     return session

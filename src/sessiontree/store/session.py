@@ -15,6 +15,7 @@ from sessiontree.store.formats import AGENT_LABELS
 from sessiontree.store.jsonl import BadLine, paused_gc
 from sessiontree.store.repair import Repair
 from sessiontree.store.storage import FileSessionStorage, SessionStorage, read_reason
+from sessiontree.store.subagents import Subagents
 from sessiontree.store.tree import SessionTree
 
 
@@ -34,6 +35,8 @@ class Session:
     repairs: list[Repair] = field(default_factory=list)
     joints: dict[str, str] = field(default_factory=dict)
     title_slot: dict[str, Any] | None = None
+    # Its subagents' sessions, found and read on first use by the reader of its format.
+    subagents: Subagents = field(default_factory=Subagents, repr=False)
     # Derived from the entries, never given: dataclasses.replace() then builds a fresh tree.
     _tree: SessionTree | None = field(default=None, init=False, repr=False)
 

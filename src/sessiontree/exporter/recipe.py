@@ -1,0 +1,139 @@
+"""One page for one session: export, share, serve and build make it the same way, from memory.
+
+``make_page(session, options, target)`` takes the loaded session, what the user chose
+(``ExportOptions``) and where the page goes (``PageTarget``: links for subagents and images,
+extra scripts, cache, how the CSP is delivered), and returns the page's chunks and its CSP.
+The callers keep only what is theirs (serve's live scripts and first screen, a site's assets,
+an export's file and whole-page cache).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from sessiontree.exporter.api import render_session, render_shell
+from sessiontree.exporter.fragment_cache import FragmentCache
+from sessiontree.exporter.options import ExportOptions, PageOptions, PageShell, RenderedSession, RenderOptions
+from sessiontree.exporter.page import iter_streamed_page, page_csp
+from sessiontree.store import Session
+
+
+@dataclass(frozen=True)
+class PageTarget:
+    """What differs between the places a session's page goes (export, share, serve, site).
+
+    - ``subagent_href``: agent id -> URL of that subagent's own page (serve, build); None keeps
+      subagents inline only (export, share).
+    - ``image_prefix``: None embeds images as ``data:`` URLs; a path prefix makes each a URL
+      (``/blobs/`` served, ``assets/`` of a site).
+    - ``extra_scripts``, ``connect_src``: a served page's live scripts and where they connect.
+    - ``nav_html``, ``extra_css``: the collection's links above the header (serve, site) and
+      the CSS of what they and the extra scripts draw.
+    - ``cache``: fragments rendered before, and the new ones kept (the caller's, open);
+      ``open_cache`` instead opens one for the render and closes it after (a server renders in
+      threads, each with its own connection).
+    - ``parallel``: the render may fork a second process (never in a server or a pool worker).
+    - ``shell``, ``preview``: what a server has of the page already (its header) and streams
+      first (the path's first screen).
+    - ``on_rendered``: sees the rendered session before its data goes out (serve keeps its images).
+    """
+
+    subagent_href: Callable[[str], str | None] | None = None
+    image_prefix: str | None = None
+    extra_scripts: tuple[str, ...] = ()
+    connect_src: tuple[str, ...] = ()
+    nav_html: str = ""
+    extra_css: str = ""
+    cache: FragmentCache | None = None
+    open_cache: Callable[[], FragmentCache] | None = None
+    parallel: bool = True
+    shell: PageShell | None = None
+    preview: str = ""
+    on_rendered: Callable[[RenderedSession], None] | None = None
+
+
+class Page:
+    """A session's page: its CSP (the meta tag's, for a header too), title, and chunks (iterate once)."""
+
+    def __init__(self, session: Session, options: ExportOptions, target: PageTarget) -> None:
+        self._session: Session | None = session
+        self._target = target
+        self._rendered: RenderedSession | None = None
+        self.page_options = PageOptions(
+            theme=options.theme,
+            compress=options.compress,
+            extra_scripts=target.extra_scripts,
+            connect_src=target.connect_src,
+            image_prefix=target.image_prefix,
+            nav_html=target.nav_html,
+            extra_css=target.extra_css,
+        )
+        self.render_options = RenderOptions(
+            leaf_id=options.leaf_id,
+            system_prompt=options.system_prompt,
+            tools=options.tools,
+            compress=options.compress,
+            parallel=target.parallel,
+            subagent_href=target.subagent_href,
+            cache=target.cache,
+        )
+        # Options and the leaf are checked before anything is rendered (a bad --leaf fails at once).
+        self.shell = target.shell or render_shell(session, self.render_options)
+        self.csp = page_csp(self.page_options)
+        self.title = self.shell.title
+
+    def render(self) -> RenderedSession:
+        """The session's entries rendered (once): what the page's data and a site's assets come from."""
+        if self._rendered is None:
+            session, self._session = self._session, None  # the entries are freed once rendered
+            assert session is not None
+            target, options = self._target, self.render_options
+            cache = target.open_cache() if target.open_cache is not None else None
+            try:
+                if cache is not None:
+                    options = dataclasses.replace(options, cache=cache)
+                self._rendered = render_session(session, options, shell=self.shell)
+            finally:
+                if cache is not None:
+                    cache.close()
+            if target.on_rendered is not None:
+                target.on_rendered(self._rendered)
+        return self._rendered
+
+    @property
+    def chunks(self) -> Iterator[str]:
+        """The page in chunks: the head and header (and preview) before the entries are rendered."""
+        return iter_streamed_page(self.shell, self.render, self.page_options, preview=self._target.preview)
+
+
+def make_page(
+    session: Session, options: ExportOptions | None = None, target: PageTarget | None = None
+) -> Page:
+    """Make the page of a loaded session for a target (export when none is given)."""
+    return Page(session, options or ExportOptions(), target or PageTarget())
+
+
+def render_session_html(
+    session: Session,
+    *,
+    theme: str = "auto",
+    leaf_id: str | None = None,
+    system_prompt: str | None = None,
+    tools: Sequence[Any] | None = None,
+    compress: bool = True,
+) -> str:
+    """Return the self-contained HTML page of a loaded session (an export's page, as a string).
+
+    ``system_prompt`` and ``tools`` (tool names or schemas) replace what the session's
+    ``session_init`` entry holds; ``leaf_id`` picks the active leaf (default: the last entry).
+    """
+    options = ExportOptions(
+        theme=theme, leaf_id=leaf_id, system_prompt=system_prompt, tools=tools, compress=compress
+    )
+    return "".join(make_page(session, options).chunks)
+
+
+__all__ = ["Page", "PageTarget", "make_page", "render_session_html"]

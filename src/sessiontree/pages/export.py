@@ -1,0 +1,101 @@
+"""A session file to a self-contained HTML file: read by its agent's reader, made by the one recipe."""
+
+from __future__ import annotations
+
+import webbrowser
+from collections.abc import Callable, Iterable, Iterator
+from pathlib import Path
+
+from sessiontree.errors import ExportError
+from sessiontree.exporter.fragment_cache import FragmentCache, page_key
+from sessiontree.exporter.options import ExportOptions
+from sessiontree.exporter.recipe import PageTarget, make_page
+from sessiontree.readers import load_for_export
+from sessiontree.store.atomic import write_atomic
+from sessiontree.store.surrogates import SURROGATES
+
+
+def default_output_path(input_path: str | Path) -> Path:
+    """Return ``session-<file stem>.html`` in the current directory (the reference's default)."""
+    return Path.cwd() / f"session-{Path(input_path).stem}.html"
+
+
+def export_to_file(
+    input_path: str | Path,
+    output_path: str | Path | None = None,
+    options: ExportOptions | None = None,
+    cache: FragmentCache | None = None,
+    *,
+    warn: Callable[[str], None] | None = None,
+) -> Path:
+    """Export a session file to a self-contained HTML file and return its path (input untouched).
+
+    ``cache`` reuses the page made before from the same files and options (its bytes, kept
+    whole), else the fragments rendered before, and keeps what it renders. ``warn`` gets one
+    line per thing loading repaired or could not find (said again on a cached page).
+    """
+    opts = options or ExportOptions()
+    key = _page_key(Path(input_path), opts) if cache is not None else None
+    hit = cache.get_page(key) if cache is not None and key is not None else None
+    if hit is not None:
+        out = _output_path(input_path, output_path)
+        for line in hit[0]:
+            if warn is not None:
+                warn(line)
+        write_atomic(out, hit[1])
+        return out
+    warnings: list[str] = []
+
+    def keep_warning(line: str) -> None:
+        warnings.append(line)
+        if warn is not None:
+            warn(line)
+
+    session = load_for_export(input_path, blobs_dir=opts.blobs_dir, agent=opts.agent, warn=keep_warning)
+    out = _output_path(input_path, output_path)
+    # A page with missing images is not kept whole: it must change when they turn up.
+    keep = cache is not None and key is not None and not session.missing_blobs
+    page = make_page(session, opts, PageTarget(cache=cache))
+    # The page drops the entries once they are rendered; holding them here would keep the
+    # whole session alive while the page is written.
+    del session
+    if not keep:
+        write_atomic(out, page.chunks)
+        return out
+    kept: list[bytes] = []
+
+    def keeping(chunks: Iterable[str]) -> Iterator[bytes]:
+        for chunk in chunks:
+            kept.append(chunk.encode("utf-8", SURROGATES))  # as write_atomic encodes text
+            yield kept[-1]
+
+    write_atomic(out, keeping(page.chunks))  # the page held once, as bytes (not as text, then bytes)
+    assert cache is not None and key is not None
+    cache.put_page(key, warnings, kept)
+    return out
+
+
+def _page_key(path: Path, options: ExportOptions) -> bytes | None:
+    try:
+        return page_key(path, options.cache_key())
+    except OSError:  # a missing or unreadable file: the load below says so in its words
+        return None
+
+
+def _output_path(input_path: str | Path, output_path: str | Path | None) -> Path:
+    out = Path(output_path) if output_path is not None else default_output_path(input_path)
+    if out.is_dir():
+        out = out / default_output_path(input_path).name
+    if out.exists() and out.resolve() == Path(input_path).resolve():
+        raise ExportError(f"Output {out} is the session file itself; choose another output path")
+    if not out.parent.is_dir():
+        raise ExportError(f"Directory not found: {out.parent}; create it or choose another output path")
+    return out
+
+
+def open_in_browser(path: Path) -> None:
+    """Open an exported page in the default browser."""
+    webbrowser.open(path.resolve().as_uri())
+
+
+__all__ = ["default_output_path", "export_to_file", "open_in_browser"]
