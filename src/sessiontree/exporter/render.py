@@ -24,6 +24,7 @@ from sessiontree.exporter.blocks import (
 from sessiontree.exporter.blocks import text_of as _str
 from sessiontree.exporter.highlight import lexer_by_name
 from sessiontree.exporter.images import ImageRegistry
+from sessiontree.exporter.kinds import ROLES, shows
 from sessiontree.exporter.markdown import render_markdown
 from sessiontree.exporter.markup import markup_role, render_user_text
 from sessiontree.exporter.notices import NOTICE_RENDERERS, render_kind
@@ -405,45 +406,89 @@ def _message(entry: Mapping[str, Any], ctx: RenderContext, meta: Meta) -> tuple[
         return _unknown(entry, ctx, meta)
     role = _str(message.get("role"))
     meta["role"] = role
-    if role == "user":
-        content = message.get("content")
-        body, text = _content_blocks(content, ctx, user=True)
-        meta["preview"] = one_line(describe_markup(text)) or "(image)"
-        if is_typed_prompt(entry):
-            meta["prompt"] = True
-        head = markup_role(text)
-        if head == "Interrupted":
-            return "notice", head, body
-        return "user", head or "User", body
-    if role == "developer":
-        body, text = _content_blocks(message.get("content"), ctx)
-        meta["preview"] = one_line(text)
-        return "custom", "Developer", body
-    if role == "fileMention":
-        return "custom", "Files", _file_mention(message, ctx, meta)
-    if role == "assistant":
-        return "assistant", "Assistant", _assistant(entry, message, ctx, meta)
-    if role == "toolResult":
-        return "tool", "Tool result", _tool_result(message, ctx, meta)
-    if role == "bashExecution":
-        return "tool", "Bash", _execution(message, "bash", meta)
-    if role == "pythonExecution":
+    kind = ROLES.get(role)
+    if kind is None or kind.show is None:
+        return _unknown(entry, ctx, meta)
+    return kind.show(entry, message, ctx, meta)
+
+
+@shows("user")
+def _user(
+    entry: Mapping[str, Any], message: Mapping[str, Any], ctx: RenderContext, meta: Meta
+) -> tuple[str, str, Markup]:
+    body, text = _content_blocks(message.get("content"), ctx, user=True)
+    meta["preview"] = one_line(describe_markup(text)) or "(image)"
+    if is_typed_prompt(entry):
+        meta["prompt"] = True
+    head = markup_role(text)
+    if head == "Interrupted":
+        return "notice", head, body
+    return "user", head or "User", body
+
+
+@shows("developer")
+def _developer(
+    entry: Mapping[str, Any], message: Mapping[str, Any], ctx: RenderContext, meta: Meta
+) -> tuple[str, str, Markup]:
+    body, text = _content_blocks(message.get("content"), ctx)
+    meta["preview"] = one_line(text)
+    return "custom", "Developer", body
+
+
+@shows("fileMention")
+def _files(
+    entry: Mapping[str, Any], message: Mapping[str, Any], ctx: RenderContext, meta: Meta
+) -> tuple[str, str, Markup]:
+    return "custom", "Files", _file_mention(message, ctx, meta)
+
+
+@shows("assistant")
+def _assistant_message(
+    entry: Mapping[str, Any], message: Mapping[str, Any], ctx: RenderContext, meta: Meta
+) -> tuple[str, str, Markup]:
+    return "assistant", "Assistant", _assistant(entry, message, ctx, meta)
+
+
+@shows("toolResult")
+def _tool_result_message(
+    entry: Mapping[str, Any], message: Mapping[str, Any], ctx: RenderContext, meta: Meta
+) -> tuple[str, str, Markup]:
+    return "tool", "Tool result", _tool_result(message, ctx, meta)
+
+
+@shows("bashExecution", "pythonExecution")
+def _execution_message(
+    entry: Mapping[str, Any], message: Mapping[str, Any], ctx: RenderContext, meta: Meta
+) -> tuple[str, str, Markup]:
+    if message.get("role") == "pythonExecution":
         return "tool", "Python", _execution(message, "python", meta)
-    if role in ("custom", "hookMessage"):
-        body, text = _content_blocks(message.get("content"), ctx)
-        meta["preview"] = one_line(text)
-        cat = "custom" if message.get("display", True) is not False else "meta"
-        return cat, _str(message.get("customType")) or "Custom", body
-    if role == "branchSummary":
-        return (
-            "summary",
-            "Branch summary",
-            _summary_body("branch", "Branch summary", _str(message.get("summary")), meta),
-        )
-    if role == "compactionSummary":
-        summary, tokens = _str(message.get("summary")), message.get("tokensBefore")
-        return "summary", "Compaction", _summary_body("compaction", "Compaction", summary, meta, tokens)
-    return _unknown(entry, ctx, meta)
+    return "tool", "Bash", _execution(message, "bash", meta)
+
+
+@shows("custom", "hookMessage")
+def _custom(
+    entry: Mapping[str, Any], message: Mapping[str, Any], ctx: RenderContext, meta: Meta
+) -> tuple[str, str, Markup]:
+    body, text = _content_blocks(message.get("content"), ctx)
+    meta["preview"] = one_line(text)
+    cat = "custom" if message.get("display", True) is not False else "meta"
+    return cat, _str(message.get("customType")) or "Custom", body
+
+
+@shows("branchSummary")
+def _branch_summary_message(
+    entry: Mapping[str, Any], message: Mapping[str, Any], ctx: RenderContext, meta: Meta
+) -> tuple[str, str, Markup]:
+    summary = _str(message.get("summary"))
+    return "summary", "Branch summary", _summary_body("branch", "Branch summary", summary, meta)
+
+
+@shows("compactionSummary")
+def _compaction_summary_message(
+    entry: Mapping[str, Any], message: Mapping[str, Any], ctx: RenderContext, meta: Meta
+) -> tuple[str, str, Markup]:
+    summary, tokens = _str(message.get("summary")), message.get("tokensBefore")
+    return "summary", "Compaction", _summary_body("compaction", "Compaction", summary, meta, tokens)
 
 
 def _compaction(entry: Mapping[str, Any], ctx: RenderContext, meta: Meta) -> tuple[str, str, Markup]:

@@ -13,6 +13,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from typing import Any, Literal
 
 from sessiontree.errors import EntryNotFound, ExportError
+from sessiontree.exporter.kinds import ROLES, dumps
 from sessiontree.readers.base import text_of
 from sessiontree.readers.kinds import kind_of
 from sessiontree.store import Session
@@ -22,7 +23,6 @@ TextFilter = Literal["default", "no-tools", "user-only"]
 FILTERS: tuple[str, ...] = ("default", "no-tools", "user-only")
 
 # Roles hidden by --no-tools, besides the tool calls inside assistant messages.
-TOOL_ROLES = frozenset({"toolResult", "bashExecution", "pythonExecution"})
 
 _LONE_SURROGATE = re.compile("[\ud800-\udfff]")
 _ATTR_ESCAPES = str.maketrans({"&": "&amp;", '"': "&quot;", "<": "&lt;", ">": "&gt;"})
@@ -262,25 +262,22 @@ def format_message(message: Mapping[str, Any], text_filter: TextFilter = "defaul
     role = message.get("role")
     if text_filter == "user-only" and role != "user":
         return []
-    if text_filter == "no-tools" and role in TOOL_ROLES:
+    kind = ROLES.get(role) if isinstance(role, str) else None
+    if kind is None or kind.dump is None or (text_filter == "no-tools" and kind.tool):
         return []
-    if role in ("user", "developer"):
-        return format_user(message)
-    if role == "assistant":
-        return format_assistant(message, tool_calls=text_filter != "no-tools")
-    if role == "toolResult":
-        return format_tool_result(message)
-    if role in ("bashExecution", "pythonExecution"):
-        return format_execution(message)
-    if role in ("custom", "hookMessage"):
-        return format_custom(message)
-    if role == "branchSummary":
-        return format_branch_summary(message)
-    if role == "compactionSummary":
-        return format_compaction_summary(message)
-    if role == "fileMention":
-        return format_file_mention(message)
-    return []
+    return kind.dump(message, text_filter)
+
+
+dumps("user", "developer")(lambda message, _: format_user(message))
+dumps("assistant")(
+    lambda message, text_filter: format_assistant(message, tool_calls=text_filter != "no-tools")
+)
+dumps("toolResult")(lambda message, _: format_tool_result(message))
+dumps("bashExecution", "pythonExecution")(lambda message, _: format_execution(message))
+dumps("custom", "hookMessage")(lambda message, _: format_custom(message))
+dumps("branchSummary")(lambda message, _: format_branch_summary(message))
+dumps("compactionSummary")(lambda message, _: format_compaction_summary(message))
+dumps("fileMention")(lambda message, _: format_file_mention(message))
 
 
 def format_messages_as_text(
