@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 from playwright.sync_api import Page
 
-from sessiontree.exporter.api import export_to_file
+from sessiontree.pages.export import export_to_file
 from tests.browser.conftest import Watch, open_page
 from tests.readers.test_claude_events import EVENTS
 from tests.readers.test_codex_events import ROLLBACK

@@ -14,8 +14,9 @@ from click.testing import CliRunner
 
 from sessiontree.archive.search import SearchFilters, SearchIndex
 from sessiontree.cli import cli
-from sessiontree.exporter.api import export_to_file, render_session
+from sessiontree.exporter.api import render_session
 from sessiontree.exporter.options import RenderOptions
+from sessiontree.pages.export import export_to_file
 from sessiontree.readers import load_any
 from sessiontree.readers.kinds import KINDS, is_typed_prompt
 from tests.conftest import SHIPPED_REAL

@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from sessiontree.exporter import api
+from sessiontree.exporter import api, render
 from sessiontree.serve.config import ServeConfig
 from tests.exporter.conftest import parse_page
 from tests.serve.conftest import make_client
@@ -44,7 +44,7 @@ async def test_a_warm_page_with_subagents_hits_the_cache_for_every_entry(
 ) -> None:
     root, routes = _roots(tmp_path)
     calls: list[str] = []
-    monkeypatch.setattr(api, "render_entry", _counting(calls, api.render_entry))
+    monkeypatch.setattr(api, "render_entry", _counting(calls, render.render_entry))
     config = ServeConfig(roots=(root / "claude", root / "pi"), cache_dir=tmp_path / "cache", watch=False)
     async with make_client(config) as client:
         for route in routes:

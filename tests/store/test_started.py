@@ -9,7 +9,7 @@ from pathlib import Path
 from click.testing import CliRunner
 
 from sessiontree.cli import cli
-from sessiontree.exporter.api import render_session_html
+from sessiontree.exporter import render_session_html
 from sessiontree.store.load import load_session
 
 FIRST = "2026-02-01T09:00:00.000Z"

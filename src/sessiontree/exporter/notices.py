@@ -16,8 +16,8 @@ from sessiontree.exporter.blocks import text_of as _str
 from sessiontree.exporter.markdown import render_markdown
 from sessiontree.exporter.markup import render_user_text
 from sessiontree.readers.base import text_of as content_text
-from sessiontree.store.claude_markup import describe_markup
 from sessiontree.readers.kinds import LineKind, kind_of
+from sessiontree.store.claude_markup import describe_markup
 from sessiontree.store.context import thinking_level_of
 from sessiontree.store.numbers import count_of
 

@@ -13,7 +13,6 @@ result.
 
 from __future__ import annotations
 
-import fcntl
 import logging
 import mmap
 import os
@@ -25,6 +24,8 @@ import tempfile
 import threading
 from collections.abc import Callable, Generator, Iterator
 from typing import Any
+
+from sessiontree.store.locks import lock_record, unlock_record
 
 log = logging.getLogger(__name__)
 
@@ -105,7 +106,7 @@ class _Claims:
 
     def take(self, *, from_back: bool) -> range | None:
         """Claim the next chunk (front or back); None when every entry is claimed."""
-        fcntl.lockf(self._fd, fcntl.LOCK_EX)
+        lock_record(self._fd)
         try:
             front, back = self._get()
             if front >= back:
@@ -118,7 +119,7 @@ class _Claims:
             self._set(hi, back)
             return range(front, hi)
         finally:
-            fcntl.lockf(self._fd, fcntl.LOCK_UN)
+            unlock_record(self._fd)
 
     def split(self) -> int:
         """Return where the worker's part begins (after both stopped taking)."""

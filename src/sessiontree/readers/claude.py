@@ -52,10 +52,9 @@ from sessiontree.store.entries import Entry
 from sessiontree.store.formats import AGENT_LABELS, is_claude_file
 from sessiontree.store.jsonl import BadLine
 from sessiontree.store.session import Session
-from sessiontree.store.subagents import Subagents, contained
 
 # Fields of a message line that the mapping uses or that every line repeats; others are shown.
-from sessiontree.store.storage import entry_is
+from sessiontree.store.subagents import Subagents, contained
 
 KNOWN_FIELDS = frozenset(
     {"type", "uuid", "parentUuid", "logicalParentUuid", "sessionId", "timestamp", "cwd", "gitBranch",

@@ -13,8 +13,8 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from sessiontree.readers.base import as_str, strip_csi, text_of
-from sessiontree.store.claude_markup import OUTPUT_TAGS, command_of, describe_markup, split_markup
 from sessiontree.readers.kinds import LineKind, add_kinds
+from sessiontree.store.claude_markup import OUTPUT_TAGS, command_of, describe_markup, split_markup
 
 API_ERROR = "claude:system/api_error"
 LOCAL_COMMAND = "claude:system/local_command"

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import fcntl
 import json
 import os
 from collections.abc import Callable, Iterator
@@ -13,6 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from sessiontree.errors import ShareError
+from sessiontree.store.locks import lock
 from sessiontree.store.persist import rewrite_atomically
 from sessiontree.store.storage import FileSessionStorage
 
@@ -76,7 +76,7 @@ def _locked(agent_dir: Path) -> Iterator[None]:
     agent_dir.mkdir(parents=True, exist_ok=True)
     fd = os.open(agent_dir / LOCK_FILE, os.O_RDWR | os.O_CREAT, 0o600)
     try:
-        fcntl.flock(fd, fcntl.LOCK_EX)
+        lock(fd)
         yield
     finally:
         os.close(fd)

@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-import fcntl
 import os
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
 from sessiontree.site.layout import STATE_DIR
+from sessiontree.store.locks import lock
 
 LOCK_FILE = f"{STATE_DIR}/build.lock"
 
@@ -24,12 +24,12 @@ def site_lock(site: Path, on_wait: Callable[[str], None] | None = None) -> Itera
     fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
     try:
         try:
-            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            lock(fd, wait=False)
         except BlockingIOError:
             holder = os.pread(fd, 32, 0).decode("ascii", "replace").strip() or "?"
             if on_wait is not None:
                 on_wait(f"Another build is writing {site} (pid {holder}); waiting for it to finish")
-            fcntl.flock(fd, fcntl.LOCK_EX)
+            lock(fd)
         os.ftruncate(fd, 0)
         os.pwrite(fd, f"{os.getpid()}\n".encode("ascii"), 0)
         yield

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import contextlib
 import errno
-import fcntl
 import os
 import shutil
 import stat
@@ -20,6 +19,7 @@ from pathlib import Path
 from typing import IO, Protocol, runtime_checkable
 
 from sessiontree.store.jsonl import split_keeping_newlines
+from sessiontree.store.locks import lock, unlock
 
 
 @dataclass(frozen=True, slots=True)
@@ -213,18 +213,18 @@ class FileWriter:
     def _lock_current(self, fh: IO[bytes]) -> IO[bytes]:
         """Lock the file now at the path (reopening it when a rewrite replaced ours); return it."""
         while True:
-            fcntl.flock(fh.fileno(), fcntl.LOCK_EX)
+            lock(fh.fileno())
             mine = os.fstat(fh.fileno())
             try:
                 here = os.stat(self.path)
             except FileNotFoundError:
                 if mine.st_nlink > 0:
                     return fh  # moved elsewhere whole (sessiontree move): the session goes on there
-                fcntl.flock(fh.fileno(), fcntl.LOCK_UN)
+                unlock(fh.fileno())
                 raise OSError(errno.ENOENT, "it was removed by another process", str(self.path)) from None
             if (here.st_dev, here.st_ino) == (mine.st_dev, mine.st_ino):
                 return fh
-            fcntl.flock(fh.fileno(), fcntl.LOCK_UN)
+            unlock(fh.fileno())
             fh.close()
             fh = self._fh = open(self.path, "ab")  # noqa: SIM115 - closed by close()
 
@@ -238,7 +238,7 @@ class FileWriter:
                         fh.write(b"".join(self._pending))
                         fh.flush()
                     finally:
-                        fcntl.flock(fh.fileno(), fcntl.LOCK_UN)
+                        unlock(fh.fileno())
                     self._pending.clear()
                 if sync:
                     os.fsync(fh.fileno())
@@ -348,7 +348,7 @@ class FileSessionStorage:
                 yield None
                 return
             try:
-                fcntl.flock(fd, fcntl.LOCK_EX)
+                lock(fd)
                 mine = os.fstat(fd)
                 try:
                     here = os.stat(path)

@@ -102,7 +102,6 @@ def _unreadable() -> Session:
     raise SessiontreeError("not loaded")
 
 
-
 def subagent_files(session_path: Path | None) -> dict[str, Path]:
     """The oh-my-pi subagent sessions of a session file, by agent id (the file stem), in name order.
 
