@@ -67,14 +67,14 @@ def shows(*roles: str) -> Callable[[ShowRole], ShowRole]:
 
 
 def dumps(*roles: str) -> Callable[[DumpRole], DumpRole]:
-    """Register the text renderer of these roles."""
+    """Register the text renderer of these roles (the table's other column)."""
+    return lambda fn: _set_dump(roles, fn)
 
-    def register(fn: DumpRole) -> DumpRole:
-        for role in roles:
-            ROLES[role].dump = fn
-        return fn
 
-    return register
+def _set_dump(roles: tuple[str, ...], fn: DumpRole) -> DumpRole:
+    for role in roles:
+        ROLES[role].dump = fn
+    return fn
 
 
 __all__ = ["ROLES", "TOOL_ROLES", "DumpRole", "RoleKind", "ShowRole", "dumps", "shows"]
