@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 from playwright.sync_api import Browser, Page
 
-from sessiontree.exporter.api import export_to_file
+from sessiontree.pages.export import export_to_file
 from tests.browser.conftest import open_page, wait_js
 from tests.conftest import GenSession, need_shared, real_file
 from tests.exporter.test_reading import CLAUDE, _typed_prompts
