@@ -23,7 +23,7 @@ ROOT = Path(__file__).resolve().parent.parent
 _TIMER = """
 import json, statistics, sys, time
 from pathlib import Path
-from sessiontree.exporter import load_for_export
+from sessiontree.readers import load_for_export
 from sessiontree.share.publish import redact_session
 session = load_for_export(Path(sys.argv[1]))
 cpu, wall = [], []
