@@ -227,6 +227,9 @@ def main() -> None:
         "--peers-venv", type=Path, default=Path(tempfile.gettempdir()) / "sessiontree-peers-av"
     )
     parser.add_argument("--no-peer", action="store_true")
+    parser.add_argument(
+        "--index", type=Path, help="An index of this corpus already built (its cache dir), reused"
+    )
     args = parser.parse_args()
     folder = args.corpus / f"corpus-{args.sessions}"
     root = corpus(folder, args.sessions, args.turns)
@@ -238,7 +241,7 @@ def main() -> None:
     )
     with tempfile.TemporaryDirectory(prefix="bench-usage-") as tmp_name, sync_playwright() as pw:
         tmp = Path(tmp_name)
-        cache = tmp / "cache"
+        cache = args.index or tmp / "cache"
         started = time.perf_counter()
         cpu = resource.getrusage(resource.RUSAGE_CHILDREN)
         subprocess.run(
@@ -247,7 +250,8 @@ def main() -> None:
         )  # fmt: skip
         used = resource.getrusage(resource.RUSAGE_CHILDREN)
         print(
-            f"sessiontree index from empty (stats): {time.perf_counter() - started:.1f} s wall, "
+            f"sessiontree index {'brought up to date' if args.index else 'from empty'} (stats): "
+            f"{time.perf_counter() - started:.1f} s wall, "
             f"{used.ru_utime + used.ru_stime - cpu.ru_utime - cpu.ru_stime:.1f} s CPU"
         )
         browser = pw.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
