@@ -276,7 +276,7 @@ def _load_state(conn: sqlite3.Connection, path: Path) -> _FileState | None:
 def _update_file(conn: sqlite3.Connection, path: Path, report: UpdateReport) -> None:
     """Index what changed in one file, in one transaction (state re-read under the write lock)."""
     # The readers load only when a file changed (a query over an index in step imports none).
-    from sessiontree.archive.follow import has_subagents, parse_lines
+    from sessiontree.archive.follow import FOLLOWERS, has_subagents, parse_lines
     from sessiontree.readers import foreign_agent
 
     with _write(conn):
@@ -310,7 +310,8 @@ def _update_file(conn: sqlite3.Connection, path: Path, report: UpdateReport) -> 
                 report.whole += 1
                 if state.agent is None:
                     report.rows += _index_values(conn, state, map(_parse, reader.read_all()))
-                elif has_subagents(path, state.agent):
+                elif has_subagents(path, state.agent) or state.agent not in FOLLOWERS:
+                    # no follower (Gemini CLI: records rewritten under their id): read whole
                     report.rows += _index_values(conn, state, _read_whole(reader, state.agent))
                 else:
                     values = parse_lines(list(reader.read_all()), 1)

@@ -17,7 +17,11 @@ from sessiontree.store.claude_markup import typed_text
 from sessiontree.store.discovery import SessionInfo, one_line, scandir_sorted
 from sessiontree.store.storage import entry_is, resolves_inside
 
-DEFAULT_ROOTS: tuple[tuple[str, str], ...] = (("claude", ".claude/projects"), ("codex", ".codex/sessions"))
+DEFAULT_ROOTS: tuple[tuple[str, str], ...] = (
+    ("claude", ".claude/projects"),
+    ("codex", ".codex/sessions"),
+    ("gemini", ".gemini/tmp"),
+)
 """(agent, folder under the home directory) of the agents whose sessions are picked up by default."""
 
 MAX_DEPTH = 4
@@ -153,6 +157,28 @@ def _codex_info(values: list[Any]) -> dict[str, Any]:
     return info
 
 
+def _gemini_info(values: list[Any]) -> dict[str, Any]:
+    meta = values[0] if values and isinstance(values[0], dict) else {}
+    info: dict[str, Any] = {"sessionId": meta.get("sessionId"), "timestamp": meta.get("startTime")}
+    dirs = meta.get("directories")
+    info["cwd"] = next((d for d in dirs if isinstance(d, str)), None) if isinstance(dirs, list) else None
+    for value in values[1:]:
+        if not isinstance(value, dict):
+            continue
+        update = value.get("$set")
+        if isinstance(update, dict) and as_str(update.get("summary")):
+            info["title"] = update["summary"]
+        if "prompt" not in info and value.get("type") == "user":
+            content = value.get("displayContent") or value.get("content")
+            text = content if isinstance(content, str) else text_of(content)
+            if text.strip():
+                info["prompt"] = text.strip()
+    return info
+
+
+_INFO = {"claude": _claude_info, "codex": _codex_info, "gemini": _gemini_info}
+
+
 def read_agent_info(path: str | Path, agent: str | None = None) -> SessionInfo | None:
     """Metadata of one session file of any agent from its first lines; None when it is no session."""
     from sessiontree.readers import detect_values, load_any
@@ -174,7 +200,7 @@ def read_agent_info(path: str | Path, agent: str | None = None) -> SessionInfo |
         info = {"sessionId": header.get("id"), "cwd": header.get("cwd"), "timestamp": header.get("timestamp")}
         info["title"] = header.get("title")
     else:
-        info = _claude_info(values) if agent == "claude" else _codex_info(values)
+        info = _INFO.get(agent, _codex_info)(values)
     if st.st_size <= WHOLE_BYTES:
         try:
             session = load_any(path, agent)

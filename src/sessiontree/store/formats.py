@@ -20,7 +20,12 @@ SNIFF_LINES = 24
 SNIFF_BYTES = 1 << 20
 """Detection stops reading after this many bytes (a first line may be an image-sized record)."""
 
-AGENT_LABELS: dict[str, str] = {"pi": "pi", "codex": "Codex CLI", "claude": "Claude Code"}
+AGENT_LABELS: dict[str, str] = {
+    "pi": "pi",
+    "codex": "Codex CLI",
+    "gemini": "Gemini CLI",
+    "claude": "Claude Code",
+}
 """The name people know each agent by, in detection order (most specific first)."""
 
 CLAUDE_MESSAGE_TYPES = ("user", "assistant", "system")
@@ -83,7 +88,18 @@ def is_codex_file(values: list[Any]) -> bool:
     )
 
 
-_SNIFFERS = {"pi": is_pi_file, "codex": is_codex_file, "claude": is_claude_file}
+def is_gemini_file(values: list[Any]) -> bool:
+    """A Gemini CLI chat file starts with its metadata line ``{sessionId, projectHash, ...}``."""
+    first = values[0] if values else None
+    return (
+        isinstance(first, dict)
+        and "type" not in first
+        and isinstance(first.get("sessionId"), str)
+        and isinstance(first.get("projectHash"), str)
+    )
+
+
+_SNIFFERS = {"pi": is_pi_file, "codex": is_codex_file, "gemini": is_gemini_file, "claude": is_claude_file}
 
 
 def sniff_agent(values: list[Any]) -> str | None:

@@ -1,0 +1,301 @@
+"""Gemini CLI chat files (``~/.gemini/tmp/<project>/chats/session-*.jsonl``) read into the session model.
+
+A chat file (Gemini CLI's ``chatRecordingService``) is JSONL: a metadata line ``{sessionId,
+projectHash, startTime, lastUpdated, kind?}``, then message records ``{id, timestamp, type,
+content}`` of type ``user``, ``gemini`` (with ``thoughts``, ``toolCalls`` and their results,
+``tokens``, ``model``), ``info``, ``warning`` or ``error``. A record written again under the same
+id replaces the first (a reply gains its tool results that way); ``{"$set": {...}}`` updates the
+metadata (``summary`` is the title; ``messages`` is a checkpoint: the conversation from then on);
+``{"$rewindTo": id}`` takes that message and all after it off the conversation: here they stay,
+as a side branch, and what follows hangs under the message before it. The older form, one JSON
+object with a ``messages`` list (``session-*.json``), reads the same way.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any, ClassVar
+
+from sessiontree.readers.base import as_str, iter_dicts, make_session, read_values, register
+from sessiontree.readers.kinds import LineKind, add_kinds
+from sessiontree.store.entries import Entry
+from sessiontree.store.formats import AGENT_LABELS, is_gemini_file
+from sessiontree.store.jsonl import BadLine, decode_text
+from sessiontree.store.session import Session
+
+NOTICE_TYPES = {"info": "gemini:info", "warning": "gemini:warning", "error": "gemini:error"}
+GEMINI_KINDS = (
+    LineKind("gemini:info", "Info", context=False),
+    LineKind("gemini:warning", "Warning", context=False, counted=True),
+    LineKind("gemini:error", "Error", show="error", context=False, counted=True),
+)
+"""Gemini CLI's records that are not conversation (see ``readers.kinds``)."""
+add_kinds(GEMINI_KINDS)
+
+WHOLE_JSON_BYTES = 64 << 20
+"""The older one-object form is parsed whole; a larger file of that form is refused."""
+
+
+def _count(value: Any) -> int:
+    return value if isinstance(value, int) and not isinstance(value, bool) and value > 0 else 0
+
+
+def usage_of(tokens: Any) -> dict[str, int] | None:
+    """``tokens {input, output, cached, thoughts, tool, total}`` as the store's usage."""
+    if not isinstance(tokens, dict):
+        return None
+    cached = _count(tokens.get("cached"))
+    inputs = max(_count(tokens.get("input")) - cached, 0)
+    output = _count(tokens.get("output")) + _count(tokens.get("thoughts"))
+    total = _count(tokens.get("total")) or inputs + cached + output
+    return {"input": inputs, "output": output, "cacheRead": cached, "cacheWrite": 0, "totalTokens": total}
+
+
+def _parts(content: Any) -> list[Any]:
+    """A ``PartListUnion`` (a string, a part, or a list of either) as a list of parts."""
+    if content is None:
+        return []
+    return content if isinstance(content, list) else [content]
+
+
+def content_blocks(content: Any) -> list[dict[str, Any]]:
+    """Text and images of a ``PartListUnion`` as content blocks (function parts are tool calls)."""
+    blocks: list[dict[str, Any]] = []
+    for part in _parts(content):
+        if isinstance(part, str):
+            if part:
+                blocks.append({"type": "text", "text": part})
+        elif isinstance(part, dict):
+            text = part.get("text")
+            inline = part.get("inlineData")
+            if isinstance(text, str) and text and not part.get("thought"):
+                blocks.append({"type": "text", "text": text})
+            elif isinstance(inline, dict) and isinstance(inline.get("data"), str):
+                mime = as_str(inline.get("mimeType")) or "application/octet-stream"
+                if mime.startswith("image/"):
+                    blocks.append({"type": "image", "data": inline["data"], "mimeType": mime})
+                else:
+                    blocks.append({"type": "text", "text": f"[{mime} attachment]"})
+            elif isinstance(part.get("fileData"), dict):
+                uri = as_str(part["fileData"].get("fileUri")) or "file"
+                blocks.append({"type": "text", "text": f"[{uri}]"})
+    return blocks
+
+
+def _result_text(call: dict[str, Any]) -> str:
+    """What a tool call returned: its function response's output or error, else what the UI showed."""
+    for part in _parts(call.get("result")):
+        response = part.get("functionResponse") if isinstance(part, dict) else None
+        body = response.get("response") if isinstance(response, dict) else None
+        if isinstance(body, dict):
+            for key in ("output", "error", "content"):
+                value = body.get(key)
+                if isinstance(value, str):
+                    return value
+            return json.dumps(body, ensure_ascii=False)
+        if isinstance(part, dict) and isinstance(part.get("text"), str):
+            return str(part["text"])
+        if isinstance(part, str):
+            return part
+    display = call.get("resultDisplay")
+    if isinstance(display, str):
+        return display
+    if isinstance(display, dict):
+        diff = display.get("fileDiff")
+        if isinstance(diff, str):
+            return diff
+        return json.dumps(display, ensure_ascii=False)
+    return ""
+
+
+class _Chat:
+    """The records of one chat file in the order they take, rewinds and checkpoints applied."""
+
+    def __init__(self) -> None:
+        self.meta: dict[str, Any] = {}
+        self.records: dict[str, dict[str, Any]] = {}  # id -> the newest record written under it
+        self.parent: dict[str, str | None] = {}  # id -> the message it followed when first written
+        self.line: dict[str, int] = {}  # id -> the line it was first written on
+        self.path: list[str] = []  # the conversation as it stands (ids)
+        self.rewound = 0
+
+    def message(self, lineno: int, record: dict[str, Any]) -> None:
+        mid = record["id"]
+        if mid not in self.records:
+            self.parent[mid] = self.path[-1] if self.path else None
+            self.line[mid] = lineno
+            self.path.append(mid)
+        self.records[mid] = record
+
+    def rewind(self, target: Any) -> None:
+        self.rewound += 1
+        if isinstance(target, str) and target in self.path:
+            del self.path[self.path.index(target) :]
+        else:
+            self.path.clear()
+
+    def checkpoint(self, lineno: int, messages: list[Any]) -> None:
+        self.path.clear()
+        for record in messages:
+            if _is_message(record):
+                self.message(lineno, record)
+
+    def update(self, lineno: int, values: dict[str, Any]) -> None:
+        messages = values.get("messages")
+        if isinstance(messages, list):
+            self.checkpoint(lineno, messages)
+        self.meta.update({k: v for k, v in values.items() if k != "messages"})
+
+
+def _is_message(value: Any) -> bool:
+    return isinstance(value, dict) and isinstance(value.get("id"), str) and isinstance(value.get("type"), str)
+
+
+class _Entries:
+    """The session's entries, made from the chat's records."""
+
+    def __init__(self, chat: _Chat) -> None:
+        self.chat = chat
+        self.entries: list[Entry] = []
+        self.last: dict[str, str] = {}  # message id -> the id of the last entry made from it
+
+    def add(self, entry: Entry, parent: str | None, ts: Any) -> str:
+        entry["parentId"] = parent
+        if isinstance(ts, str):
+            entry["timestamp"] = ts
+        self.entries.append(entry)
+        return str(entry["id"])
+
+    def make(self, mid: str) -> None:
+        record = self.chat.records[mid]
+        before = self.chat.parent[mid]
+        parent = self.last.get(before) if before is not None else None
+        kind = record["type"]
+        ts = record.get("timestamp")
+        if kind == "user":
+            shown = record.get("displayContent")
+            blocks = content_blocks(shown if shown else record.get("content"))
+            message = {"role": "user", "content": blocks}
+            self.last[mid] = self.add({"type": "message", "id": mid, "message": message}, parent, ts)
+        elif kind == "gemini":
+            self.last[mid] = self._reply(mid, record, parent, ts)
+        elif kind in NOTICE_TYPES:
+            text = "\n".join(b["text"] for b in content_blocks(record.get("content")) if b["type"] == "text")
+            entry: Entry = {"type": "custom", "id": mid, "customType": NOTICE_TYPES[kind], "content": text}
+            self.last[mid] = self.add(entry, parent, ts)
+        else:
+            entry = {"type": "custom", "id": mid, "customType": f"gemini:{kind}", "data": record}
+            self.last[mid] = self.add(entry, parent, ts)
+
+    def _reply(self, mid: str, record: dict[str, Any], parent: str | None, ts: Any) -> str:
+        content: list[dict[str, Any]] = []
+        for thought in record.get("thoughts") or []:
+            if isinstance(thought, dict):
+                subject = as_str(thought.get("subject"))
+                text = "\n\n".join(
+                    t for t in (subject and f"**{subject}**", as_str(thought.get("description"))) if t
+                )
+                if text:
+                    content.append({"type": "thinking", "thinking": text})
+        content.extend(content_blocks(record.get("content")))
+        calls = [c for c in record.get("toolCalls") or [] if isinstance(c, dict) and as_str(c.get("name"))]
+        for call in calls:
+            args = call.get("args")
+            content.append(
+                {
+                    "type": "toolCall",
+                    "id": as_str(call.get("id")) or f"{mid}.{calls.index(call)}",
+                    "name": call["name"],
+                    "arguments": args if isinstance(args, dict) else {},
+                }
+            )
+        message: dict[str, Any] = {"role": "assistant", "content": content, "provider": "google"}
+        if as_str(record.get("model")):
+            message["model"] = record["model"]
+        usage = usage_of(record.get("tokens"))
+        if usage is not None:
+            message["usage"] = usage
+        last = self.add({"type": "message", "id": mid, "message": message}, parent, ts)
+        for index, call in enumerate(calls):
+            if call.get("result") is None and call.get("resultDisplay") is None:
+                continue  # still running when the file was written
+            result = {
+                "role": "toolResult",
+                "toolCallId": content[len(content) - len(calls) + index]["id"],
+                "toolName": call["name"],
+                "content": [{"type": "text", "text": _result_text(call)}],
+                "isError": call.get("status") in ("error", "cancelled"),
+            }
+            entry: Entry = {"type": "message", "id": f"{mid}.r{index}", "message": result}
+            last = self.add(entry, last, call.get("timestamp", ts))
+        return last
+
+
+def read_chat(values: list[tuple[int, Any]], bad: list[BadLine]) -> _Chat:
+    """The chat a file's lines describe (unknown lines are reported as bad lines)."""
+    chat = _Chat()
+    for lineno, obj in iter_dicts(values, bad):
+        if "$rewindTo" in obj:
+            chat.rewind(obj.get("$rewindTo"))
+        elif "$set" in obj:
+            if isinstance(obj["$set"], dict):
+                chat.update(lineno, obj["$set"])
+        elif _is_message(obj):
+            chat.message(lineno, obj)
+        elif isinstance(obj.get("sessionId"), str):
+            chat.update(lineno, obj)  # the metadata line (or the whole older one-object form)
+        else:
+            bad.append(BadLine(lineno, "not a Gemini CLI record", json.dumps(obj)[:120]))
+    return chat
+
+
+def _whole_json(path: Path) -> list[tuple[int, Any]] | None:
+    """The older one-object form, pretty-printed over many lines: (1, the object), else None."""
+    try:
+        if path.stat().st_size > WHOLE_JSON_BYTES:
+            return None
+        value = json.loads(decode_text(path.read_bytes()))
+    except (OSError, ValueError, RecursionError):
+        return None
+    return [(1, value)] if isinstance(value, dict) and isinstance(value.get("messages"), list) else None
+
+
+class GeminiReader:
+    """Gemini CLI chat files (JSONL, and the older one-object JSON form)."""
+
+    agent: ClassVar[str] = "gemini"
+    label: ClassVar[str] = AGENT_LABELS["gemini"]
+
+    def sniff(self, values: list[Any]) -> bool:
+        """A chat file starts with ``{sessionId, projectHash, ...}``."""
+        return is_gemini_file(values)
+
+    def read(self, path: Path, *, agent_dir: Path | None = None, blobs_dir: Path | None = None) -> Session:
+        """Read the chat (read-only)."""
+        values, bad = read_values(path)
+        if bad and (whole := _whole_json(path)) is not None:
+            values, bad = whole, []
+        chat = read_chat(values, bad)
+        made = _Entries(chat)
+        for mid in sorted(chat.records, key=lambda m: chat.line[m]):
+            made.make(mid)
+        meta = chat.meta
+        header: dict[str, Any] = {
+            "type": "session",
+            "version": 3,
+            "id": as_str(meta.get("sessionId")) or path.stem,
+            "agent": "gemini",
+            "cwd": next((d for d in meta.get("directories") or [] if isinstance(d, str)), ""),
+        }
+        if as_str(meta.get("startTime")):
+            header["timestamp"] = meta["startTime"]
+        if as_str(meta.get("summary")):
+            header["title"] = meta["summary"]
+        leaf = made.last.get(chat.path[-1]) if chat.path else None
+        if leaf is None and made.entries and not chat.rewound:
+            leaf = str(made.entries[-1]["id"])
+        return make_session(path, header, made.entries, bad, leaf)
+
+
+register(GeminiReader())
