@@ -72,6 +72,11 @@ def as_stranger(command: list[str]) -> list[str]:
     return _drop(command)
 
 
+def stranger_python() -> list[str]:
+    """The stranger's Python command (``python -m sessiontree ...`` follows)."""
+    return as_stranger([str(interpreter())])
+
+
 def stranger_cli(*args: str) -> list[str]:
     """The real CLI's command line as the stranger."""
     return as_stranger([str(interpreter()), "-m", "sessiontree", *args])

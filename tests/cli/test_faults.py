@@ -153,3 +153,134 @@ def test_folders_of_someone_else_never_crash_a_command(private_folders: dict[str
             result = run_as_stranger(command, str(private_folders[mode]), cwd=home, home=home, env=env)
             assert result.returncode == 1
             assert result.stderr.strip() == f"Error: Cannot read {private_folders[mode]}: permission denied"
+
+
+def test_a_cache_dir_that_cannot_be_made_means_no_cache_said_once(tmp_path: Path) -> None:
+    from tests.cli.test_hostile_inputs import run as run_env
+
+    root = tmp_path / "r"
+    good_session(root / "good.jsonl", "good-one")
+    (tmp_path / "xdg").mkdir()
+    blocked = tmp_path / "xdg" / "sessiontree"
+    blocked.write_text("a file where the cache dir goes\n")
+    env = {"XDG_CACHE_HOME": str(tmp_path / "xdg"), "HOME": str(tmp_path)}
+    said = f"Warning: Cannot use the cache dir {blocked} (a file is in its place); working without a cache"
+    commands = [
+        ["export", str(root / "good.jsonl"), str(tmp_path / "out.html")],
+        ["export", str(root / "good.jsonl"), str(tmp_path / "out2.html"), "--cache-dir", str(blocked)],
+        ["build", "--root", str(root), "-o", str(tmp_path / "site")],
+        ["search", "Atomic", "--root", str(root)],
+        ["stats", "--root", str(root)],
+    ]
+    for args in commands:
+        result = run_env(*args, cwd=tmp_path, env=env)
+        assert "Traceback" not in result.stderr and result.returncode == 0, (args, result.stderr)
+        assert result.stderr.count(said) == 1, (args, result.stderr)
+    assert [p.name for p in (tmp_path / "site" / "sessions").rglob("*.html")] == ["good.html"]
+    assert blocked.read_text() == "a file where the cache dir goes\n"  # never touched
+
+
+def test_the_cache_is_readable_by_its_owner_alone(tmp_path: Path) -> None:
+    from tests.cli.test_hostile_inputs import run as run_env
+
+    root = tmp_path / "r"
+    good_session(root / "good.jsonl", "good-one")
+    env = {"XDG_CACHE_HOME": str(tmp_path / "xdg"), "HOME": str(tmp_path)}
+    for args in (
+        ["export", str(root / "good.jsonl"), str(tmp_path / "o.html")],
+        ["search", "x", "--root", str(root)],
+    ):
+        assert run_env(*args, cwd=tmp_path, env=env).returncode in (0, 1)
+    cache = tmp_path / "xdg" / "sessiontree"
+    assert cache.stat().st_mode & 0o777 == 0o700
+    made = sorted(p.name for p in cache.iterdir())
+    assert {"fragments.sqlite", "search.db"} <= set(made)
+    for path in cache.iterdir():
+        assert path.stat().st_mode & 0o077 == 0, (path, oct(path.stat().st_mode))
+
+
+PNG = bytes.fromhex(
+    "89504e470d0a1a0a0000000d4948445200000001000000010806000000"
+    "1f15c4890000000d49444154789c63f8cfc0f01f0005000201a1d5e2a90000000049454e44ae426082"
+)
+
+
+def blob_session(agent: Path) -> tuple[Path, Path]:
+    """A session of ours whose image lives in the agent dir's blob store: (session, blob file)."""
+    import hashlib
+
+    digest = hashlib.sha256(PNG).hexdigest()
+    blob = agent / "blobs" / digest
+    blob.parent.mkdir(parents=True, exist_ok=True)
+    blob.write_bytes(PNG)
+    image = {"type": "image", "data": f"blob:sha256:{digest}", "mimeType": "image/png"}
+    path = write_lines(
+        agent / "sessions" / "--w--" / "img.jsonl",
+        _chain("with-image", {"role": "user", "content": [{"type": "text", "text": "look"}, image]},
+               {"role": "assistant", "content": [{"type": "text", "text": "seen it"}]}),
+    )  # fmt: skip
+    return path, blob
+
+
+@pytest.fixture
+def stranger_home(stranger_dir: Path) -> Path:  # noqa: F811
+    home = stranger_dir / "home"
+    give(home)
+    return home
+
+
+def test_an_unreadable_blob_is_named_and_the_session_kept(stranger_home: Path) -> None:
+    agent = stranger_home.parent / "agent"
+    path, blob = blob_session(agent)
+    restrict(blob, 0o600)
+    env = {"SESSIONTREE_AGENT_DIR": str(agent)}
+    out = stranger_home / "img.html"
+    exported = run_as_stranger("export", str(path), str(out), cwd=stranger_home, home=stranger_home, env=env)
+    assert exported.returncode == 0 and "seen it" in out.read_text()
+    assert f"cannot read the blob {blob}: permission denied" in exported.stderr
+    assert str(path) not in exported.stderr  # the blob is blamed, not the session
+    site = stranger_home / "site"
+    built = run_as_stranger("build", "--root", str(agent / "sessions"), "-o", str(site), cwd=stranger_home,
+                            home=stranger_home, env=env)  # fmt: skip
+    assert built.returncode == 0, built.stderr
+    assert [p.name for p in (site / "sessions").rglob("*.html")] == ["img.html"]
+
+
+def test_what_a_stranger_cannot_read_or_write_is_one_clear_line(stranger_home: Path) -> None:
+    top = stranger_home.parent
+    agent = top / "agent"
+    path, _ = blob_session(agent)
+    artifacts = path.with_suffix("")
+    artifacts.mkdir()
+    (artifacts / "1.bash.log").write_text("artifact text\n")
+    env = {"SESSIONTREE_AGENT_DIR": str(agent)}
+
+    def stranger(*args: str, cwd: Path = stranger_home) -> tuple[int, str]:
+        result = run_as_stranger(*args, cwd=cwd, home=stranger_home, env=env)
+        return result.returncode, result.stderr.strip()
+
+    read = ("artifact", "artifact://1", "--session", str(path))
+    restrict(artifacts, 0o700)
+    assert stranger(*read) == (
+        1,
+        f"Error: Cannot read the artifacts directory {artifacts}: permission denied",
+    )
+    restrict(artifacts, 0o755)
+    restrict(artifacts / "1.bash.log", 0o600)
+    assert stranger(*read) == (1, "Error: Cannot read '1.bash.log': permission denied")
+
+    locked = top / "locked"
+    locked.mkdir()
+    restrict(locked, 0o755)  # someone else's folder: the stranger may look, not write
+    code, said = stranger("build", "--root", str(agent / "sessions"), "-o", str(locked / "site"))
+    assert (code, said) == (1, f"Error: Cannot write the site folder {locked / 'site'}: permission denied")
+    code, said = stranger("share", str(path), "--dry-run", cwd=locked)
+    assert code == 1 and said.endswith("permission denied; run --dry-run from a folder you can write to")
+    assert said.splitlines()[-1].startswith(f"Error: Cannot write {locked}/")
+
+    day = top / "codex" / "2026" / "01" / "06"
+    rollout = day / "rollout-2026-01-06T10-00-00-00000000-0000-4000-8000-000000000001.jsonl"
+    day.mkdir(parents=True)
+    rollout.write_text(json.dumps({"type": "session_meta", "payload": {"id": "x", "cwd": "/w"}}) + "\n")
+    restrict(day, 0o700)
+    assert stranger("export", str(rollout)) == (1, f"Error: Cannot read {rollout}: permission denied")

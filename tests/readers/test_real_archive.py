@@ -60,9 +60,9 @@ def test_real_files_through_search_stats_and_build(tmp_path: Path) -> None:
     site = tmp_path / "site"
     code, out, err = _run("build", *roots, "-o", str(site), "--no-search", "--no-usage", "-q")
     assert code == 0, err + out
-    pages = [p for p in (site / "sessions").rglob("*.html") if ".agent-" not in p.name]
+    pages = [p for p in (site / "sessions").rglob("*.html") if "~agent-" not in p.name]
     assert len(pages) == len(sessions) == SESSIONS
     # the 2.0-layout subagent file beside its session has a page of its own, not a listing
-    assert [p.name for p in (site / "sessions").rglob("*.agent-*.html")] == [
-        "cb2e607c-c758-415a-8b45-c49e4631906a.agent-ea02459f.html"
+    assert [p.name for p in (site / "sessions").rglob("*~agent-*.html")] == [
+        "cb2e607c-c758-415a-8b45-c49e4631906a~agent-ea02459f.html"
     ]

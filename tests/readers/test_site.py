@@ -34,8 +34,8 @@ def test_build_covers_the_default_roots_and_shows_each_agent(
     assert "Built" in result.stdout and "3 rendered" in result.stdout
     pages = sorted(str(p.relative_to(site / "sessions")) for p in (site / "sessions").rglob("*.html"))
     # each session's page, and the tour's subagent transcript on a page of its own beside its session's
-    assert [p.split("/")[0] for p in pages if ".agent-" not in p] == ["claude", "codex", "pi"]
-    assert [p.rsplit("/", 1)[-1] for p in pages if ".agent-" in p] == [f"{TOUR.stem}.agent-a1b2c3d.html"]
+    assert [p.split("/")[0] for p in pages if "~agent-" not in p] == ["claude", "codex", "pi"]
+    assert [p.rsplit("/", 1)[-1] for p in pages if "~agent-" in p] == [f"{TOUR.stem}~agent-a1b2c3d.html"]
     index = (site / "index.html").read_text(encoding="utf-8")
     assert sorted(re.findall(r'class="st-agent">([^<]*)<', index)) == ["Claude Code", "Codex CLI"]
     tour_page = next(site.rglob(f"{TOUR.stem}.html")).read_text(encoding="utf-8")
@@ -62,6 +62,6 @@ def test_build_one_agent_or_chosen_roots(
     result = CliRunner().invoke(cli, ["build", str(root), "-o", str(tmp_path / "b"), "--no-search", "-q"])
     assert result.exit_code == 0 and "Including" not in result.stderr
     assert sorted(p.name for p in (tmp_path / "b" / "sessions").rglob("*.html")) == [
-        f"{TOUR.stem}.agent-a1b2c3d.html",
+        f"{TOUR.stem}~agent-a1b2c3d.html",
         f"{TOUR.stem}.html",
     ]

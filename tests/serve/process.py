@@ -47,18 +47,29 @@ def agent_folder(tmp_path: Path, key: str, *, turns: int) -> Path:
 
 @contextmanager
 def serve_process(
-    root: Path | None, agent_dir: Path, cache_dir: Path, *extra: str, home: Path | None = None
+    root: Path | None,
+    agent_dir: Path,
+    cache_dir: Path,
+    *extra: str,
+    home: Path | None = None,
+    python: list[str] | None = None,
+    env: dict[str, str] | None = None,
 ) -> Iterator[Served]:
     """Start ``sessiontree serve [ROOT] --port 0`` and wait until it printed its URL.
 
     No ``root``: the default folders (ours, and Claude Code's and Codex's under ``home``).
+    ``python`` and ``env`` run it otherwise (as another user: ``tests/stranger.py``).
     """
     cmd = [
-        sys.executable, "-m", "sessiontree", "--agent-dir", str(agent_dir),
+        *(python or [sys.executable]), "-m", "sessiontree", "--agent-dir", str(agent_dir),
         "serve", *([str(root)] if root is not None else []),
         "--port", "0", "--cache-dir", str(cache_dir), *extra,
     ]  # fmt: skip
-    env = {**os.environ, "PYTHONUNBUFFERED": "1", **({"HOME": str(home)} if home is not None else {})}
+    env = {
+        **(env or os.environ),
+        "PYTHONUNBUFFERED": "1",
+        **({"HOME": str(home)} if home is not None else {}),
+    }
     proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
     try:
         assert proc.stdout is not None

@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 import os
+import subprocess
+import sys
+import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -52,3 +55,24 @@ def test_recursive_cleanup_removes_dead_writers_temps_only(tmp_path: Path) -> No
     # Recursive: a dead temp folder goes whole (what is inside it is not listed apart).
     assert remove_stale_temps(tmp_path, recursive=True) == sorted([stale_dir, stale_file])
     assert live.exists() and user.exists() and not stale_file.exists() and not stale_dir.exists()
+
+
+def test_a_killed_writer_not_yet_reaped_is_dead(tmp_path: Path) -> None:
+    # A killed build worker stays a zombie until its parent waits for it: its temp is stale.
+    child = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"])
+    try:
+        temp = tmp_path / f".page.html.sessiontree-{child.pid}-0123abcd.tmp"
+        temp.write_text("half")
+        assert remove_stale_temps(tmp_path) == []  # running: kept
+        child.kill()
+        stat = Path(f"/proc/{child.pid}/stat")
+        if not stat.exists():
+            pytest.skip("no /proc here: a zombie cannot be told from a live process")
+        deadline = time.monotonic() + 30
+        while stat.read_bytes().rsplit(b")", 1)[1][1:2] != b"Z":
+            assert time.monotonic() < deadline, "the killed child never became a zombie"
+            time.sleep(0.01)
+        assert remove_stale_temps(tmp_path) == [temp] and not temp.exists()
+    finally:
+        child.kill()
+        child.wait()

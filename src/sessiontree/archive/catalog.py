@@ -23,7 +23,7 @@ from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from sessiontree.store.atomic import write_atomic
+from sessiontree.store.atomic import make_private_dir, write_atomic
 from sessiontree.store.discovery import (
     SessionInfo,
     one_line,
@@ -375,9 +375,9 @@ class Catalog:
             "files": {key: c.to_json() for key, c in self._cached.items()},
         }
         try:
-            self.cache_file.parent.mkdir(parents=True, exist_ok=True)
+            make_private_dir(self.cache_file.parent)
             # ASCII JSON: a file name's lone surrogates (undecodable bytes) round-trip exactly.
-            write_atomic(self.cache_file, json.dumps(data) + "\n")
+            write_atomic(self.cache_file, json.dumps(data) + "\n", readable=False)
         except OSError:
             return  # a cache that cannot be written only costs speed next time
         self._dirty = False

@@ -8,10 +8,14 @@ check. ``Sources`` lists the folders through one ``Catalog`` each.
 
 from __future__ import annotations
 
+import atexit
+import errno
 import fnmatch
 import os
 import re
+import shutil
 import sys
+import tempfile
 import time
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, replace
@@ -22,9 +26,10 @@ from urllib.parse import quote, unquote_to_bytes
 from sessiontree.archive.catalog import Catalog, iter_session_files
 from sessiontree.errors import FilterError
 from sessiontree.readers.discovery import default_roots, root_agent
+from sessiontree.store.atomic import make_private_dir
 from sessiontree.store.discovery import SessionInfo, normalize_cwd
 from sessiontree.store.paths import AgentPaths
-from sessiontree.store.storage import resolves_inside
+from sessiontree.store.storage import read_reason, resolves_inside
 from sessiontree.store.times import datetime_millis, parse_iso
 
 # -- folders ---------------------------------------------------------------------------------
@@ -65,6 +70,32 @@ def default_cache_dir() -> Path:
         return Path(os.environ["LOCALAPPDATA"]) / "sessiontree" / "Cache"
     base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
     return Path(base).expanduser() / "sessiontree"
+
+
+_STAND_INS: dict[Path, Path] = {}
+"""Cache dirs that could not be made -> the private temp dir used instead (once per process)."""
+
+
+def usable_cache_dir(given: Path | None = None, warn: Callable[[str], None] | None = None) -> Path:
+    """The cache dir to use: ``given`` (else the user's), made 0700 when missing. When it cannot be
+    made (a file in its place, no permission) the command works without a cache: a private temp
+    dir, removed at exit, stands in, and ``warn`` says so once."""
+    wanted = (given or default_cache_dir()).expanduser()
+    if wanted in _STAND_INS:
+        return _STAND_INS[wanted]
+    try:
+        make_private_dir(wanted)
+        if not os.access(wanted, os.W_OK | os.X_OK):
+            raise PermissionError(errno.EACCES, "permission denied", str(wanted))
+        return wanted
+    except OSError as exc:
+        reason = read_reason(exc) if exc.errno != errno.EEXIST else "a file is in its place"
+    stand_in = Path(tempfile.mkdtemp(prefix="sessiontree-cache-"))
+    atexit.register(shutil.rmtree, stand_in, ignore_errors=True)
+    _STAND_INS[wanted] = stand_in
+    if warn is not None:
+        warn(f"Cannot use the cache dir {wanted} ({reason}); working without a cache")
+    return stand_in
 
 
 def is_inside(path: Path, folder: Path) -> bool:

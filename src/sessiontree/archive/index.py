@@ -32,9 +32,11 @@ from sessiontree.archive.usage_store import SCHEMA as USAGE_SCHEMA
 from sessiontree.archive.usage_store import TABLES as USAGE_TABLES
 from sessiontree.archive.usage_store import add_usage, forget_usage
 from sessiontree.errors import SearchError, SessiontreeError
+from sessiontree.store.atomic import make_private_dir, make_private_file
 from sessiontree.store.entries import header_version, is_valid_header
 from sessiontree.store.jsonl import decode_line, decode_text
 from sessiontree.store.migrate import stable_entry_id
+from sessiontree.store.storage import read_reason
 from sessiontree.store.surrogates import replace_surrogates
 from sessiontree.store.tail import TailRead, TailReader, TailState
 from sessiontree.store.titles import cut_title
@@ -116,9 +118,10 @@ def unpack_texts(blob: bytes) -> list[str]:
 def connect(db_path: Path, busy_timeout: float = BUSY_TIMEOUT) -> sqlite3.Connection:
     """Open (creating as needed) the index in WAL mode, so readers never wait for the writer."""
     try:
-        db_path.parent.mkdir(parents=True, exist_ok=True)
+        make_private_dir(db_path.parent)
+        make_private_file(db_path)
     except OSError as exc:
-        raise SearchError(f"Cannot create the cache dir {db_path.parent}: {exc.strerror}") from None
+        raise SearchError(f"Cannot create the cache dir {db_path.parent}: {read_reason(exc)}") from None
     try:
         conn = sqlite3.connect(db_path, timeout=busy_timeout, isolation_level=None, check_same_thread=False)
     except sqlite3.Error as exc:

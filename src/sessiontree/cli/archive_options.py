@@ -8,9 +8,9 @@ from typing import Any, TypeVar
 
 import click
 
-from sessiontree.archive.collection import parse_since, parse_until, project_path
-from sessiontree.archive.search import SearchIndex
-from sessiontree.cli.base import Context
+from sessiontree.archive.collection import parse_since, parse_until, project_path, usable_cache_dir
+from sessiontree.archive.search import SearchIndex, check_cache_dir
+from sessiontree.cli.base import Context, warn_line
 from sessiontree.cli.roots import PROJECT_HELP, ROOT_HELP, SINCE_HELP, agent_filter_option, pick_roots
 
 F = TypeVar("F", bound=Callable[..., Any])
@@ -62,7 +62,9 @@ def open_index(
 ) -> SearchIndex:
     """Open the index of the given folders (else the default ones) and bring it up to date."""
     roots = pick_roots(ctx, sessions_dirs, agent)
-    index = SearchIndex(roots, cache_dir, keep_out=[ctx.agent_dir])
+    if cache_dir is not None:
+        check_cache_dir(cache_dir, [*roots, ctx.agent_dir])  # refused before any fallback
+    index = SearchIndex(roots, usable_cache_dir(cache_dir, warn_line), keep_out=[ctx.agent_dir])
 
     def announce(files: int, size: int) -> None:
         if size >= ANNOUNCE_BYTES:

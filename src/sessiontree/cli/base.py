@@ -79,6 +79,13 @@ class SessiontreeGroup(click.Group):
             ctx.exit(1)
 
 
+def warn_line(text: str) -> None:
+    """Say ``Warning: <text>`` on stderr, on one line (the text may quote a session's or a path's bytes)."""
+    from sessiontree.store.discovery import printable
+
+    click.echo(f"Warning: {printable(text, 300)}", err=True)
+
+
 def resolve_agent_dir(value: str | None) -> Path:
     """The agent dir from the option, ``SESSIONTREE_AGENT_DIR``, or ``~/.xcsh/agent``."""
     return Path(value).expanduser() if value else default_agent_dir()

@@ -9,7 +9,7 @@ from typing import Any
 
 import click
 
-from sessiontree.cli.base import Context, cli, pass_context
+from sessiontree.cli.base import Context, cli, pass_context, warn_line
 from sessiontree.cli.roots import PROJECT_HELP, SINCE_FORMS, agent_filter_option, pick_roots, roots_option
 from sessiontree.exporter.options import THEMES
 from sessiontree.store.discovery import printable
@@ -115,7 +115,7 @@ def build(
     Sessions of any agent: DIR (or --root, repeatable) defaults to the agent dir's sessions/
     and the Claude Code and Codex CLI folders that exist.
     """
-    from sessiontree.archive.collection import Filters, parse_since, project_path
+    from sessiontree.archive.collection import Filters, parse_since, project_path, usable_cache_dir
     from sessiontree.site.build import BuildOptions, build_site
 
     chosen = pick_roots(ctx, (*((folder,) if folder is not None else ()), *roots), agent, existing=True)
@@ -138,6 +138,7 @@ def build(
         usage=not no_usage,
         theme=theme,
         title=title,
+        cache_dir=usable_cache_dir(None, warn_line),
     )
     report = _Report(quiet)
     try:

@@ -7,7 +7,7 @@ from typing import Any
 
 import click
 
-from sessiontree.cli.base import agent_option, cli, session_argument, system_options
+from sessiontree.cli.base import agent_option, cli, session_argument, system_options, warn_line
 from sessiontree.errors import ExportError
 from sessiontree.exporter.fragment_cache import FragmentCache
 from sessiontree.exporter.options import ExportOptions
@@ -22,11 +22,11 @@ def _warn(text: str) -> None:
 
 def _open_cache(folder: Path | None, *, keep_out: Path) -> FragmentCache:
     """The fragment cache in ``folder`` (default: the user cache dir), never among the sessions."""
-    from sessiontree.archive.collection import default_cache_dir, is_inside
+    from sessiontree.archive.collection import is_inside, usable_cache_dir
 
     if folder is not None and is_inside(folder, keep_out):
         raise ExportError(f"The cache dir {folder} is inside the sessions folder {keep_out}; choose another")
-    return FragmentCache(folder if folder is not None else default_cache_dir())
+    return FragmentCache(usable_cache_dir(folder, warn_line))
 
 
 @cli.command()

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import click
 
-from sessiontree.cli.base import Context, cli, pass_context
+from sessiontree.cli.base import Context, cli, pass_context, warn_line
 from sessiontree.cli.roots import agent_filter_option, pick_roots, roots_option
 from sessiontree.exporter.options import THEMES
 
@@ -55,16 +55,19 @@ def serve(
     DIR (or --root, repeatable) defaults to the agent dir's sessions/ and the Claude Code and
     Codex CLI folders that exist.
     """
-    from sessiontree.archive.collection import default_cache_dir
+    from sessiontree.archive.collection import usable_cache_dir
+    from sessiontree.archive.search import check_cache_dir
     from sessiontree.serve.config import ServeConfig
     from sessiontree.serve.server import run_server
 
     chosen = pick_roots(ctx, (*((directory,) if directory is not None else ()), *roots), agent, existing=True)
     if not chosen:
         raise click.UsageError("No sessions folder: pass DIR or --root")
+    if cache_dir is not None:
+        check_cache_dir(cache_dir, chosen)  # refused before it is made
     config = ServeConfig(
         roots=tuple(chosen),
-        cache_dir=cache_dir or default_cache_dir(),
+        cache_dir=usable_cache_dir(cache_dir, warn_line),
         host=host,
         port=port,
         agent_dir=ctx.agent_dir,

@@ -34,6 +34,7 @@ from typing import Any
 
 import orjson
 
+from sessiontree.store.atomic import make_private_dir, make_private_file
 from sessiontree.store.jsonl import paused_gc
 from sessiontree.store.subagents import related_files
 
@@ -209,13 +210,14 @@ class FragmentCache:
     def _connect(self) -> sqlite3.Connection | None:
         if self._db is None and not self._broken:
             try:
-                self.path.parent.mkdir(parents=True, exist_ok=True)
+                make_private_dir(self.path.parent)
+                make_private_file(self.path)
                 db = sqlite3.connect(self.path, timeout=30, isolation_level=None, check_same_thread=False)
                 db.execute("pragma journal_mode=wal")
                 db.execute("pragma synchronous=off")
                 db.executescript(_SCHEMA)
                 self._db = db
-            except sqlite3.Error as exc:
+            except (sqlite3.Error, OSError) as exc:  # a file where the folder should be, no permission
                 self._fail(exc)
         return self._db
 

@@ -121,7 +121,8 @@ def load_for_export(
         if damage is not None:
             warn(printable(f"Warning: {path.name}: {damage}"))
         if session.missing_blobs:
-            warn(printable(f"Warning: {path.name}: {describe_missing_blobs(session.missing_blobs)}"))
+            said = describe_missing_blobs(session.missing_blobs, session.unreadable_blobs)
+            warn(printable(f"Warning: {path.name}: {said}"))
     return session
 
 

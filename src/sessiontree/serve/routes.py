@@ -28,6 +28,7 @@ from sessiontree.serve.index_feed import INDEX_TOPIC
 from sessiontree.serve.security import clean_key, contained
 from sessiontree.serve.state import ServeState
 from sessiontree.store.paths import artifacts_dir_for
+from sessiontree.store.storage import open_regular, read_reason
 from sessiontree.store.surrogates import shown_name
 from sessiontree.store.urls import resolve_internal_url
 
@@ -190,7 +191,16 @@ async def blob(request: Request) -> Response:
     path = contained_blob(state, sha)
     if path is None:
         return _not_found()
-    return FileResponse(path, media_type=_IMAGE_TYPES[ext], headers=headers)
+    try:  # read before the headers go: an unreadable blob is a 403 that says why, never a cut
+        data = await anyio.to_thread.run_sync(_read_blob, path)
+    except OSError as exc:
+        return PlainTextResponse(f"blob {sha}: unreadable: {read_reason(exc)}", status_code=403)
+    return Response(data, media_type=_IMAGE_TYPES[ext], headers=headers)
+
+
+def _read_blob(path: Path) -> bytes:
+    with open_regular(path, path.parent) as fh:
+        return fh.read()
 
 
 def contained_blob(state: ServeState, sha: str) -> Path | None:

@@ -24,6 +24,7 @@ from sessiontree.share.redact import RedactionReport, Redactor, redact_entries, 
 from sessiontree.share.subagents import learn_subagents, redact_subagents
 from sessiontree.store import Session
 from sessiontree.store.atomic import write_atomic
+from sessiontree.store.storage import read_reason
 from sessiontree.store.surrogates import replace_surrogates
 from sessiontree.store.titles import cut_title
 
@@ -129,7 +130,12 @@ def _export_and_publish(
     title, date = plain_title(made.title), share_date(session)
     if backend.kind == DRY_RUN:
         page = Path(backend.target) / share_file_name(title, date)
-        write_atomic(page, html)
+        try:
+            write_atomic(page, html)
+        except OSError as exc:
+            raise ShareError(
+                f"Cannot write {page}: {read_reason(exc)}; run --dry-run from a folder you can write to"
+            ) from None
         return ShareOutcome(backend=DRY_RUN, url=None, message=str(page), redaction=report, size=size)
     if review is not None and not review(report):
         raise ShareCancelled("Share cancelled: nothing was uploaded")

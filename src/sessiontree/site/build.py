@@ -8,6 +8,7 @@ site whose every link works; the next build finishes the work.
 
 from __future__ import annotations
 
+import errno
 import os
 from collections.abc import Iterable
 from dataclasses import dataclass, field, replace
@@ -37,6 +38,7 @@ from sessiontree.site.progress import BuildProgress, Silent
 from sessiontree.site.sources import file_sha256
 from sessiontree.site.worker import RenderJob
 from sessiontree.store.discovery import SessionInfo
+from sessiontree.store.storage import read_reason
 
 
 @dataclass(frozen=True)
@@ -197,7 +199,12 @@ def build_site(options: BuildOptions, progress: BuildProgress | None = None) -> 
     for root in (options.root, *options.more_roots):
         _check_paths(root, options.site)
     report = progress or Silent()
-    options.site.mkdir(parents=True, exist_ok=True)
+    try:
+        options.site.mkdir(parents=True, exist_ok=True)
+        if not os.access(options.site, os.W_OK | os.X_OK):
+            raise PermissionError(errno.EACCES, "permission denied", str(options.site))
+    except OSError as exc:
+        raise BuildError(f"Cannot write the site folder {options.site}: {read_reason(exc)}") from None
     with site_lock(options.site, report.note):
         return _build(options, report)
 
@@ -310,7 +317,14 @@ def _write_usage(
 
     report.begin("Usage page")
     try:
-        return write_usage_page(options.site, catalog, new.pages, theme=options.theme, nav=_nav(options))
+        return write_usage_page(
+            options.site,
+            catalog,
+            new.pages,
+            theme=options.theme,
+            nav=_nav(options),
+            cache_dir=options.cache_dir,
+        )
     except SearchError as exc:
         result.failures["(usage page)"] = str(exc)
         return False

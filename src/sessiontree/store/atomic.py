@@ -9,6 +9,7 @@ own file never matches.
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import os
 import re
@@ -32,8 +33,20 @@ def temp_path_for(path: Path) -> Path:
     return path.with_name(f".{path.name}.{TEMP_MARK}-{os.getpid()}-{secrets.token_hex(4)}.tmp")
 
 
+def _is_zombie(pid: int) -> bool:
+    """Tell whether a process has ended and only waits for its parent to reap it (Linux's ``Z``)."""
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as fh:
+            stat = fh.read()
+    except OSError:
+        return False  # no /proc (macOS) or gone: kill(0) has the last word
+    # "pid (comm) S ...": the name may hold spaces and parentheses, the state follows the last ")".
+    return stat[stat.rfind(b")") + 2 : stat.rfind(b")") + 3] in (b"Z", b"X")
+
+
 def pid_alive(pid: int) -> bool:
-    """Tell whether a process with this id exists (on this machine)."""
+    """Tell whether a process with this id runs (on this machine): a zombie, a killed worker its
+    parent has not reaped yet, is dead."""
     if pid == os.getpid():
         return True
     try:
@@ -41,8 +54,22 @@ def pid_alive(pid: int) -> bool:
     except ProcessLookupError:
         return False
     except PermissionError:
-        return True  # it exists, owned by someone else
-    return True
+        return not _is_zombie(pid)  # it exists, owned by someone else
+    return not _is_zombie(pid)
+
+
+def make_private_dir(folder: Path) -> None:
+    """Make ``folder`` (and its missing parents) readable by its owner alone, as a cache of
+    rendered transcripts must be; an existing folder keeps its mode. Raises OSError (a file in
+    its place, no permission)."""
+    folder.mkdir(mode=0o700, parents=True, exist_ok=True)
+
+
+def make_private_file(path: Path) -> None:
+    """Create ``path`` empty at mode 0600 unless it exists (a SQLite cache opened next keeps that
+    mode, and gives it to its -wal and -shm files)."""
+    with contextlib.suppress(FileExistsError):
+        os.close(os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_CLOEXEC", 0), 0o600))
 
 
 def fsync_directory(directory: Path) -> None:

@@ -12,7 +12,7 @@ from typing import Any
 
 from sessiontree.store.atomic import write_atomic
 from sessiontree.store.entries import BLOB_REF_PREFIX, Entry
-from sessiontree.store.storage import entry_is
+from sessiontree.store.storage import entry_is, open_regular, read_reason
 
 log = logging.getLogger(__name__)
 
@@ -51,6 +51,8 @@ class BlobStore:
 
     def __init__(self, directory: Path) -> None:
         self.directory = Path(directory)
+        self.unreadable: dict[str, str] = {}
+        """Digest -> why its file is there but cannot be read (permission denied, a link out)."""
 
     def path_for(self, digest: str) -> Path:
         """The file of a digest (validated, so a reference cannot name another path)."""
@@ -68,10 +70,14 @@ class BlobStore:
         return BlobPut(digest, path, blob_ref(digest))
 
     def get(self, digest: str) -> bytes | None:
-        """The bytes of a blob, or None when it is missing."""
+        """The bytes of a blob, or None when it is missing or cannot be read (then in ``unreadable``)."""
         try:
-            return self.path_for(digest).read_bytes()
+            with open_regular(self.path_for(digest), self.directory) as fh:
+                return fh.read()
         except (FileNotFoundError, NotADirectoryError, ValueError):
+            return None
+        except OSError as exc:
+            self.unreadable[digest] = read_reason(exc)
             return None
 
     def has(self, digest: str) -> bool:
@@ -143,8 +149,18 @@ def resolve_blob_refs_in_entries(entries: list[Entry], stores: list[BlobStore]) 
     return missing
 
 
-def describe_missing_blobs(missing: list[str]) -> str:
-    """One line for the images whose blobs were not found (each blob counted once)."""
+def unreadable_blobs(stores: list[BlobStore]) -> dict[str, str]:
+    """The blob files of these stores that are there but could not be read: path -> why."""
+    return {str(s.path_for(d)): why for s in stores for d, why in s.unreadable.items()}
+
+
+def describe_missing_blobs(missing: list[str], unreadable: dict[str, str] | None = None) -> str:
+    """One line for the images whose blobs were not found (each blob counted once), naming the
+    blob files that are there but cannot be read."""
+    if unreadable:
+        path, why = next(iter(unreadable.items()))
+        more = f" (and {len(unreadable) - 1} more)" if len(unreadable) > 1 else ""
+        return f"cannot read the blob {path}: {why}{more}; the page shows a notice in its place"
     blobs = len(set(missing))
     images = f"{len(missing)} image{'' if len(missing) == 1 else 's'}"
     return (

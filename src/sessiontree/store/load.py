@@ -7,7 +7,7 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 from sessiontree.errors import SessionNotFound
-from sessiontree.store.blobs import BlobStore, resolve_blob_refs_in_entries
+from sessiontree.store.blobs import BlobStore, resolve_blob_refs_in_entries, unreadable_blobs
 from sessiontree.store.entries import Entry, header_version, is_title_slot, is_valid_header
 from sessiontree.store.jsonl import BadLine, decode_lines, parse_jsonl_lenient, parse_jsonl_lines, paused_gc
 from sessiontree.store.migrate import migrate_to_current
@@ -60,7 +60,9 @@ def rehydrate_blobs(
     if session.is_empty:
         return
     dirs = [blobs_dir] if blobs_dir is not None else blob_dirs_for(path, agent_dir)
-    session.missing_blobs = resolve_blob_refs_in_entries(session.entries, [BlobStore(d) for d in dirs])
+    stores = [BlobStore(d) for d in dirs]
+    session.missing_blobs = resolve_blob_refs_in_entries(session.entries, stores)
+    session.unreadable_blobs = unreadable_blobs(stores)
 
 
 def session_from_values(

@@ -31,6 +31,7 @@ class Session:
     migrations: list[str] = field(default_factory=list)
     bad_lines: list[BadLine] = field(default_factory=list)
     missing_blobs: list[str] = field(default_factory=list)
+    unreadable_blobs: dict[str, str] = field(default_factory=dict)  # blob file -> why, of missing_blobs
     # What loading repaired in memory (see store.repair) and, per reattached entry, its joint note.
     repairs: list[Repair] = field(default_factory=list)
     joints: dict[str, str] = field(default_factory=dict)

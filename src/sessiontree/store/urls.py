@@ -16,7 +16,7 @@ from sessiontree.store.artifacts import (
     find_artifact_name,
     list_dir_names,
 )
-from sessiontree.store.storage import entry_is
+from sessiontree.store.storage import entry_is, open_regular, read_reason
 
 SCHEMES = ("artifact", "agent")
 NO_DIR = "No artifacts directory found"
@@ -106,12 +106,18 @@ def _contained_file(directory: Path, name: str) -> Path:
     try:
         real = candidate.resolve(strict=True)
         base = directory.resolve(strict=True)
+    except PermissionError:
+        raise ArtifactError(f"Cannot read {_shorten(name)}: permission denied") from None
     except (OSError, RuntimeError):
         raise ArtifactError(f"Cannot open {_shorten(name)}: it is missing or a broken link") from None
     if not real.is_relative_to(base) or real == base:
         raise ArtifactError(f"Refused {_shorten(name)}: it points outside the artifacts directory")
     if not entry_is(real, "file"):
         raise ArtifactError(f"Refused {_shorten(name)}: not a regular file")
+    try:
+        open_regular(real, base).close()
+    except OSError as exc:
+        raise ArtifactError(f"Cannot read {_shorten(name)}: {read_reason(exc)}") from None
     return real
 
 
@@ -166,11 +172,17 @@ def resolve_internal_url(
         raise ArtifactError("offset/limit cannot be used with agent:// extraction; drop one of them")
     if artifacts_dir is None or not entry_is(artifacts_dir, "dir"):
         raise ArtifactError(NO_DIR)
-    path, content_type = _locate(parsed, artifacts_dir)
-    if not parsed.extracts:
-        content, total = _read_page(path, url, offset, limit)
-        return Resource(url, content, content_type, path, total)
-    document = load_json(path.read_text(encoding="utf-8", errors="replace"), f"agent://{parsed.id}")
+    try:
+        path, content_type = _locate(parsed, artifacts_dir)
+        if not parsed.extracts:
+            content, total = _read_page(path, url, offset, limit)
+            return Resource(url, content, content_type, path, total)
+        text = path.read_text(encoding="utf-8", errors="replace")
+    except OSError as exc:  # the folder not ours to list, a file changed under us
+        raise ArtifactError(
+            f"Cannot read the artifacts directory {artifacts_dir}: {read_reason(exc)}"
+        ) from None
+    document = load_json(text, f"agent://{parsed.id}")
     keys = path_keys(parsed.path) if parsed.path else parse_query(parsed.query or "")
     value = extract(document, keys, f"agent://{parsed.id}")
     return Resource(url, render_json(value), "application/json", path)
