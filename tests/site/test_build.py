@@ -257,7 +257,7 @@ def test_page_paths_are_safe_and_distinct() -> None:
     assert len(set(pages)) == len(pages)
     for page in pages:
         assert page.startswith("sessions/") and page.endswith(".html")
-        assert all(re.fullmatch(r"[A-Za-z0-9][A-Za-z0-9._-]*", part) for part in page.split("/"))
+        assert all(re.fullmatch(r"[A-Za-z0-9][A-Za-z0-9._~-]*", part) for part in page.split("/"))
         assert ".." not in page.split("/")
 
 

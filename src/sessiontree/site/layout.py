@@ -32,7 +32,7 @@ def _safe_segment(segment: str) -> str:
         return segment
     digest = hashlib.sha256(segment.encode("utf-8", "surrogatepass")).hexdigest()[:16]
     cleaned = _UNSAFE_CHAR.sub("_", segment).lstrip("._-")[:80]
-    return f"{cleaned}{MARK}{digest}"
+    return f"{cleaned or 'h'}{MARK}{digest}"  # starts as a kept name does: a letter or digit
 
 
 def page_path(key: str) -> str:
