@@ -16,6 +16,7 @@ from sessiontree.exporter.templating import MacroSet
 from sessiontree.store.formats import AGENT_LABELS
 from sessiontree.store.session import Session
 from sessiontree.store.system import Tool, canonical_tools
+from sessiontree.store.times import time_millis, utc_datetime
 
 ToolSpec = dict[str, str]
 
@@ -59,11 +60,8 @@ class HeaderFacts:
 def _parse_ts(value: Any) -> datetime | None:
     if not isinstance(value, str) or len(value) < 19:
         return None
-    try:
-        when = datetime.fromisoformat(value.replace("Z", "+00:00"))
-    except ValueError:
-        return None
-    return when if when.tzinfo else when.replace(tzinfo=UTC)
+    ms = time_millis(value)  # the one clamped conversion: out of 1970..9999 UTC is no time
+    return None if ms is None else utc_datetime(ms / 1000)
 
 
 def duration_text(seconds: float) -> str:
