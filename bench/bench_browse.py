@@ -45,8 +45,32 @@ from sessiontree.pages.sessions_data import sessions_data
 ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--no-first-run"]
 
 
+def fan_out(corpus: Path, sessions: int) -> Path:
+    """The corpus with at least ``sessions`` files: its own, then hard links of them under new names
+    (the generator writes files of ~4 MB; 1,000 distinct ones would take an hour to make here)."""
+    own = sorted(corpus.rglob("*.jsonl"))
+    fanned = corpus.parent / f"{corpus.name}-x{sessions}"
+    if fanned.exists():
+        return fanned
+    for i in range(max(sessions, len(own))):
+        src = own[i % len(own)]
+        rel = src.relative_to(corpus)
+        if i >= len(own):
+            stem = (
+                f"{i:08x}-0000-4000-8000-{i:012x}"
+                if rel.parts[0] == "claude"
+                else f"2026-01-01T00-00-00-000Z_fan-{i:05d}"
+            )
+            rel = rel.parent.with_name(rel.parent.name + f"-fan{i % 7}") / f"{stem}.jsonl"
+        target = fanned / rel
+        target.parent.mkdir(parents=True, exist_ok=True)
+        os.link(src, target)
+    return fanned
+
+
 def start_serve(roots: list[Path], cache: Path, agent: Path) -> tuple[subprocess.Popen[str], str]:
-    cmd = [sys.executable, "-m", "sessiontree", "--agent-dir", str(agent), "serve", *map(str, roots),
+    each = [arg for root in roots for arg in ("--root", str(root))]
+    cmd = [sys.executable, "-m", "sessiontree", "--agent-dir", str(agent), "serve", *each,
            "--port", "0", "--cache-dir", str(cache)]  # fmt: skip
     proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
     assert proc.stdout is not None
@@ -88,14 +112,22 @@ def main() -> None:
     )
     parser.add_argument("--runs", type=int, default=3)
     parser.add_argument("--no-peer", action="store_true", help="Skip agentsview.")
+    parser.add_argument("--sessions", type=int, default=1000, help="Files listed (hard links fill up to it).")
     args = parser.parse_args()
     corpus = args.corpus / f"corpus-{args.size_mb}"
     size, _phrases, _big = build_corpus(corpus, args.size_mb)
-    roots = [corpus / "claude", corpus / "omp" / "agent" / "sessions"]
-    files = sum(1 for root in roots for _ in root.rglob("*.jsonl"))
-    print(f"corpus: {files} files, {size / 2**20:.0f} MiB; load average {os.getloadavg()[0]:.1f} (2 cores)")
+    fanned = fan_out(corpus, args.sessions)
+    roots = [fanned / "claude", fanned / "omp" / "agent" / "sessions"]
+    files = [p for root in roots for p in root.rglob("*.jsonl")]
+    apparent = sum(p.stat().st_size for p in files)
+    print(
+        f"corpus: {len(files)} files, {apparent / 2**20:.0f} MiB listed"
+        f" ({size / 2**20:.0f} MiB of distinct files, the rest hard links);"
+        f" load average {os.getloadavg()[0]:.1f} (2 cores)"
+    )
 
-    entries = [e for root in roots for e in Catalog(root).scan()]
+    # Listed from prefixes (counts of big files pending) as a cold server first lists them.
+    entries = [e for root in roots for e in Catalog(root).scan(exact=False)]
     data = json.dumps(sessions_data(entries, lambda e: "sessions/" + e.key), separators=(",", ":"))
     pane = sum(len(read_asset(n).encode()) for n in (*PANE_SCRIPTS, "browse/pane.css"))
     kib = len(data) / 1024
@@ -132,7 +164,7 @@ def main() -> None:
             if not (venv / "bin" / "agentsview").exists():
                 subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True)
                 subprocess.run([str(venv / "bin" / "pip"), "install", "-q", "agentsview"], check=True)
-            peer = Agentsview(corpus, tmp, venv)
+            peer = Agentsview(fanned, tmp, venv)
             wall, _rss = peer.index()
             with socket.socket() as sock:
                 sock.bind(("127.0.0.1", 0))

@@ -113,6 +113,9 @@ class PageOptions:
       ``image_files(rendered)``. The CSP then allows images from ``'self'``.
     - ``extra_css``: CSS appended to the page's one ``<style>`` (hashed with it), for what the
       extra scripts or ``nav_html`` draw.
+    - ``early_scripts``: like ``extra_scripts``, but placed before the page's data, so a
+      streamed page runs them with its first chunk (before the entries are rendered) and before
+      the viewer boots (which redraws the sidebar: an early script re-inserts what it put there).
     - ``nav_html``: trusted markup (our templates') shown above the header, e.g. the links of a
       collection's pages when serve or a site makes the page; an exported file has none.
     """
@@ -125,11 +128,12 @@ class PageOptions:
     image_prefix: str | None = None
     extra_css: str = ""
     nav_html: str = ""
+    early_scripts: tuple[str, ...] = ()
 
     def __post_init__(self) -> None:
         check_theme(self.theme)
         check_csp_sources({"connect-src": self.connect_src, **self.csp_sources})
-        for script in self.extra_scripts:
+        for script in (*self.extra_scripts, *self.early_scripts):
             if "</script" in script.lower():
                 raise ExportError("An extra script must not contain '</script'")
         if "</style" in self.extra_css.lower():

@@ -69,7 +69,7 @@ def content_security_policy(
     """
     opts = options or PageOptions()
     scripts = [script] if isinstance(script, str) else list(script)
-    scripts += [s for s in opts.extra_scripts if s not in scripts]
+    scripts += [s for s in (*opts.early_scripts, *opts.extra_scripts) if s not in scripts]
     style = f"'{csp_hash(viewer_assets()[0] + opts.extra_css if css is None else css)}'"
     more: dict[str, list[str]] = {"connect-src": list(opts.connect_src)}
     for directive, sources in opts.csp_sources.items():
@@ -180,6 +180,7 @@ def iter_streamed_page(
         system_html=Markup(shell.system_html),
         preview=Markup(_PREVIEW_SLOT),
         data_json=Markup(_DATA_SLOT),
+        early=[Markup(s) for s in opts.early_scripts],  # our own scripts: before the data, in the first chunk
         scripts=[Markup(_script_slot(i)) for i in range(1 + len(opts.extra_scripts))],
     )
     head, _, tail = page.rpartition(_DATA_SLOT)

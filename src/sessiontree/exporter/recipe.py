@@ -30,6 +30,8 @@ class PageTarget:
     - ``image_prefix``: None embeds images as ``data:`` URLs; a path prefix makes each a URL
       (``/blobs/`` served, ``assets/`` of a site).
     - ``extra_scripts``, ``connect_src``: a served page's live scripts and where they connect.
+    - ``early_scripts``: scripts placed before the page's data (``PageOptions.early_scripts``):
+      the sessions pane, run with a streamed page's first chunk.
     - ``nav_html``, ``extra_css``: the collection's links above the header (serve, site) and
       the CSS of what they and the extra scripts draw.
     - ``cache``: fragments rendered before, and the new ones kept (the caller's, open);
@@ -45,6 +47,7 @@ class PageTarget:
     image_prefix: str | None = None
     extra_scripts: tuple[str, ...] = ()
     connect_src: tuple[str, ...] = ()
+    early_scripts: tuple[str, ...] = ()
     nav_html: str = ""
     extra_css: str = ""
     cache: FragmentCache | None = None
@@ -70,6 +73,7 @@ class Page:
             image_prefix=target.image_prefix,
             nav_html=target.nav_html,
             extra_css=target.extra_css,
+            early_scripts=target.early_scripts,
         )
         self.render_options = RenderOptions(
             leaf_id=options.leaf_id,

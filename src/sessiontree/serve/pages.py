@@ -166,18 +166,19 @@ def live_page(
             live_script(),
             "window.sessiontreeServe = " + json_for_script(settings) + ";",
             read_asset("serve/session-live.js"),
-            *browse_scripts(
-                {
-                    "search": urls.search_page(),
-                    "data": urls.sessions_api(),
-                    "models": urls.session_models_api(),
-                    "current": shown_name(key),
-                    "poll": PANE_POLL_MS,
-                },
-                *PANE_SCRIPTS,
-            ),
         ),
         connect_src=("'self'",),
+        # The pane's scripts go out with the first chunk: the list shows before the entries are rendered.
+        early_scripts=browse_scripts(
+            {
+                "search": urls.search_page(),
+                "data": urls.sessions_api(),
+                "models": urls.session_models_api(),
+                "current": shown_name(key),
+                "poll": PANE_POLL_MS,
+            },
+            *PANE_SCRIPTS,
+        ),
         nav_html=urls.nav().html(),
         extra_css=nav_css() + pane_css(),
         open_cache=_cache_opener(config),

@@ -132,7 +132,7 @@ def _write_page(
             target,
             nav_html=links.html(),
             extra_css=nav_css() + pane_css(),
-            extra_scripts=browse_scripts(settings, *PANE_SCRIPTS),
+            early_scripts=browse_scripts(settings, *PANE_SCRIPTS),
             connect_src=("'self'",),  # the pane's list, from the site itself
         )
     page = make_page(session, ExportOptions(theme=job.theme), target)

@@ -223,8 +223,8 @@
     if (models) for (const s of sessions) s.m = models[s.k] || [];
     current = sessions.find((s) => s.k === settings.current) || null;
     const first = !loaded;
-    remember(first);
     loaded = true;
+    booted.then(() => remember(first)); // this page's entries are known once the viewer booted
     options(project, list.choices(sessions, (s) => s.p), 'Every project');
     options(agent, list.choices(sessions, (s) => s.a), 'Every agent');
     options(model, list.choices(sessions, (s) => s.m), 'Every model');
@@ -248,13 +248,24 @@
     }
   });
 
-  const ready = window.sessiontree && window.sessiontree.ready ? window.sessiontree.ready : Promise.resolve(true);
-  ready.then(() => {
-    markUnseen();
-    refresh();
-    if (POLL_MS > 0) {
-      setInterval(() => { if (!doc.hidden) refresh(); }, POLL_MS);
-    }
-    doc.addEventListener('visibilitychange', () => { if (!doc.hidden) refresh(); });
+  // Run before the page's data (with a streamed page's first chunk): the list is fetched and drawn
+  // at once; the viewer redraws the sidebar when it boots, so the pane is put back first then.
+  const booted = new Promise((resolve) => {
+    const wait = () => {
+      const viewer = window.sessiontree;
+      if (viewer && viewer.ready) viewer.ready.then(resolve, resolve);
+      else if (doc.readyState === 'loading') doc.addEventListener('DOMContentLoaded', wait, { once: true });
+      else resolve(false);
+    };
+    wait();
   });
+  booted.then(() => {
+    if (side.firstChild !== pane) side.prepend(pane);
+    markUnseen();
+  });
+  refresh();
+  if (POLL_MS > 0) {
+    setInterval(() => { if (!doc.hidden) refresh(); }, POLL_MS);
+  }
+  doc.addEventListener('visibilitychange', () => { if (!doc.hidden) refresh(); });
 })();
