@@ -81,7 +81,7 @@ def start_serve(roots: list[Path], cache: Path, agent: Path) -> tuple[subprocess
 
 
 def pane_ms(page: Page, url: str) -> float:
-    page.goto(url)
+    page.goto(url, wait_until="commit", timeout=120_000)  # the pane, not the whole page's load event
     page.wait_for_selector("#st-browse .st-browse-row", timeout=120_000)
     return float(page.evaluate("performance.getEntriesByName('st-browse-drawn')[0].startTime"))
 
@@ -179,7 +179,7 @@ def main() -> None:
                 deadline = time.monotonic() + 60
                 while True:
                     try:
-                        page.goto(f"http://127.0.0.1:{port}/", wait_until="networkidle")
+                        page.goto(f"http://127.0.0.1:{port}/", wait_until="networkidle", timeout=120_000)
                         break
                     except Exception:
                         if time.monotonic() > deadline:
@@ -188,7 +188,7 @@ def main() -> None:
                 loads = []
                 for _ in range(args.runs):
                     start = time.perf_counter()
-                    page.goto(f"http://127.0.0.1:{port}/", wait_until="networkidle")
+                    page.goto(f"http://127.0.0.1:{port}/", wait_until="networkidle", timeout=120_000)
                     loads.append((time.perf_counter() - start) * 1000)
                 print(f"\n{'agentsview':28} {'ms':>8}   (load {os.getloadavg()[0]:.1f})")
                 print(f"{'sync from empty (cold)':28} {wall * 1000:8.0f}")
