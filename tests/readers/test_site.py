@@ -62,6 +62,6 @@ def test_build_one_agent_or_chosen_roots(
     result = CliRunner().invoke(cli, ["build", str(root), "-o", str(tmp_path / "b"), "--no-search", "-q"])
     assert result.exit_code == 0 and "Including" not in result.stderr
     assert sorted(p.name for p in (tmp_path / "b" / "sessions").rglob("*.html")) == [
-        f"{TOUR.stem}~agent-a1b2c3d.html",
         f"{TOUR.stem}.html",
+        f"{TOUR.stem}~agent-a1b2c3d.html",
     ]
