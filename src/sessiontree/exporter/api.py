@@ -20,6 +20,7 @@ from sessiontree.exporter.sections import (
 from sessiontree.exporter.stats import compute_stats, cumulative_by_turn
 from sessiontree.readers.kinds import typed_prompt
 from sessiontree.store import Session, SessionTree
+from sessiontree.store.pricing import within_lookup_budget
 from sessiontree.store.titles import FULL_TITLE_CHARS, cut_title
 
 
@@ -42,6 +43,7 @@ def _resolve_leaf(session: Session, leaf_id: str | None) -> str | None:
     return leaf_id
 
 
+@within_lookup_budget
 def render_session(
     session: Session, options: RenderOptions | None = None, *, shell: PageShell | None = None
 ) -> RenderedSession:
@@ -101,6 +103,7 @@ def render_session(
     )
 
 
+@within_lookup_budget
 def render_shell(session: Session, options: RenderOptions | None = None) -> PageShell:
     """Render what a page shows around the entries: title, stats, header and system sections.
 

@@ -11,13 +11,16 @@ totals ``usage_cost`` through ``CostTotal``, so they all show the same figure.
 
 from __future__ import annotations
 
+import functools
 import math
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
+from contextlib import contextmanager
+from contextvars import ContextVar
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from decimal import Decimal
 from functools import lru_cache
-from typing import Any
+from typing import Any, ParamSpec, TypeVar
 
 from sessiontree.store.numbers import MAX_COUNT
 from sessiontree.store.times import time_millis, utc_day
@@ -100,23 +103,83 @@ def _prices() -> Any:
     return genai_prices
 
 
-@lru_cache(maxsize=4096)
+P = ParamSpec("P")
+R = TypeVar("R")
+
+MAX_MODEL_LOOKUPS = 64
+"""New model names one render may look up in the price table (a session naming 5,000 models took
+10 s of 2 ms lookups to show; past the budget a name not seen before is unpriced, as if unknown)."""
+
+_LOOKUPS: ContextVar[list[int] | None] = ContextVar("sessiontree_model_lookups", default=None)
+_FOUND: dict[tuple[str | None, str], Any] = {}
+_FOUND_MAX = 8192
+
+
+@contextmanager
+def model_lookup_budget(limit: int = MAX_MODEL_LOOKUPS) -> Iterator[None]:
+    """Look up at most ``limit`` model names not seen before while inside (one render)."""
+    token = _LOOKUPS.set([limit])
+    try:
+        yield
+    finally:
+        _LOOKUPS.reset(token)
+
+
+def within_lookup_budget(func: Callable[P, R]) -> Callable[P, R]:
+    """Run ``func`` under one ``model_lookup_budget`` (a render), unless a caller already opened one."""
+
+    @functools.wraps(func)
+    def wrapper(*args: P.args, **kwargs: P.kwargs) -> R:
+        if _LOOKUPS.get() is not None:
+            return func(*args, **kwargs)
+        with model_lookup_budget():
+            return func(*args, **kwargs)
+
+    return wrapper
+
+
+def _find_model(provider: str | None, model: str) -> Any:
+    """The price table's model entry for a name (None when it has none), found once per name."""
+    key = (provider, model)
+    if key in _FOUND:
+        return _FOUND[key]
+    left = _LOOKUPS.get()
+    if left is not None:
+        if left[0] <= 0:
+            return None  # over this render's budget: unpriced, and not remembered as unknown
+        left[0] -= 1
+    snapshot = _prices().data_snapshot.get_snapshot()
+    found = None
+    for provider_id in (provider, None) if provider else (None,):
+        try:
+            _, found = snapshot.find_provider_model(model, None, provider_id, None)
+        except (LookupError, ValueError):
+            continue
+        break
+    if len(_FOUND) >= _FOUND_MAX:
+        _FOUND.clear()
+    _FOUND[key] = found
+    return found
+
+
 def _model_price(provider: str | None, model: str, day: str) -> tuple[Any, tuple[int, ...]] | None:
     """The price table's entry for a model on a day and its tiers (None when it has no such model).
 
-    Found once per (provider, model, day): matching a model name against the table is the slow
-    part (about 2 ms); pricing the token counts with the entry is arithmetic.
+    Matching a model name against the table is the slow part (about 2 ms): done once per name
+    (``_find_model``, never cached past a render's budget); the day's price is cached by day.
     """
-    snapshot = _prices().data_snapshot.get_snapshot()
-    stamp = datetime.fromisoformat(day).replace(hour=12, tzinfo=UTC)  # prices change by the day
-    for provider_id in (provider, None) if provider else (None,):
-        try:
-            _, info = snapshot.find_provider_model(model, None, provider_id, None)
-        except (LookupError, ValueError):
-            continue
-        price = info.get_prices(stamp)
-        return price, _thresholds(price)
-    return None
+    return None if _find_model(provider, model) is None else _price_on(provider, model, day)
+
+
+@lru_cache(maxsize=4096)
+def _price_on(provider: str | None, model: str, day: str) -> tuple[Any, tuple[int, ...]] | None:
+    info = _find_model(provider, model)
+    if info is None:
+        return None
+    price = info.get_prices(
+        datetime.fromisoformat(day).replace(hour=12, tzinfo=UTC)
+    )  # prices change by the day
+    return price, _thresholds(price)
 
 
 def _usage(counts: tuple[int, int, int, int]) -> Any:
