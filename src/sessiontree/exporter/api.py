@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Generator, Iterator
+from concurrent.futures import CancelledError
 from typing import Any
 
 from sessiontree.errors import EntryNotFound
@@ -62,7 +63,11 @@ def render_session(
     by_id = tree.by_id
     todo = [e for e in session.entries if isinstance(e.get("id"), str) and by_id.get(e["id"]) is e]
 
+    cancelled = opts.cancelled
+
     def render_one(index: int) -> Record:
+        if cancelled is not None and cancelled():
+            raise CancelledError  # every client of this render left: drop what it made
         entry = todo[index]
         meta, html = render_entry(entry, ctx, parent_id=tree.parent_of(entry["id"]))
         return meta, html, ctx.images.take_seen()

@@ -116,6 +116,11 @@ class FragmentPacker:
             self._deflater = None
         return self._packed
 
+    def finish(self) -> None:
+        """Pack what was added now, so several readers may share this packer (each reads it whole)."""
+        if self.compress:
+            self._finish()
+
     def close(self) -> None:
         """Stop the compressing thread of a packer that will not be finished."""
         if self._deflater is not None:

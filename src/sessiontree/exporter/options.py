@@ -83,7 +83,8 @@ class RenderOptions:
     runs other threads. ``subagent_href`` gives the URL of a subagent's own page (serve, build)
     by agent id: its task result then links there; an export has none and keeps the subagent
     inline only. ``cache`` (a ``FragmentCache``) gives fragments rendered before for the
-    same inputs and keeps the new ones.
+    same inputs and keeps the new ones. ``cancelled`` is asked before each entry: True stops
+    the render with ``concurrent.futures.CancelledError`` (a server's client left).
     """
 
     leaf_id: str | None = None
@@ -93,6 +94,7 @@ class RenderOptions:
     parallel: bool = True
     subagent_href: Callable[[str], str | None] | None = None
     cache: FragmentCache | None = None
+    cancelled: Callable[[], bool] | None = None
 
 
 @dataclass(frozen=True)

@@ -41,6 +41,9 @@ class PageTarget:
     - ``shell``, ``preview``: what a server has of the page already (its header) and streams
       first (the path's first screen).
     - ``on_rendered``: sees the rendered session before its data goes out (serve keeps its images).
+    - ``share``: a server's shared renders (``serve.renders``): given ``make(cancelled)``, the
+      rendered session, made here or by the client already making it; ``cancelled`` stops a
+      render every client of which left.
     """
 
     subagent_href: Callable[[str], str | None] | None = None
@@ -56,6 +59,7 @@ class PageTarget:
     shell: PageShell | None = None
     preview: str = ""
     on_rendered: Callable[[RenderedSession], None] | None = None
+    share: Callable[[Callable[[Callable[[], bool] | None], RenderedSession]], RenderedSession] | None = None
 
 
 class Page:
@@ -94,17 +98,25 @@ class Page:
         if self._rendered is None:
             session, self._session = self._session, None  # the entries are freed once rendered
             assert session is not None
-            target, options = self._target, self.render_options
-            cache = target.open_cache() if target.open_cache is not None else None
-            try:
-                if cache is not None:
-                    options = dataclasses.replace(options, cache=cache)
-                self._rendered = render_session(session, options, shell=self.shell)
-            finally:
-                if cache is not None:
-                    cache.close()
-            if target.on_rendered is not None:
-                target.on_rendered(self._rendered)
+            target = self._target
+
+            def make(cancelled: Callable[[], bool] | None) -> RenderedSession:
+                options = dataclasses.replace(self.render_options, cancelled=cancelled)
+                cache = target.open_cache() if target.open_cache is not None else None
+                try:
+                    if cache is not None:
+                        options = dataclasses.replace(options, cache=cache)
+                    rendered = render_session(session, options, shell=self.shell)
+                finally:
+                    if cache is not None:
+                        cache.close()
+                if target.share is not None:
+                    rendered.frags.finish()  # read by every client sharing it
+                if target.on_rendered is not None:
+                    target.on_rendered(rendered)
+                return rendered
+
+            self._rendered = make(None) if target.share is None else target.share(make)
         return self._rendered
 
     @property

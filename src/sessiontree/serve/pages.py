@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import html
 import re
 import threading
@@ -26,6 +27,7 @@ from sessiontree.pages.search_page import SearchPageOptions, render_search_page,
 from sessiontree.readers import load_any
 from sessiontree.serve.config import ServeConfig
 from sessiontree.serve.live import LiveSession, Snapshot
+from sessiontree.serve.renders import Renders
 from sessiontree.serve.urls import Urls
 from sessiontree.store.discovery import SessionInfo
 from sessiontree.store.subagents import subagent_key
@@ -135,9 +137,14 @@ def live_page(
     *,
     leaf_id: str | None = None,
     target_id: str | None = None,
+    renders: Renders | None = None,
+    gone: threading.Event | None = None,
 ) -> Page:
     """A session's live page: head, header and the first screen of the path (for the link's
-    ``leaf_id`` / ``target_id``) at once, then the data of every entry once rendered."""
+    ``leaf_id`` / ``target_id``) at once, then the data of every entry once rendered.
+
+    With ``renders``, clients of one session state share one render, and ``gone`` (set when this
+    client leaves) lets a render nobody waits for any more stop and free what it holds."""
     snap = live.snapshot()
     session = snap.session
 
@@ -186,8 +193,20 @@ def live_page(
         shell=_shell_of(live, snap),
         preview=render_preview(session, leaf_id=leaf_id, target_id=target_id),
         on_rendered=lambda rendered: live.keep_images(image_files(rendered)),
+        share=None
+        if renders is None
+        else functools.partial(
+            renders.render, (key, snap.generation, snap.count), _size(live), gone=gone or threading.Event()
+        ),
     )
     return make_page(session, ExportOptions(theme=config.theme), target)
+
+
+def _size(live: LiveSession) -> int:
+    try:
+        return live.path.stat().st_size
+    except OSError:
+        return 0
 
 
 def standalone_page(path: Path, config: ServeConfig) -> Page:

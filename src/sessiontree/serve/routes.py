@@ -4,8 +4,10 @@ from __future__ import annotations
 
 import functools
 import re
+import threading
 from asyncio import Queue
 from collections.abc import AsyncIterator, Awaitable, Callable
+from concurrent.futures import CancelledError
 from pathlib import Path
 from typing import Any
 
@@ -104,6 +106,7 @@ async def session_page(request: Request, key: str, path: Path) -> Response:
         return PlainTextResponse(f"{shown_name(key)}: {listed.error}", headers=pages.PAGE_HEADERS)
     live = state.followed.live(key, path)
     query = request.query_params
+    gone = threading.Event()
     page = await anyio.to_thread.run_sync(
         functools.partial(
             pages.live_page,
@@ -113,20 +116,30 @@ async def session_page(request: Request, key: str, path: Path) -> Response:
             state.urls,
             leaf_id=query.get("leafId"),
             target_id=query.get("targetId"),
+            renders=state.renders,
+            gone=gone,
         ),
         limiter=state.render_limit,
     )
     chunks = page.chunks
     # Head, header and the path's first screen go out at once; the rest as it is rendered. Each
-    # step runs in a thread under the render limit, so other clients are served meanwhile.
-    first = await anyio.to_thread.run_sync(next, chunks, limiter=state.render_limit)
+    # step runs in a thread of the page streams' own limiter (the render itself is shared and
+    # limited by serve.renders), so other clients and routes are served meanwhile.
+    first = await anyio.to_thread.run_sync(next, chunks, limiter=state.stream_limit)
 
     async def rest() -> AsyncIterator[str]:
-        yield first
-        while (
-            chunk := await anyio.to_thread.run_sync(next, chunks, None, limiter=state.render_limit)
-        ) is not None:
-            yield chunk
+        try:
+            yield first
+            while (
+                chunk := await anyio.to_thread.run_sync(
+                    next, chunks, None, limiter=state.stream_limit, abandon_on_cancel=True
+                )
+            ) is not None:
+                yield chunk
+        except CancelledError:
+            return  # this client left while its render was shared: nothing more to send
+        finally:
+            gone.set()  # a client that left: the render it waits for may stop (serve.renders)
 
     headers = {**pages.PAGE_HEADERS, "Content-Security-Policy": page.csp}
     return StreamingResponse(rest(), media_type="text/html", headers=headers)

@@ -28,6 +28,7 @@ from sessiontree.serve.followed import FollowedSessions, topic_of
 from sessiontree.serve.hub import Hub
 from sessiontree.serve.index_feed import IndexFeed
 from sessiontree.serve.listing import Listing
+from sessiontree.serve.renders import Renders
 from sessiontree.serve.urls import Urls
 from sessiontree.serve.watcher import Watcher
 from sessiontree.store.storage import entry_is
@@ -49,6 +50,10 @@ class ServeState:
         self.urls = urls
         self.hub = Hub()
         self.render_limit = CapacityLimiter(2)
+        self.renders = Renders(running=2)
+        # Page streams wait for their shared render in threads of their own: never the default
+        # pool's, which /usage and /api/search use.
+        self.stream_limit = CapacityLimiter(32)
         self.listing = Listing(config.roots, config.cache_dir)
         self.followed = FollowedSessions(agent_dir=config.agent_dir, image_prefix=urls.blob_prefix())
         self.index_feed = IndexFeed(self.listing, self.hub, lambda entry: urls.session(entry.key))

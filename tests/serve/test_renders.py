@@ -1,0 +1,105 @@
+"""Serve's shared renders: one render for every client waiting, stopped when they all leave, and a
+budget of file bytes rendered at once; and a page naming thousands of models looks few of them up."""
+
+from __future__ import annotations
+
+import threading
+import time
+from concurrent.futures import CancelledError
+
+from sessiontree.serve.renders import Renders
+
+DEADLINE = 120.0
+
+
+def wait_for(condition: object, what: str) -> None:
+    deadline = time.monotonic() + DEADLINE
+    while not condition():  # type: ignore[operator]
+        assert time.monotonic() < deadline, what
+        time.sleep(0.01)
+
+
+def test_clients_of_one_state_share_one_render() -> None:
+    renders = Renders(budget=10)
+    release = threading.Event()
+    results: list[object] = []
+
+    def make(cancelled: object) -> object:
+        release.wait(DEADLINE)
+        return "page"
+
+    clients = [
+        threading.Thread(target=lambda: results.append(renders.render("k", 5, make, threading.Event())))
+        for _ in range(40)
+    ]
+    for thread in clients:
+        thread.start()
+    wait_for(lambda: "k" in renders._jobs and len(renders._jobs["k"].clients) == 40, "all waiting")
+    release.set()
+    for thread in clients:
+        thread.join(DEADLINE)
+    assert results == ["page"] * 40 and renders.started == 1
+
+
+def test_a_render_every_client_left_stops_and_the_next_one_runs() -> None:
+    renders = Renders(budget=10)
+    stopped = threading.Event()
+
+    def endless(cancelled: object) -> object:
+        while not cancelled():  # type: ignore[operator]
+            time.sleep(0.005)
+        stopped.set()
+        raise CancelledError
+
+    gone = [threading.Event() for _ in range(3)]
+    errors: list[BaseException] = []
+
+    def client(mine: threading.Event) -> None:
+        try:
+            renders.render("k", 5, endless, mine)
+        except CancelledError as exc:
+            errors.append(exc)
+
+    threads = [threading.Thread(target=client, args=(g,)) for g in gone]
+    for thread in threads:
+        thread.start()
+    wait_for(lambda: "k" in renders._jobs and len(renders._jobs["k"].clients) == 3, "three clients")
+    gone[0].set()
+    gone[1].set()
+    time.sleep(0.2)
+    assert not stopped.is_set()  # one client still waits: the render goes on
+    gone[2].set()
+    for thread in threads:
+        thread.join(DEADLINE)
+    assert stopped.is_set() and len(errors) == 3 and not renders._jobs and renders._used == 0
+    assert renders.render("k", 5, lambda cancelled: "fresh", threading.Event()) == "fresh"
+
+
+def test_renders_wait_within_the_budget_but_one_always_runs() -> None:
+    renders = Renders(budget=100, running=4)
+    inside: list[int] = []
+    most = [0]
+    lock = threading.Lock()
+
+    def make(size: int) -> object:
+        def run(cancelled: object) -> object:
+            with lock:
+                inside.append(size)
+                most[0] = max(most[0], sum(inside))
+            time.sleep(0.05)
+            with lock:
+                inside.remove(size)
+            return size
+
+        return run
+
+    sizes = [60, 60, 250, 30, 30]
+    threads = [
+        threading.Thread(target=renders.render, args=(f"k{i}", size, make(size), threading.Event()))
+        for i, size in enumerate(sizes)
+    ]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(DEADLINE)
+    assert most[0] <= 250  # never over the budget, but for one session alone bigger than it
