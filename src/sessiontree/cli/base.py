@@ -227,7 +227,7 @@ def _read_tools(ctx: click.Context, param: click.Parameter, value: Path | None) 
     return read_tools_file(value) if value is not None else None
 
 
-AGENT_CHOICES = ("claude", "codex", "gemini", "pi")
+AGENT_CHOICES = ("claude", "codex", "gemini", "opencode", "pi")
 
 
 def agent_option(func: F) -> F:

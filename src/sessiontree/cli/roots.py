@@ -16,7 +16,8 @@ F = TypeVar("F", bound=Callable[..., Any])
 
 ROOT_HELP = (
     "Folder of session files to cover, of any agent (repeatable) [default: <agent-dir>/sessions, "
-    "and ~/.claude/projects, ~/.codex/sessions and ~/.gemini/tmp when they exist]."
+    "and ~/.claude/projects, ~/.codex/sessions, ~/.gemini/tmp and ~/.local/share/opencode/storage when "
+    "they exist]."
 )
 
 

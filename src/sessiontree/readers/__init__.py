@@ -20,7 +20,7 @@ from sessiontree.store.formats import AGENT_LABELS, sniff_agent
 from sessiontree.store.repair import describe_damage
 from sessiontree.store.session import Session, cannot_read, require_header
 
-AGENTS: tuple[str, ...] = ("claude", "codex", "gemini", "pi")
+AGENTS: tuple[str, ...] = ("claude", "codex", "gemini", "opencode", "pi")
 """The ``--agent`` choices."""
 
 DETECTION_ORDER: tuple[str, ...] = tuple(AGENT_LABELS)
@@ -28,7 +28,7 @@ DETECTION_ORDER: tuple[str, ...] = tuple(AGENT_LABELS)
 
 def _readers() -> dict[str, Reader]:
     """The registry, its readers imported on first use (a warm ``search`` needs none of them)."""
-    from sessiontree.readers import claude, codex, gemini, pi  # noqa: F401  (each registers its reader)
+    from sessiontree.readers import claude, codex, gemini, opencode, pi  # noqa: F401  (each registers its reader)
 
     return READERS
 
@@ -110,7 +110,7 @@ def load_for_export(
 ) -> Session:
     """Load a session file of any agent for a page (read-only), refusing missing files and non-sessions.
 
-    ``agent`` forces the reader (claude, codex, gemini, pi); by default the file's content decides.
+    ``agent`` forces the reader (claude, codex, gemini, opencode, pi); by default the file's content decides.
     ``warn`` gets one line when loading repaired or skipped anything (a damaged file), and one
     when images refer to blobs that are not there (a file copied out of its agent folder).
     """

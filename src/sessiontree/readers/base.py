@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass, field
@@ -10,7 +11,7 @@ from typing import Any, ClassVar, Protocol
 
 from sessiontree.store.entries import Entry
 from sessiontree.store.formats import SNIFF_BYTES, SNIFF_LINES
-from sessiontree.store.jsonl import BadLine, decode_line, decode_lines, parse_jsonl_lines
+from sessiontree.store.jsonl import BadLine, decode_line, decode_lines, decode_text, parse_jsonl_lines
 from sessiontree.store.session import Session
 from sessiontree.store.storage import FileSessionStorage
 
@@ -63,7 +64,21 @@ def read_prefix_values(path: Path, limit: int = SNIFF_LINES) -> list[Any]:
         close = getattr(lines, "close", None)
         if close is not None:
             close()
+    if values and all(v is None for v in values):  # one pretty-printed object (OpenCode's session files)?
+        whole = read_whole_object(path, SNIFF_BYTES)
+        return values if whole is None else [whole]
     return values
+
+
+def read_whole_object(path: Path, limit: int) -> dict[str, Any] | None:
+    """A file of at most ``limit`` bytes that is one JSON object (pretty-printed or not), else None."""
+    try:
+        if path.stat().st_size > limit:
+            return None
+        value = json.loads(decode_text(path.read_bytes()))
+    except (OSError, ValueError, RecursionError):
+        return None
+    return value if isinstance(value, dict) else None
 
 
 def read_values(path: Path) -> tuple[list[tuple[int, Any]], list[BadLine]]:

@@ -1,7 +1,8 @@
 """Finding other agents' sessions: their default folders, the files under a root, light metadata.
 
 Claude Code keeps ``~/.claude/projects/<encoded cwd>/<id>.jsonl`` (subagents in ``<id>/subagents/``
-or, in 2.0, ``agent-<id>.jsonl`` beside); Codex CLI ``~/.codex/sessions/YYYY/MM/DD/rollout-*.jsonl``.
+or, in 2.0, ``agent-<id>.jsonl`` beside); Codex CLI ``~/.codex/sessions/YYYY/MM/DD/rollout-*.jsonl``; OpenCode
+``~/.local/share/opencode/storage/session/<project>/ses_*.json`` (its messages and parts beside).
 Listing reads only a prefix of each file; nothing here ever writes.
 """
 
@@ -13,6 +14,9 @@ from pathlib import Path
 from typing import Any
 
 from sessiontree.readers.base import as_str, read_prefix_values, text_of
+from sessiontree.readers.opencode_layout import field, iso_time
+from sessiontree.readers.opencode_layout import is_session_path as is_opencode_session
+from sessiontree.readers.opencode_layout import is_storage_folder as is_opencode_storage_folder
 from sessiontree.store.claude_markup import typed_text
 from sessiontree.store.discovery import SessionInfo, one_line, scandir_sorted
 from sessiontree.store.storage import entry_is, resolves_inside
@@ -21,6 +25,7 @@ DEFAULT_ROOTS: tuple[tuple[str, str], ...] = (
     ("claude", ".claude/projects"),
     ("codex", ".codex/sessions"),
     ("gemini", ".gemini/tmp"),
+    ("opencode", ".local/share/opencode/storage"),
 )
 """(agent, folder under the home directory) of the agents whose sessions are picked up by default."""
 
@@ -75,7 +80,14 @@ def iter_agent_files(root: str | Path, *, unreadable: bool = False) -> Iterator[
             if entry.name.endswith(".jsonl") and entry_is(entry, "file"):
                 if not is_bundled_subagent(path):
                     yield path
-            elif depth < MAX_DEPTH and entry_is(entry, "dir") and entry.name != "subagents":
+            elif entry.name.endswith(".json") and is_opencode_session(path) and entry_is(entry, "file"):
+                yield path
+            elif (
+                depth < MAX_DEPTH
+                and entry_is(entry, "dir")
+                and entry.name != "subagents"
+                and not is_opencode_storage_folder(path)
+            ):
                 yield from walk(path, depth + 1)
 
     yield from walk(root, 0)
@@ -176,7 +188,18 @@ def _gemini_info(values: list[Any]) -> dict[str, Any]:
     return info
 
 
-_INFO = {"claude": _claude_info, "codex": _codex_info, "gemini": _gemini_info}
+def _opencode_info(values: list[Any]) -> dict[str, Any]:
+    info = values[0] if values and isinstance(values[0], dict) else {}
+    times = field(info, "time")
+    return {
+        "sessionId": info.get("id"),
+        "cwd": info.get("directory"),
+        "timestamp": iso_time(times.get("created")),
+        "title": info.get("title"),
+    }
+
+
+_INFO = {"claude": _claude_info, "codex": _codex_info, "gemini": _gemini_info, "opencode": _opencode_info}
 
 
 def read_agent_info(path: str | Path, agent: str | None = None) -> SessionInfo | None:

@@ -17,11 +17,18 @@ import json
 from pathlib import Path
 from typing import Any, ClassVar
 
-from sessiontree.readers.base import as_str, iter_dicts, make_session, read_values, register
+from sessiontree.readers.base import (
+    as_str,
+    iter_dicts,
+    make_session,
+    read_values,
+    read_whole_object,
+    register,
+)
 from sessiontree.readers.kinds import LineKind, add_kinds
 from sessiontree.store.entries import Entry
 from sessiontree.store.formats import AGENT_LABELS, is_gemini_file
-from sessiontree.store.jsonl import BadLine, decode_text
+from sessiontree.store.jsonl import BadLine
 from sessiontree.store.session import Session
 
 NOTICE_TYPES = {"info": "gemini:info", "warning": "gemini:warning", "error": "gemini:error"}
@@ -252,13 +259,8 @@ def read_chat(values: list[tuple[int, Any]], bad: list[BadLine]) -> _Chat:
 
 def _whole_json(path: Path) -> list[tuple[int, Any]] | None:
     """The older one-object form, pretty-printed over many lines: (1, the object), else None."""
-    try:
-        if path.stat().st_size > WHOLE_JSON_BYTES:
-            return None
-        value = json.loads(decode_text(path.read_bytes()))
-    except (OSError, ValueError, RecursionError):
-        return None
-    return [(1, value)] if isinstance(value, dict) and isinstance(value.get("messages"), list) else None
+    value = read_whole_object(path, WHOLE_JSON_BYTES)
+    return [(1, value)] if value is not None and isinstance(value.get("messages"), list) else None
 
 
 class GeminiReader:

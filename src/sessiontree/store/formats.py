@@ -24,6 +24,7 @@ AGENT_LABELS: dict[str, str] = {
     "pi": "pi",
     "codex": "Codex CLI",
     "gemini": "Gemini CLI",
+    "opencode": "OpenCode",
     "claude": "Claude Code",
 }
 """The name people know each agent by, in detection order (most specific first)."""
@@ -99,7 +100,25 @@ def is_gemini_file(values: list[Any]) -> bool:
     )
 
 
-_SNIFFERS = {"pi": is_pi_file, "codex": is_codex_file, "gemini": is_gemini_file, "claude": is_claude_file}
+def is_opencode_file(values: list[Any]) -> bool:
+    """An OpenCode session file is one object ``{id: "ses_…", projectID, time {created}, ...}``."""
+    first = values[0] if values else None
+    return (
+        isinstance(first, dict)
+        and isinstance(first.get("id"), str)
+        and first["id"].startswith("ses_")
+        and isinstance(first.get("projectID"), str)
+        and isinstance(first.get("time"), dict)
+    )
+
+
+_SNIFFERS = {
+    "pi": is_pi_file,
+    "codex": is_codex_file,
+    "gemini": is_gemini_file,
+    "opencode": is_opencode_file,
+    "claude": is_claude_file,
+}
 
 
 def sniff_agent(values: list[Any]) -> str | None:
