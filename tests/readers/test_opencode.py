@@ -184,3 +184,15 @@ def test_half_a_session_file_is_not_opencode_and_is_refused_by_name(tmp_path: Pa
     assert detect_agent(path) is None
     code, _, err = run("inspect", str(path))
     assert code == 1 and "OpenCode" in err and "Traceback" not in err
+
+
+def test_the_default_folder_is_listed_and_a_session_found_by_id(tmp_path: Path, monkeypatch) -> None:
+    shutil.copytree(STORAGE, tmp_path / ".local" / "share" / "opencode" / "storage")
+    monkeypatch.setenv("HOME", str(tmp_path))
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+    code, out, err = run("list", "--all", "--json")
+    assert code == 0, err
+    assert [s["id"] for s in json.loads(out) if s["agent"] == "opencode"] == [SESSION.stem]
+    code, out, err = run("inspect", "--json", SESSION.stem[:10])
+    assert code == 0, err
+    assert json.loads(out)["title"] == json.loads(SESSION.read_text(encoding="utf-8"))["title"]
