@@ -128,3 +128,30 @@ def test_code_in_a_fence_reaches_the_highlighter_unescaped_once() -> None:
     html = str(render_markdown("```python\nx = '<a>' & 1\n```"))
     assert "&lt;a&gt;" in html and "&amp;lt;" not in html
     assert '<span class="o">&amp;</span>' in html
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "[x`",
+        "[a `b` `c and **bold**",
+        "![`",
+        "[a\n`b",
+        "mm490ad\x1b[1;32mv(O2Guf;```\n**\n\n",
+        "x\n[a `b\n\ny",
+    ],
+)
+def test_a_label_with_an_unclosed_backtick_does_not_crash_the_engine(text: str, capfd) -> None:
+    # markdown-it-pyrs 0.4 panics on these; the text is shown, and nothing reaches stderr
+    html = str(render_markdown(text))
+    words = [w for w in re.findall(r"[A-Za-z]{2,}", text) if w not in ("mv",)]
+    assert all(w in html for w in words), html
+    assert "<script" not in html
+    assert capfd.readouterr().err == ""
+
+
+def test_links_still_work_beside_backticks() -> None:
+    html = str(render_markdown("see [`foo`](https://a.example/x) and `bar`"))
+    assert (
+        '<a href="https://a.example/x"' in html and "<code>foo</code>" in html and "<code>bar</code>" in html
+    )

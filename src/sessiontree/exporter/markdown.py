@@ -10,8 +10,13 @@ become links, and task-list boxes are disabled.
 from __future__ import annotations
 
 import html
+import os
 import re
+import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
 from functools import lru_cache
+from typing import Any
 from urllib.parse import unquote
 
 from markdown_it_pyrs import MarkdownIt
@@ -43,13 +48,7 @@ def render_code_block(code: str, lang: str = "") -> Markup:
 def markdown_parser() -> MarkdownIt:
     """Return the shared parser (built once; it holds no state between texts)."""
     # CommonMark without html_block/html_inline (raw HTML stays text), plus the GFM extensions.
-    return MarkdownIt("zero").enable_many(
-        [
-            *("blockquote", "code", "fence", "heading", "hr", "lheading", "list", "paragraph"),
-            *("reference", "autolink", "backticks", "emphasis", "entity", "escape", "image", "link"),
-            *("newline", "table", "strikethrough", "tasklist", "autolink_ext"),
-        ]
-    )
+    return MarkdownIt("zero").enable_many(list(_RULES))
 
 
 # What the parser writes for code blocks, links, images and task boxes (attributes escaped).
@@ -144,4 +143,52 @@ def render_markdown(text: str) -> Markup:
     plain = _plain_paragraphs(text)
     if plain is not None:
         return Markup(plain)
-    return Markup(_rewrite(markdown_parser().render(text)))
+    return Markup(_rewrite(_render(text)))
+
+
+_RULES: tuple[Any, ...] = (  # the engine's rule names (a Literal type there)
+    *("blockquote", "code", "fence", "heading", "hr", "lheading", "list", "paragraph"),
+    *("reference", "autolink", "backticks", "emphasis", "entity", "escape", "image", "link"),
+    *("newline", "table", "strikethrough", "tasklist", "autolink_ext"),
+)
+_LABEL_RULES = frozenset({"link", "image", "reference"})
+
+
+@lru_cache(maxsize=1)
+def _labels_off_parser() -> MarkdownIt:
+    """The parser without link labels: for the texts whose labels make the engine panic."""
+    return MarkdownIt("zero").enable_many([rule for rule in _RULES if rule not in _LABEL_RULES])
+
+
+@contextmanager
+def _quiet_fd2() -> Iterator[None]:
+    """Send what native code writes to stderr (a panic's message) nowhere, for one call."""
+    sys.stderr.flush()
+    saved = os.dup(2)
+    try:
+        with open(os.devnull, "wb") as sink:
+            os.dup2(sink.fileno(), 2)
+        yield
+    finally:
+        os.dup2(saved, 2)
+        os.close(saved)
+
+
+def _render(text: str) -> str:
+    """Render with the engine; a text that makes it panic is rendered again without link labels.
+
+    markdown-it-pyrs 0.4 panics (index out of bounds) on a link label holding a backtick run that
+    nothing closes (``[x` ``, ``[a `b` `c``). Only texts with both a ``[`` and a backtick can; they
+    are rendered with the panic's message kept off the terminal, and on a panic their links stay
+    text (autolinks still work). pyo3 raises the panic as a BaseException.
+    """
+    if "[" not in text or "`" not in text:
+        return markdown_parser().render(text)
+    with _quiet_fd2():
+        try:
+            return markdown_parser().render(text)
+        except (KeyboardInterrupt, SystemExit):
+            raise
+        except BaseException:  # pyo3_runtime.PanicException
+            markdown_parser.cache_clear()
+        return _labels_off_parser().render(text)
