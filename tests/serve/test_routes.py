@@ -40,7 +40,18 @@ async def test_session_page_uses_the_export_renderer_plus_live_scripts(client: A
     csp = re.search(r'http-equiv="Content-Security-Policy" content="([^"]+)"', r.text)
     assert csp is not None and "connect-src 'self'" in csp.group(1)
     scripts = re.findall(r"<script>(.*?)</script>", r.text, re.S)
-    assert len(scripts) == 4  # viewer, live.js, settings, serve live client
+    # the viewer and its settings, then serve's: the browse config, the collection's keys, the
+    # sessions pane, live.js, the serve config and its live client; each hashed in the CSP
+    assert len(scripts) == 8
+    for marker in (
+        "window.sessiontreeBrowse = ",
+        "sessiontree: the keys of every page of a collection",
+        "sessiontree: the sessions pane of a session page",
+        "sessiontree live page: window.sessiontree.appendEntry",
+        "window.sessiontreeServe = ",
+        "sessiontree serve: a session page that follows its file",
+    ):
+        assert sum(marker in text for text in scripts) == 1, marker
     for text in scripts:
         digest = base64.b64encode(hashlib.sha256(text.encode()).digest()).decode()
         assert f"'sha256-{digest}'" in csp.group(1)
