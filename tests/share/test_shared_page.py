@@ -9,6 +9,7 @@ import pytest
 
 from sessiontree.exporter import live_script
 from sessiontree.share.publish import share_session
+from tests.browser.conftest import wait_js
 from tests.chromium import CHROMIUM, CHROMIUM_ARGS
 from tests.exporter.conftest import parse_page
 from tests.share.conftest import FakeGh
@@ -50,9 +51,11 @@ def test_redacted_page_renders_in_chromium(fake_gh: FakeGh, isolated_agent_dir: 
             page.on("pageerror", lambda exc: errors.append(str(exc)))
             page.goto(shared.as_uri())
             page.wait_for_selector("#st-messages article.st-entry", timeout=15000)
-            page.wait_for_function(
+            page.click("#st-expand-all")  # tool calls are one line until opened
+            wait_js(  # (wait_for_function evaluates a string, which the page's CSP forbids)
+                page,
                 "document.querySelector('#st-messages').innerText.includes('REDACTED:aws-access-key')",
-                timeout=15000,
+                timeout=30,
             )
             shown = page.inner_text("#st-messages")
         finally:
