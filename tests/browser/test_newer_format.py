@@ -6,7 +6,7 @@ import json
 from pathlib import Path
 
 import pytest
-from playwright.sync_api import Page
+from playwright.sync_api import Locator, Page
 
 from sessiontree.pages.export import export_to_file
 from tests.browser.conftest import Watch, open_page, wait_js
@@ -76,10 +76,18 @@ def code_session(tmp_path: Path, code: list[str] = CODE) -> Path:
     return export_to_file(path, tmp_path / "code.html")
 
 
+def open_call(inside: Locator) -> None:
+    """Open the tool call an element is in (a call is one line until opened)."""
+    inside.evaluate(
+        "el => { const call = el.closest('.st-call'); if (call && !call.classList.contains('st-open')) call.querySelector('.st-call-head').click(); }"
+    )
+
+
 def test_an_expanded_output_reads_as_one_highlighted_block(page: Page, tmp_path: Path) -> None:
     open_page(page, code_session(tmp_path).as_uri())
     output = page.locator(".st-output[data-more]").first
     assert output.locator("pre").count() == 1
+    open_call(output)
     output.locator(".st-more").click()
     assert output.locator(".st-rest").is_visible()
     assert output.locator("pre").inner_text() == "\n".join(CODE)  # no blank line at the joint
@@ -101,6 +109,7 @@ def test_a_long_outputs_plain_rest_expands_readable_and_prints(page: Page, tmp_p
     page.emulate_media(media="print")
     assert output.locator(".st-rest").is_visible()
     page.emulate_media(media="screen")
+    open_call(output)
     output.locator(".st-more").click()
     assert output.locator(".st-rest").is_visible()
     assert output.locator("pre").inner_text() == "\n".join(LONG_CODE)
@@ -157,6 +166,7 @@ def test_subagent_transcript_opens_under_its_task_call(page: Page, tmp_path: Pat
     assert nested.count() == 1
     finding = nested.locator("text=Subagent finding: cache.py line 41")
     assert not finding.is_visible()
+    open_call(call)
     nested.locator("summary").click()
     assert finding.is_visible()
     assert watch.page_errors == []

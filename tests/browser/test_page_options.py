@@ -59,6 +59,10 @@ def test_live_script_appends_rendered_entries(
     assert page.evaluate("window.sessiontree.leafId") == "live0001"
     wait_js(page, "!!document.querySelector('#st-messages .st-entry[data-id=\"live0001\"]')")
     assert "a live question" in (page.text_content('#st-messages .st-entry[data-id="live0001"]') or "")
+    # the tree's rows are drawn as they scroll into view, and it follows the reading position:
+    # scrolled to its end, the new leaf is its last row
+    page.evaluate("document.getElementById('st-tree').scrollTop = 1e9")
+    wait_js(page, "!!document.querySelector('.st-row[data-id=\"live0001\"]')")
     assert page.locator('.st-row[data-id="live0001"]').count() == 1
     assert watch.page_errors == [] and watch.console_errors == []
 
