@@ -79,7 +79,8 @@ def code_session(tmp_path: Path, code: list[str] = CODE) -> Path:
 def open_call(inside: Locator) -> None:
     """Open the tool call an element is in (a call is one line until opened)."""
     inside.evaluate(
-        "el => { const call = el.closest('.st-call'); if (call && !call.classList.contains('st-open')) call.querySelector('.st-call-head').click(); }"
+        "el => { const call = el.closest('.st-call');"
+        " if (call && !call.classList.contains('st-open')) call.querySelector('.st-call-head').click(); }"
     )
 
 
