@@ -15,8 +15,15 @@ from tests.conftest import HAVE_SHARED
 from tests.readers.helpers import REAL
 
 AGENT_FILE = "agent-ea02459f.jsonl"
-# 5 Claude Code and 3 Codex sessions (and a subagent file); a clone alone ships 5 + 1.
-SESSIONS = 8 if HAVE_SHARED else 6
+# Every real Claude Code and Codex file but the subagent transcript is a session: with ../shared 5 + 3,
+# in a clone alone the shipped ones (5 + 2 marot/spotter Claude Code files, and 1 Codex file).
+SESSIONS = sum(
+    1
+    for agent in ("claude", "codex")
+    for path in (REAL / agent).glob("*.jsonl")
+    if not path.name.endswith(AGENT_FILE)
+)
+assert SESSIONS == 8 if HAVE_SHARED else SESSIONS >= 6
 
 
 def _lay_out(tmp_path: Path) -> tuple[Path, Path, dict[Path, Path]]:
