@@ -240,9 +240,11 @@ function buildOutlineUi() {
 
 function bindReading() {
   let raf = 0;
-  ui.main.addEventListener('scroll', () => {
-    if (!raf) raf = requestAnimationFrame(() => { raf = 0; syncReading(); });
-  }, { passive: true });
+  const soon = () => { if (!raf) raf = requestAnimationFrame(() => { raf = 0; syncReading(); }); };
+  ui.main.addEventListener('scroll', soon, { passive: true });
+  // Entries off screen are laid out only when they come into view (content-visibility), so the
+  // entry at the top can change after the scroll that brought it: follow the messages' size too.
+  if (typeof ResizeObserver === 'function') new ResizeObserver(soon).observe(ui.msgs);
   ui.outline.addEventListener('click', (e) => {
     const a = e.target.closest('.st-prompt-link');
     if (!a || e.ctrlKey || e.metaKey || e.shiftKey) return;
