@@ -151,6 +151,33 @@ def test_the_tree_opens_on_the_top_entry_and_follows_scrolling(page: Page, tmp_p
     assert page.evaluate("document.activeElement === document.body")  # nothing took focus
 
 
+def test_the_address_follows_the_reader_and_a_reload_opens_there(page: Page, tmp_path: Path) -> None:
+    need_shared("a real Claude Code session")
+    url = _export(real_file(CLAUDE), tmp_path)
+    open_page(page, url)
+    assert page.url == url  # opening changes nothing
+    page.evaluate(
+        "(() => { const m = document.getElementById('st-main'); m.scrollTop = m.scrollHeight / 2; })()"
+    )
+    reading = "(document.querySelector('.st-row.st-reading') || {}).dataset?.id"
+    wait_js(page, f"location.search === '?targetId=' + encodeURIComponent({reading})")
+    place = page.evaluate(reading)
+    page.reload()
+    page.wait_for_selector("html[data-st-ready]")
+    wait_js(page, f"{reading} === '{place}'")  # the tree opens on it: the reload kept the place
+    assert page.evaluate(
+        f"(() => {{ const r = document.querySelector('#st-messages .st-entry[data-id=\"{place}\"]')"
+        ".getBoundingClientRect(); return r.bottom > 0 && r.top < innerHeight; })()"
+    )
+    # back at the first entry the address is the page's own again
+    # (opened on the middle, the page renders earlier messages as the reader scrolls up to them)
+    wait_js(
+        page,
+        "(() => { document.getElementById('st-main').scrollTop = 0;"
+        " return document.querySelector('.st-edge-top').hidden && location.search === ''; })()",
+    )
+
+
 def test_copy_buttons_put_the_right_text_on_the_clipboard(page: Page, tmp_path: Path) -> None:
     need_shared("a real Claude Code session")
     url = _export(real_file(CLAUDE), tmp_path)

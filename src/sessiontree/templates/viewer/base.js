@@ -71,6 +71,8 @@ const state = {
   reading: -1,                    // the entry at the top of the view (the tree's and outline's place)
   readingItem: -2,                // the outline item holding it
   pinned: -1,                     // the linked target, the reader's place while on screen
+  urlFollows: false,              // the address follows the reader's place (after the page opened)
+  urlTimer: 0,
   gist: null,                     // gist id kept in every link (gistpreview pages)
 };
 const ui = {};

@@ -126,6 +126,7 @@ async function boot() {
   await fragsDone;
   state.searchTexts = [];
   fillInIdle(state.generation);
+  state.urlFollows = true;
   root.setAttribute('data-st-ready', '1');
   warmSearch();
   return true;

@@ -57,6 +57,24 @@ function syncReading() {
   const el = row >= 0 ? rowElement(row) : null;
   if (el) { el.classList.add('st-reading'); el.setAttribute('aria-current', 'location'); }
   syncOutlineCurrent();
+  if (state.urlFollows) followInUrl();
+}
+
+// The address names the reader's place (?targetId=, none at the first entry) once they stop
+// moving, so a reload or a copied address opens where they were; a chosen leaf stays in it.
+const URL_SETTLE_MS = 300;
+function followInUrl() {
+  clearTimeout(state.urlTimer);
+  state.urlTimer = setTimeout(() => {
+    const i = state.reading;
+    const first = state.view.shown.length ? state.view.shown[0] : -1;
+    const targetId = i >= 0 && i !== first ? str(entries()[i].id) : null;
+    const leafId = linkQuery.parseQuery(location.search).params.leafId;
+    const next = linkQuery.buildLink(location.href.split(/[?#]/)[0], state.gist, leafId == null ? null : str(leafId), targetId);
+    if (next !== location.href) {
+      try { history.replaceState(history.state, '', next); } catch (_) { /* file:// or sandboxed */ }
+    }
+  }, URL_SETTLE_MS);
 }
 
 function syncOutlineCurrent() {
