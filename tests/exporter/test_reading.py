@@ -132,3 +132,34 @@ def test_prompt_flag_marks_exactly_the_typed_prompts() -> None:
         rendered = render_session(load_any(path), None)
         flagged = sum(1 for m in rendered.entries if m.get("prompt"))
         assert flagged == _typed_prompts(path), path.name
+
+
+def test_each_reply_shows_the_context_its_request_sent() -> None:
+    """ctx = input + cache read + cache write, counted from the raw Claude Code lines' usage."""
+    need_shared("real Claude Code sessions")
+    path = real_file(CLAUDE)
+    sent: dict[str, int] = {}
+    for line in path.read_text().splitlines():
+        obj = json.loads(line)
+        usage = obj.get("message", {}).get("usage") if obj.get("type") == "assistant" else None
+        if usage:
+            sent[obj["uuid"]] = sum(
+                usage.get(k) or 0
+                for k in ("input_tokens", "cache_read_input_tokens", "cache_creation_input_tokens")
+            )
+    session = load_any(path)
+    ctx = RenderContext()
+    shown = {}
+    for entry in session.entries:
+        ctx.register(entry)
+        _meta, html = render_entry(entry, ctx)
+        found = re.search(
+            r'<span class="st-context"><abbr title="[^"]+">ctx</abbr> ([0-9.]+k?)</span>', str(html)
+        )
+        if found:
+            shown[entry["id"]] = found[1]
+    assert len(shown) > 20 and set(shown) == {e["id"] for e in session.entries if e["id"] in sent}
+    for uid, figure in shown.items():
+        n = sent[uid]
+        assert figure == (str(n) if n < 1000 else f"{n / 1000:.1f}k".replace(".0k", "k")), uid
+    assert max(sent.values()) >= 60_000 and any(v.endswith("k") for v in shown.values())

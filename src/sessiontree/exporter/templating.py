@@ -27,7 +27,17 @@ def jinja_env() -> Environment:
         undefined=StrictUndefined,
     )
     env.filters["cut_title"] = cut_title  # titles shown cut at a word boundary, whole on hover
+    env.filters["compact_count"] = compact_count
     return env
+
+
+def compact_count(n: int) -> str:
+    """A token count as a reader takes it in at a glance: 950, 68.2k, 1.4M."""
+    if n < 1000:
+        return str(n)
+    if n < 999_950:
+        return f"{n / 1000:.1f}k".replace(".0k", "k")
+    return f"{n / 1_000_000:.1f}M".replace(".0M", "M")
 
 
 @cache
