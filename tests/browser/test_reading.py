@@ -13,12 +13,13 @@ from playwright.sync_api import Browser, Page
 from sessiontree.pages.export import export_to_file
 from tests.browser.conftest import open_page, wait_js
 from tests.conftest import GenSession, need_shared, real_file
-from tests.exporter.test_reading import CLAUDE, _typed_prompts
+from tests.exporter.test_reading import CLAUDE, CODEX, _typed_prompts
 
 pytestmark = pytest.mark.browser
 
 
 PI = "pi/pi-mono--session.jsonl"
+CODEX_LONG = "codex/rtchess--dev_history_exported-session.jsonl"  # 54 typed prompts
 
 
 def _export(source: Path, tmp_path: Path, name: str = "page.html") -> str:
@@ -78,6 +79,20 @@ def test_outline_lists_the_typed_prompts_of_claude_and_pi_sessions(page: Page, t
     pi = real_file(PI)
     open_page(page, _export(pi, tmp_path, "pi.html"))
     assert page.locator("#st-outline .st-prompt-link").count() == _raw_prompts(pi)
+    # Codex records what the person typed as `user_message` events (its context messages are not)
+    for name in (CODEX, CODEX_LONG):
+        codex = real_file(name)
+        open_page(page, _export(codex, tmp_path, "codex.html"))
+        typed = [
+            o["payload"]["message"]
+            for o in _raw_objects(codex)
+            if o.get("type") == "event_msg" and o["payload"].get("type") == "user_message"
+        ]
+        titles = page.eval_on_selector_all(
+            "#st-outline .st-prompt-title", "ts => ts.map(t => t.textContent.replace('…', ''))"
+        )
+        assert len(titles) == len(typed) > 0
+        assert all(" ".join(m.split()).startswith(t.strip()) for t, m in zip(titles, typed, strict=True))
 
 
 def test_outline_follows_the_branch(page: Page, tmp_path: Path, gen_session: GenSession) -> None:
