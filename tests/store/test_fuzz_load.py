@@ -97,6 +97,13 @@ def without_repaired_parents(entries: list[dict], reattached: dict[str, str]) ->
     b'{"type": "message", "id": "a", "parentId": null, "message": {"role": "user", "content": "hi"}}\n'
     b'{"type": "message", "id": "d", "parentId": "a", "message": {"role": [{"type": "text"}]}}\n'
 )
+# a newline flipped into a vertical tab joins two whole lines; whitespace JSON does not know leads one
+@example(
+    data=b'{"type": "session", "id": "0123456789abcdef", "version": 3, "cwd": "/w"}\n'
+    b'{"type": "message", "id": "a", "parentId": null, "message": {"role": "user", "content": "hi"}}\x0b'
+    b'{"type": "message", "id": "b", "parentId": "a", "message": {"role": "user", "content": "yo"}}\n'
+    b'\x0c{"type": "message", "id": "c", "parentId": "b", "message": {"role": "user", "content": "so"}}\n'
+)
 def test_mutated_files_load_without_error(tmp_path: Path, data: bytes) -> None:
     path = tmp_path / "fuzz.jsonl"
     path.write_bytes(data)

@@ -146,7 +146,9 @@ def _decode_several(line: str, decoder: json.JSONDecoder) -> tuple[list[Any], Va
     values: list[Any] = []
     pos, end = 0, len(line)
     while True:
-        while pos < end and line[pos] in " \t\r\n":
+        # Any whitespace parts two values: a newline damaged into a vertical tab or form feed
+        # (one flipped bit) still parts two lines that are each whole.
+        while pos < end and line[pos].isspace():
             pos += 1
         if pos >= end:
             return values, None
@@ -183,7 +185,8 @@ def parse_jsonl_lines(
                 continue
             except ValueError as exc:
                 error = exc
-            if str(error).startswith("Extra data"):
+            if str(error).startswith(("Extra data", "Expecting value: line 1 column 1 ")):
+                # Several values on the line, or whitespace JSON does not know before the first.
                 found, rest_error = _decode_several(line, _decoder if contain else _raw_decoder)
                 if contain:
                     found = [_contain(value, line) for value in found]
