@@ -104,6 +104,11 @@ def without_repaired_parents(entries: list[dict], reattached: dict[str, str]) ->
     b'{"type": "message", "id": "b", "parentId": "a", "message": {"role": "user", "content": "yo"}}\n'
     b'\x0c{"type": "message", "id": "c", "parentId": "b", "message": {"role": "user", "content": "so"}}\n'
 )
+# junk that parses as a number before the header: the header after it is read
+@example(
+    data=b'0{"type": "session", "id": "0123456789abcdef", "version": 3, "cwd": "/w"}\n'
+    b'{"type": "message", "id": "a", "parentId": null, "message": {"role": "user", "content": "hi"}}\n'
+)
 def test_mutated_files_load_without_error(tmp_path: Path, data: bytes) -> None:
     path = tmp_path / "fuzz.jsonl"
     path.write_bytes(data)

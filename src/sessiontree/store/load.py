@@ -80,6 +80,12 @@ def session_from_values(
     and entries whose parent is not in the file are attached to the nearest earlier entry.
     """
     repairs = split_repairs(split or [])
+    # Values that are not objects before the first one (junk a damaged file holds before its
+    # header: "0{...}") are bad lines; the header after them is read.
+    lead = next((k for k, (_, value) in enumerate(values) if isinstance(value, dict)), len(values))
+    if lead:
+        bad.extend(BadLine(lineno, "not a JSON object", str(value)[:120]) for lineno, value in values[:lead])
+        values = values[lead:]
     slot: dict[str, Any] | None = None
     if len(values) > 1 and is_title_slot(values[0][1]) and is_valid_header(values[1][1]):
         slot, values = values[0][1], values[1:]
