@@ -212,6 +212,16 @@ def test_redaction_is_idempotent_and_counts_what_it_masks(parts: list[str]) -> N
     assert_idempotent("".join(parts))
 
 
+def test_a_token_glued_to_a_mask_ends_where_the_mask_begins() -> None:
+    # Found by the idempotence property: the token's span grew over the mask after it.
+    text = "login --token hf_nMyjzz7GW0cZmaeaPBIdUbKTPXZW33I5Ir[REDACTED:github-token] was masked before"
+    report = RedactionReport()
+    once = redact_text(text, report)
+    assert once == "login --token [REDACTED:huggingface-token][REDACTED:github-token] was masked before"
+    assert report.total == 1
+    assert_idempotent(text)
+
+
 def test_a_token_glued_to_the_next_word_is_masked_whole() -> None:
     # Found by the idempotence property: the JWT's signature stayed visible when text followed it.
     jwt = (

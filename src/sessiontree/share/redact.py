@@ -115,7 +115,10 @@ def find_secret_spans(text: str) -> list[Span]:
         for start, end, kind in find_encoded_secrets(text, find_secrets):
             if not (masks and _starts_in_mask(start, masks)):
                 found.append((start, end, 1000, kind))
-    return _merge((*extend_span(text, start, end), rank, kind) for start, end, rank, kind in found)
+    grown = ((*extend_span(text, start, end), rank, kind) for start, end, rank, kind in found)
+    if masks:  # a secret glued to a mask ends where the mask begins: the mask stays as it was
+        grown = ((start, _end_before_mask(start, end, masks), rank, kind) for start, end, rank, kind in grown)
+    return _merge(grown)
 
 
 # A secret a view shows that the text does not lies across an edit (a removed escape code, a
@@ -146,6 +149,11 @@ def _find_in_view(view: View, identity: bool) -> Iterable[Span]:
 def _starts_in_mask(start: int, masks: list[tuple[int, int]]) -> bool:
     i = bisect_right(masks, (start, 2**62)) - 1
     return i >= 0 and masks[i][0] <= start < masks[i][1]
+
+
+def _end_before_mask(start: int, end: int, masks: list[tuple[int, int]]) -> int:
+    i = bisect_right(masks, (start, 2**62))
+    return min(end, masks[i][0]) if i < len(masks) else end
 
 
 class Redactor:
