@@ -95,15 +95,19 @@ function onSearch() {
   }, 90);
 }
 
-function linkFor(targetIndex) {
+// The link to this page showing entry targetIndex (null: none) on the branch ending at leafId
+// (the current leaf's when not given; null: none named).
+function linkFor(targetIndex, leafId) {
   const base = location.href.split(/[?#]/)[0];
-  const leafId = state.leaf >= 0 ? str(entries()[state.leaf].id) : null;
+  const leaf = leafId !== undefined ? leafId : state.leaf >= 0 ? str(entries()[state.leaf].id) : null;
   const targetId = targetIndex != null && targetIndex >= 0 ? str(entries()[targetIndex].id) : null;
-  return linkQuery.buildLink(base, state.gist, leafId, targetId);
+  return linkQuery.buildLink(base, state.gist, leaf, targetId);
 }
 
-function updateUrl(targetIndex) {
-  try { history.replaceState(history.state, '', linkFor(targetIndex)); } catch (_) { /* file:// or sandboxed */ }
+function updateUrl(targetIndex, leafId) {
+  const next = linkFor(targetIndex, leafId);
+  if (next === location.href) return;
+  try { history.replaceState(history.state, '', next); } catch (_) { /* file:// or sandboxed */ }
 }
 
 async function copyText(text) {

@@ -66,14 +66,9 @@ const URL_SETTLE_MS = 300;
 function followInUrl() {
   clearTimeout(state.urlTimer);
   state.urlTimer = setTimeout(() => {
-    const i = state.reading;
     const first = state.view.shown.length ? state.view.shown[0] : -1;
-    const targetId = i >= 0 && i !== first ? str(entries()[i].id) : null;
     const leafId = linkQuery.parseQuery(location.search).params.leafId;
-    const next = linkQuery.buildLink(location.href.split(/[?#]/)[0], state.gist, leafId == null ? null : str(leafId), targetId);
-    if (next !== location.href) {
-      try { history.replaceState(history.state, '', next); } catch (_) { /* file:// or sandboxed */ }
-    }
+    updateUrl(state.reading !== first ? state.reading : null, leafId == null ? null : str(leafId));
   }, URL_SETTLE_MS);
 }
 
