@@ -4,12 +4,16 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
 from collections import Counter
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from click.testing import CliRunner
+
+from sessiontree.cli import cli
 from tests.conftest import REAL as REAL  # re-exported: the readers tests take it from here
 from tests.conftest import ROOT
 
@@ -135,3 +139,17 @@ def populate_home(isolated_agent_dir: Path, gen_session: Callable[..., Path]) ->
     ours.mkdir(parents=True)
     shutil.copy(gen_session(4), ours / "2026-01-01T00-00-00-000Z_ours.jsonl")
     return home
+
+
+def run(*args: str) -> tuple[int, str, str]:
+    """Run ``sessiontree ARGS`` in this process: exit code, stdout, stderr."""
+    result = CliRunner().invoke(cli, list(args))
+    return result.exit_code, result.stdout, result.stderr
+
+
+def st_data(html: str) -> dict[str, Any]:
+    """The st-data JSON a session page carries (its entries, leaf, packed fragments)."""
+    found = re.search(r'<script type="application/json" id="st-data">(.*?)</script>', html, re.S)
+    assert found is not None, "no st-data in the page"
+    data: dict[str, Any] = json.loads(found[1])
+    return data

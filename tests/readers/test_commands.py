@@ -4,24 +4,16 @@ from __future__ import annotations
 
 import hashlib
 import json
-import re
 from pathlib import Path
 
 import pytest
-from click.testing import CliRunner
 
-from sessiontree.cli import cli
 from sessiontree.readers import load_any
 from sessiontree.store.entries import message_of
 from tests.conftest import need_shared
-from tests.readers.helpers import CLAUDE_FILES, CODEX_FILES, REAL_FILES
+from tests.readers.helpers import CLAUDE_FILES, CODEX_FILES, REAL_FILES, run, st_data
 
 FILES = sorted({*CLAUDE_FILES, *CODEX_FILES})
-
-
-def run(*args: str) -> tuple[int, str, str]:
-    result = CliRunner().invoke(cli, list(args))
-    return result.exit_code, result.stdout, result.stderr
 
 
 def digest(path: Path) -> str:
@@ -56,9 +48,7 @@ def test_export(path: Path, tmp_path: Path) -> None:
     code, _, err = run("export", str(path), str(out))
     assert code == 0, err
     html = out.read_text(encoding="utf-8")
-    found = re.search(r'<script type="application/json" id="st-data">(.*?)</script>', html, re.S)
-    assert found is not None
-    data = json.loads(found[1])
+    data = st_data(html)
     session = load_any(path)
     rendered = {e["id"] for e in data["entries"]}
     assert rendered == {e["id"] for e in session.entries}

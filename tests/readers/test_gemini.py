@@ -3,23 +3,16 @@
 from __future__ import annotations
 
 import json
-import re
 import shutil
 from pathlib import Path
 from typing import Any
 
 import pytest
-from click.testing import CliRunner
 
-from sessiontree.cli import cli
 from sessiontree.readers import detect_agent, load_any
+from tests.readers.helpers import run, st_data
 
 CHAT = Path(__file__).resolve().parents[1] / "fixtures" / "gemini" / "session-2026-11-20T09-14-3f2a9c1e.jsonl"
-
-
-def run(*args: str) -> tuple[int, str, str]:
-    result = CliRunner().invoke(cli, list(args))
-    return result.exit_code, result.stdout, result.stderr
 
 
 def raw() -> list[dict[str, Any]]:
@@ -74,9 +67,7 @@ def test_export_shows_thoughts_tool_calls_results_and_notices(tmp_path: Path) ->
     code, _, err = run("export", "--no-cache", str(CHAT), str(out))
     assert code == 0, err
     html = out.read_text(encoding="utf-8")
-    found = re.search(r'<script type="application/json" id="st-data">(.*?)</script>', html, re.S)
-    assert found is not None
-    data = json.loads(found[1])
+    data = st_data(html)
     session = load_any(CHAT)
     assert {e["id"] for e in data["entries"]} == {e["id"] for e in session.entries}
     assert data["leafId"] == "m9"

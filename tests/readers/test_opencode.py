@@ -10,18 +10,12 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from click.testing import CliRunner
 
-from sessiontree.cli import cli
 from sessiontree.readers import detect_agent, load_any
+from tests.readers.helpers import run, st_data
 
 STORAGE = Path(__file__).resolve().parents[1] / "fixtures" / "opencode" / "storage"
 (SESSION,) = sorted((STORAGE / "session").glob("*/ses_*.json"))
-
-
-def run(*args: str) -> tuple[int, str, str]:
-    result = CliRunner().invoke(cli, list(args))
-    return result.exit_code, result.stdout, result.stderr
 
 
 def messages() -> list[dict[str, Any]]:
@@ -89,9 +83,7 @@ def test_export_shows_every_entry_tool_calls_and_the_error(tmp_path: Path) -> No
     code, _, err = run("export", "--no-cache", str(SESSION), str(out))
     assert code == 0, err
     html = out.read_text(encoding="utf-8")
-    found = re.search(r'<script type="application/json" id="st-data">(.*?)</script>', html, re.S)
-    assert found is not None
-    data = json.loads(found[1])
+    data = st_data(html)
     session = load_any(SESSION)
     assert {e["id"] for e in data["entries"]} == {e["id"] for e in session.entries}
     assert data["leafId"] == session.leaf_id

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import re
 from pathlib import Path
 
@@ -11,7 +10,7 @@ from click.testing import CliRunner
 from sessiontree.cli import cli
 from sessiontree.readers import load_any
 from tests.conftest import GenSession
-from tests.readers.helpers import TOUR, populate_home
+from tests.readers.helpers import TOUR, populate_home, st_data
 
 
 def _snapshot(folder: Path) -> dict[str, bytes]:
@@ -39,9 +38,7 @@ def test_build_covers_the_default_roots_and_shows_each_agent(
     index = (site / "index.html").read_text(encoding="utf-8")
     assert sorted(re.findall(r'class="st-agent">([^<]*)<', index)) == ["Claude Code", "Codex CLI"]
     tour_page = next(site.rglob(f"{TOUR.stem}.html")).read_text(encoding="utf-8")
-    found = re.search(r'id="st-data">(.*?)</script>', tour_page, re.S)
-    assert found is not None
-    data = json.loads(found[1])
+    data = st_data(tour_page)
     assert data["leafId"] == load_any(TOUR).leaf_id
     assert _snapshot(home / ".claude") | _snapshot(home / ".codex") == before  # read only
 

@@ -19,6 +19,7 @@ from sessiontree.errors import FilterError
 from sessiontree.site import layout
 from sessiontree.site.build import BuildOptions, build_site
 from sessiontree.site.manifest import load_manifest
+from tests.readers.helpers import st_data
 from tests.site.archive import Archive, page_stamps, snapshot_tree
 from tests.store.helpers import dead_pid
 
@@ -206,11 +207,7 @@ def test_shared_assets_write_each_image_once(archive: Archive, tmp_path: Path) -
 
 def page_data(page: Path) -> dict[str, Any]:
     """The st-data JSON of a session page."""
-    html = page.read_text(encoding="utf-8")
-    match = re.search(r'<script type="application/json" id="st-data">(.*?)</script>', html, re.S)
-    assert match, "no st-data in the page"
-    data: dict[str, Any] = json.loads(match.group(1))
-    return data
+    return st_data(page.read_text(encoding="utf-8"))
 
 
 def image_digests(archive: Archive) -> set[str]:
