@@ -18,6 +18,7 @@ from pathlib import Path
 import pytest
 
 from sessiontree.exporter.clipboard import (
+    _read_back,
     copy_to_clipboard,
     copy_with_pyperclip,
     no_tool_reason,
@@ -124,6 +125,35 @@ def test_a_tool_that_fails_is_caught_by_the_read_back(
     assert tool is None
     assert reason.startswith("xclip did not take the text")
     assert "Can't open display" in reason
+
+
+def test_a_copy_served_late_is_read_back_once_it_is_there(tmp_path: Path) -> None:
+    # xclip's child takes the selection after `copy` returns; on a busy machine the first
+    # pastes still see the old clipboard.
+    pastes: list[str] = []
+    served = ["old", "old", "", SAMPLE]
+
+    def paste() -> str:
+        pastes.append(served[min(len(pastes), len(served) - 1)])
+        return pastes[-1]
+
+    with (tmp_path / "err").open("w+b") as err:
+        assert _read_back(paste, SAMPLE, err) == SAMPLE
+    assert pastes == served
+
+
+def test_a_copy_never_served_is_given_up_when_the_tool_complains(tmp_path: Path) -> None:
+    calls: list[int] = []
+
+    def paste() -> str:
+        calls.append(1)
+        return "old"
+
+    with (tmp_path / "err").open("w+b") as err:
+        err.write(b"Error: Can't open display\n")
+        err.flush()
+        assert _read_back(paste, SAMPLE, err) == "old"
+    assert calls == [1]
 
 
 def _every_kind(tmp_path: Path) -> tuple[Path, str]:

@@ -13,6 +13,7 @@ import os
 import shutil
 import sys
 import tempfile
+import time
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 from typing import IO, Any
@@ -96,6 +97,24 @@ def _stderr_line(err: IO[bytes]) -> str:
     return lines[0].strip() if lines else ""
 
 
+READ_BACK_SECONDS = 5.0
+"""How long a copy may take to be served: xclip and xsel fork a child that must first take the
+selection, which on a busy machine comes after ``copy`` has returned."""
+
+
+def _read_back(paste: Callable[[], str], text: str, err: IO[bytes]) -> Any:
+    """Paste until the clipboard holds the text, the tool complains on ``err``, or
+    ``READ_BACK_SECONDS`` pass; the last paste."""
+    deadline = time.monotonic() + READ_BACK_SECONDS
+    delay = 0.01
+    while True:
+        pasted: Any = paste()
+        if _same_text(pasted, text) or os.fstat(err.fileno()).st_size or time.monotonic() >= deadline:
+            return pasted
+        time.sleep(delay)
+        delay = min(delay * 2, 0.2)
+
+
 def copy_with_pyperclip(text: str) -> tuple[str | None, str]:
     """Copy with the tool pyperclip finds and read it back: ``(tool, "")`` or ``(None, reason)``."""
     copy: Any
@@ -107,7 +126,7 @@ def copy_with_pyperclip(text: str) -> tuple[str | None, str]:
     with _child_output_captured() as err:
         try:
             copy(text)
-            pasted: Any = paste()
+            pasted = _read_back(paste, text, err)
         except (pyperclip.PyperclipException, OSError) as exc:
             return None, f"{name} failed: {exc}"
         complaint = _stderr_line(err)
