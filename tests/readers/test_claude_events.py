@@ -18,7 +18,7 @@ from sessiontree.exporter.api import render_session
 from sessiontree.exporter.options import RenderOptions
 from sessiontree.pages.export import export_to_file
 from sessiontree.readers import load_any
-from sessiontree.readers.kinds import KINDS, is_typed_prompt
+from sessiontree.store.kinds import KINDS, is_typed_prompt
 from tests.conftest import SHIPPED_REAL
 from tests.readers.helpers import CLAUDE_FILES, FIXTURES, raw_objects
 

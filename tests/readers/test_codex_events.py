@@ -13,7 +13,7 @@ from sessiontree.cli import cli
 from sessiontree.exporter.api import render_session
 from sessiontree.exporter.options import RenderOptions
 from sessiontree.readers import load_any
-from sessiontree.readers.base import text_of
+from sessiontree.store.content import text_of
 from tests.readers.helpers import FIXTURES, raw_objects
 
 ROLLBACK = next((FIXTURES / "codex" / "rollback").glob("rollout-*.jsonl"))

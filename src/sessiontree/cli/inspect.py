@@ -9,7 +9,7 @@ import click
 
 from sessiontree.cli.base import Context, agent_option, cli, pass_context, session_argument
 from sessiontree.readers import load_any
-from sessiontree.readers.kinds import summarize
+from sessiontree.store.kinds import summarize
 from sessiontree.store.session import require_header
 from sessiontree.store.summary import format_summary
 

@@ -11,10 +11,11 @@ from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from sessiontree.exporter.api import PageOptions, RenderedSession, RenderOptions, render_session
+    from sessiontree.exporter.context import RenderContext
     from sessiontree.exporter.options import ExportOptions
     from sessiontree.exporter.page import image_files, iter_page, live_script
     from sessiontree.exporter.recipe import Page, PageTarget, make_page, render_session_html
-    from sessiontree.exporter.render import RenderContext, render_appended_entry, render_entry
+    from sessiontree.exporter.render import render_appended_entry, render_entry
 
 _WHERE = {
     "PageOptions": "api",
@@ -29,7 +30,7 @@ _WHERE = {
     "image_files": "page",
     "iter_page": "page",
     "live_script": "page",
-    "RenderContext": "render",
+    "RenderContext": "context",
     "render_appended_entry": "render",
     "render_entry": "render",
 }

@@ -7,11 +7,12 @@ from concurrent.futures import CancelledError
 from typing import Any
 
 from sessiontree.errors import EntryNotFound
+from sessiontree.exporter.context import RenderContext
 from sessiontree.exporter.fragment_cache import Record, iter_keys
 from sessiontree.exporter.fragments import FragmentPacker
 from sessiontree.exporter.options import PageOptions, PageShell, RenderedSession, RenderOptions
 from sessiontree.exporter.parallel import render_all, warm_count
-from sessiontree.exporter.render import Meta, RenderContext, entry_inputs, render_entry
+from sessiontree.exporter.render import Meta, entry_inputs, render_entry
 from sessiontree.exporter.sections import (
     ToolSpec,
     normalise_tools,
@@ -19,8 +20,8 @@ from sessiontree.exporter.sections import (
     render_system,
 )
 from sessiontree.exporter.stats import compute_stats, cumulative_by_turn
-from sessiontree.readers.kinds import typed_prompt
 from sessiontree.store import Session, SessionTree
+from sessiontree.store.kinds import typed_prompt
 from sessiontree.store.pricing import within_lookup_budget
 from sessiontree.store.titles import FULL_TITLE_CHARS, cut_title
 

@@ -66,15 +66,16 @@ def renderer_version() -> str:
     """Return a digest of everything that shapes a fragment: our renderer's source and its libraries."""
     h = hashlib.sha256()
     package = Path(__file__).resolve().parent.parent
-    # readers/ too: the line-kind rows (readers/kinds.py and each reader's) and Claude Code's
-    # markup rules decide how an entry is drawn, not only what the entry holds.
+    # readers/ too: each reader's line-kind rows (and the table in store/kinds.py) and Claude
+    # Code's markup rules decide how an entry is drawn, not only what the entry holds.
     for folder in (package / "exporter", package / "templates", package / "readers"):
         for path in sorted(folder.rglob("*")):
             if path.is_file() and path.suffix in (".py", ".j2", ".html", ".css", ".js"):
                 h.update(path.relative_to(package).as_posix().encode())
                 h.update(path.read_bytes())
     # A message's footer shows its cost: recorded, else priced by store.pricing from genai-prices' table.
-    h.update((package / "store" / "pricing.py").read_bytes())
+    for name in ("pricing.py", "kinds.py", "content.py", "claude_markup.py"):
+        h.update((package / "store" / name).read_bytes())
     for dist in (
         "pygments",
         "markdown-it-py",

@@ -15,7 +15,7 @@ if TYPE_CHECKING:
     from markupsafe import Markup
 
     from sessiontree.exporter.blocks import Meta
-    from sessiontree.exporter.render import RenderContext
+    from sessiontree.exporter.context import RenderContext
 
 ShowRole = Callable[
     [Mapping[str, Any], Mapping[str, Any], "RenderContext", "Meta"], "tuple[str, str, Markup]"

@@ -15,10 +15,10 @@ from sessiontree.exporter.blocks import MACROS, Meta, one_line, pretty_json, ren
 from sessiontree.exporter.blocks import text_of as _str
 from sessiontree.exporter.markdown import render_markdown
 from sessiontree.exporter.markup import render_user_text
-from sessiontree.readers.base import text_of as content_text
-from sessiontree.readers.kinds import LineKind, kind_of
 from sessiontree.store.claude_markup import describe_markup
+from sessiontree.store.content import text_of as content_text
 from sessiontree.store.context import thinking_level_of
+from sessiontree.store.kinds import LineKind, kind_of
 from sessiontree.store.numbers import count_of
 
 Rendered = tuple[str, str, Markup]

@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from sessiontree.exporter.render import RenderContext, render_entry
+from sessiontree.exporter.context import RenderContext
+from sessiontree.exporter.render import render_entry
 from sessiontree.store import Session
 
 PREVIEW_ENTRIES = 12

@@ -2,8 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Mapping
-from dataclasses import dataclass, field
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from markupsafe import Markup
@@ -22,21 +21,19 @@ from sessiontree.exporter.blocks import (
     render_truncation_note,
 )
 from sessiontree.exporter.blocks import text_of as _str
+from sessiontree.exporter.context import RenderContext
 from sessiontree.exporter.highlight import lexer_by_name
-from sessiontree.exporter.images import ImageRegistry
 from sessiontree.exporter.kinds import ROLES, shows
 from sessiontree.exporter.markdown import render_markdown
 from sessiontree.exporter.markup import markup_role, render_user_text
 from sessiontree.exporter.notices import NOTICE_RENDERERS, render_kind
 from sessiontree.exporter.tools import args_search_text, call_target, render_call, render_result
-from sessiontree.readers.kinds import is_typed_prompt, kind_of
-from sessiontree.store.archive import archived_ids
 from sessiontree.store.claude_markup import describe_markup
+from sessiontree.store.kinds import is_typed_prompt, kind_of
 from sessiontree.store.numbers import amount_of, count_of
 from sessiontree.store.pricing import usage_cost
 from sessiontree.store.session import Session
-from sessiontree.store.subagents import Subagents, task_agent_ids
-from sessiontree.store.tree import apply_label
+from sessiontree.store.subagents import task_agent_ids
 
 __all__ = [
     "Meta",
@@ -47,76 +44,6 @@ __all__ = [
     "render_appended_entry",
     "render_entry",
 ]
-
-
-@dataclass
-class RenderContext:
-    """What rendering one entry needs from the rest of the session (small; kept by a live viewer)."""
-
-    labels: dict[str, str] = field(default_factory=dict)
-    images: ImageRegistry = field(default_factory=ImageRegistry)
-    calls: dict[str, tuple[str, Any]] = field(default_factory=dict)
-    # Entry id -> note where loading reattached an entry whose parent was lost (store.repair).
-    joints: dict[str, str] = field(default_factory=dict)
-    # Ids inside archived branches: hidden in the tree except under the "all" filter.
-    archived: set[str] = field(default_factory=set)
-    # The session's subagents as its reader found them: oh-my-pi's embedded under the task result
-    # that names them; Claude Code's (side branches of this tree already) linked to their own page.
-    subagents: Subagents = field(default_factory=Subagents)
-    # Agent id -> URL of the subagent's own page (serve, build); None in an export.
-    subagent_href: Callable[[str], str | None] | None = None
-    depth: int = 0
-
-    @classmethod
-    def for_entries(
-        cls,
-        entries: Iterable[Mapping[str, Any]],
-        labels: Mapping[str, str],
-        *,
-        joints: Mapping[str, str] | None = None,
-        archived: Iterable[str] = (),
-    ) -> RenderContext:
-        """Build a context indexing every tool call of the entries (results render by their call).
-
-        ``labels`` are the resolved ones (a SessionTree's): a dict is shared, not copied, so a
-        live viewer that adds entries to the tree reads the same labels here.
-        """
-        shared = labels if isinstance(labels, dict) else dict(labels)
-        ctx = cls(labels=shared, joints=dict(joints or {}), archived=set(archived))
-        for entry in entries:
-            ctx._index_calls(entry)
-        return ctx
-
-    @classmethod
-    def for_session(cls, session: Session, *, depth: int = 0) -> RenderContext:
-        """Build the context of a loaded session: calls, labels, joints, archived branches, subagents."""
-        tree = session.tree
-        ctx = cls.for_entries(
-            session.entries, tree.labels, joints=session.joints, archived=archived_ids(session.entries, tree)
-        )
-        ctx.subagents = session.subagents
-        ctx.depth = depth
-        return ctx
-
-    def register(self, entry: Mapping[str, Any]) -> None:
-        """Index the tool calls (and a label) of one entry, as a live viewer does for appended entries."""
-        if not apply_label(self.labels, entry):  # the tree's rule: applied twice, still the same
-            self._index_calls(entry)
-
-    def _index_calls(self, entry: Mapping[str, Any]) -> None:
-        message = entry.get("message")
-        if entry.get("type") != "message" or not isinstance(message, Mapping):
-            return
-        if message.get("role") != "assistant" or not isinstance(message.get("content"), list):
-            return
-        for block in message["content"]:
-            if (
-                isinstance(block, Mapping)
-                and block.get("type") == "toolCall"
-                and isinstance(block.get("id"), str)
-            ):
-                name = block.get("name")
-                self.calls[block["id"]] = (name if isinstance(name, str) else "tool", block.get("arguments"))
 
 
 # --- message content ------------------------------------------------------------------------

@@ -14,9 +14,9 @@ from typing import Any, Literal
 
 from sessiontree.errors import EntryNotFound, ExportError
 from sessiontree.exporter.kinds import ROLES, dumps
-from sessiontree.readers.base import text_of
-from sessiontree.readers.kinds import kind_of
 from sessiontree.store import Session
+from sessiontree.store.content import text_of
+from sessiontree.store.kinds import kind_of
 from sessiontree.store.system import canonical_tools
 
 TextFilter = Literal["default", "no-tools", "user-only"]

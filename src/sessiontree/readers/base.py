@@ -92,16 +92,6 @@ def read_values(path: Path) -> tuple[list[tuple[int, Any]], list[BadLine]]:
             close()
 
 
-def text_of(value: Any) -> str:
-    """The text of a string or of the text blocks of a content list."""
-    if isinstance(value, str):
-        return value
-    if isinstance(value, list):
-        parts = [b.get("text") for b in value if isinstance(b, dict)]
-        return "\n".join(p for p in parts if isinstance(p, str))
-    return ""
-
-
 def strip_csi(text: str) -> str:
     """Drop terminal colour sequences from text an agent captured from a terminal."""
     return _CSI.sub("", text) if "\x1b" in text else text

@@ -24,7 +24,6 @@ from sessiontree.readers.base import (
     read_values,
     register,
     strip_csi,
-    text_of,
 )
 from sessiontree.readers.claude_blocks import (
     STOP_REASONS,
@@ -46,15 +45,16 @@ from sessiontree.readers.claude_kinds import (
     thinking_evidence,
 )
 from sessiontree.readers.claude_links import Linker, Node
-from sessiontree.readers.kinds import KINDS
 from sessiontree.store.claude_markup import has_markup, typed_text
+from sessiontree.store.content import text_of
 from sessiontree.store.entries import Entry
 from sessiontree.store.formats import AGENT_LABELS, is_claude_file
 from sessiontree.store.jsonl import BadLine
-from sessiontree.store.session import Session
+from sessiontree.store.kinds import KINDS
 
 # Fields of a message line that the mapping uses or that every line repeats; others are shown.
-from sessiontree.store.subagents import Subagents, contained
+from sessiontree.store.session import Session, Subagents
+from sessiontree.store.subagents import contained
 
 KNOWN_FIELDS = frozenset(
     {"type", "uuid", "parentUuid", "logicalParentUuid", "sessionId", "timestamp", "cwd", "gitBranch",

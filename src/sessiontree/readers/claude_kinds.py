@@ -1,7 +1,7 @@
 """Claude Code's lines that are not conversation: the rows of its kinds and the text of each.
 
 Each row says how the page shows a kind, whether ``dump`` prints it and whether ``inspect``
-counts it (``readers.kinds``); the functions here give the text a line of that kind shows.
+counts it (``store.kinds``); the functions here give the text a line of that kind shows.
 The reader (``claude.py``) calls ``notice_of`` for every line that is not a message and makes a
 ``custom_message`` entry of what it returns.
 """
@@ -12,9 +12,10 @@ import re
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from sessiontree.readers.base import as_str, strip_csi, text_of
-from sessiontree.readers.kinds import LineKind, add_kinds
+from sessiontree.readers.base import as_str, strip_csi
 from sessiontree.store.claude_markup import OUTPUT_TAGS, command_of, describe_markup, split_markup
+from sessiontree.store.content import text_of
+from sessiontree.store.kinds import LineKind, add_kinds
 
 API_ERROR = "claude:system/api_error"
 LOCAL_COMMAND = "claude:system/local_command"

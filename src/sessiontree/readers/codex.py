@@ -25,10 +25,10 @@ from sessiontree.readers.codex_items import (
     reasoning_block,
     usage_of,
 )
-from sessiontree.readers.kinds import LineKind, add_kinds
 from sessiontree.store.entries import Entry
 from sessiontree.store.formats import AGENT_LABELS, CODEX_LINE_TYPES, is_codex_file, is_codex_old_header
 from sessiontree.store.jsonl import BadLine
+from sessiontree.store.kinds import LineKind, add_kinds
 from sessiontree.store.session import Session
 
 ITEM_TYPES = frozenset(
@@ -49,7 +49,7 @@ CODEX_KINDS = (
     LineKind(TURN_ABORTED, "Interrupted"),
     LineKind(ROLLED_BACK, "Rolled back", context=False),
 )
-"""Codex CLI's lines that are not conversation (see ``readers.kinds``)."""
+"""Codex CLI's lines that are not conversation (see ``store.kinds``)."""
 add_kinds(CODEX_KINDS)
 
 

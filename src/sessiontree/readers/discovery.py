@@ -13,11 +13,12 @@ from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from sessiontree.readers.base import as_str, read_prefix_values, text_of
+from sessiontree.readers.base import as_str, read_prefix_values
 from sessiontree.readers.opencode_layout import field, iso_time
 from sessiontree.readers.opencode_layout import is_session_path as is_opencode_session
 from sessiontree.readers.opencode_layout import is_storage_folder as is_opencode_storage_folder
 from sessiontree.store.claude_markup import typed_text
+from sessiontree.store.content import text_of
 from sessiontree.store.discovery import SessionInfo, one_line, scandir_sorted
 from sessiontree.store.storage import entry_is, resolves_inside
 

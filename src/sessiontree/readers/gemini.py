@@ -25,10 +25,10 @@ from sessiontree.readers.base import (
     read_whole_object,
     register,
 )
-from sessiontree.readers.kinds import LineKind, add_kinds
 from sessiontree.store.entries import Entry
 from sessiontree.store.formats import AGENT_LABELS, is_gemini_file
 from sessiontree.store.jsonl import BadLine
+from sessiontree.store.kinds import LineKind, add_kinds
 from sessiontree.store.session import Session
 
 NOTICE_TYPES = {"info": "gemini:info", "warning": "gemini:warning", "error": "gemini:error"}
@@ -37,7 +37,7 @@ GEMINI_KINDS = (
     LineKind("gemini:warning", "Warning", context=False, counted=True),
     LineKind("gemini:error", "Error", show="error", context=False, counted=True),
 )
-"""Gemini CLI's records that are not conversation (see ``readers.kinds``)."""
+"""Gemini CLI's records that are not conversation (see ``store.kinds``)."""
 add_kinds(GEMINI_KINDS)
 
 WHOLE_JSON_BYTES = 64 << 20

@@ -20,11 +20,11 @@ from pathlib import Path
 from typing import Any, ClassVar
 
 from sessiontree.readers.base import as_str, make_session, register
-from sessiontree.readers.kinds import KINDS, LineKind, add_kinds
 from sessiontree.readers.opencode_layout import field, iso_time
 from sessiontree.store.entries import Entry
 from sessiontree.store.formats import AGENT_LABELS, is_opencode_file
 from sessiontree.store.jsonl import BadLine, decode_text
+from sessiontree.store.kinds import KINDS, LineKind, add_kinds
 from sessiontree.store.session import Session
 from sessiontree.store.storage import resolves_inside
 
@@ -36,7 +36,7 @@ OPENCODE_KINDS = (
     LineKind("opencode:subtask", "Subtask", context=False),
     LineKind("opencode:synthetic", "Context", show="meta"),
 )
-"""OpenCode's parts and messages that are not conversation (see ``readers.kinds``)."""
+"""OpenCode's parts and messages that are not conversation (see ``store.kinds``)."""
 add_kinds(OPENCODE_KINDS)
 
 SKIPPED_PARTS = frozenset({"step-start", "step-finish", "snapshot", "agent"})

@@ -14,8 +14,9 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
+from sessiontree.exporter.context import RenderContext
 from sessiontree.exporter.images import ImageFile, image_file, image_url
-from sessiontree.exporter.render import RenderContext, render_appended_entry
+from sessiontree.exporter.render import render_appended_entry
 from sessiontree.readers import agent_of, foreign_agent, load_any
 from sessiontree.serve.hub import Event
 from sessiontree.store.jsonl import decode_lines, parse_jsonl_lines

@@ -10,8 +10,7 @@ from __future__ import annotations
 import dataclasses
 
 from sessiontree.share.redact import RedactionReport, Redactor, learn_value, redact_entries, redact_value
-from sessiontree.store.session import Session
-from sessiontree.store.subagents import MAX_DEPTH, Subagents
+from sessiontree.store.session import MAX_DEPTH, Session, Subagents
 
 
 def learn_subagents(subagents: Subagents, redactor: Redactor, depth: int = 0) -> None:

@@ -4,7 +4,9 @@ A reader turns such a line (an API error, a background-task notification, a mode
 a ``custom_message`` entry (in the model's context) or a ``custom`` entry (not in it) whose
 ``customType`` names its row; its ``content`` is the text the row shows. The page, ``dump``,
 ``inspect`` and the search index read the row, never the agent, so a new kind, or a new agent, is
-one row in the reader that owns the format (``claude_kinds.CLAUDE_KINDS``, ``codex.CODEX_KINDS``).
+one row in the reader that owns the format (``readers.claude_kinds.CLAUDE_KINDS``,
+``readers.codex.CODEX_KINDS``). The table lives in ``store`` because both floors use it: the
+readers fill it, the exporter and ``inspect`` read it.
 
 ``is_typed_prompt`` is the one rule of "what the user typed": the titles, the prompt counts of
 ``inspect``, the outline of the page and the index's titles all ask it.
@@ -16,8 +18,8 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, replace
 from typing import Any, Literal
 
-from sessiontree.readers.base import text_of
 from sessiontree.store.claude_markup import typed_text
+from sessiontree.store.content import text_of
 from sessiontree.store.session import Session
 from sessiontree.store.summary import SessionSummary, summarize_session
 

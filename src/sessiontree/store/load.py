@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any, TypeVar
@@ -19,9 +20,9 @@ from sessiontree.store.repair import (
     split_repairs,
     synthesize_header,
 )
-from sessiontree.store.session import Session, cannot_read, not_a_session_file
+from sessiontree.store.session import Session, Subagents, cannot_read, not_a_session_file
 from sessiontree.store.storage import FileSessionStorage, SessionStorage
-from sessiontree.store.subagents import pi_subagents
+from sessiontree.store.subagents import subagent_files
 
 T = TypeVar("T")
 
@@ -165,3 +166,13 @@ def load_session(
         rehydrate_blobs(session, path, blobs_dir=blobs_dir, agent_dir=agent_dir)
     session.subagents = pi_subagents(path)
     return session
+
+
+def pi_subagents(session_path: Path | None) -> Subagents:
+    """The oh-my-pi subagents of a session file, listed and read (``load_session``) on first use."""
+
+    def find() -> dict[str, Callable[[], Session]]:
+        files = subagent_files(session_path)
+        return {agent_id: functools.partial(load_session, path) for agent_id, path in files.items()}
+
+    return Subagents(find)

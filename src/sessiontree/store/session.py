@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
@@ -15,8 +16,77 @@ from sessiontree.store.formats import AGENT_LABELS
 from sessiontree.store.jsonl import BadLine, paused_gc
 from sessiontree.store.repair import Repair
 from sessiontree.store.storage import FileSessionStorage, SessionStorage, read_reason
-from sessiontree.store.subagents import Subagents
 from sessiontree.store.tree import SessionTree
+
+MAX_DEPTH = 4
+"""How deep subagents of subagents are read (and nested on a page)."""
+
+
+class Subagents:
+    """A session's subagent sessions by agent id: listed, then each read, on first use.
+
+    ``embedded``: each is shown under the task result that ran it (oh-my-pi); else they are in
+    the parent's tree already and only linked to their own page (Claude Code). A transcript that
+    cannot be read is ``None`` (the page says so).
+    """
+
+    def __init__(
+        self,
+        find: Callable[[], Mapping[str, Callable[[], Session]]] | None = None,
+        *,
+        embedded: bool = True,
+    ) -> None:
+        self.embedded = embedded
+        self._find = find
+        self._loaders: Mapping[str, Callable[[], Session]] | None = None if find is not None else {}
+        self._loaded: dict[str, Session | None] = {}
+
+    @classmethod
+    def of(cls, sessions: Mapping[str, Session | None], *, embedded: bool = True) -> Subagents:
+        """Subagents already in memory (a redacted copy, a test)."""
+        made = cls(embedded=embedded)
+        made._loaders = {agent_id: _unreadable for agent_id in sessions}
+        made._loaded = dict(sessions)
+        return made
+
+    def ids(self) -> list[str]:
+        """The agent ids, in name order of their files."""
+        if self._loaders is None:
+            assert self._find is not None
+            self._loaders = self._find()
+        return list(self._loaders)
+
+    def __contains__(self, agent_id: object) -> bool:
+        return agent_id in self.ids()
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self.ids())
+
+    def __len__(self) -> int:
+        return len(self.ids())
+
+    def get(self, agent_id: str) -> Session | None:
+        """The subagent's session, read once; None when it is not one of these or cannot be read."""
+        if agent_id not in self._loaded:
+            load = dict(self._loaders or {}).get(agent_id) if agent_id in self.ids() else None
+            try:
+                self._loaded[agent_id] = load() if load is not None else None
+            except (SessiontreeError, OSError, ValueError, RecursionError):
+                self._loaded[agent_id] = None
+        return self._loaded[agent_id]
+
+    def load_all(self, depth: int = 0) -> None:
+        """Read every subagent now, theirs too (as deep as a page nests them)."""
+        if depth >= MAX_DEPTH:
+            return
+        for agent_id in self.ids():
+            sub = self.get(agent_id)
+            if sub is not None:
+                sub.subagents.load_all(depth + 1)
+
+
+def _unreadable() -> Session:
+    raise SessiontreeError("not loaded")
 
 
 @dataclass(eq=False)

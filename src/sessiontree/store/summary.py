@@ -58,7 +58,7 @@ class SessionSummary:
     header_time: str | None = None
     """The header's own time, when it differs from ``created`` (a header rewritten later)."""
     prompts: int | None = None
-    """Typed prompts (``readers.kinds.is_typed_prompt``; filled by ``readers.summarize``)."""
+    """Typed prompts (``store.kinds.is_typed_prompt``; filled by ``store.kinds.summarize``)."""
     notices: dict[str, int] = field(default_factory=dict)
     """Counted line kinds of the agent (``API error``: 8), folded repeats included."""
 
