@@ -11,6 +11,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from pygments.lexers import get_all_lexers, get_lexer_by_name
 
+from sessiontree.exporter import fastlex
 from sessiontree.exporter.fastlex import (
     ENV,
     FastRegexLexer,
@@ -28,6 +29,12 @@ def lexer_by_name(name: str) -> Any:
     lexer = find_lexer(name)
     assert lexer is not None
     return lexer
+
+
+@pytest.fixture(autouse=True)
+def fast_from_the_start(monkeypatch: pytest.MonkeyPatch) -> None:
+    """These tests compare the fast driver itself: no warm-up through Pygments' loop first."""
+    monkeypatch.setattr(fastlex, "_bulk", True)
 
 
 SAMPLES = {
@@ -115,6 +122,39 @@ def test_a_driver_that_disagrees_at_first_use_falls_back(
     assert _fast(lexer) is None
     assert list(lex(lexer, code)) == list(lexer.get_tokens_unprocessed(code))
     assert "gives other tokens than Pygments" in caplog.text
+
+
+def test_a_fresh_process_lexes_through_pygments_until_the_driver_pays(
+    monkeypatch: pytest.MonkeyPatch, fresh_cache: None
+) -> None:
+    monkeypatch.setattr(fastlex, "_bulk", False)
+    monkeypatch.setattr(fastlex, "_seen", {})
+    driven: list[str] = []
+    real = FastRegexLexer.tokens
+
+    def counted(self: FastRegexLexer, text: str) -> Iterator[Any]:
+        driven.append(text)
+        return real(self, text)
+
+    monkeypatch.setattr(FastRegexLexer, "tokens", counted)
+    lexer = lexer_by_name("python")
+    code = SAMPLES["python"]
+    lexed = 0
+    while lexed < fastlex.FAST_AFTER_CHARS:
+        assert list(lex(lexer, code)) == list(lexer.get_tokens_unprocessed(code))
+        lexed += len(code)
+    assert driven == []  # no combined pattern compiled for a first screen's worth of code
+    assert list(lex(lexer, code)) == list(lexer.get_tokens_unprocessed(code))
+    assert driven[-1] == code  # past the threshold the fast driver lexes
+
+
+def test_a_bulk_render_takes_the_driver_at_once(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(fastlex, "_bulk", False)
+    monkeypatch.setattr(fastlex, "_seen", {})
+    fastlex.expect_bulk()
+    assert fastlex._bulk
+    lexer = lexer_by_name("bash")
+    assert getattr(lex(lexer, "ls\n"), "__qualname__", "") == "FastRegexLexer.tokens"
 
 
 def test_the_probe_reaches_many_states() -> None:

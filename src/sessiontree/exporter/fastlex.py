@@ -392,8 +392,33 @@ def enabled() -> bool:
     return os.environ.get(ENV, "1").strip().lower() not in ("0", "false", "no", "off")
 
 
+FAST_AFTER_CHARS = 50_000
+"""Characters a lexer highlights through Pygments' own loop before the fast driver takes over.
+
+The driver compiles its combined patterns at first use of each state and character: 45-60 ms a
+lexer for a few screens of code (a fresh process's first highlighting of five languages took
+0.30 s of CPU through it, 0.08 s through Pygments' loop), repaid only over tens of kilobytes.
+So a first screen, a small export or a one-off highlight never compiles them.
+"""
+_seen: dict[type, int] = {}
+_bulk = False
+
+
+def expect_bulk() -> None:
+    """Take the fast driver from the first character on: a big render follows (compiled once, here,
+    before a render worker is forked, rather than once in each process)."""
+    global _bulk
+    _bulk = True
+
+
 def lex(lexer: Any, text: str) -> Iterator[Token]:
-    """Yield (index, token type, value) for text: the fast path when it is on and the lexer allows it."""
+    """Yield (index, token type, value) for text: the fast path when it is on, the lexer allows it
+    and the lexer has highlighted enough in this process for its compilation to pay."""
+    if not _bulk:
+        seen = _seen.get(type(lexer), 0)
+        if seen < FAST_AFTER_CHARS:
+            _seen[type(lexer)] = seen + len(text)
+            return iter(lexer.get_tokens_unprocessed(text))
     fast = _fast(lexer) if enabled() else None
     if fast is None:
         return iter(lexer.get_tokens_unprocessed(text))

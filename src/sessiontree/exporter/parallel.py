@@ -25,6 +25,7 @@ import threading
 from collections.abc import Callable, Generator, Iterator
 from typing import Any
 
+from sessiontree.exporter.fastlex import expect_bulk
 from sessiontree.store.locks import lock_record, unlock_record
 
 log = logging.getLogger(__name__)
@@ -175,6 +176,7 @@ def render_all(count: int, render: RenderOne, *, parallel: bool = True) -> Gener
         for i in range(count):
             yield render(i)
         return
+    expect_bulk()  # the warm-up compiles the lexers' fast paths, and the worker inherits them
     for i in range(warm):
         yield render(i)
     if not _can_fork():  # the consumer started a thread (or a loop) meanwhile
