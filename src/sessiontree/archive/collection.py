@@ -14,7 +14,6 @@ import fnmatch
 import os
 import re
 import shutil
-import sys
 import tempfile
 import time
 from collections.abc import Callable, Iterable, Sequence
@@ -29,6 +28,7 @@ from sessiontree.readers.discovery import default_roots, root_agent
 from sessiontree.store.atomic import make_private_dir
 from sessiontree.store.discovery import SessionInfo, normalize_cwd
 from sessiontree.store.paths import AgentPaths
+from sessiontree.store.paths import default_cache_dir as default_cache_dir  # its home is the store
 from sessiontree.store.storage import read_reason, resolves_inside
 from sessiontree.store.times import datetime_millis, parse_iso
 
@@ -60,16 +60,6 @@ def pick_roots(
     if existing and len(roots) > 1 and not ours.is_dir():
         roots.remove(ours)
     return roots
-
-
-def default_cache_dir() -> Path:
-    """The user cache dir: ``$XDG_CACHE_HOME/sessiontree`` (``~/.cache``; the platform's own elsewhere)."""
-    if sys.platform == "darwin":
-        return Path.home() / "Library" / "Caches" / "sessiontree"
-    if os.name == "nt" and os.environ.get("LOCALAPPDATA"):
-        return Path(os.environ["LOCALAPPDATA"]) / "sessiontree" / "Cache"
-    base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
-    return Path(base).expanduser() / "sessiontree"
 
 
 _STAND_INS: dict[Path, Path] = {}

@@ -16,7 +16,13 @@ from sessiontree.errors import InvalidSession, SessionNotFound
 from sessiontree.readers.base import READERS, Reader, read_prefix_values
 from sessiontree.store.blobs import describe_missing_blobs
 from sessiontree.store.discovery import printable
-from sessiontree.store.formats import AGENT_LABELS, sniff_agent
+from sessiontree.store.formats import (
+    AGENT_LABELS,
+    agent_of_tables,
+    database_tables,
+    is_sqlite_file,
+    sniff_agent,
+)
 from sessiontree.store.repair import describe_damage
 from sessiontree.store.session import Session, cannot_read, require_header
 
@@ -60,10 +66,20 @@ def detect_agent(path: str | Path) -> str | None:
     """The agent that wrote a file, from its first lines (None when no reader knows it)."""
     path = Path(path)
     _readable(path)
+    if is_sqlite_file(path):
+        return sniff_database(path)
     try:
         return detect_values(read_prefix_values(path))
     except OSError as exc:
         raise cannot_read(path, exc) from None
+
+
+def sniff_database(path: Path) -> str | None:
+    """The agent whose database a SQLite file is (its tables read in place, else from a copy when
+    a checkpoint tore the read)."""
+    from sessiontree.readers.opencode_db import copy_tables
+
+    return agent_of_tables(database_tables(path) or copy_tables(path))
 
 
 def reader_for(agent: str) -> Reader:

@@ -64,10 +64,60 @@ def read_prefix_values(path: Path, limit: int = SNIFF_LINES) -> list[Any]:
         close = getattr(lines, "close", None)
         if close is not None:
             close()
-    if values and all(v is None for v in values):  # one pretty-printed object (OpenCode's session files)?
-        whole = read_whole_object(path, SNIFF_BYTES)
-        return values if whole is None else [whole]
+    if values and all(v is None for v in values):  # one pretty-printed object (OpenCode's, Gemini CLI's)?
+        head = read_head_object(path, SNIFF_BYTES)
+        return values if head is None else [head]
     return values
+
+
+def read_head_object(path: Path, limit: int) -> dict[str, Any] | None:
+    """The leading members of a file that is one JSON object, from its first ``limit`` bytes.
+
+    A member whose value runs past the prefix (a long ``messages`` list) is there with the value
+    ``TRUNCATED``, and no member after it: enough to tell the format of a large pretty-printed file.
+    """
+    try:
+        with open(path, "rb") as fh:
+            text = decode_text(fh.read(limit))
+    except (OSError, ValueError):
+        return None
+    return head_members(text)
+
+
+TRUNCATED: Any = object()
+"""The value ``read_head_object`` gives a member cut off by the end of the prefix."""
+
+_DECODER = json.JSONDecoder()
+_SPACE = re.compile(r"[ \t\r\n]*")
+
+
+def head_members(text: str) -> dict[str, Any] | None:
+    """The members of the JSON object that ``text`` starts (or the start of one), in order."""
+    at = _SPACE.match(text, 0).end()  # type: ignore[union-attr]  # matches the empty string
+    if not text.startswith("{", at):
+        return None
+    members: dict[str, Any] = {}
+    at += 1
+    while True:
+        at = _SPACE.match(text, at).end()  # type: ignore[union-attr]
+        if text.startswith("}", at) or at >= len(text):
+            return members
+        try:
+            key, at = _DECODER.raw_decode(text, at)
+        except (ValueError, RecursionError):
+            return members or None
+        at = _SPACE.match(text, at).end()  # type: ignore[union-attr]
+        if not isinstance(key, str) or not text.startswith(":", at):
+            return members or None
+        at = _SPACE.match(text, at + 1).end()  # type: ignore[union-attr]
+        try:
+            members[key], at = _DECODER.raw_decode(text, at)
+        except (ValueError, RecursionError):
+            members[key] = TRUNCATED
+            return members
+        at = _SPACE.match(text, at).end()  # type: ignore[union-attr]
+        if text.startswith(",", at):
+            at += 1
 
 
 def read_whole_object(path: Path, limit: int) -> dict[str, Any] | None:

@@ -17,6 +17,7 @@ from sessiontree.readers.base import as_str, read_prefix_values
 from sessiontree.readers.opencode_layout import field, iso_time
 from sessiontree.readers.opencode_layout import is_session_path as is_opencode_session
 from sessiontree.readers.opencode_layout import is_storage_folder as is_opencode_storage_folder
+from sessiontree.readers.opencode_mirror import is_mirror_file, mirror_source, sync_mirror
 from sessiontree.store.claude_markup import typed_text
 from sessiontree.store.content import text_of
 from sessiontree.store.discovery import SessionInfo, one_line, scandir_sorted
@@ -26,9 +27,9 @@ DEFAULT_ROOTS: tuple[tuple[str, str], ...] = (
     ("claude", ".claude/projects"),
     ("codex", ".codex/sessions"),
     ("gemini", ".gemini/tmp"),
-    ("opencode", ".local/share/opencode/storage"),
 )
-"""(agent, folder under the home directory) of the agents whose sessions are picked up by default."""
+"""(agent, folder under the home directory) of the agents whose sessions are picked up by default
+(OpenCode's are under ``$XDG_DATA_HOME``: see ``opencode_roots``)."""
 
 MAX_DEPTH = 4
 """Codex nests sessions three folders deep (YYYY/MM/DD); one more for good measure."""
@@ -39,9 +40,25 @@ WHOLE_BYTES = 256 * 1024
 
 
 def default_roots(home: Path | None = None) -> list[tuple[str, Path]]:
-    """The default folders of Claude Code and Codex CLI that exist here, as (agent, folder)."""
+    """The default folders of the other agents that exist here, as (agent, folder)."""
     base = Path(home) if home is not None else Path.home()
-    return [(agent, base / rel) for agent, rel in DEFAULT_ROOTS if (base / rel).is_dir()]
+    found = [(agent, base / rel) for agent, rel in DEFAULT_ROOTS if (base / rel).is_dir()]
+    return found + opencode_roots(None if home is None else base / ".local" / "share")
+
+
+def opencode_roots(data_dir: Path | None = None) -> list[tuple[str, Path]]:
+    """OpenCode's sessions: its database's mirror folder in our cache (``readers.opencode_mirror``),
+    else, before OpenCode 1.x moved them into the database, its storage folder."""
+    from sessiontree.readers.opencode_mirror import database_path, prepare_mirror
+
+    db = database_path(data_dir)
+    if db.is_file():
+        try:
+            return [("opencode", prepare_mirror(db))]
+        except OSError:
+            pass  # no cache dir to mirror it into: the storage folder, if any
+    storage = db.parent / "storage"
+    return [("opencode", storage)] if (storage / "session").is_dir() else []
 
 
 def is_bundled_subagent(path: Path) -> bool:
@@ -64,6 +81,8 @@ def iter_agent_files(root: str | Path, *, unreadable: bool = False) -> Iterator[
     what is named like one but is no file (a named pipe, a link to nothing), for a listing."""
     root = Path(root)
     real_root = root.resolve()
+    if mirror_source(root) is not None:
+        sync_mirror(root)  # an OpenCode database's sessions, brought up to date first
 
     def walk(directory: Path, depth: int) -> Iterator[Path]:
         for entry in scandir_sorted(directory):
@@ -81,7 +100,11 @@ def iter_agent_files(root: str | Path, *, unreadable: bool = False) -> Iterator[
             if entry.name.endswith(".jsonl") and entry_is(entry, "file"):
                 if not is_bundled_subagent(path):
                     yield path
-            elif entry.name.endswith(".json") and is_opencode_session(path) and entry_is(entry, "file"):
+            elif (
+                entry.name.endswith(".json")
+                and (is_opencode_session(path) or (depth == 0 and is_mirror_file(path)))
+                and entry_is(entry, "file")
+            ):
                 yield path
             elif (
                 depth < MAX_DEPTH
@@ -190,14 +213,30 @@ def _gemini_info(values: list[Any]) -> dict[str, Any]:
 
 
 def _opencode_info(values: list[Any]) -> dict[str, Any]:
-    info = values[0] if values and isinstance(values[0], dict) else {}
+    first = values[0] if values and isinstance(values[0], dict) else {}
+    info = field(first, "info") if "messages" in first else first  # an export document, or a session file
     times = field(info, "time")
-    return {
+    found = {
         "sessionId": info.get("id"),
         "cwd": info.get("directory"),
         "timestamp": iso_time(times.get("created")),
         "title": info.get("title"),
     }
+    messages = first.get("messages")
+    for item in messages if isinstance(messages, list) else []:
+        if field(item, "info").get("role") != "user":
+            continue
+        parts = item.get("parts") if isinstance(item, dict) else None
+        typed = [
+            p.get("text")
+            for p in (parts if isinstance(parts, list) else [])
+            if isinstance(p, dict) and p.get("type") == "text" and not p.get("synthetic")
+        ]
+        text = "\n".join(t for t in typed if isinstance(t, str)).strip()
+        if text:
+            found["prompt"] = text
+            break
+    return found
 
 
 _INFO = {"claude": _claude_info, "codex": _codex_info, "gemini": _gemini_info, "opencode": _opencode_info}

@@ -22,7 +22,7 @@ from typing import Any, ClassVar
 from sessiontree.readers.base import as_str, make_session, register
 from sessiontree.readers.opencode_layout import field, iso_time
 from sessiontree.store.entries import Entry
-from sessiontree.store.formats import AGENT_LABELS, is_opencode_file
+from sessiontree.store.formats import AGENT_LABELS, is_opencode_export, is_opencode_file, is_sqlite_file
 from sessiontree.store.jsonl import BadLine, decode_text
 from sessiontree.store.kinds import KINDS, LineKind, add_kinds
 from sessiontree.store.session import Session
@@ -35,11 +35,13 @@ OPENCODE_KINDS = (
     LineKind("opencode:compaction", "Compaction", context=False),
     LineKind("opencode:subtask", "Subtask", context=False),
     LineKind("opencode:synthetic", "Context", show="meta"),
+    LineKind("opencode:agent", "Agent", context=False),
+    LineKind("opencode:running", "Still running", show="meta", context=False),
 )
 """OpenCode's parts and messages that are not conversation (see ``store.kinds``)."""
 add_kinds(OPENCODE_KINDS)
 
-SKIPPED_PARTS = frozenset({"step-start", "step-finish", "snapshot", "agent"})
+SKIPPED_PARTS = frozenset({"step-start", "step-finish", "snapshot"})
 """Parts that add nothing a page shows (step-finish's tokens and cost repeat the message's)."""
 
 FILE_BYTES = 64 << 20
@@ -132,6 +134,7 @@ class _Entries:
         self.entries: list[Entry] = []
         self.last: str | None = None
         self.first_of: dict[str, str] = {}  # message id -> the id of its first entry
+        self.agent: str | None = None  # the agent (build, plan, ...) that wrote the last reply
 
     def add(self, entry: Entry, ts: str | None) -> None:
         entry["parentId"] = self.last
@@ -188,6 +191,10 @@ class _Entries:
                 self._other(part, ts)
 
     def _reply(self, mid: str, info: dict[str, Any], parts: list[dict[str, Any]], ts: str | None) -> None:
+        agent = as_str(info.get("agent")) or as_str(info.get("mode"))
+        if agent is not None and self.agent is not None and agent != self.agent:
+            self.notice(f"{mid}.agent", "opencode:agent", f"{self.agent} → {agent}", ts)
+        self.agent = agent or self.agent
         content: list[dict[str, Any]] = []
         results: list[dict[str, Any]] = []
         others: list[dict[str, Any]] = []
@@ -210,6 +217,8 @@ class _Entries:
                 )
                 if (result := _tool_result(part)) is not None:
                     results.append({"id": str(part.get("id")), "message": result})
+                else:
+                    others.append({**part, "type": "running"})
             elif kind == "file":
                 content.append(_file_block(part))
             elif kind not in SKIPPED_PARTS:
@@ -245,6 +254,14 @@ class _Entries:
             data = field(error, "data")
             text = as_str(data.get("message")) or as_str(error.get("name")) or "retry"
             self.notice(pid, "opencode:retry", f"attempt {part.get('attempt')}: {text}", ts)
+        elif kind == "running":
+            state = field(part, "state")
+            what = as_str(state.get("title")) or as_str(part.get("tool")) or "tool"
+            self.notice(
+                f"{pid}.running", "opencode:running", f"{state.get('status') or 'pending'}: {what}", ts
+            )
+        elif kind == "agent":
+            self.notice(pid, "opencode:agent", f"@{as_str(part.get('name')) or 'agent'}", ts)
         elif kind == "compaction":
             self.notice(pid, "opencode:compaction", "Context compacted", ts)
         elif kind == "subtask":
@@ -296,32 +313,68 @@ class OpenCodeReader:
         return is_opencode_file(values)
 
     def read(self, path: Path, *, agent_dir: Path | None = None, blobs_dir: Path | None = None) -> Session:
-        """Read the session and its messages and parts (read-only)."""
+        """Read a session file, an export document or a database's latest session (read-only)."""
         bad: list[BadLine] = []
+        if is_sqlite_file(path):
+            return read_database(path)
         try:
             value = json.loads(decode_text(path.read_bytes()))
-        except ValueError as exc:
+        except (ValueError, RecursionError) as exc:
             value = None
             bad.append(BadLine(1, f"not a JSON object ({exc.__class__.__name__})", ""))
+        if isinstance(value, dict) and is_opencode_export([value]):
+            return read_export(path, value, bad)
         info = value if isinstance(value, dict) else {}
         if not is_opencode_file([info]):
             return make_session(path, {}, [], bad or [BadLine(1, "not an OpenCode session", "")], None)
-        made = read_storage(path, info, bad)
-        times = field(info, "time")
-        header: dict[str, Any] = {
-            "type": "session",
-            "version": 3,
-            "id": as_str(info.get("id")) or path.stem,
-            "agent": "opencode",
-            "cwd": as_str(info.get("directory")) or "",
-        }
-        if (created := iso_time(times.get("created"))) is not None:
-            header["timestamp"] = created
-        if as_str(info.get("title")):
-            header["title"] = info["title"]
-        if as_str(info.get("parentID")):
-            header["parentSession"] = info["parentID"]
-        return make_session(path, header, made.entries, bad, _leaf(made, info))
+        return session_of(path, info, read_storage(path, info, bad), bad)
+
+
+def session_of(path: Path, info: dict[str, Any], made: _Entries, bad: list[BadLine]) -> Session:
+    """The session of a session info and the entries made of its messages."""
+    times = field(info, "time")
+    header: dict[str, Any] = {
+        "type": "session",
+        "version": 3,
+        "id": as_str(info.get("id")) or path.stem,
+        "agent": "opencode",
+        "cwd": as_str(info.get("directory")) or "",
+    }
+    if (created := iso_time(times.get("created"))) is not None:
+        header["timestamp"] = created
+    if as_str(info.get("title")):
+        header["title"] = info["title"]
+    if as_str(info.get("parentID")):
+        header["parentSession"] = info["parentID"]
+    return make_session(path, header, made.entries, bad, _leaf(made, info))
+
+
+def read_export(path: Path, document: dict[str, Any], bad: list[BadLine]) -> Session:
+    """A session from an ``opencode export`` document (``{info, messages: [{info, parts}]}``)."""
+    info = field(document, "info")
+    made = _Entries()
+    listed = document.get("messages")
+    found: list[tuple[dict[str, Any], list[dict[str, Any]]]] = []
+    for index, item in enumerate(listed if isinstance(listed, list) else []):
+        message = field(item, "info")
+        parts = item.get("parts") if isinstance(item, dict) else None
+        if not as_str(message.get("id")) or not isinstance(parts, list):
+            bad.append(BadLine(index + 1, "not an OpenCode message", json.dumps(item)[:120]))
+            continue
+        found.append((message, [p for p in parts if isinstance(p, dict) and isinstance(p.get("type"), str)]))
+    for message, parts in sorted(found, key=lambda pair: _message_order(pair[0])):
+        made.message(message, parts)
+    return session_of(path, info, made, bad)
+
+
+def read_database(path: Path) -> Session:
+    """The most recently updated session of an OpenCode database (read from a private copy)."""
+    from sessiontree.readers.opencode_db import load_documents
+
+    documents = load_documents(path)
+    if not documents:
+        return make_session(path, {}, [], [BadLine(1, "an OpenCode database with no session", "")], None)
+    return read_export(path, documents[-1], [])
 
 
 register(OpenCodeReader())

@@ -15,13 +15,14 @@ import asyncio
 import contextlib
 import logging
 import os
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from pathlib import Path
 
 import anyio
 from anyio import CapacityLimiter
 
 from sessiontree.errors import SessiontreeError
+from sessiontree.readers.opencode_mirror import mirror_source, sync_mirror
 from sessiontree.serve.archive_routes import ArchiveService
 from sessiontree.serve.config import ServeConfig
 from sessiontree.serve.followed import FollowedSessions, topic_of
@@ -67,6 +68,10 @@ class ServeState:
             nav=urls.nav(),
         )
         self.watcher = Watcher(config.roots, self.on_changes, self.hub.closed)
+        # An OpenCode database's sessions are files of a cache folder, written from the database
+        # when it changes (``readers.opencode_mirror``): checked at each tick of the watcher.
+        self.mirrors = [root for root in config.roots if mirror_source(root) is not None]
+        self._mirroring: asyncio.Task[None] | None = None
         self._archive_dirty = asyncio.Event()
         self._tasks: list[asyncio.Task[None]] = []
 
@@ -85,16 +90,28 @@ class ServeState:
         if self.config.watch:
             watchers = self.hub.count
             self._tasks += [
-                asyncio.create_task(self.watcher.watch_forever(lambda: self.followed.drop_idle(watchers))),
+                asyncio.create_task(self.watcher.watch_forever(lambda: self._tick(watchers))),
                 asyncio.create_task(self._update_archive_forever()),
             ]
+
+    def _tick(self, watchers: Callable[[str], int]) -> None:
+        """After each batch of the watcher (or half a second without one): drop idle sessions,
+        and bring the mirrored databases up to date (their files' changes come as a batch next)."""
+        self.followed.drop_idle(watchers)
+        if self.mirrors and (self._mirroring is None or self._mirroring.done()):
+            self._mirroring = asyncio.create_task(self._sync_mirrors())
+
+    async def _sync_mirrors(self) -> None:
+        for root in self.mirrors:
+            await anyio.to_thread.run_sync(sync_mirror, root, limiter=self.render_limit)
 
     async def stop(self) -> None:
         """End every event stream and background task."""
         self.hub.close()
-        for task in self._tasks:
+        tasks = [*self._tasks, *([self._mirroring] if self._mirroring is not None else [])]
+        for task in tasks:
             task.cancel()
-        for task in self._tasks:
+        for task in tasks:
             with contextlib.suppress(asyncio.CancelledError, Exception):
                 await task
         self.archive.close()
@@ -108,7 +125,7 @@ class ServeState:
                 for event in await anyio.to_thread.run_sync(live.refresh, limiter=self.render_limit):
                     self.hub.publish(topic_of(key), event)
         if everything or any(
-            p.suffix == ".jsonl" or entry_is(p, "dir") or not os.path.lexists(p) for p in changed
+            p.suffix in (".jsonl", ".json") or entry_is(p, "dir") or not os.path.lexists(p) for p in changed
         ):
             self.index_feed.dirty.set()
             self._archive_dirty.set()

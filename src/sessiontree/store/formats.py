@@ -7,8 +7,10 @@ each reader's ``sniff`` is the function of its format here.
 
 from __future__ import annotations
 
+import sqlite3
 from pathlib import Path
 from typing import Any
+from urllib.parse import quote
 
 from sessiontree.errors import ForeignSession
 from sessiontree.store.entries import is_valid_header
@@ -35,6 +37,53 @@ CLAUDE_LINE_TYPES = frozenset(
      "attachment", "permission-mode", "custom-title", "ai-title", "mode", "last-prompt", "tag", "agent-name"}
 )  # fmt: skip
 CODEX_LINE_TYPES = frozenset({"session_meta", "response_item", "event_msg", "turn_context", "compacted"})
+
+
+SQLITE_MAGIC = b"SQLite format 3\x00"
+"""The first bytes of every SQLite database (OpenCode and Crush keep their sessions in one)."""
+
+
+TABLE_READS = 5
+"""How many times the table names of a database being written are read before giving up."""
+
+
+def is_sqlite_file(path: Path) -> bool:
+    """Tell whether a file starts as a SQLite database does."""
+    try:
+        with open(path, "rb") as fh:
+            return fh.read(len(SQLITE_MAGIC)) == SQLITE_MAGIC
+    except OSError:
+        return False
+
+
+def database_tables(path: Path) -> frozenset[str]:
+    """The table names of a SQLite file, read without a lock, a journal or a file made beside it.
+
+    ``immutable=1`` makes SQLite read the file as it is (no ``-shm``, no WAL, no lock): enough to
+    tell what a database is (its rows are read from a consistent copy: ``readers.opencode_db``).
+    A page being checkpointed as it is read can fail the read: it is tried again.
+    """
+    uri = f"file:{quote(str(Path(path).absolute()))}?mode=ro&immutable=1"
+    for _ in range(TABLE_READS):
+        try:
+            connection = sqlite3.connect(uri, uri=True)
+        except sqlite3.Error:
+            return frozenset()
+        try:
+            rows = connection.execute("SELECT name FROM sqlite_master WHERE type = 'table'").fetchall()
+            return frozenset(str(name) for (name,) in rows)
+        except sqlite3.Error:
+            continue
+        finally:
+            connection.close()
+    return frozenset()
+
+
+def agent_of_tables(tables: frozenset[str]) -> str | None:
+    """The agent whose database has these tables, or None."""
+    if {"session", "message", "part"} <= tables:
+        return "opencode"
+    return None
 
 
 def is_pi_file(values: list[Any]) -> bool:
@@ -100,16 +149,29 @@ def is_gemini_file(values: list[Any]) -> bool:
     )
 
 
+def is_opencode_session_info(value: Any) -> bool:
+    """OpenCode's session info: ``{id: "ses_…", projectID?, time {created}, ...}``."""
+    return (
+        isinstance(value, dict)
+        and isinstance(value.get("id"), str)
+        and value["id"].startswith("ses_")
+        and isinstance(value.get("time"), dict)
+    )
+
+
+def is_opencode_export(values: list[Any]) -> bool:
+    """What ``opencode export`` prints: ``{info: <session info>, messages: [{info, parts}], ...}``."""
+    first = values[0] if values else None
+    return isinstance(first, dict) and is_opencode_session_info(first.get("info")) and "messages" in first
+
+
 def is_opencode_file(values: list[Any]) -> bool:
-    """An OpenCode session file is one object ``{id: "ses_…", projectID, time {created}, ...}``."""
+    """An OpenCode session file of its storage folder (``{id: "ses_…", projectID, time, ...}``) or
+    an ``opencode export`` document."""
     first = values[0] if values else None
     return (
-        isinstance(first, dict)
-        and isinstance(first.get("id"), str)
-        and first["id"].startswith("ses_")
-        and isinstance(first.get("projectID"), str)
-        and isinstance(first.get("time"), dict)
-    )
+        is_opencode_session_info(first) and isinstance(first.get("projectID"), str)  # type: ignore[union-attr]
+    ) or is_opencode_export(values)
 
 
 _SNIFFERS = {

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import re
+import sys
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -16,6 +17,21 @@ _CWD_SEPARATORS = re.compile(r"[/\\:]")
 def default_agent_dir() -> Path:
     """``$SESSIONTREE_AGENT_DIR`` or ``~/.xcsh/agent``."""
     return Path(os.environ.get(AGENT_DIR_ENV) or DEFAULT_AGENT_DIR).expanduser()
+
+
+def default_cache_dir() -> Path:
+    """The user cache dir: ``$XDG_CACHE_HOME/sessiontree`` (``~/.cache``; the platform's own elsewhere)."""
+    if sys.platform == "darwin":
+        return Path.home() / "Library" / "Caches" / "sessiontree"
+    if os.name == "nt" and os.environ.get("LOCALAPPDATA"):
+        return Path(os.environ["LOCALAPPDATA"]) / "sessiontree" / "Cache"
+    base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
+    return Path(base).expanduser() / "sessiontree"
+
+
+def default_data_dir() -> Path:
+    """The user data dir other agents keep their files in: ``$XDG_DATA_HOME`` (``~/.local/share``)."""
+    return Path(os.environ.get("XDG_DATA_HOME") or Path.home() / ".local" / "share").expanduser()
 
 
 def encode_cwd(cwd: str) -> str:
