@@ -28,6 +28,7 @@ from tests.share.heldout.generate import draw_cases  # noqa: E402
 from tests.share.heldout.lookalikes import draw_lookalikes  # noqa: E402
 from tests.share.heldout.measure import fake_gh_on_path, gh_share, report, score_heldout  # noqa: E402
 from tests.share.heldout.sessions import survived  # noqa: E402
+from tests.share.heldout.unseen import draw_unseen_cases, draw_unseen_lookalikes  # noqa: E402
 
 
 def detect_secrets_scores(seed: int) -> None:
@@ -62,6 +63,9 @@ def main() -> None:
     parser.add_argument("--seed", type=int, default=None)
     parser.add_argument("--agents", default="pi,claude,codex")
     parser.add_argument("--detect-secrets", action="store_true")
+    parser.add_argument(
+        "--unseen", action="store_true", help="score the families of tests/share/heldout/unseen.py instead"
+    )
     args = parser.parse_args()
     seed = args.seed if args.seed is not None else random.SystemRandom().randrange(2**31)
     print(f"seed {seed}")
@@ -71,8 +75,13 @@ def main() -> None:
         (root / "work").mkdir()
         with fake_gh_on_path(root) as record:
             started = time.perf_counter()
+            drawn = (draw_unseen_cases(seed), draw_unseen_lookalikes(seed)) if args.unseen else None
             score = score_heldout(
-                seed, root / "work", gh_share(root / "agent", record), tuple(args.agents.split(","))
+                seed,
+                root / "work",
+                gh_share(root / "agent", record),
+                tuple(args.agents.split(",")),
+                drawn=drawn,
             )
             seconds = time.perf_counter() - started
     print("\n".join(report(score)))

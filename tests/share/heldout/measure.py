@@ -13,7 +13,7 @@ from pathlib import Path
 from sessiontree.share.publish import share_session
 from tests.share.conftest import FAKE_GH
 from tests.share.heldout.generate import Case, draw_cases
-from tests.share.heldout.lookalikes import draw_lookalikes
+from tests.share.heldout.lookalikes import Lookalike, draw_lookalikes
 from tests.share.heldout.sessions import AGENTS, Score, survived, write_agent_session
 from tests.share.heldout.slots import draw_slot_cases
 from tests.share.planted import shown_text
@@ -60,11 +60,22 @@ def gh_share(agent_dir: Path, record: Path) -> Share:
 
 
 def score_heldout(
-    seed: int, workdir: Path, share: Share, agents: tuple[str, ...] = AGENTS, per_placement: int = 6
+    seed: int,
+    workdir: Path,
+    share: Share,
+    agents: tuple[str, ...] = AGENTS,
+    per_placement: int = 6,
+    drawn: tuple[list[Case], list[Lookalike]] | None = None,
 ) -> Score:
-    """Share every case and look-alike in each agent's format; return what survived or was masked."""
-    cases = [*draw_cases(seed, per_placement), *draw_slot_cases(seed)]
-    looks = draw_lookalikes(seed)
+    """Share every case and look-alike in each agent's format; return what survived or was masked.
+
+    ``drawn`` replaces the corpus's own cases and look-alikes (another set of families).
+    """
+    if drawn is None:
+        cases = [*draw_cases(seed, per_placement), *draw_slot_cases(seed)]
+        looks = draw_lookalikes(seed)
+    else:
+        cases, looks = drawn
     main = [c for c in cases if c.field != "cwd"]
     in_cwd = [c for c in cases if c.field == "cwd"]
     score = Score()

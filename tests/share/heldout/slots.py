@@ -127,19 +127,28 @@ def _evidence(value: str) -> tuple[str, ...]:
 
 def draw_slot_cases(seed: int, per_slot: int = 2) -> list[Case]:
     """Return ``per_slot`` cases of every slot, each value drawn anew, in a random field."""
-    rng = random.Random(seed ^ 0x5107)
+    return draw_rows(SLOTS, random.Random(seed ^ 0x5107), per_slot, _evidence)
+
+
+def draw_rows(
+    rows: tuple[Slot, ...], rng: random.Random, per_row: int, evidence: Callable[[str], tuple[str, ...]]
+) -> list[Case]:
+    """Return ``per_row`` cases of every (family, name, value maker, text maker) row.
+
+    A text holding ``\\x1e`` is a command and its output (a tool call); any other goes in a random field.
+    """
     cases: list[Case] = []
-    for family, name, make_value, make_text in SLOTS:
-        for _ in range(per_slot):
+    for family, name, make_value, make_text in rows:
+        for _ in range(per_row):
             value = make_value(rng)
             text = make_text(value, rng)
             if "\x1e" in text:
                 command, output = text.split("\x1e")
                 case = Case(
-                    f"{family}-{name}", name, "tool-pair", value, command, _evidence(value), output, family
+                    f"{family}-{name}", name, "tool-pair", value, command, evidence(value), output, family
                 )
             else:
                 field = rng.choice(SLOT_FIELDS)
-                case = Case(f"{family}-{name}", name, field, value, text, _evidence(value), family=family)
+                case = Case(f"{family}-{name}", name, field, value, text, evidence(value), family=family)
             cases.append(case)
     return cases
