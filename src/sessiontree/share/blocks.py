@@ -18,6 +18,7 @@ from collections.abc import Iterator
 
 from sessiontree.share.entropy import is_hex, looks_generated, looks_random_value, reads_as_words
 from sessiontree.share.keyvalue import classify_key
+from sessiontree.share.scan import Hits, register
 from sessiontree.share.slots import is_password
 
 Span = tuple[int, int, str]
@@ -149,10 +150,15 @@ def printed_secret(output: str, alone: bool = True) -> tuple[int, int] | None:
     return shift + match.start("secret"), shift + match.end("secret")
 
 
-def find_printed_secrets(text: str) -> Iterator[Span]:
-    """Yield the line a secret-printing command printed after its prompt line (``$ cmd\\nvalue``)."""
-    for match in _PROMPT_LINE.finditer(text):
-        if prints_secret(match.group("cmd")):
+def find_printed_secrets(text: str, hits: Hits) -> Iterator[Span]:
+    """Yield the line a secret-printing command printed after its prompt line (``$ cmd\\nvalue``).
+
+    Only the lines that hold a hint of such a command are looked at.
+    """
+    line_starts = {text.rfind("\n", 0, at) + 1 for at in hits.starts(PRINTS_SECRET_HINTS)}
+    for line_start in sorted(line_starts):
+        match = _PROMPT_LINE.match(text, line_start)
+        if match is not None and prints_secret(match.group("cmd")):
             found = printed_secret(text[match.end() : match.end() + 600], alone=False)
             if found is not None and text[match.end() + found[0] : match.end() + found[1]].count("$") == 0:
                 yield match.end() + found[0], match.end() + found[1], "printed-secret"
@@ -163,12 +169,13 @@ _NEAREST_KEY = re.compile(r"(?P<key>[A-Za-z_][\w-]{1,60})[\"']?[ \t]*[:=][^:=\n]
 _SECRET_LIST = frozenset(
     {"accounts", "privatekeys", "private_keys", "signers", "wallets", "keys", "mnemonic"}
 )
+register("0x", "random_password")
 _HASH_WORDS = re.compile(r"(?i)hash|tx|transaction|block|root|topic|address|salt|digest|commit|id$")
 
 
-def find_context_secrets(text: str, lowered: str) -> Iterator[Span]:
+def find_context_secrets(text: str, hits: Hits) -> Iterator[Span]:
     """Yield generated values whose context says secret (``accounts: ["0x…"]``, ``random_password``)."""
-    if "0x" in lowered:
+    if "0x" in hits:
         for match in _HEX_KEY.finditer(text):
             before = text[max(0, match.start() - 300) : match.start()]
             key = _NEAREST_KEY.search(before)
@@ -177,7 +184,7 @@ def find_context_secrets(text: str, lowered: str) -> Iterator[Span]:
                 continue
             if name.lower() in _SECRET_LIST or (name and classify_key(name) is not None):
                 yield match.start("hex") - 2, match.end("hex"), "private-key"
-    if "random_password" in lowered and "result" in lowered:
+    if "random_password" in hits and "result" in hits.lowered:
         for match in re.finditer(r"\"result\"[ \t]*:[ \t]*\"(?P<secret>(?:[^\"\\\n]|\\.){1,300})\"", text):
             yield match.start("secret"), match.end("secret"), "terraform-secret"
 

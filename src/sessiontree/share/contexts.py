@@ -14,6 +14,7 @@ from collections.abc import Callable, Iterator
 from sessiontree.share.entropy import is_uuid, looks_random_value
 from sessiontree.share.keyvalue import classify_key
 from sessiontree.share.placeholders import PATH, URL, is_placeholder
+from sessiontree.share.scan import Hits, index_hints, register
 
 Span = tuple[int, int, str]
 
@@ -44,7 +45,7 @@ _SECRET_FLAG = re.compile(
     r"-(?<![\w-]-)-?(?P<flag>[A-Za-z0-9][A-Za-z0-9]*(?:[-_][A-Za-z0-9]+)*)(?:=|[ \t]+)" + _VALUE
 )
 _WORDISH = re.compile(r"[\w-]")
-_FLAG_HINT = re.compile(r"pass|pwd|secret|token|key|auth|cred")
+_FLAG_HINTS = register("pass", "pwd", "secret", "token", "key", "auth", "cred")
 # A webhook URL is its own credential: whoever has it can post. The path after the host is
 # masked when a segment of it looks generated (ids, keys), so the host stays readable.
 _WEBHOOK = re.compile(
@@ -87,7 +88,7 @@ def _auth_value(match: re.Match[str]) -> bool:
 
 _FINDERS: tuple[tuple[str, tuple[str, ...], re.Pattern[str], Callable[[re.Match[str]], bool]], ...] = (
     ("authorization", ("authorization",), _AUTH_HEADER, _auth_value),
-    ("pgpass", (":",), _PGPASS, lambda m: _password(m.group("secret"))),
+    ("pgpass", (), _PGPASS, lambda m: _password(m.group("secret"))),  # four ":" or more
     ("netrc", ("password",), _NETRC, lambda m: _password(m.group("secret"))),
     (
         "command-password",
@@ -95,23 +96,25 @@ _FINDERS: tuple[tuple[str, tuple[str, ...], re.Pattern[str], Callable[[re.Match[
         _COMMAND_FLAGS,
         lambda m: _password(m.group("secret")),
     ),
-    ("flag-secret", ("-",), _SECRET_FLAG, lambda m: _flag_value(m.group("flag"), m.group("secret"))),
+    ("flag-secret", _FLAG_HINTS, _SECRET_FLAG, lambda m: _flag_value(m.group("flag"), m.group("secret"))),
     ("url-token", ("://",), _URL_USER, lambda m: looks_random_value(m.group("secret"), 16)),
     ("webhook-url", ("hook",), _WEBHOOK, _webhook),
 )
 
 
-def find_credential_contexts(text: str, lowered: str) -> Iterator[Span]:
+_FINDERS_BY_HINT = index_hints(register(*hints) for _, hints, _, _ in _FINDERS)
+_PGPASS_AT = next(i for i, finder in enumerate(_FINDERS) if finder[2] is _PGPASS)
+
+
+def find_credential_contexts(text: str, hits: Hits) -> Iterator[Span]:
     """Yield values that stand in a credential's place, whatever their shape."""
-    for kind, hints, regex, accept in _FINDERS:
-        if regex is _SECRET_FLAG:
-            # "-" and a piece, each found by a plain scan ("-[\w-]*piece" retries every "-").
-            if "-" not in lowered or not _FLAG_HINT.search(lowered):
-                continue
-        elif not any(h in lowered for h in hints):
-            continue
-        if regex is _PGPASS and text.count(":") < 4:
-            continue
+    chosen = hits.chosen(_FINDERS_BY_HINT)
+    if text.count(":") >= 4:
+        chosen = sorted({*chosen, _PGPASS_AT})
+    for i in chosen:
+        kind, _, regex, accept = _FINDERS[i]
+        if regex is _SECRET_FLAG and "-" not in text:
+            continue  # "-" and a piece (found by the one scan): "-[\w-]*piece" retries every "-"
         for match in regex.finditer(text):
             if regex is _COMMAND_FLAGS and match.start() and _WORDISH.match(text, match.start() - 1):
                 continue  # inside a longer name ("my-sshpass")

@@ -13,6 +13,7 @@ from collections.abc import Iterator
 
 from sessiontree.share.entropy import is_uuid, looks_random_value, reads_as_words
 from sessiontree.share.placeholders import NUMBER, PATH, RESOURCE, URL, is_placeholder
+from sessiontree.share.scan import Hits, register
 
 Span = tuple[int, int, str]
 
@@ -24,12 +25,18 @@ _CODE_ROOTS = frozenset(
 )
 _STRONG_PIECES = ("pass", "pwd", "secret", "token", "key", "cred", "auth")
 
-# A key is found from its keyword outwards (a regex that tried every word start for a keyword
-# somewhere inside it was the slowest step of a share); then the separator and the value.
-_KEYWORD = re.compile(
-    r"pass|pwd|secret|token|key|cred|auth|sig|salt|cookie|session|dsn|jwt|hmac|pat(?![a-z])"
-    r"|(?<![a-z])(?:pw|sas|otp|psk)(?![a-z])"
+# A key is found from its keyword outwards (the one scan's hits of these words); then the
+# separator and the value. "pat" ends a word; "pw", "sas", "otp" and "psk" are whole words.
+_KEYWORDS = register(
+    *("pass", "pwd", "secret", "token", "key", "cred", "auth", "sig", "salt", "cookie", "session"),
+    *("dsn", "jwt", "hmac", "pw", "sas", "otp", "psk"),
 )
+# "pat" is in most paths and patterns: looked for by its own quick literal search instead.
+_PAT = re.compile(r"pat(?![a-z])")
+_ENDS_WORD = frozenset({"pw", "sas", "otp", "psk"})
+_STARTS_WORD = frozenset({"pw", "sas", "otp", "psk"})
+_LOWER = frozenset("abcdefghijklmnopqrstuvwxyz")
+_KEYWORDS_SET = frozenset(_KEYWORDS)
 _KEY_HEAD = re.compile(r"(?<![\w.-])[\w.-]{0,60}\Z", re.ASCII)
 _KEY_TAIL = re.compile(r"[\w.-]*", re.ASCII)
 _MAX_KEY = 120
@@ -151,30 +158,42 @@ def _accept_value(
     return not (bare and sep == ":" and value.isalpha() and value.islower() and len(value) < 12)
 
 
-def _assignments(text: str, lowered: str) -> Iterator[tuple[int, int, re.Match[str]]]:
+def _keyword_hits(hits: Hits) -> list[tuple[int, int]]:
+    """Return the (start, end) of each keyword in the text, in order."""
+    lowered = hits.lowered
+    found = [m.span() for m in _PAT.finditer(lowered)] if "pat" in lowered else []
+    for word in _KEYWORDS_SET.intersection(hits.found()):
+        for start in hits.at(word):
+            end = start + len(word)
+            if word in _ENDS_WORD and lowered[end : end + 1] in _LOWER:
+                continue
+            if word in _STARTS_WORD and lowered[start - 1 : start] in _LOWER:
+                continue
+            found.append((start, end))
+    found.sort()
+    return found
+
+
+def _assignments(text: str, hits: Hits) -> Iterator[tuple[int, int, re.Match[str]]]:
     """Yield (key start, key end, separator-and-value match) for word runs holding a keyword."""
     done = 0
-    # Keywords are looked for in the lowercased text (a case-blind regex scans several times
-    # slower); a text whose lowercase form has another length is lowercased letter by letter.
-    if len(lowered) != len(text):
-        lowered = "".join(c if len(c.lower()) != 1 else c.lower() for c in text)
-    for hit in _KEYWORD.finditer(lowered):
-        if hit.start() < done:
-            continue  # inside the word of the last hit: one scan per word, however many keywords
-        tail = _KEY_TAIL.match(text, hit.end())
-        end = done = tail.end() if tail is not None else hit.end()
+    for hit_start, hit_end in _keyword_hits(hits):
+        if hit_start < done:
+            continue  # inside the word of the last hit: one look per word, however many keywords
+        tail = _KEY_TAIL.match(text, hit_end)
+        end = done = tail.end() if tail is not None else hit_end
         after = _AFTER_KEY.match(text, end)
         if after is None:
             continue
-        head = _KEY_HEAD.search(text, max(0, hit.start() - 60), hit.start())
+        head = _KEY_HEAD.search(text, max(0, hit_start - 60), hit_start)
         if head is not None and end - head.start() <= _MAX_KEY:  # None: inside a long run
             yield head.start(), end, after
 
 
-def find_key_values(text: str, lowered: str | None = None) -> Iterator[Span]:
+def find_key_values(text: str, hits: Hits | None = None) -> Iterator[Span]:
     """Yield the values of assignments whose key names a secret (``.env``, YAML, JSON, code, INI)."""
     rest_end = -1  # where the last value longer than the lookahead ended (one scan per run)
-    for key_start, key_end, match in _assignments(text, text.lower() if lowered is None else lowered):
+    for key_start, key_end, match in _assignments(text, Hits(text) if hits is None else hits):
         key = text[key_start:key_end].strip(".-")
         key_class = classify_key(key)
         if key_class is None or text.endswith("[REDACTED:", 0, key_start):

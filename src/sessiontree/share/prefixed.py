@@ -53,10 +53,24 @@ _CREDENTIAL_WORDS = frozenset({"sk", "api", "sdk", "key", "secret", "token", "pa
 _TRAILING_EXTENSION = re.compile(r"\.[A-Za-z][A-Za-z0-9]{0,4}$")
 
 
-def find_prefixed_tokens(text: str) -> Iterator[Span]:
-    """Yield every ``prefix_generated-body`` run in ``text`` (also one after a ``/`` in a URL)."""
-    pos = 0
-    while (match := _RUN.search(text, pos)) is not None:
+Runs = list[tuple[int, int]]
+
+
+def _all(text: str) -> Runs:
+    return [(0, len(text))]
+
+
+def find_prefixed_tokens(text: str, runs: Runs | None = None) -> Iterator[Span]:
+    """Yield every ``prefix_generated-body`` run in ``text`` (also one after a ``/`` in a URL).
+
+    ``runs`` are the spans of token characters to look in (all of the text when not given).
+    """
+    for lo, hi in runs if runs is not None else _all(text):
+        yield from _prefixed_in(text, lo, hi)
+
+
+def _prefixed_in(text: str, pos: int, hi: int) -> Iterator[Span]:
+    while (match := _RUN.search(text, pos, hi)) is not None:
         pos = match.end()
         run = match.group()[:_MAX_TOKEN]  # longer runs are data, not one token
         starts = [0, *(i + 1 for i, c in enumerate(run[:_MAX_PREFIX_AT]) if c == "/")]
@@ -172,9 +186,14 @@ BARE_KIND = "high-entropy-token"
 _PEM_BEGIN = "LS0tLS1CRUdJTi"
 
 
-def find_bare_tokens(text: str) -> Iterator[Span]:
+def find_bare_tokens(text: str, runs: Runs | None = None) -> Iterator[Span]:
     """Yield long generated runs of letters and digits that stand alone (no prefix separator)."""
-    for match in _BARE.finditer(text):
+    for lo, hi in runs if runs is not None else _all(text):
+        yield from _bare_in(text, lo, hi)
+
+
+def _bare_in(text: str, lo: int, hi: int) -> Iterator[Span]:
+    for match in _BARE.finditer(text, lo, hi):
         value = match.group()
         if value.startswith(_PEM_BEGIN) or not (_bare_is_secret(value) or glued_hex(value)):
             continue
@@ -300,10 +319,14 @@ _DOTTED_MIDDLE = re.compile(r"\.[A-Za-z0-9_-]{16,}\.")
 _TOKEN_CHARS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_-.")
 
 
-def find_dotted_tokens(text: str) -> Iterator[Span]:
+def find_dotted_tokens(text: str, runs: Runs | None = None) -> Iterator[Span]:
     """Yield dot-joined runs of which at least two pieces look generated (16 characters or more)."""
-    pos = 0
-    while (hint := _DOTTED_MIDDLE.search(text, pos)) is not None:
+    for lo, hi in runs if runs is not None else _all(text):
+        yield from _dotted_around(text, lo, hi)
+
+
+def _dotted_around(text: str, pos: int, hi: int) -> Iterator[Span]:
+    while (hint := _DOTTED_MIDDLE.search(text, pos, hi)) is not None:
         start = hint.start()
         while start > 0 and text[start - 1] in _TOKEN_CHARS and hint.start() - start < 300:
             start -= 1

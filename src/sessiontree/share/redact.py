@@ -18,6 +18,7 @@ from typing import Any
 from sessiontree.share.blocks import extend_span, printed_secret, prints_secret
 from sessiontree.share.encoded import find_encoded_secrets
 from sessiontree.share.keyvalue import secret_under_key
+from sessiontree.share.scan import Hits
 from sessiontree.share.secrets import find_secrets
 from sessiontree.share.shown import View, shown_views
 
@@ -101,9 +102,10 @@ def find_secret_spans(text: str) -> list[Span]:
         return []
     found: list[tuple[int, int, int, str]] = []  # start, end, rank (most specific first), kind
     masks = [m.span() for m in _MASKED.finditer(text)] if "[REDACTED:" in text else []
+    hits = Hits(text)  # the one scan of the text as it is
     for view in shown_views(text):
         identity = view.text is text
-        for rank, (start, end, kind) in enumerate(_find_in_view(view, identity)):
+        for rank, (start, end, kind) in enumerate(_find_in_view(view, hits if identity else None)):
             if end <= start:
                 continue
             pieces = [(start, end)] if identity else view.source_spans(start, end)
@@ -111,7 +113,7 @@ def find_secret_spans(text: str) -> list[Span]:
                 if masks and _starts_in_mask(piece_start, masks):
                     continue  # a value that is already a mask: redacting twice changes nothing
                 found.append((piece_start, piece_end, rank, kind))
-    if len(text) >= 40:
+    if hits.longest >= 40:
         for start, end, kind in find_encoded_secrets(text, find_secrets):
             if not (masks and _starts_in_mask(start, masks)):
                 found.append((start, end, 1000, kind))
@@ -126,10 +128,10 @@ def find_secret_spans(text: str) -> list[Span]:
 _AROUND_EDIT = 700
 
 
-def _find_in_view(view: View, identity: bool) -> Iterable[Span]:
-    """Yield the secrets of a view: all of the text, or only what lies around its edits."""
-    if identity:
-        yield from find_secrets(view.text)
+def _find_in_view(view: View, hits: Hits | None) -> Iterable[Span]:
+    """Yield the secrets of a view: all of the text (``hits`` its scan), or what lies around its edits."""
+    if hits is not None:
+        yield from find_secrets(view.text, hits)
         return
     windows: list[list[int]] = []
     for v_start, v_len, _, _ in view._edits:

@@ -30,6 +30,7 @@ from sessiontree.share.prefixed import (
     find_dotted_tokens,
     find_prefixed_tokens,
 )
+from sessiontree.share.scan import Hits, register
 from sessiontree.share.slots import find_slot_secrets
 
 Span = tuple[int, int, str]  # start, end, kind
@@ -247,40 +248,45 @@ for _hint in sorted(_BY_HINT, key=len, reverse=True):
     _inner = next((h for h in _BY_HINT if h != _hint and h in _hint), None)
     if _inner is not None:
         _BY_HINT[_inner] = sorted({*_BY_HINT[_inner], *_BY_HINT.pop(_hint)})
+register(*_BY_HINT, *PRINTS_SECRET_HINTS, "private key", "static key")
 _ALWAYS = next(i for i, p in enumerate(_ORDERED) if not p.hints)
 # The one detector without a hint looks for its middle first: ".<6 characters>.<27 or more>".
 _DISCORD_MIDDLE = re.compile(r"\.[A-Za-z0-9_-]{6}\.[A-Za-z0-9_-]{27}")
 
 
-def find_secrets(text: str) -> Iterator[Span]:
-    """Yield the spans of every secret in ``text``, the most specific detectors first."""
-    lowered = text.lower()
-    if "-----" in text or "\n" in text:
+def find_secrets(text: str, hits: Hits | None = None) -> Iterator[Span]:
+    """Yield the spans of every secret in ``text``, the most specific detectors first.
+
+    ``hits`` is the text's one scan (made here when not given).
+    """
+    hits = hits or Hits(text)
+    lowered = hits.lowered
+    if ("-----" in text or "\n" in text) and (
+        "private key" in hits or "static key" in hits or hits.longest >= 64
+    ):
         yield from find_private_keys(text)
-    # One substring test per hint is cheaper than one regex of all hints over the text.
-    chosen = {i for hint, indexes in _BY_HINT.items() if hint in lowered for i in indexes}
-    if len(text) >= 59 and _DISCORD_MIDDLE.search(text):
+    chosen = {i for hint in hits.found() for i in _BY_HINT.get(hint, ())}
+    if hits.longest >= 59 and any(_DISCORD_MIDDLE.search(text, s, e) for s, e in hits.runs_of(59)):
         chosen.add(_ALWAYS)
     for index in sorted(chosen):
         yield from find_pattern(_ORDERED[index], text)
-    yield from find_credential_contexts(text, lowered)
-    yield from find_slot_secrets(text, lowered)
-    yield from find_context_secrets(text, lowered)
+    yield from find_credential_contexts(text, hits)
+    yield from find_slot_secrets(text, hits)
+    yield from find_context_secrets(text, hits)
     if "\n" in text:
         if "---" in text and ("|" in text or "\u2502" in text):
             yield from find_table_secrets(text)
         if ": >" in text or ": |" in text or ":>" in text or ":|" in text:
             yield from find_folded_secrets(text)
-        if ("$ " in text or "# " in text or "> " in text or "% " in text) and any(
-            h in lowered for h in PRINTS_SECRET_HINTS
-        ):
-            yield from find_printed_secrets(text)
+        if ("$ " in text or "# " in text or "> " in text or "% " in text) and hits.any(PRINTS_SECRET_HINTS):
+            yield from find_printed_secrets(text, hits)
     if "secret" in lowered and "kind:" in lowered:
         yield from find_kubernetes_secret_values(text)
-    yield from find_key_values(text, lowered)
+    yield from find_key_values(text, hits)
     # Last: a known kind or a named context says more about the same value.
-    yield from find_prefixed_tokens(text)
-    if len(text) >= 32:
-        yield from find_bare_tokens(text)
-        if "." in text:
-            yield from find_dotted_tokens(text)
+    if hits.longest >= 22:
+        yield from find_prefixed_tokens(text, hits.runs_of(22))
+    if hits.longest >= 32:
+        yield from find_bare_tokens(text, hits.runs_of(32))
+    if hits.longest >= 18:
+        yield from find_dotted_tokens(text, hits.runs_of(18))

@@ -136,10 +136,14 @@ def _view(text: str, pattern: re.Pattern[str]) -> View | None:
     return view
 
 
+# What the terminal view removes starts with one of these (one character class: a quick scan).
+_TERMINAL_START = re.compile(f"[\x1b{_INVISIBLE[1:-1]}]")
+
+
 def shown_views(text: str) -> Iterator[View]:
     """Yield the text as it is, as a terminal or code block shows it, and as markdown shows it."""
     yield View(text)
-    terminal = _view(text, _TERMINAL) if _TERMINAL.search(text) else None
+    terminal = _view(text, _TERMINAL) if _TERMINAL_START.search(text) else None
     if terminal is not None:
         yield terminal
     if "\\" in text or "&" in text:

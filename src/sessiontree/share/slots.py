@@ -18,6 +18,7 @@ from collections.abc import Callable, Iterator
 from sessiontree.share.entropy import looks_random_value, reads_as_words
 from sessiontree.share.keyvalue import classify_key
 from sessiontree.share.placeholders import PATH, URL, is_placeholder
+from sessiontree.share.scan import Hits, index_hints, register
 
 Span = tuple[int, int, str]
 
@@ -236,39 +237,50 @@ _FINDERS: tuple[Finder, ...] = (
     (("auth=", "auth ="), _AUTH_TUPLE, _cli, "call-password"),
     (("identified", "password '", 'password "'), _SQL_PASSWORD, _cli, "sql-password"),
 )  # fmt: skip
-_PROSE_HINTS = ("pass", "secret", "key", "token", "pin")
-_PROSE_VERBS = (" is ", " was ", " be ", " to ", " becomes ")
+# Where a prose secret may start (what _PROSE's first group matches), and its verbs.
+_PROSE_STARTS = register("pass", "secret", "api key", "api\tkey", "token", "pin")
+_PROSE_VERBS = register(" is ", " was ", " be ", " to ", " becomes ")
+_GROOVY_HINTS = register("pass", "secret", "token", "key", "cred", "pwd")
+_FINDERS_BY_HINT = index_hints(register(*hints) for hints, _, _, _ in _FINDERS)
+register("insert", "values")
 
 
-def find_slot_secrets(text: str, lowered: str) -> Iterator[Span]:
+def find_slot_secrets(text: str, hits: Hits) -> Iterator[Span]:
     """Yield values standing in a password's slot of a command, a config language, a call or prose."""
-    for hints, regex, accept, kind in _FINDERS:
-        if not any(h in lowered for h in hints):
-            continue
+    lowered = hits.lowered
+    for i in hits.chosen(_FINDERS_BY_HINT):
+        _, regex, accept, kind = _FINDERS[i]
         yield from _found(regex, text, accept, kind)
-    if len(lowered) == len(text) and any(h in lowered for h in _GROOVY_HINTS):
-        yield from _properties(text, lowered)
+    if hits.any(_GROOVY_HINTS):
+        yield from _properties(text, hits)
     if "@" in text and _DSN_HOST.search(text):
         yield from _found(_DSN, text, _cli, "dsn-password")
-    if any(h in lowered for h in _PROSE_HINTS) and any(v in lowered for v in _PROSE_VERBS):
-        same = len(lowered) == len(text)
-        for hit in (_PROSE_LOWER if same else _PROSE).finditer(lowered if same else text):
-            match = _PROSE.match(text, hit.start()) if same else hit
+    if hits.any(_PROSE_VERBS):
+        done = -1
+        for start in hits.starts(_PROSE_STARTS):  # _PROSE from each place it may start
+            hit = _PROSE_LOWER.match(lowered, start) if start >= done else None
+            match = _PROSE.match(text, start) if hit is not None else None
             found = _prose(match) if match is not None else None
+            if match is not None:
+                done = match.end()
             if found is not None:
                 yield found[0], found[1], "prose-password"
-    if "insert" in lowered and "values" in lowered:
+    if "insert" in hits and "values" in hits:
         yield from _sql_inserts(text)
 
 
-_GROOVY_HINTS = ("pass", "secret", "token", "key", "cred", "pwd")
 _KEY_CHARS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_.")
 
 
-def _properties(text: str, lowered: str) -> Iterator[Span]:
+def _properties(text: str, hits: Hits) -> Iterator[Span]:
     """Yield ``name "value"`` properties (Groovy, Gradle) whose name holds a secret's word."""
     done = -1
-    for hit in _GROOVY_HIT.finditer(lowered):
+    last_hit = -1
+    for at in hits.starts(_GROOVY_HINTS):
+        hit = _GROOVY_HIT.match(hits.lowered, at) if at >= last_hit else None
+        if hit is None:
+            continue
+        last_hit = hit.end()
         start = hit.start()
         while start > 0 and text[start - 1] in _KEY_CHARS and hit.start() - start < 60:
             start -= 1
