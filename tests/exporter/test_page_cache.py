@@ -4,11 +4,14 @@ from __future__ import annotations
 
 import sqlite3
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from sessiontree.exporter import ExportOptions
+from sessiontree.exporter import api as api_module
 from sessiontree.exporter.fragment_cache import FILE_NAME, FragmentCache
+from sessiontree.exporter.render import render_entry
 from sessiontree.pages import export as export_module
 from sessiontree.pages.export import export_to_file
 from tests.conftest import REAL, GenSession
@@ -109,3 +112,40 @@ def test_a_damaged_cache_file_is_deleted_and_the_next_use_starts_afresh(
     cache.close()
     with sqlite3.connect(folder / FILE_NAME) as db:
         assert db.execute("select count(*) from frags").fetchone()[0] > 0
+
+
+def _records(folder: Path) -> int:
+    with sqlite3.connect(folder / FILE_NAME) as db:
+        count: int = db.execute("select count(*) from frags").fetchone()[0]
+    return count
+
+
+def test_a_file_never_seen_keeps_its_page_and_a_changed_one_its_fragments_too(
+    gen_session: GenSession, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    path = gen_session(20)
+    cache = FragmentCache(tmp_path / "cache")
+    export(path, tmp_path / "a.html", cache)
+    cache.flush()
+    assert _records(tmp_path / "cache") == 2  # the page and the mark that the file was seen: no fragment
+    lines = path.read_bytes().splitlines(keepends=True)
+    path.write_bytes(b"".join(lines[:-2]))  # the session changed: rendered again, its fragments kept
+    changed, _ = export(path, tmp_path / "b.html", cache)
+    cache.flush()
+    kept = _records(tmp_path / "cache")
+    assert kept > 20
+    assert changed == export(path, tmp_path / "c.html", None)[0]
+    path.write_bytes(b"".join(lines[:-4]))  # changed again: the fragments of the entries left are hits
+    rendered: list[object] = []
+    real = render_entry
+
+    def counted(*args: Any, **kwargs: Any) -> Any:
+        rendered.append(args[0])
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(api_module, "render_entry", counted)
+    again, _ = export(path, tmp_path / "d.html", cache)
+    cache.close()
+    assert rendered == []
+    monkeypatch.undo()
+    assert again == export(path, tmp_path / "e.html", None)[0]

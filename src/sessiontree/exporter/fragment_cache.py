@@ -161,6 +161,11 @@ def page_key(session_file: Path, options: Any) -> bytes:
     return h.digest()
 
 
+def _seen_key(session_file: Path) -> bytes:
+    """The key of the mark that a file was exported: its absolute path (a fragment key hashes JSON)."""
+    return hashlib.sha256(b"seen\0" + os.fsencode(Path(session_file).absolute())).digest()
+
+
 def _pack_page(warnings: list[str], page: Sequence[bytes]) -> bytes:
     """Return the stored form of a page given in chunks (joined once, never copied twice)."""
     head = _dumps(warnings)
@@ -343,6 +348,15 @@ class FragmentCache:
         except sqlite3.Error as exc:
             self._fail(exc)
             return None
+
+    def seen(self, session_file: Path) -> bool:
+        """Tell whether a page of this file (any version of it) was exported with this cache before."""
+        return bool(self.present([_seen_key(session_file)]))
+
+    def mark_seen(self, session_file: Path) -> None:
+        """Remember that this file was exported (written by the next ``flush``)."""
+        if not self._broken:
+            self._pending.append((_seen_key(session_file), b"", 0, time.time_ns()))
 
     def put_page(self, key: bytes, warnings: list[str], page: bytes | Sequence[bytes]) -> None:
         """Store a whole page (bytes, or its chunks) under ``key`` (under the same bound as the fragments)."""

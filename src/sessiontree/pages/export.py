@@ -31,8 +31,11 @@ def export_to_file(
     """Export a session file to a self-contained HTML file and return its path (input untouched).
 
     ``cache`` reuses the page made before from the same files and options (its bytes, kept
-    whole), else the fragments rendered before, and keeps what it renders. ``warn`` gets one
-    line per thing loading repaired or could not find (said again on a cached page).
+    whole), else the fragments rendered before. It keeps the page, and the fragments of a file
+    exported before: a one-off export of a file never seen stores no fragments (storing them cost
+    a first export of 2,000 turns 35% more CPU; its page alone is a tenth of their size), and the
+    next export of a changed version renders and keeps them. ``warn`` gets one line per thing
+    loading repaired or could not find (said again on a cached page).
     """
     opts = options or ExportOptions()
     key = _page_key(Path(input_path), opts) if cache is not None else None
@@ -55,12 +58,16 @@ def export_to_file(
     out = _output_path(input_path, output_path)
     # A page with missing images is not kept whole: it must change when they turn up.
     keep = cache is not None and key is not None and not session.missing_blobs
-    page = make_page(session, opts, PageTarget(cache=cache))
+    fragments = cache if cache is not None and cache.seen(Path(input_path)) else None
+    page = make_page(session, opts, PageTarget(cache=fragments))
     # The page drops the entries once they are rendered; holding them here would keep the
     # whole session alive while the page is written.
     del session
     if not keep:
         write_atomic(out, page.chunks)
+        if cache is not None:
+            cache.mark_seen(Path(input_path))
+            cache.flush()
         return out
     kept: list[bytes] = []
 
@@ -71,6 +78,7 @@ def export_to_file(
 
     write_atomic(out, keeping(page.chunks))  # the page held once, as bytes (not as text, then bytes)
     assert cache is not None and key is not None
+    cache.mark_seen(Path(input_path))
     cache.put_page(key, warnings, kept)
     return out
 
