@@ -19,7 +19,7 @@ import httpx
 import pytest
 
 from sessiontree.readers import detect_agent, load_any
-from sessiontree.readers.kinds import summarize
+from sessiontree.store.kinds import summarize
 from tests.conftest import ROOT
 from tests.readers.helpers import run
 from tests.readers.opencode_db import (
