@@ -1,4 +1,4 @@
-"""Imports run one way: no stage imports a later one (docs/architecture.md's package map)."""
+"""Imports run one way: no stage imports a later one (docs/architecture.md's floors)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Assemble the one-file HTML page (the exporter <-> viewer contract of docs/architecture.md)."""
+"""Assemble the one-file HTML page (the exporter <-> viewer contract of docs/contracts.md)."""
 
 from __future__ import annotations
 
