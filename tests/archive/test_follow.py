@@ -13,7 +13,7 @@ from typing import Any
 
 import pytest
 
-from sessiontree.archive.index import read_texts
+from sessiontree.archive.index_db import read_texts
 from sessiontree.archive.search import SearchFilters, SearchIndex
 from tests.conftest import GEN_SESSION, ROOT, SHIPPED_REAL
 

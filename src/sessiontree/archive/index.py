@@ -1,12 +1,6 @@
-"""The search index database: schema, connections, and keeping it in step with session files.
+"""Keeping the search index in step with session files: whole reads, appended lines, forgetting.
 
-One SQLite file in the cache dir. ``files`` remembers, per session file, where indexing stopped
-(the tail reader's state: offset, checksums of the head and of the bytes before the offset);
-``rows`` holds one row per searchable piece of an entry; ``fts`` (bodies) and ``tfts`` (session
-titles and labels, searched first) are contentless FTS5 tables
-(the index only, no copy of the text) and ``chunks`` the rows' texts, zlib-compressed some
-64 KB at a time (per-row compression of short texts saves little), kept to make snippets and
-because a contentless table can only forget a row given the exact text it indexed.
+The database itself (schema, connections, packed row texts) is ``archive/index_db.py``.
 """
 
 from __future__ import annotations
@@ -16,164 +10,35 @@ import json
 import os
 import sqlite3
 import time
-import zlib
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from sessiontree.archive.collection import list_session_files, path_key, root_clause
-from sessiontree.archive.extract import BODY_TIER, TITLE_TIER, Row, parse_time, rows_of_entry, title_row
-from sessiontree.archive.follow_keys import SCHEMA as FOLLOW_SCHEMA
-from sessiontree.archive.follow_keys import TABLES as FOLLOW_TABLES
+from sessiontree.archive.extract import BODY_TIER, Row, parse_time, rows_of_entry, title_row
 from sessiontree.archive.follow_keys import Keys, Reload, forget_keys
+from sessiontree.archive.index_db import (
+    BATCH_ROWS,
+    CHUNK_CHARS,
+    FTS_TABLES,
+    pack_texts,
+    read_texts,
+)
 from sessiontree.archive.usage import Usage, usage_of_entry
-from sessiontree.archive.usage_store import SCHEMA as USAGE_SCHEMA
-from sessiontree.archive.usage_store import TABLES as USAGE_TABLES
 from sessiontree.archive.usage_store import add_usage, forget_usage
-from sessiontree.errors import SearchError, SessiontreeError
-from sessiontree.store.atomic import make_private_dir, make_private_file
+from sessiontree.errors import SessiontreeError
 from sessiontree.store.entries import header_version, is_valid_header
 from sessiontree.store.jsonl import decode_line, decode_text
 from sessiontree.store.migrate import stable_entry_id
-from sessiontree.store.storage import read_reason
 from sessiontree.store.surrogates import replace_surrogates
 from sessiontree.store.tail import TailRead, TailReader, TailState
 from sessiontree.store.titles import cut_title
 
-SCHEMA_VERSION = 9
-BUSY_TIMEOUT = 120.0
-"""Seconds a process waits for another one's indexing transaction (one file at a time)."""
-
-BATCH_ROWS = 2_000
 BATCH_CHARS = 8_000_000
 """Text characters gathered before they are written (a row holds up to 1 M)."""
-FTS_TABLES = {"tfts": TITLE_TIER, "fts": BODY_TIER}
-"""Each FTS5 table and the tier of the rows it holds."""
-WAL_LIMIT = 8 * 2**20
-"""Bytes the write-ahead log shrinks back to after a big transaction (re-indexing a large file)."""
-CHUNK_CHARS = 64_000
-"""Text characters packed into one compressed chunk."""
-ZLIB_LEVEL = 1
-"""Chunk compression: level 1 packs 37.8 MiB of row text in 0.38 s of CPU against 1.53 s at level 6,
-for chunks 23% larger (the whole index 7%: 25.6 against 23.9 MiB for 56 MB of sessions)."""
 RACY_SECONDS = 2.0
 """A file whose mtime was this close to the moment it was indexed is re-checked even when its stat matches."""
-
-_SCHEMA = f"""
-CREATE TABLE IF NOT EXISTS files (
-    id INTEGER PRIMARY KEY,
-    path TEXT NOT NULL UNIQUE,
-    session_id TEXT,
-    agent TEXT,
-    title TEXT,
-    cwd TEXT,
-    started INTEGER NOT NULL DEFAULT 0,
-    version INTEGER NOT NULL DEFAULT 3,
-    entries INTEGER NOT NULL DEFAULT 0,
-    size INTEGER NOT NULL DEFAULT 0,
-    mtime_ns INTEGER NOT NULL DEFAULT 0,
-    ino INTEGER NOT NULL DEFAULT 0,
-    checked_ns INTEGER NOT NULL DEFAULT 0,
-    tail TEXT,
-    follow TEXT
-);
-CREATE TABLE IF NOT EXISTS rows (
-    id INTEGER PRIMARY KEY,
-    file_id INTEGER NOT NULL,
-    entry_id TEXT,
-    role TEXT NOT NULL,
-    tier INTEGER NOT NULL,
-    ts INTEGER NOT NULL,
-    chunk INTEGER NOT NULL,
-    part INTEGER NOT NULL
-);
-CREATE INDEX IF NOT EXISTS rows_file ON rows(file_id);
-CREATE INDEX IF NOT EXISTS rows_ts ON rows(ts);
-CREATE TABLE IF NOT EXISTS chunks (id INTEGER PRIMARY KEY, file_id INTEGER NOT NULL, z BLOB NOT NULL);
-CREATE INDEX IF NOT EXISTS chunks_file ON chunks(file_id);
-CREATE VIRTUAL TABLE IF NOT EXISTS fts USING fts5(
-    text, content='', tokenize='unicode61 remove_diacritics 2'
-);
-CREATE VIRTUAL TABLE IF NOT EXISTS tfts USING fts5(
-    text, content='', tokenize='unicode61 remove_diacritics 2'
-);
-{USAGE_SCHEMA}
-{FOLLOW_SCHEMA}
-PRAGMA user_version = {SCHEMA_VERSION};
-"""
-
-
-def pack_texts(texts: list[str]) -> bytes:
-    """Pack the texts of one chunk of rows (exactly as indexed: a row is forgotten by its text)."""
-    return zlib.compress(json.dumps(texts, ensure_ascii=False).encode("utf-8", "surrogatepass"), ZLIB_LEVEL)
-
-
-def unpack_texts(blob: bytes) -> list[str]:
-    """Unpack what ``pack_texts`` made."""
-    texts: list[str] = json.loads(zlib.decompress(blob).decode("utf-8", "surrogatepass"))
-    return texts
-
-
-def connect(db_path: Path, busy_timeout: float = BUSY_TIMEOUT) -> sqlite3.Connection:
-    """Open (creating as needed) the index in WAL mode, so readers never wait for the writer."""
-    try:
-        make_private_dir(db_path.parent)
-        make_private_file(db_path)
-    except OSError as exc:
-        raise SearchError(f"Cannot create the cache dir {db_path.parent}: {read_reason(exc)}") from None
-    try:
-        conn = sqlite3.connect(db_path, timeout=busy_timeout, isolation_level=None, check_same_thread=False)
-    except sqlite3.Error as exc:
-        raise describe_error(db_path, exc) from None
-    try:
-        conn.execute("PRAGMA journal_mode=WAL")
-        conn.execute("PRAGMA synchronous=NORMAL")
-        conn.execute(f"PRAGMA journal_size_limit={WAL_LIMIT}")
-        if conn.execute("PRAGMA user_version").fetchone()[0] != SCHEMA_VERSION:
-            _create_schema(conn)
-    except sqlite3.Error as exc:
-        conn.close()
-        raise describe_error(db_path, exc) from None
-    return conn
-
-
-def _create_schema(conn: sqlite3.Connection) -> None:
-    """Create the schema, or start over when the file holds an older one (it is only a cache)."""
-    conn.execute("BEGIN IMMEDIATE")
-    try:
-        version = conn.execute("PRAGMA user_version").fetchone()[0]
-        if version != SCHEMA_VERSION:  # another process may have created it meanwhile
-            if version != 0:
-                for name in (
-                    "fts",
-                    "tfts",
-                    "texts",
-                    "chunks",
-                    *USAGE_TABLES,
-                    *FOLLOW_TABLES,
-                    "rows",
-                    "files",
-                ):
-                    conn.execute(f"DROP TABLE IF EXISTS {name}")
-            for statement in _SCHEMA.split(";\n"):
-                if statement.strip():
-                    conn.execute(statement)
-        conn.execute("COMMIT")
-    except BaseException:
-        with contextlib.suppress(sqlite3.Error):
-            conn.execute("ROLLBACK")
-        raise
-
-
-def describe_error(path: Path, exc: sqlite3.Error) -> SearchError:
-    """Turn an SQLite error into a one-line message that says what to do."""
-    text = str(exc)
-    if "locked" in text or "busy" in text:
-        return SearchError(f"The search index {path} is busy in another process; try again")
-    if "not a database" in text or "malformed" in text:
-        return SearchError(f"{path} is not a usable search index; delete it to rebuild the index")
-    return SearchError(f"Cannot use the search index {path}: {text}")
 
 
 @dataclass
@@ -535,26 +400,6 @@ def _chunks(rows: list[Row]) -> Iterator[list[Row]]:
             chunk, size = [], 0
     if chunk:
         yield chunk
-
-
-def read_texts(conn: sqlite3.Connection, row_ids: Iterable[int]) -> dict[int, str]:
-    """The indexed text of each row (each chunk unpacked once)."""
-    wanted: dict[int, list[tuple[int, int]]] = {}
-    ids = list(row_ids)
-    for start in range(0, len(ids), BATCH_ROWS):
-        batch = ids[start : start + BATCH_ROWS]
-        marks = ",".join("?" * len(batch))
-        for row_id, chunk_id, part in conn.execute(
-            f"SELECT id, chunk, part FROM rows WHERE id IN ({marks})", batch
-        ):
-            wanted.setdefault(chunk_id, []).append((row_id, part))
-    texts: dict[int, str] = {}
-    for chunk_id, parts in wanted.items():
-        blob = conn.execute("SELECT z FROM chunks WHERE id = ?", (chunk_id,)).fetchone()
-        unpacked = unpack_texts(blob[0]) if blob else []
-        for row_id, part in parts:
-            texts[row_id] = unpacked[part] if part < len(unpacked) else ""
-    return texts
 
 
 def _forget_file(conn: sqlite3.Connection, file_id: int) -> None:

@@ -25,13 +25,8 @@ from sessiontree.archive.collection import (
     project_clause,
     root_clause,
 )
-from sessiontree.archive.index import (
-    UpdateReport,
-    connect,
-    describe_error,
-    read_texts,
-    update_index,
-)
+from sessiontree.archive.index import UpdateReport, update_index
+from sessiontree.archive.index_db import connect, describe_error, read_texts
 from sessiontree.archive.snippet import Snippet, fts_patterns, make_snippet, plain_pattern
 from sessiontree.archive.usage import UsageQuery, UsageRecord
 from sessiontree.archive.usage_store import read_usage

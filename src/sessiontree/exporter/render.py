@@ -10,7 +10,6 @@ from markupsafe import Markup
 from sessiontree.exporter.blocks import (
     MACROS,
     Meta,
-    artifact_ref,
     format_ts,
     join_text_blocks,
     one_line,
@@ -18,11 +17,10 @@ from sessiontree.exporter.blocks import (
     render_image_tag,
     render_note,
     render_output,
-    render_truncation_note,
 )
 from sessiontree.exporter.blocks import text_of as _str
+from sessiontree.exporter.bodies import execution_body, summary_body
 from sessiontree.exporter.context import RenderContext
-from sessiontree.exporter.highlight import lexer_by_name
 from sessiontree.exporter.kinds import ROLES, shows
 from sessiontree.exporter.markdown import render_markdown
 from sessiontree.exporter.markup import markup_role, render_user_text
@@ -267,60 +265,6 @@ def _subagent(agent_id: str, ctx: RenderContext) -> Markup:
     return MACROS.subagent(title, count, Markup("".join(parts)), href)
 
 
-def _execution(message: Mapping[str, Any], kind: str, meta: Meta) -> Markup:
-    if kind == "python":
-        source = _str(message.get("code"))
-        source_html = render_output(source, lexer=lexer_by_name("python"), kind="code")
-    else:
-        source = _str(message.get("command"))
-        source_html = render_output("$ " + source, kind="cmd")
-    output = _str(message.get("output"))
-    exit_code = message.get("exitCode")
-    artifact = artifact_ref(dict(message))
-    meta["preview"] = one_line(source)
-    if isinstance(exit_code, int) and exit_code != 0:
-        meta["error"] = True
-    return MACROS.execution(
-        kind,
-        source_html,
-        render_output(output, ansi=True, kind="exec") if output else Markup(""),
-        exit_code if isinstance(exit_code, int) else None,
-        bool(message.get("cancelled")),
-        render_truncation_note(artifact) if message.get("truncated") else Markup(""),
-    )
-
-
-def _count(value: Any) -> int | None:
-    return value if isinstance(value, int) and not isinstance(value, bool) and value >= 0 else None
-
-
-def _summary_body(
-    kind: str,
-    title: str,
-    summary: str,
-    meta: Meta,
-    tokens: Any = None,
-    holder: Mapping[str, Any] | None = None,
-) -> Markup:
-    """A collapsed summary; ``holder`` adds what a compaction records (after, method, warning, tail)."""
-    holder = holder or {}
-    short = _str(holder.get("shortSummary"))
-    meta["preview"] = one_line(short or summary)
-    facts: list[str] = []
-    after = _count(holder.get("tokensAfter"))
-    if after is not None:
-        facts.append(f"{after:,} tokens after")
-    if _str(holder.get("method")):
-        facts.append(f"method: {holder['method']}")
-    tail = holder.get("retainedTail")
-    if isinstance(tail, list):
-        facts.append(f"{len(tail)} message{'' if len(tail) == 1 else 's'} kept verbatim")
-    warning = _str(holder.get("warning"))
-    return MACROS.summary(
-        kind, title, render_markdown(summary), _count(tokens), short=short, facts=facts, warning=warning
-    )
-
-
 # --- entry kinds -----------------------------------------------------------------------------
 
 # (cat, role shown in the head, body) for each message role
@@ -388,8 +332,8 @@ def _execution_message(
     entry: Mapping[str, Any], message: Mapping[str, Any], ctx: RenderContext, meta: Meta
 ) -> tuple[str, str, Markup]:
     if message.get("role") == "pythonExecution":
-        return "tool", "Python", _execution(message, "python", meta)
-    return "tool", "Bash", _execution(message, "bash", meta)
+        return "tool", "Python", execution_body(message, "python", meta)
+    return "tool", "Bash", execution_body(message, "bash", meta)
 
 
 @shows("custom", "hookMessage")
@@ -407,7 +351,7 @@ def _branch_summary_message(
     entry: Mapping[str, Any], message: Mapping[str, Any], ctx: RenderContext, meta: Meta
 ) -> tuple[str, str, Markup]:
     summary = _str(message.get("summary"))
-    return "summary", "Branch summary", _summary_body("branch", "Branch summary", summary, meta)
+    return "summary", "Branch summary", summary_body("branch", "Branch summary", summary, meta)
 
 
 @shows("compactionSummary")
@@ -415,12 +359,12 @@ def _compaction_summary_message(
     entry: Mapping[str, Any], message: Mapping[str, Any], ctx: RenderContext, meta: Meta
 ) -> tuple[str, str, Markup]:
     summary, tokens = _str(message.get("summary")), message.get("tokensBefore")
-    return "summary", "Compaction", _summary_body("compaction", "Compaction", summary, meta, tokens)
+    return "summary", "Compaction", summary_body("compaction", "Compaction", summary, meta, tokens)
 
 
 def _compaction(entry: Mapping[str, Any], ctx: RenderContext, meta: Meta) -> tuple[str, str, Markup]:
     summary, tokens = _str(entry.get("summary")), entry.get("tokensBefore")
-    body = _summary_body("compaction", "Compaction summary", summary, meta, tokens, entry)
+    body = summary_body("compaction", "Compaction summary", summary, meta, tokens, entry)
     return "summary", "Compaction", body
 
 
@@ -428,7 +372,7 @@ def _branch_summary(entry: Mapping[str, Any], ctx: RenderContext, meta: Meta) ->
     return (
         "summary",
         "Branch summary",
-        _summary_body("branch", "Branch summary", _str(entry.get("summary")), meta),
+        summary_body("branch", "Branch summary", _str(entry.get("summary")), meta),
     )
 
 
