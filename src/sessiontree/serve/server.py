@@ -19,6 +19,7 @@ from sse_starlette.sse import AppStatus
 
 from sessiontree.archive.collection import is_inside
 from sessiontree.errors import ServeError
+from sessiontree.exporter.warm import warm_up
 from sessiontree.serve.config import ServeConfig
 from sessiontree.serve.hub import Hub
 
@@ -133,6 +134,8 @@ def run_server(
         ),
     )
     AppStatus.disable_automatic_graceful_drain()  # type: ignore[no-untyped-call]  # _Server ends them
+    # While it waits for its first request: that request's page then compiles nothing.
+    threading.Thread(target=warm_up, name="sessiontree-warm-up", daemon=True).start()
     if open_browser:
         threading.Thread(target=webbrowser.open, args=(url,), daemon=True).start()
     try:
