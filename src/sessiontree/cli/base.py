@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 import click
 
 from sessiontree.errors import AmbiguousSession, SessionNotFound, SessiontreeError
+from sessiontree.store.formats import AGENT_LABELS
 from sessiontree.store.paths import default_agent_dir
 
 F = TypeVar("F", bound=Callable[..., Any])
@@ -227,7 +228,8 @@ def _read_tools(ctx: click.Context, param: click.Parameter, value: Path | None) 
     return read_tools_file(value) if value is not None else None
 
 
-AGENT_CHOICES = ("claude", "codex", "gemini", "opencode", "pi")
+AGENT_CHOICES = tuple(sorted(AGENT_LABELS))
+"""The ``--agent`` names: every format a reader reads."""
 
 
 def agent_option(func: F) -> F:

@@ -26,7 +26,7 @@ from sessiontree.store.formats import (
 from sessiontree.store.repair import describe_damage
 from sessiontree.store.session import Session, cannot_read, require_header
 
-AGENTS: tuple[str, ...] = ("claude", "codex", "gemini", "opencode", "pi")
+AGENTS: tuple[str, ...] = tuple(sorted(AGENT_LABELS))
 """The ``--agent`` choices."""
 
 DETECTION_ORDER: tuple[str, ...] = tuple(AGENT_LABELS)
@@ -34,7 +34,7 @@ DETECTION_ORDER: tuple[str, ...] = tuple(AGENT_LABELS)
 
 def _readers() -> dict[str, Reader]:
     """The registry, its readers imported on first use (a warm ``search`` needs none of them)."""
-    from sessiontree.readers import claude, codex, gemini, opencode, pi  # noqa: F401  (each registers its reader)
+    from sessiontree.readers import claude, codex, gemini, opencode, pi, qwen  # noqa: F401  (each registers its reader)
 
     return READERS
 

@@ -27,6 +27,8 @@ DEFAULT_ROOTS: tuple[tuple[str, str], ...] = (
     ("claude", ".claude/projects"),
     ("codex", ".codex/sessions"),
     ("gemini", ".gemini/tmp"),
+    ("qwen", ".qwen/projects"),
+    ("qwen", ".qwen/tmp"),
 )
 """(agent, folder under the home directory) of the agents whose sessions are picked up by default
 (OpenCode's are under ``$XDG_DATA_HOME``: see ``opencode_roots``)."""
@@ -75,6 +77,12 @@ def is_bundled_subagent(path: Path) -> bool:
     return isinstance(session, str) and (path.parent / f"{session}.jsonl").is_file()
 
 
+def is_chat_json(path: Path) -> bool:
+    """Tell whether a path is named like Gemini CLI's (or Qwen Code's) one-object chat file
+    (``chats/session-*.json``, written before their JSONL form)."""
+    return path.name.startswith("session-") and path.parent.name == "chats"
+
+
 def iter_agent_files(root: str | Path, *, unreadable: bool = False) -> Iterator[Path]:
     """Every session file under a Claude Code or Codex root (subagent transcripts go with their
     session; symlinks leaving the root are skipped), sorted by path; with ``unreadable``, also
@@ -102,7 +110,7 @@ def iter_agent_files(root: str | Path, *, unreadable: bool = False) -> Iterator[
                     yield path
             elif (
                 entry.name.endswith(".json")
-                and (is_opencode_session(path) or (depth == 0 and is_mirror_file(path)))
+                and (is_opencode_session(path) or is_chat_json(path) or (depth == 0 and is_mirror_file(path)))
                 and entry_is(entry, "file")
             ):
                 yield path
@@ -133,18 +141,23 @@ def root_agent(root: str | Path) -> str | None:
     return None
 
 
+def _records(values: list[Any], info: dict[str, Any]) -> Iterator[dict[str, Any]]:
+    """The records among a file's first values, the first session id, cwd and time of any put in ``info``."""
+    for value in values:
+        if isinstance(value, dict):
+            for key in ("sessionId", "cwd", "timestamp"):
+                if key not in info and as_str(value.get(key)):
+                    info[key] = value[key]
+            yield value
+
+
 def _claude_info(values: list[Any]) -> dict[str, Any]:
     # Imported here: the Claude Code reader is for files read now, never for a warm search.
     from sessiontree.readers.claude import TITLE_LINES
     from sessiontree.readers.claude_kinds import is_task_notification
 
     info: dict[str, Any] = {}
-    for value in values:
-        if not isinstance(value, dict):
-            continue
-        for key in ("sessionId", "cwd", "timestamp"):
-            if key not in info and as_str(value.get(key)):
-                info[key] = value[key]
+    for value in _records(values, info):
         field = TITLE_LINES.get(str(value.get("type")))
         if field is not None and field != "summary" and as_str(value.get(field)):
             info["title"] = value[field]  # the newest custom-title / ai-title of the prefix
@@ -198,7 +211,10 @@ def _gemini_info(values: list[Any]) -> dict[str, Any]:
     info: dict[str, Any] = {"sessionId": meta.get("sessionId"), "timestamp": meta.get("startTime")}
     dirs = meta.get("directories")
     info["cwd"] = next((d for d in dirs if isinstance(d, str)), None) if isinstance(dirs, list) else None
-    for value in values[1:]:
+    if as_str(meta.get("summary")):
+        info["title"] = meta["summary"]
+    listed = meta.get("messages")  # the one-object form holds its records
+    for value in [*values[1:], *(listed if isinstance(listed, list) else [])]:
         if not isinstance(value, dict):
             continue
         update = value.get("$set")
@@ -239,7 +255,36 @@ def _opencode_info(values: list[Any]) -> dict[str, Any]:
     return found
 
 
-_INFO = {"claude": _claude_info, "codex": _codex_info, "gemini": _gemini_info, "opencode": _opencode_info}
+def is_qwen_chat(values: list[Any]) -> bool:
+    """Tell whether a Gemini CLI chat was written by Qwen Code's first releases (replies of type ``qwen``)."""
+    first = values[0] if values and isinstance(values[0], dict) else {}
+    listed = first.get("messages")
+    records = [*values[1:], *(listed if isinstance(listed, list) else [])]
+    return any(isinstance(r, dict) and r.get("type") == "qwen" for r in records)
+
+
+def _qwen_info(values: list[Any]) -> dict[str, Any]:
+    first = values[0] if values and isinstance(values[0], dict) else {}
+    if "projectHash" in first:
+        return _gemini_info(values)  # its first releases' one-object chat file
+    info: dict[str, Any] = {}
+    for value in _records(values, info):
+        message = value.get("message")
+        parts = message.get("parts") if isinstance(message, dict) else None
+        if "prompt" not in info and value.get("type") == "user" and not value.get("subtype"):
+            text = text_of(parts).strip()
+            if text:
+                info["prompt"] = text
+    return info
+
+
+_INFO = {
+    "claude": _claude_info,
+    "codex": _codex_info,
+    "gemini": _gemini_info,
+    "opencode": _opencode_info,
+    "qwen": _qwen_info,
+}
 
 
 def read_agent_info(path: str | Path, agent: str | None = None) -> SessionInfo | None:
@@ -256,6 +301,8 @@ def read_agent_info(path: str | Path, agent: str | None = None) -> SessionInfo |
     agent = agent or detect_values(values)
     if agent is None:
         return None
+    if agent == "gemini" and is_qwen_chat(values):
+        agent = "qwen"
     count: int | None = None
     last: str | None = None
     if agent == "pi":

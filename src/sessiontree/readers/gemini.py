@@ -31,6 +31,8 @@ from sessiontree.store.jsonl import BadLine
 from sessiontree.store.kinds import LineKind, add_kinds
 from sessiontree.store.session import Session
 
+REPLY_TYPES = {"gemini": "google", "qwen": "qwen"}
+"""A reply's record type -> its provider (Qwen Code's first releases, a fork, wrote ``qwen``)."""
 NOTICE_TYPES = {"info": "gemini:info", "warning": "gemini:warning", "error": "gemini:error"}
 GEMINI_KINDS = (
     LineKind("gemini:info", "Info", context=False),
@@ -185,7 +187,7 @@ class _Entries:
             blocks = content_blocks(shown if shown else record.get("content"))
             message = {"role": "user", "content": blocks}
             self.last[mid] = self.add({"type": "message", "id": mid, "message": message}, parent, ts)
-        elif kind == "gemini":
+        elif kind in REPLY_TYPES:
             self.last[mid] = self._reply(mid, record, parent, ts)
         elif kind in NOTICE_TYPES:
             text = "\n".join(b["text"] for b in content_blocks(record.get("content")) if b["type"] == "text")
@@ -217,7 +219,8 @@ class _Entries:
                     "arguments": args if isinstance(args, dict) else {},
                 }
             )
-        message: dict[str, Any] = {"role": "assistant", "content": content, "provider": "google"}
+        provider = REPLY_TYPES[record["type"]]
+        message: dict[str, Any] = {"role": "assistant", "content": content, "provider": provider}
         if as_str(record.get("model")):
             message["model"] = record["model"]
         usage = usage_of(record.get("tokens"))
@@ -287,7 +290,7 @@ class GeminiReader:
             "type": "session",
             "version": 3,
             "id": as_str(meta.get("sessionId")) or path.stem,
-            "agent": "gemini",
+            "agent": "qwen" if any(r.get("type") == "qwen" for r in chat.records.values()) else "gemini",
             "cwd": next((d for d in meta.get("directories") or [] if isinstance(d, str)), ""),
         }
         if as_str(meta.get("startTime")):

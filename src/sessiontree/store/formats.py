@@ -7,7 +7,6 @@ each reader's ``sniff`` is the function of its format here.
 
 from __future__ import annotations
 
-import sqlite3
 from pathlib import Path
 from typing import Any
 from urllib.parse import quote
@@ -27,6 +26,7 @@ AGENT_LABELS: dict[str, str] = {
     "codex": "Codex CLI",
     "gemini": "Gemini CLI",
     "opencode": "OpenCode",
+    "qwen": "Qwen Code",
     "claude": "Claude Code",
 }
 """The name people know each agent by, in detection order (most specific first)."""
@@ -63,6 +63,8 @@ def database_tables(path: Path) -> frozenset[str]:
     tell what a database is (its rows are read from a consistent copy: ``readers.opencode_db``).
     A page being checkpointed as it is read can fail the read: it is tried again.
     """
+    import sqlite3  # only for a file that starts as a database does
+
     uri = f"file:{quote(str(Path(path).absolute()))}?mode=ro&immutable=1"
     for _ in range(TABLE_READS):
         try:
@@ -174,11 +176,29 @@ def is_opencode_file(values: list[Any]) -> bool:
     ) or is_opencode_export(values)
 
 
+def is_qwen_line(value: Any) -> bool:
+    """A Qwen Code record: ``{uuid, sessionId, type, message: {role, parts: [...]}}`` or a
+    ``tool_result`` / ``system`` record (Claude Code's records hold ``message.content``, never ``parts``)."""
+    if not isinstance(value, dict) or not isinstance(value.get("uuid"), str) or "sessionId" not in value:
+        return False
+    message = value.get("message")
+    kind = value.get("type")
+    if kind in ("user", "assistant", "tool_result") and isinstance(message, dict):
+        return isinstance(message.get("parts"), list)
+    return kind == "system" and "systemPayload" in value and "cwd" in value
+
+
+def is_qwen_file(values: list[Any]) -> bool:
+    """A Qwen Code chat file: one of its first lines is a Qwen Code record."""
+    return any(is_qwen_line(v) for v in values)
+
+
 _SNIFFERS = {
     "pi": is_pi_file,
     "codex": is_codex_file,
     "gemini": is_gemini_file,
     "opencode": is_opencode_file,
+    "qwen": is_qwen_file,
     "claude": is_claude_file,
 }
 
