@@ -8,7 +8,13 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from sessiontree.exporter.markdown import _plain_paragraphs, is_allowed_url, markdown_parser, render_markdown
+from sessiontree.exporter.markdown import (
+    _defused,
+    _plain_paragraphs,
+    is_allowed_url,
+    markdown_parser,
+    render_markdown,
+)
 
 
 @pytest.mark.parametrize(
@@ -148,6 +154,33 @@ def test_a_label_with_an_unclosed_backtick_does_not_crash_the_engine(text: str, 
     assert all(w in html for w in words), html
     assert "<script" not in html
     assert capfd.readouterr().err == ""
+
+
+def test_a_link_whose_label_holds_an_unclosed_backtick_stays_a_link() -> None:
+    html = str(render_markdown("see [x` y](https://a.example/x) and ``bar``"))
+    assert '<a href="https://a.example/x"' in html and ">x` y</a>" in html and "<code>bar</code>" in html
+
+
+def _engine(text: str) -> str | None:
+    """The engine's HTML for a text, or None when it panics."""
+    try:
+        return markdown_parser().render(text)
+    except Exception:
+        raise
+    except BaseException:  # pyo3_runtime.PanicException
+        markdown_parser.cache_clear()
+        return None
+
+
+@settings(max_examples=500, deadline=None)
+@given(st.text(alphabet="[]()`\\ab!\n|-#>*:é ", max_size=40))
+def test_a_defused_text_never_panics_the_engine_and_reads_the_same(text: str) -> None:
+    defused = _defused(text)
+    html = _engine(defused)
+    assert html is not None, defused
+    before = _engine(text)
+    if before is not None:  # where the engine did not panic, the page is the same
+        assert html == before
 
 
 def test_links_still_work_beside_backticks() -> None:

@@ -10,11 +10,9 @@ become links, and task-list boxes are disabled.
 from __future__ import annotations
 
 import html
-import os
+import logging
 import re
-import sys
 from collections.abc import Iterator
-from contextlib import contextmanager
 from functools import lru_cache
 from typing import Any
 from urllib.parse import unquote
@@ -23,6 +21,8 @@ from markdown_it_pyrs import MarkdownIt
 from markupsafe import Markup
 
 from sessiontree.exporter.highlight import HL_CLASS, escape_text, highlight_code, lexer_by_name
+
+log = logging.getLogger(__name__)
 
 ALLOWED_SCHEMES = ("http://", "https://", "mailto:")
 LINK_REL = "noopener noreferrer"
@@ -160,35 +160,90 @@ def _labels_off_parser() -> MarkdownIt:
     return MarkdownIt("zero").enable_many([rule for rule in _RULES if rule not in _LABEL_RULES])
 
 
-@contextmanager
-def _quiet_fd2() -> Iterator[None]:
-    """Send what native code writes to stderr (a panic's message) nowhere, for one call."""
-    sys.stderr.flush()
-    saved = os.dup(2)
-    try:
-        with open(os.devnull, "wb") as sink:
-            os.dup2(sink.fileno(), 2)
-        yield
-    finally:
-        os.dup2(saved, 2)
-        os.close(saved)
+_BLOCK_RULES: tuple[Any, ...] = (*_RULES[:8], "reference", "table")  # no inline rule among them
+
+
+@lru_cache(maxsize=1)
+def _blocks_parser() -> MarkdownIt:
+    """The parser with block rules only: where each run of inline text is (it never panics)."""
+    return MarkdownIt("zero").enable_many(list(_BLOCK_RULES))
+
+
+_BACKTICKS = re.compile(rb"`+")
+
+
+def _unclosed_runs(inline: bytes) -> Iterator[tuple[int, int]]:
+    """Yield (offset, length) of each backtick run of inline text that no later run closes.
+
+    As CommonMark reads them: a run not escaped by a backslash opens a code span that the next
+    run of the same length closes (everything between is the span's: no escape, no run); a run
+    that nothing closes is literal backticks.
+    """
+    pos, end = 0, len(inline)
+    while pos < end:
+        tick = inline.find(b"`", pos)
+        if tick < 0:
+            return
+        escape = tick
+        while escape > pos and inline[escape - 1] == 0x5C:  # backslashes before it
+            escape -= 1
+        if (tick - escape) % 2:  # an escaped backtick is literal; the rest of its run is a run
+            pos = tick + 1
+            continue
+        run = _BACKTICKS.match(inline, tick)
+        assert run is not None  # a backtick is there
+        length = run.end() - tick
+        closer = next(
+            (m for m in _BACKTICKS.finditer(inline, run.end()) if m.end() - m.start() == length), None
+        )
+        if closer is None:
+            yield tick, length
+            pos = run.end()
+        else:
+            pos = closer.end()
+
+
+def _defused(text: str) -> str:
+    """The text with each backtick run that closes nothing in its inline text escaped.
+
+    markdown-it-pyrs 0.4 panics (index out of bounds) on a link label holding such a run
+    (``[x` ``, ``[a `b` `c``); CommonMark shows an unclosed run as literal backticks, and so shows
+    an escaped one: the page is the same, and the engine never meets the run. The inline texts
+    (paragraphs, headings, table cells, list items) are found by the engine's own block parse.
+    """
+    data = text.encode("utf-8", "surrogatepass")
+    edits: list[int] = []
+    for node in _blocks_parser().tree(text).walk():
+        if node.name == "text" and node.srcmap is not None:
+            start, end = node.srcmap
+            for offset, length in _unclosed_runs(data[start:end]):
+                edits.extend(range(start + offset, start + offset + length))
+    if not edits:
+        return text
+    parts: list[bytes] = []
+    last = 0
+    for at in edits:
+        parts += [data[last:at], b"\\"]
+        last = at
+    parts.append(data[last:])
+    return b"".join(parts).decode("utf-8", "surrogatepass")
 
 
 def _render(text: str) -> str:
-    """Render with the engine; a text that makes it panic is rendered again without link labels.
+    """Render with the engine: texts with a ``[`` and a backtick defused first (``_defused``).
 
-    markdown-it-pyrs 0.4 panics (index out of bounds) on a link label holding a backtick run that
-    nothing closes (``[x` ``, ``[a `b` `c``). Only texts with both a ``[`` and a backtick can; they
-    are rendered with the panic's message kept off the terminal, and on a panic their links stay
-    text (autolinks still work). pyo3 raises the panic as a BaseException.
+    Should the engine still panic, the text is rendered again without link labels (its links
+    stay text, autolinks still work); pyo3 raises the panic as a BaseException, and its message
+    goes to stderr as any native code's would: no process-wide redirection silences other threads.
     """
     if "[" not in text or "`" not in text:
         return markdown_parser().render(text)
-    with _quiet_fd2():
-        try:
-            return markdown_parser().render(text)
-        except (KeyboardInterrupt, SystemExit):
-            raise
-        except BaseException:  # pyo3_runtime.PanicException
-            markdown_parser.cache_clear()
-        return _labels_off_parser().render(text)
+    text = _defused(text)
+    try:
+        return markdown_parser().render(text)
+    except (KeyboardInterrupt, SystemExit):
+        raise
+    except BaseException:  # pyo3_runtime.PanicException
+        log.warning("the markdown engine failed on a text; its links are shown as text")
+        markdown_parser.cache_clear()
+    return _labels_off_parser().render(text)
