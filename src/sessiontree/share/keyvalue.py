@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator
+from functools import lru_cache
 
 from sessiontree.share.entropy import is_uuid, looks_random_value, reads_as_words
 from sessiontree.share.placeholders import NUMBER, PATH, RESOURCE, URL, is_placeholder
@@ -90,6 +91,7 @@ _PUBLIC_WORDS = frozenset(
 )
 
 
+@lru_cache(maxsize=8192)  # a session repeats a few hundred keys ("text", "command") many times
 def classify_key(key: str) -> str | None:
     """Return ``"password"`` or ``"token"`` when a key names a secret, else None."""
     words = [w.lower() for w in _WORDS.findall(key)]

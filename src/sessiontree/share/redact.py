@@ -186,6 +186,15 @@ class Redactor:
                 self._values.setdefault(text[start:end], kind)
         self._copies = None
 
+    def holds_secret(self, text: str) -> bool:
+        """Tell whether ``text`` (learnt) holds a secret of its own."""
+        return bool(self._spans.get(text))
+
+    def holds_copy(self, texts: list[str]) -> bool:
+        """Tell whether a value learnt anywhere may be in one of ``texts``."""
+        copies = self._copy_pattern()
+        return copies is not None and copies.search("\x00".join(texts)) is not None
+
     def remember(self, value: str, kind: str) -> None:
         """Mask every copy of ``value`` (found by its context elsewhere: a command's output)."""
         if len(value) >= MIN_PROPAGATED and value not in self._values:
@@ -248,10 +257,15 @@ def _hidden_key(item: dict[Any, Any]) -> str | None:
     return _HIDDEN_BY_TYPE.get(kind) if isinstance(kind, str) else None
 
 
+# The key ``_strings`` gives the value of a hidden field under (its text is never scanned).
+_HIDDEN = "\x00hidden"
+
+
 def _strings(value: Any, keep: frozenset[str] = _NO_KEYS) -> Iterable[tuple[str, str | None]]:
     """Yield every string of a JSON value with the key it is under (keys too, with None).
 
-    Image data, hidden fields and the top-level ``keep`` fields are left out; no recursion.
+    Image data and the top-level ``keep`` fields are left out, a hidden field's value is given
+    under ``_HIDDEN``; no recursion.
     """
     stack: list[tuple[Any, str | None]] = [(value, None)]
     top = True
@@ -267,12 +281,10 @@ def _strings(value: Any, keep: frozenset[str] = _NO_KEYS) -> Iterable[tuple[str,
             for key, child in item.items():
                 if isinstance(key, str):
                     yield key, None
-                if isinstance(child, str) and (
-                    (is_image and key == "data")
-                    or (top and key in keep)
-                    or key in HIDDEN_FIELDS
-                    or key == hidden
-                ):
+                if isinstance(child, str) and (key in HIDDEN_FIELDS or key == hidden):
+                    yield child, _HIDDEN
+                    continue
+                if isinstance(child, str) and ((is_image and key == "data") or (top and key in keep)):
                     continue
                 stack.append((child, key if isinstance(key, str) else None))
         top = False
@@ -344,10 +356,24 @@ def _unique_key(key: str, taken: dict[Any, Any]) -> str:
     return f"{key}#{n}"
 
 
-def learn_value(redactor: Redactor, value: Any, keep: frozenset[str] = _ENTRY_KEYS) -> None:
-    """Find the secrets of every string of a JSON value (pass one), keys judged with their values."""
+def learn_value(redactor: Redactor, value: Any, keep: frozenset[str] = _ENTRY_KEYS) -> list[str] | None:
+    """Find the secrets of every string of a JSON value (pass one), keys judged with their values.
+
+    Return the strings looked at when none holds a secret of its own or is a hidden field (the
+    value then needs redacting only if a value learnt elsewhere is in one of them), else None.
+    """
+    texts: list[str] | None = []
     for text, key in _strings(value, keep):
+        if key is _HIDDEN:
+            texts = None
+            continue
         redactor.learn(text, key)
+        if texts is not None:
+            if redactor.holds_secret(text):
+                texts = None
+            else:
+                texts.append(text)
+    return texts
 
 
 def _command(block: dict[str, Any]) -> str | None:
@@ -395,12 +421,18 @@ def redact_entries(
     """
     redactor = redactor or Redactor()
     learn_printed(redactor, entries)
-    for value in (header, *entries, *(v for _, v in extra)):
-        learn_value(redactor, value, _HEADER_KEYS if value is header else _ENTRY_KEYS)
+    learn_value(redactor, header, _HEADER_KEYS)
+    clean = [learn_value(redactor, value) for value in entries]
+    for _, value in extra:
+        learn_value(redactor, value)
     report = RedactionReport()
     new_header = redact_value(header, report, keep=_HEADER_KEYS, redactor=redactor, entry="header")
+    # An entry with no secret of its own, no hidden field and no value learnt elsewhere is
+    # shared as it is (never changed): a copy would be equal to it.
     new_entries = [
-        redact_value(entry, report, keep=_ENTRY_KEYS, redactor=redactor, entry=str(entry.get("id", "")))
-        for entry in entries
+        entry
+        if texts is not None and not redactor.holds_copy(texts)
+        else redact_value(entry, report, keep=_ENTRY_KEYS, redactor=redactor, entry=str(entry.get("id", "")))
+        for entry, texts in zip(entries, clean, strict=True)
     ]
     return new_header, new_entries, report

@@ -101,6 +101,10 @@ _TABLE_JOINT = re.compile(
 )
 
 
+# A joint's second line starts with a cell's bar: a quick test before the joints' regex.
+_ROW_START = re.compile(r"\n[ \t]*[|\u2502]")
+
+
 def _is_joint(match: re.Match[str]) -> bool:
     """Tell a wrapped cell's joint from the break between two markdown rows ("|" and a cell)."""
     lead = match.group("lead")
@@ -150,7 +154,7 @@ def shown_views(text: str) -> Iterator[View]:
         markdown = _view(text, _MARKDOWN)
         if markdown is not None:
             yield markdown
-    if "\n" in text and ("|" in text or "\u2502" in text):
+    if "\n" in text and ("|" in text or "\u2502" in text) and _ROW_START.search(text):
         joined = _view(text, _TABLE_JOINT)
         if joined is not None:
             yield joined

@@ -239,7 +239,8 @@ _FINDERS: tuple[Finder, ...] = (
 )  # fmt: skip
 # Where a prose secret may start (what _PROSE's first group matches), and its verbs.
 _PROSE_STARTS = register("pass", "secret", "api key", "api\tkey", "token", "pin")
-_PROSE_VERBS = register(" is ", " was ", " be ", " to ", " becomes ")
+# Its verbs: only whether one is there matters (a plain "in" test, not the scan's many hits).
+_PROSE_VERBS = (" is ", " was ", " be ", " to ", " becomes ")
 _GROOVY_HINTS = register("pass", "secret", "token", "key", "cred", "pwd")
 _FINDERS_BY_HINT = index_hints(register(*hints) for hints, _, _, _ in _FINDERS)
 register("insert", "values")
@@ -255,7 +256,7 @@ def find_slot_secrets(text: str, hits: Hits) -> Iterator[Span]:
         yield from _properties(text, hits)
     if "@" in text and _DSN_HOST.search(text):
         yield from _found(_DSN, text, _cli, "dsn-password")
-    if hits.any(_PROSE_VERBS):
+    if any(verb in lowered for verb in _PROSE_VERBS):
         done = -1
         for start in hits.starts(_PROSE_STARTS):  # _PROSE from each place it may start
             hit = _PROSE_LOWER.match(lowered, start) if start >= done else None
