@@ -103,10 +103,15 @@ def test_header_names_agent_branch_span_and_resume_command(agent: str, name: str
 
 
 def _typed_prompts(path: Path) -> int:
-    """Count, from the raw file, the user lines a person typed (Claude Code's own format)."""
+    """Count, from the raw file, the user lines a person typed (Claude Code's own format): never a
+    subagent's (its task is the parent model's words); a prompt queued while a reply ran is one."""
     count = 0
     for line in path.read_text().splitlines():
         obj = json.loads(line)
+        if obj.get("isSidechain"):
+            continue
+        if obj.get("type") == "attachment" and obj["attachment"].get("type") == "queued_command":
+            count += 1
         if obj.get("type") != "user" or obj.get("isMeta") or obj.get("isCompactSummary"):
             continue
         content = obj["message"]["content"]

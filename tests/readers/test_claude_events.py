@@ -32,9 +32,16 @@ def _run(*args: str) -> str:
 
 
 def _typed_in_raw(path: Path) -> int:
-    """User lines a person typed, from the raw lines: a human origin, or no origin and plain text."""
+    """User lines a person typed, from the raw lines: a human origin, or no origin and plain text;
+    and the prompts queued while a reply ran (``queued_command`` attachments)."""
     count = 0
     for obj in raw_objects(path):
+        attachment = obj.get("attachment")
+        if obj.get("type") == "attachment" and isinstance(attachment, dict) and not obj.get("isSidechain"):
+            count += attachment.get("type") == "queued_command" and bool(
+                str(attachment.get("prompt")).strip()
+            )
+            continue
         message = obj.get("message")
         if obj.get("type") != "user" or not isinstance(message, dict) or obj.get("isMeta"):
             continue
@@ -50,14 +57,14 @@ def _typed_in_raw(path: Path) -> int:
 def test_inspect_counts_typed_prompts_api_errors_and_the_title_source() -> None:
     summary = json.loads(_run("inspect", "--json", str(EVENTS)))
     raw = raw_objects(EVENTS)
-    assert summary["prompts"] == _typed_in_raw(EVENTS) == 2
+    assert summary["prompts"] == _typed_in_raw(EVENTS) == 3  # the queued prompt was typed too
     assert summary["message_roles"]["user"] == 2  # the task notification is no user message
     errors = sum(1 for o in raw if o.get("type") == "system" and o.get("subtype") == "api_error")
     assert summary["notices"] == {"API error": errors, "Task notification": 1}
     titles = [o["aiTitle"] for o in raw if o.get("type") == "ai-title"]
     assert summary["title"] == titles[-1] and summary["title_source"] == "ai-title"
     text = _run("inspect", str(EVENTS))
-    assert "Title     from the ai-title line" in text and "2 typed prompt(s)" in text
+    assert "Title     from the ai-title line" in text and "3 typed prompt(s)" in text
     assert "Notices   API error 4, Task notification 1" in text
 
 
@@ -117,7 +124,9 @@ def test_the_page_shows_each_kind_as_its_row_says() -> None:
 
 def test_only_typed_prompts_are_prompts() -> None:
     session = load_any(EVENTS)
-    assert [e["id"] for e in session.entries if is_typed_prompt(e)] == ["u-1", "u-2"]
+    typed = [e for e in session.entries if is_typed_prompt(e)]
+    assert [e["id"] for e in typed[:2]] == ["u-1", "u-2"]
+    assert [e.get("customType") for e in typed[2:]] == ["claude:queued-command"]
     assert all(not k.custom_type.startswith("claude:") or k.label for k in KINDS.values())
 
 

@@ -88,6 +88,8 @@ def _ttsr(entry: Mapping[str, Any], ctx: Any, meta: Meta) -> Rendered:
 def render_kind(row: LineKind, entry: Mapping[str, Any], meta: Meta) -> Rendered:
     """An entry of an agent's line kind, as its row says (no text: its JSON under "all")."""
     text = content_text(entry.get("content")).strip()
+    if row.typed and text:
+        meta["prompt"] = True  # a prompt the person typed (queued while the agent worked): in the outline
     if not text:
         meta["preview"] = one_line(row.label)
         raw = entry.get("data", entry.get("details"))

@@ -38,6 +38,7 @@ from sessiontree.readers.claude_kinds import (
     api_error_details,
     api_error_text,
     fold_error,
+    is_agent_written,
     is_task_notification,
     notice_of,
     same_error,
@@ -205,7 +206,11 @@ class _Converter:
         for block in results:
             parts.append(("toolResult", self._tool_result(block, obj, len(results) == 1), False))
         if rest or not results:
-            user = {"role": "user", "content": convert_content(rest)}
+            user: dict[str, Any] = {"role": "user", "content": convert_content(rest)}
+            origin = obj.get("origin")
+            by_agent = isinstance(origin, dict) and origin.get("kind") not in (None, "human")
+            if chain != "main" or by_agent or is_agent_written(text_of(rest)):
+                user["synthetic"] = True  # a subagent's task, Claude Code's own words: never typed
             parts.append(("user", user, not results and not _is_local_command(rest)))
         for index, (_, msg, conv) in enumerate(parts):
             last = index == len(parts) - 1

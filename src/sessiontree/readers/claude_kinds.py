@@ -175,6 +175,18 @@ _LINE_NOTICES: dict[str, tuple[str, Callable[[Mapping[str, Any]], str]]] = {
 }
 
 
+AGENT_WRITTEN_PREFIXES = (
+    "Unknown slash command: ",  # Claude Code's answer to a command it does not know
+    "Your task is to create a detailed summary of the conversation so far",  # the compaction agent's task
+)
+"""How user-role texts that Claude Code, not the person, wrote begin (never typed prompts)."""
+
+
+def is_agent_written(text: str) -> bool:
+    """Tell whether a user-role text is one Claude Code wrote (see ``AGENT_WRITTEN_PREFIXES``)."""
+    return text.lstrip().startswith(AGENT_WRITTEN_PREFIXES)
+
+
 def notice_of(kind: str, obj: Mapping[str, Any]) -> tuple[str, str] | None:
     """(customType, text) for a line that is one of the kinds above, else None."""
     if kind == "attachment":
@@ -195,7 +207,7 @@ CLAUDE_KINDS = (
     LineKind(LOCAL_COMMAND, "Command", "command", dump_text=command_text),
     LineKind(TASK_NOTIFICATION, "Task notification", counted=True),
     LineKind("claude:queue-operation", "Queued prompt", "meta", context=False),
-    LineKind("claude:queued-command", "Queued prompt", context=False),
+    LineKind("claude:queued-command", "Queued prompt", context=False, typed=True),
     LineKind("claude:system/stop_hook_summary", "Hooks", context=False),
     LineKind("claude:hook", "Hook output", context=False),
     LineKind("claude:system/away_summary", "While you were away", context=False),

@@ -154,7 +154,7 @@ def _records(values: list[Any], info: dict[str, Any]) -> Iterator[dict[str, Any]
 def _claude_info(values: list[Any]) -> dict[str, Any]:
     # Imported here: the Claude Code reader is for files read now, never for a warm search.
     from sessiontree.readers.claude import TITLE_LINES
-    from sessiontree.readers.claude_kinds import is_task_notification
+    from sessiontree.readers.claude_kinds import is_agent_written, is_task_notification
 
     info: dict[str, Any] = {}
     for value in _records(values, info):
@@ -173,7 +173,11 @@ def _claude_info(values: list[Any]) -> dict[str, Any]:
         blocks = content if isinstance(content, list) else []
         if any(isinstance(b, dict) and b.get("type") == "tool_result" for b in blocks):
             continue
-        if is_task_notification(value, text_of(content)):
+        if (
+            is_task_notification(value, text_of(content))
+            or value.get("isSidechain")
+            or is_agent_written(text_of(content))
+        ):
             continue  # not typed by the user
         text = typed_text(text_of(content))
         if text and not text.startswith("Caveat:"):
@@ -291,6 +295,7 @@ def read_agent_info(path: str | Path, agent: str | None = None) -> SessionInfo |
     """Metadata of one session file of any agent from its first lines; None when it is no session."""
     from sessiontree.readers import detect_values, load_any
     from sessiontree.store.entries import message_of
+    from sessiontree.store.kinds import typed_prompt
 
     path = Path(path)
     try:
@@ -319,6 +324,8 @@ def read_agent_info(path: str | Path, agent: str | None = None) -> SessionInfo |
         count = sum(1 for e in session.entries if message_of(e) is not None)
         last = last_entry_time(session.entries)
         info.setdefault("title", session.title)
+        typed = next((text for e in session.entries if (text := typed_prompt(e))), None)
+        info["prompt"] = typed or info.get("prompt")  # the one rule, where the whole file was read
     return SessionInfo(
         path=path,
         agent=agent,

@@ -28,7 +28,7 @@ Show = Literal["notice", "meta", "error", "command"]
 
 @dataclass(frozen=True, slots=True)
 class LineKind:
-    """How one kind of line is shown, dumped and counted (it is never a typed prompt)."""
+    """How one kind of line is shown, dumped and counted."""
 
     custom_type: str
     """The ``customType`` of the entries of this kind (``claude:system/api_error``)."""
@@ -46,6 +46,9 @@ class LineKind:
     """Counted by ``inspect`` (``notices``: label -> count, folded repeats included)."""
     dump_text: Callable[[str], str] | None = None
     """What ``dump`` prints of the entry's text (default: the text itself)."""
+    typed: bool = False
+    """Typed by the person though not a user message of the conversation (a prompt queued while
+    the agent worked): a typed prompt (``typed_prompt``)."""
 
 
 KINDS: dict[str, LineKind] = {}
@@ -72,17 +75,23 @@ def notice_count(entry: Mapping[str, Any]) -> int:
 
 
 def typed_prompt(entry: Mapping[str, Any]) -> str:
-    """What the user typed in an entry ("" when it is not a typed prompt).
+    """What the person typed in an entry ("" when it is not a typed prompt): the one rule.
 
-    A typed prompt is a ``user`` message with text left once the agents' wrapper markup (slash
-    commands, their output, IDE context, reminders, interruptions) is taken out. Lines the user
-    did not type (task notifications, queued prompts, injected aborts) are never ``user``
-    messages: their readers make them rows of ``KINDS``.
+    A typed prompt is what a person typed: a ``user`` message with text left once the agents'
+    wrapper markup (slash commands, their output, IDE context, reminders, interruptions) is
+    taken out, or an entry of a ``typed`` row (a prompt queued while the agent worked). Never
+    what a model or the agent wrote: a user-role message a reader marks ``synthetic`` (a
+    subagent's task, a compaction's instruction, a command's output) and the rows of lines
+    nobody typed (task notifications, hook output, injected aborts).
     """
-    if entry.get("type") != "message":
+    kind = entry.get("type")
+    if kind in ("custom_message", "custom"):
+        row = kind_of(entry)
+        return typed_text(text_of(entry.get("content"))) if row is not None and row.typed else ""
+    if kind != "message":
         return ""
     message = entry.get("message")
-    if not isinstance(message, Mapping) or message.get("role") != "user":
+    if not isinstance(message, Mapping) or message.get("role") != "user" or message.get("synthetic"):
         return ""
     return typed_text(text_of(message.get("content")))
 
