@@ -135,7 +135,8 @@ def test_a_database_opencode_is_writing_reads_whole_and_its_folder_is_untouched(
     title, ticks = ticks_in(db)
     assert (title, ticks) == (written, list(range(1, written + 1)))  # the WAL's last commit is read
     code, out, err = run("inspect", "--json", str(db))
-    assert code == 0, err and json.loads(out)["title"] == f"{written} ticks"
+    assert code == 0, err
+    assert json.loads(out)["title"] == f"{written} ticks"
     db.parent.chmod(0o755)
     assert folder_state(db.parent) == before  # byte for byte, and no file made beside it
 

@@ -323,8 +323,16 @@ class Catalog:
         return self.entries()
 
     def entries(self) -> list[SessionInfo]:
-        """Every record from the last scan, newest first."""
-        return sorted((c.entry for c in self._cached.values()), key=lambda e: (-e.modified, e.key))
+        """Every record from the last scan, newest first; another agent's session spawned by one
+        listed here (a Codex subagent thread) under it."""
+        found = sorted((c.entry for c in self._cached.values()), key=lambda e: (-e.modified, e.key))
+        keys = {e.id: e.key for e in found if e.agent != "pi" and e.id}
+        return [
+            replace(e, parent_key=keys[e.parent_session or ""])
+            if e.parent_key is None and e.agent != "pi" and keys.get(e.parent_session or "", e.key) != e.key
+            else e
+            for e in found
+        ]
 
     def get(self, key: str) -> SessionInfo | None:
         """The record of one file by key, if listed."""

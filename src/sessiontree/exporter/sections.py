@@ -59,6 +59,8 @@ class HeaderFacts:
     duration: str = ""
     resume: str = ""
     counts: list[tuple[str, int, str]] = field(default_factory=list)
+    parent: str = ""
+    """The session this one was spawned from (a Codex subagent thread names its parent)."""
 
 
 def _parse_ts(value: Any) -> datetime | None:
@@ -106,6 +108,7 @@ def header_facts(session: Session, stats: SessionStats) -> HeaderFacts:
         duration=duration_text((last - first).total_seconds()) if first and last and last > first else "",
         resume=template.format(session.id) if template and SAFE_ID.fullmatch(session.id or "") else "",
         counts=counts,
+        parent=str(header.get("parentSession") or "") if agent != "pi" else "",
     )
 
 

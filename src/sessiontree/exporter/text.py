@@ -93,12 +93,16 @@ def format_system_prompt(prompts: Sequence[str]) -> list[str]:
     return lines
 
 
-def format_configuration(model: str | None, thinking_level: str | None) -> list[str]:
-    """Return the ``## Configuration`` section: model (``provider/id``) and thinking level (the
-    line left out when nothing in the session says it: ``None``)."""
+def format_configuration(
+    model: str | None, thinking_level: str | None, spawned_by: str | None = None
+) -> list[str]:
+    """Return the ``## Configuration`` section: model (``provider/id``), thinking level (the
+    line left out when nothing in the session says it: ``None``) and the session that spawned it."""
     lines = ["## Configuration\n", f"Model: {model or '(not selected)'}"]
     if thinking_level is not None:
         lines.append(f"Thinking Level: {thinking_level}")
+    if spawned_by:
+        lines.append(f"Spawned by: {spawned_by}")
     return [*lines, "\n"]
 
 
@@ -289,6 +293,7 @@ def format_messages_as_text(
     tools: Sequence[Mapping[str, Any]] = (),
     text_filter: TextFilter = "default",
     joints: Mapping[int, str] | None = None,
+    spawned_by: str | None = None,
 ) -> str:
     """Return the dump text of context messages; empty when no message survives the filter.
 
@@ -305,7 +310,7 @@ def format_messages_as_text(
     if not body:
         return ""
     prompts = [system_prompt] if isinstance(system_prompt, str) else list(system_prompt or ())
-    lines = format_system_prompt(prompts) + format_configuration(model, thinking_level)
+    lines = format_system_prompt(prompts) + format_configuration(model, thinking_level, spawned_by)
     if text_filter == "default":
         lines += format_tools(tools)
     # A lone surrogate (legal in JSON, not in UTF-8) would break every clipboard tool.
@@ -349,6 +354,10 @@ def format_session_as_text(
         tools=canonical_tools(list(tools) if tools is not None else init.get("tools")),
         text_filter=filter,
         joints=ctx.joints,
+        spawned_by=parent
+        if isinstance(parent := session.header.get("parentSession"), str)
+        and session.header.get("agent") not in (None, "pi")
+        else None,
     )
 
 

@@ -138,6 +138,8 @@ class _Converter:
             value = as_str(meta.get(key))
             if value and field not in header:
                 header[field] = value
+        if (parent := spawned_by(meta)) is not None and "id" in header and header["id"] != parent:
+            header.setdefault("parentSession", parent)
         git = meta.get("git")
         if isinstance(git, dict) and as_str(git.get("branch")):
             header.setdefault("gitBranch", git["branch"])
@@ -318,6 +320,16 @@ class _Converter:
         header.setdefault("id", path.stem)
         header["agent"] = "codex"
         return make_session(path, header, self.build.entries, bad, self.last_id)
+
+
+def spawned_by(meta: dict[str, Any]) -> str | None:
+    """The thread a subagent's rollout was spawned by (``source.subagent.thread_spawn.parent_thread_id``,
+    or the later top-level ``parent_thread_id``), else None."""
+    source = meta.get("source")
+    sub = source.get("subagent") if isinstance(source, dict) else None
+    spawn = sub.get("thread_spawn") if isinstance(sub, dict) else None
+    parent = spawn.get("parent_thread_id") if isinstance(spawn, dict) else meta.get("parent_thread_id")
+    return as_str(parent)
 
 
 def has_response_messages(values: list[tuple[int, Any]]) -> bool:

@@ -186,6 +186,7 @@ def _claude_info(values: list[Any]) -> dict[str, Any]:
 
 
 def _codex_info(values: list[Any]) -> dict[str, Any]:
+    from sessiontree.readers.codex import spawned_by
     from sessiontree.readers.codex_items import ABORTED_PREFIX, CONTEXT_PREFIXES
 
     info: dict[str, Any] = {}
@@ -195,6 +196,8 @@ def _codex_info(values: list[Any]) -> dict[str, Any]:
         inner = value.get("payload")
         payload: dict[str, Any] = inner if isinstance(inner, dict) else value
         if value.get("type") == "session_meta" or (not info and "instructions" in value and "id" in value):
+            if "sessionId" not in info:
+                info["parent"] = spawned_by(payload)
             info.setdefault("sessionId", payload.get("id"))
             info.setdefault("cwd", payload.get("cwd"))
             info.setdefault("timestamp", payload.get("timestamp"))
@@ -338,6 +341,7 @@ def read_agent_info(path: str | Path, agent: str | None = None) -> SessionInfo |
         size=st.st_size,
         message_count=count,
         last_activity=last,
+        parent_session=as_str(info.get("parent")),
     )
 
 

@@ -53,6 +53,8 @@ class SessionSummary:
     repairs: list[dict[str, Any]] = field(default_factory=list)
     title_slot: bool = False
     subagents: list[dict[str, Any]] = field(default_factory=list)
+    parent_session: str | None = None
+    """The session this one was spawned or forked from (its header's ``parentSession``)."""
     title_source: str | None = None
     """Where another agent's title came from (Claude Code: ``ai-title``, ``custom-title``, ``summary``)."""
     header_time: str | None = None
@@ -141,6 +143,7 @@ def summarize_session(session: Session) -> SessionSummary:
         repairs=[{"line": r.lineno, "kind": r.kind, "text": r.text} for r in session.repairs],
         title_slot=session.title_slot is not None,
         title_source=_str(session.header.get("titleSource")),
+        parent_session=_str(session.header.get("parentSession")),
         subagents=[_subagent(agent_id, path) for agent_id, path in subagent_files(session.path).items()],
     )
 
@@ -193,6 +196,8 @@ def format_summary(summary: SessionSummary) -> str:
     ]
     if summary.title_source:
         lines.insert(1, f"Title     from the {safe(summary.title_source)} line")
+    if summary.parent_session:
+        lines.insert(2, f"Parent    {safe(summary.parent_session)}")
     if summary.notices:
         lines.append(f"Notices   {counts(summary.notices)}")
     if summary.bad_lines:
