@@ -19,7 +19,7 @@ from sessiontree.exporter.sections import (
     render_header,
     render_system,
 )
-from sessiontree.exporter.stats import compute_stats, cumulative_by_turn
+from sessiontree.exporter.stats import UsageMemo, compute_stats, cumulative_by_turn
 from sessiontree.store import Session, SessionTree
 from sessiontree.store.kinds import typed_prompt
 from sessiontree.store.pricing import within_lookup_budget
@@ -123,12 +123,13 @@ def render_shell(session: Session, options: RenderOptions | None = None) -> Page
         list(opts.tools) if opts.tools is not None else init.get("tools")
     )
     title = _title(session)
-    stats = compute_stats(session.entries)
+    memo: UsageMemo = {}  # the chart's messages priced once, by the totals
+    stats = compute_stats(session.entries, memo)
     header = render_header(
         session,
         title=title,
         stats=stats,
-        chart_points=cumulative_by_turn(session.tree.path_to(leaf)) if leaf else [],
+        chart_points=cumulative_by_turn(session.tree.path_to(leaf), memo) if leaf else [],
     )
     return PageShell(
         title=title,

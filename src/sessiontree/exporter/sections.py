@@ -63,11 +63,10 @@ class HeaderFacts:
     """The session this one was spawned from (a Codex subagent thread names its parent)."""
 
 
-def _parse_ts(value: Any) -> datetime | None:
+def _millis(value: Any) -> int | None:
     if not isinstance(value, str) or len(value) < 19:
         return None
-    ms = time_millis(value)  # the one clamped conversion: out of 1970..9999 UTC is no time
-    return None if ms is None else utc_datetime(ms / 1000)
+    return time_millis(value)  # the one clamped conversion: out of 1970..9999 UTC is no time
 
 
 def duration_text(seconds: float) -> str:
@@ -92,8 +91,10 @@ def header_facts(session: Session, stats: SessionStats) -> HeaderFacts:
     agent = header.get("agent") if isinstance(header.get("agent"), str) else "pi"
     if agent == "pi" and session.path is not None and ".omp" in session.path.parts:
         agent = "omp"
-    times = [t for t in (_parse_ts(e.get("timestamp")) for e in session.entries) if t is not None]
-    first, last = (min(times), max(times)) if times else (None, None)
+    millis = [m for m in (_millis(e.get("timestamp")) for e in session.entries) if m is not None]
+    first, last = (
+        (utc_datetime(min(millis) / 1000), utc_datetime(max(millis) / 1000)) if millis else (None, None)
+    )
     template = RESUME.get(str(agent))
     counts = [
         (key, n, COUNT_NAMES[key][n != 1]) for key, n in stats.counts.items() if n and key in COUNT_NAMES

@@ -37,13 +37,24 @@ class SessionStats:
         return self.costs.amount
 
 
-def usage_of(message: Mapping[str, Any], when: object = None) -> tuple[dict[str, int], Cost]:
+Usage = tuple[dict[str, int], Cost]
+UsageMemo = dict[int, Usage]
+"""Usage by ``id()`` of its message, for one pass over a session that is alive meanwhile: the
+header's totals and its chart along the path price each message once."""
+
+
+def usage_of(message: Mapping[str, Any], when: object = None, memo: UsageMemo | None = None) -> Usage:
     """Return (tokens by kind, cost) of one assistant message (zeros when it has no usage)."""
+    if memo is not None and (known := memo.get(id(message))) is not None:
+        return known
     usage = message.get("usage")
     if not isinstance(usage, Mapping):
         return dict.fromkeys(TOKEN_KEYS, 0), Cost(None)
     cost = usage_cost(usage, message.get("provider"), message.get("model"), when)
-    return {k: count_of(usage.get(k)) for k in TOKEN_KEYS}, cost
+    found = {k: count_of(usage.get(k)) for k in TOKEN_KEYS}, cost
+    if memo is not None:
+        memo[id(message)] = found
+    return found
 
 
 def _model_of(message: Mapping[str, Any]) -> str:
@@ -53,14 +64,14 @@ def _model_of(message: Mapping[str, Any]) -> str:
     return ""
 
 
-def _add_usage(stats: SessionStats, holder: Mapping[str, Any], when: object) -> None:
-    used, cost = usage_of(holder, when)
+def _add_usage(stats: SessionStats, holder: Mapping[str, Any], when: object, memo: UsageMemo | None) -> None:
+    used, cost = usage_of(holder, when, memo)
     for key, value in used.items():
         stats.tokens[key] += value
     stats.costs.add(cost)
 
 
-def compute_stats(entries: Iterable[Mapping[str, Any]]) -> SessionStats:
+def compute_stats(entries: Iterable[Mapping[str, Any]], memo: UsageMemo | None = None) -> SessionStats:
     """Count entries by kind and add up tokens, cost and models over the whole session."""
     stats = SessionStats()
     counts = stats.counts
@@ -81,14 +92,14 @@ def compute_stats(entries: Iterable[Mapping[str, Any]]) -> SessionStats:
                     counts["toolCalls"] += sum(
                         1 for b in content if isinstance(b, Mapping) and b.get("type") == "toolCall"
                     )
-                _add_usage(stats, message, entry.get("timestamp"))
+                _add_usage(stats, message, entry.get("timestamp"), memo)
                 model = _model_of(message)
                 if model:
                     models[model] = None
             elif role == "toolResult":
                 counts["toolResults"] += 1
                 # a subagent's spend, when its task result records it
-                _add_usage(stats, message, entry.get("timestamp"))
+                _add_usage(stats, message, entry.get("timestamp"), memo)
             elif role in ("custom", "hookMessage"):
                 counts["custom"] += 1
             elif role == "compactionSummary":
@@ -99,13 +110,13 @@ def compute_stats(entries: Iterable[Mapping[str, Any]]) -> SessionStats:
             counts["custom"] += 1
         elif kind == "compaction":
             counts["compactions"] += 1
-            _add_usage(stats, entry, entry.get("timestamp"))
+            _add_usage(stats, entry, entry.get("timestamp"), memo)
         elif kind == "branch_summary":
             counts["branchSummaries"] += 1
-            _add_usage(stats, entry, entry.get("timestamp"))
+            _add_usage(stats, entry, entry.get("timestamp"), memo)
         elif kind == "model_usage":
             # Calls outside the transcript (titles, summaries, classifiers) cost too.
-            _add_usage(stats, entry, entry.get("timestamp"))
+            _add_usage(stats, entry, entry.get("timestamp"), memo)
             model = _model_of(entry)
             if model:
                 models[model] = None
@@ -115,7 +126,9 @@ def compute_stats(entries: Iterable[Mapping[str, Any]]) -> SessionStats:
     return stats
 
 
-def cumulative_by_turn(path: Iterable[Mapping[str, Any]]) -> list[tuple[int, float]]:
+def cumulative_by_turn(
+    path: Iterable[Mapping[str, Any]], memo: UsageMemo | None = None
+) -> list[tuple[int, float]]:
     """Return cumulative (tokens, cost) at the end of each user turn along a path."""
     points: list[tuple[int, float]] = []
     total_tokens, total_cost, in_turn = 0, 0.0, False
@@ -128,7 +141,7 @@ def cumulative_by_turn(path: Iterable[Mapping[str, Any]]) -> list[tuple[int, flo
                 points.append((total_tokens, total_cost))
             in_turn = True
         elif message.get("role") == "assistant":
-            used, cost = usage_of(message, entry.get("timestamp"))
+            used, cost = usage_of(message, entry.get("timestamp"), memo)
             total_tokens += sum(used.values())
             total_cost += cost.amount or 0.0
             in_turn = True
