@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import gc
+import shutil
 import sqlite3
 from pathlib import Path
 from typing import Any
@@ -11,6 +13,7 @@ import pytest
 from sessiontree.exporter import ExportOptions
 from sessiontree.exporter import api as api_module
 from sessiontree.exporter.fragment_cache import FILE_NAME, FragmentCache
+from sessiontree.exporter.recipe import make_page
 from sessiontree.exporter.render import render_entry
 from sessiontree.pages import export as export_module
 from sessiontree.pages.export import export_to_file
@@ -67,7 +70,8 @@ def test_load_warnings_are_given_again_from_the_page_cache(
 
 
 def test_a_changed_file_or_option_misses(gen_session: GenSession, tmp_path: Path) -> None:
-    path = gen_session(20)
+    path = tmp_path / "session.jsonl"  # a copy: the generated file is shared by other tests
+    shutil.copyfile(gen_session(20), path)
     cache = FragmentCache(tmp_path / "cache")
     first, _ = export(path, tmp_path / "a.html", cache)
     dark, _ = export(path, tmp_path / "b.html", cache, theme="dark")
@@ -123,7 +127,8 @@ def _records(folder: Path) -> int:
 def test_a_file_never_seen_keeps_its_page_and_a_changed_one_its_fragments_too(
     gen_session: GenSession, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    path = gen_session(20)
+    path = tmp_path / "session.jsonl"  # a copy: the generated file is shared by other tests
+    shutil.copyfile(gen_session(20), path)
     cache = FragmentCache(tmp_path / "cache")
     export(path, tmp_path / "a.html", cache)
     cache.flush()
@@ -149,3 +154,23 @@ def test_a_file_never_seen_keeps_its_page_and_a_changed_one_its_fragments_too(
     assert rendered == []
     monkeypatch.undo()
     assert again == export(path, tmp_path / "e.html", None)[0]
+
+
+def test_the_loaded_session_is_out_of_the_collectors_walks_while_rendered_and_back_after(
+    gen_session: GenSession, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    path = gen_session(10)
+    frozen: list[int] = []
+    real = make_page
+
+    def watched(*args: Any, **kwargs: Any) -> Any:
+        frozen.append(gc.get_freeze_count())
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(export_module, "make_page", watched)
+    before = gc.get_freeze_count()
+    page, _ = export(path, tmp_path / "a.html", None)
+    assert frozen and frozen[0] > before  # the session (and what else lived) frozen for the render
+    assert gc.get_freeze_count() == before
+    monkeypatch.undo()
+    assert page == export(path, tmp_path / "b.html", None)[0]

@@ -12,6 +12,7 @@ from sessiontree.exporter.options import ExportOptions
 from sessiontree.exporter.recipe import PageTarget, make_page
 from sessiontree.readers import load_for_export
 from sessiontree.store.atomic import write_atomic
+from sessiontree.store.jsonl import frozen_gc
 from sessiontree.store.surrogates import SURROGATES
 
 
@@ -59,16 +60,6 @@ def export_to_file(
     # A page with missing images is not kept whole: it must change when they turn up.
     keep = cache is not None and key is not None and not session.missing_blobs
     fragments = cache if cache is not None and cache.seen(Path(input_path)) else None
-    page = make_page(session, opts, PageTarget(cache=fragments))
-    # The page drops the entries once they are rendered; holding them here would keep the
-    # whole session alive while the page is written.
-    del session
-    if not keep:
-        write_atomic(out, page.chunks)
-        if cache is not None:
-            cache.mark_seen(Path(input_path))
-            cache.flush()
-        return out
     kept: list[bytes] = []
 
     def keeping(chunks: Iterable[str]) -> Iterator[bytes]:
@@ -76,9 +67,20 @@ def export_to_file(
             kept.append(chunk.encode("utf-8", SURROGATES))  # as write_atomic encodes text
             yield kept[-1]
 
-    write_atomic(out, keeping(page.chunks))  # the page held once, as bytes (not as text, then bytes)
+    with frozen_gc():  # the loaded session: rendered and written, never walked by the collector
+        page = make_page(session, opts, PageTarget(cache=fragments))
+        # The page drops the entries once they are rendered; holding them here would keep the
+        # whole session alive while the page is written.
+        del session
+        # the page held once, as bytes (not as text, then bytes)
+        write_atomic(out, keeping(page.chunks) if keep else page.chunks)
+    if cache is not None:
+        cache.mark_seen(Path(input_path))
+    if not keep:
+        if cache is not None:
+            cache.flush()
+        return out
     assert cache is not None and key is not None
-    cache.mark_seen(Path(input_path))
     cache.put_page(key, warnings, kept)
     return out
 
