@@ -34,7 +34,7 @@ DETECTION_ORDER: tuple[str, ...] = tuple(AGENT_LABELS)
 
 def _readers() -> dict[str, Reader]:
     """The registry, its readers imported on first use (a warm ``search`` needs none of them)."""
-    from sessiontree.readers import claude, codex, gemini, opencode, pi, qwen  # noqa: F401  (each registers its reader)
+    from sessiontree.readers import claude, codex, crush, gemini, opencode, pi, qwen  # noqa: F401  (each registers its reader)
 
     return READERS
 
@@ -77,7 +77,7 @@ def detect_agent(path: str | Path) -> str | None:
 def sniff_database(path: Path) -> str | None:
     """The agent whose database a SQLite file is (its tables read in place, else from a copy when
     a checkpoint tore the read)."""
-    from sessiontree.readers.opencode_db import copy_tables
+    from sessiontree.readers.database_copy import copy_tables
 
     return agent_of_tables(database_tables(path) or copy_tables(path))
 

@@ -14,10 +14,10 @@ from pathlib import Path
 from typing import Any
 
 from sessiontree.readers.base import as_str, read_prefix_values
+from sessiontree.readers.db_mirror import is_mirror_file, mirror_source, sync_mirror
 from sessiontree.readers.opencode_layout import field, iso_time
 from sessiontree.readers.opencode_layout import is_session_path as is_opencode_session
 from sessiontree.readers.opencode_layout import is_storage_folder as is_opencode_storage_folder
-from sessiontree.readers.opencode_mirror import is_mirror_file, mirror_source, sync_mirror
 from sessiontree.store.claude_markup import typed_text
 from sessiontree.store.content import text_of
 from sessiontree.store.discovery import SessionInfo, one_line, scandir_sorted
@@ -45,18 +45,34 @@ def default_roots(home: Path | None = None) -> list[tuple[str, Path]]:
     """The default folders of the other agents that exist here, as (agent, folder)."""
     base = Path(home) if home is not None else Path.home()
     found = [(agent, base / rel) for agent, rel in DEFAULT_ROOTS if (base / rel).is_dir()]
-    return found + opencode_roots(None if home is None else base / ".local" / "share")
+    data = None if home is None else base / ".local" / "share"
+    return found + opencode_roots(data) + crush_roots(data)
+
+
+def crush_roots(data_dir: Path | None = None) -> list[tuple[str, Path]]:
+    """Crush's sessions: one mirror folder in our cache for each project database it notes."""
+    from sessiontree.readers.crush import project_databases
+    from sessiontree.readers.db_mirror import prepare_mirror
+
+    found: list[tuple[str, Path]] = []
+    for db in project_databases(data_dir):
+        try:
+            found.append(("crush", prepare_mirror(db, "crush")))
+        except OSError:
+            continue  # no cache dir to mirror it into
+    return found
 
 
 def opencode_roots(data_dir: Path | None = None) -> list[tuple[str, Path]]:
-    """OpenCode's sessions: its database's mirror folder in our cache (``readers.opencode_mirror``),
+    """OpenCode's sessions: its database's mirror folder in our cache (``readers.db_mirror``),
     else, before OpenCode 1.x moved them into the database, its storage folder."""
-    from sessiontree.readers.opencode_mirror import database_path, prepare_mirror
+    from sessiontree.readers.db_mirror import prepare_mirror
+    from sessiontree.readers.opencode_db import database_path
 
     db = database_path(data_dir)
     if db.is_file():
         try:
-            return [("opencode", prepare_mirror(db))]
+            return [("opencode", prepare_mirror(db, "opencode"))]
         except OSError:
             pass  # no cache dir to mirror it into: the storage folder, if any
     storage = db.parent / "storage"
@@ -285,7 +301,14 @@ def _qwen_info(values: list[Any]) -> dict[str, Any]:
     return info
 
 
+def _crush_info(values: list[Any]) -> dict[str, Any]:
+    from sessiontree.readers.crush import crush_info
+
+    return crush_info(values[0] if values and isinstance(values[0], dict) else {})
+
+
 _INFO = {
+    "crush": _crush_info,
     "claude": _claude_info,
     "codex": _codex_info,
     "gemini": _gemini_info,

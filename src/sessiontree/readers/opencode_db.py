@@ -8,108 +8,20 @@ OpenCode 1.x keeps every session in one database (``packages/opencode/src/sessio
 here becomes the document ``opencode export`` prints (``{info, messages: [{info, parts}]}``),
 so one reader (``readers.opencode``) reads both.
 
-OpenCode writes the database in WAL mode while it runs. Opening it, even with SQLite's
-``mode=ro``, would create or write its ``-shm`` file, and a last connection may checkpoint the
-WAL into it; so the database is never opened in place: its file and its ``-wal`` are copied
-into a private temp folder (the copy retried when a checkpoint changed the database file while
-it was made) and the copy is read. A WAL appended to during the copy ends in a torn frame,
-which SQLite's recovery leaves out: the copy is a committed state.
+It is read through a private copy (``readers.database_copy``).
 """
 
 from __future__ import annotations
 
-import contextlib
-import hashlib
 import json
-import shutil
 import sqlite3
-import tempfile
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from sessiontree.errors import InvalidSession, SessionNotFound, SessiontreeError
-
-COPY_ATTEMPTS = 50
-"""How many times a copy is made again when a checkpoint changed the database under it."""
-
-CHUNK = 1 << 20
-WAL_HEADER = 32
+from sessiontree.errors import InvalidSession
+from sessiontree.readers.database_copy import open_copy
 
 SESSION_TIMES = ("created", "updated", "compacting", "archived")
-
-
-def _copy_hashing(source: Path, target: Path) -> bytes:
-    """Copy a file, returning the digest of the bytes copied."""
-    digest = hashlib.sha256()
-    with open(source, "rb") as src, open(target, "wb") as dst:
-        while chunk := src.read(CHUNK):
-            digest.update(chunk)
-            dst.write(chunk)
-    return digest.digest()
-
-
-def _digest(path: Path) -> bytes:
-    digest = hashlib.sha256()
-    with open(path, "rb") as fh:
-        while chunk := fh.read(CHUNK):
-            digest.update(chunk)
-    return digest.digest()
-
-
-def _wal_generation(path: Path | str) -> bytes | None:
-    """The checkpoint sequence number and salts of a WAL file's header (None: no WAL, or empty).
-
-    SQLite changes them each time it starts the WAL over (after a checkpoint wrote all of it back).
-    """
-    try:
-        with open(path, "rb") as fh:
-            header = fh.read(WAL_HEADER)
-    except FileNotFoundError:
-        return None
-    return header[12:24] if len(header) == WAL_HEADER else None
-
-
-def _copy_consistent(db: Path, copy: Path) -> bool:
-    """Copy a database and its WAL; True when the two copies make one committed state.
-
-    With a WAL, the copy is whole when the WAL was not started over from before the database
-    was copied until after the WAL was: the pages a checkpoint wrote into the database while it
-    was copied come from frames that were already in the WAL, which the WAL copy holds, and
-    SQLite reads a page from the WAL before the database (a torn last frame is left out).
-    Without a WAL, the database's bytes must be the same read again.
-    """
-    wal, wal_copy = Path(f"{db}-wal"), Path(f"{copy}-wal")
-    generation = _wal_generation(wal)
-    copied = _copy_hashing(db, copy)
-    wal_copy.unlink(missing_ok=True)
-    with contextlib.suppress(FileNotFoundError):
-        shutil.copyfile(wal, wal_copy)
-    if generation is not None:
-        return _wal_generation(wal_copy) == generation == _wal_generation(wal)
-    if _wal_generation(wal) is not None:
-        return False  # a WAL began while the database was copied
-    wal_copy.unlink(missing_ok=True)
-    return _digest(db) == copied
-
-
-@contextlib.contextmanager
-def open_copy(db: Path) -> Iterator[sqlite3.Connection]:
-    """A connection to a consistent private copy of a live SQLite database (its folder untouched:
-    no ``-shm`` made, no lock taken, no checkpoint run). File times are no proof that nothing
-    changed: they move in clock ticks of milliseconds; the WAL's header says when it restarted."""
-    with tempfile.TemporaryDirectory(prefix="sessiontree-db-") as tmp:
-        copy = Path(tmp) / "copy.db"
-        try:
-            if not any(_copy_consistent(db, copy) for _ in range(COPY_ATTEMPTS)):
-                raise InvalidSession(f"{db} kept changing while it was copied; try again")
-        except FileNotFoundError:
-            raise SessionNotFound(f"File not found: {db}") from None
-        connection = sqlite3.connect(copy)
-        try:
-            yield connection
-        finally:
-            connection.close()
 
 
 def _loads(text: Any) -> dict[str, Any]:
@@ -162,16 +74,6 @@ def _document(connection: sqlite3.Connection, row: sqlite3.Row) -> dict[str, Any
     return {"info": _session_info(row), "messages": messages}
 
 
-def copy_tables(db: Path) -> frozenset[str]:
-    """The table names of a database, read from a consistent copy (empty when it cannot be read)."""
-    try:
-        with open_copy(db) as connection:
-            rows = connection.execute("SELECT name FROM sqlite_master WHERE type = 'table'").fetchall()
-    except (sqlite3.Error, OSError, SessiontreeError):
-        return frozenset()
-    return frozenset(str(name) for (name,) in rows)
-
-
 def read_documents(connection: sqlite3.Connection, ids: list[str] | None = None) -> list[dict[str, Any]]:
     """The sessions of a database copy (every one, or those of ``ids``) as export documents,
     the most recently updated last."""
@@ -202,3 +104,17 @@ def load_documents(db: Path, ids: list[str] | None = None) -> list[dict[str, Any
             return read_documents(connection, ids)
         except sqlite3.DatabaseError as exc:
             raise InvalidSession(f"{db}: not a readable OpenCode database ({exc})") from None
+
+
+def id_documents(
+    connection: sqlite3.Connection, ids: list[str], db: Path
+) -> list[tuple[str, dict[str, Any]]]:
+    """(session id, export document) of the sessions of ``ids``, for a mirror (``readers.db_mirror``)."""
+    return [(str(d["info"]["id"]), d) for d in read_documents(connection, ids)]
+
+
+def database_path(data_dir: Path | None = None) -> Path:
+    """Where OpenCode keeps its database: ``$XDG_DATA_HOME/opencode/opencode.db``."""
+    from sessiontree.store.paths import default_data_dir
+
+    return (data_dir or default_data_dir()) / "opencode" / "opencode.db"

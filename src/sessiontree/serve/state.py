@@ -22,7 +22,7 @@ import anyio
 from anyio import CapacityLimiter
 
 from sessiontree.errors import SessiontreeError
-from sessiontree.readers.opencode_mirror import mirror_source, sync_mirror
+from sessiontree.readers.db_mirror import mirror_source, sync_mirror
 from sessiontree.serve.archive_routes import ArchiveService
 from sessiontree.serve.config import ServeConfig
 from sessiontree.serve.followed import FollowedSessions, topic_of
@@ -68,8 +68,8 @@ class ServeState:
             nav=urls.nav(),
         )
         self.watcher = Watcher(config.roots, self.on_changes, self.hub.closed)
-        # An OpenCode database's sessions are files of a cache folder, written from the database
-        # when it changes (``readers.opencode_mirror``): checked at each tick of the watcher.
+        # A database's sessions (OpenCode, Crush) are files of a cache folder, written from the database
+        # when it changes (``readers.db_mirror``): checked at each tick of the watcher.
         self.mirrors = [root for root in config.roots if mirror_source(root) is not None]
         self._mirroring: asyncio.Task[None] | None = None
         self._archive_dirty = asyncio.Event()

@@ -27,6 +27,7 @@ AGENT_LABELS: dict[str, str] = {
     "gemini": "Gemini CLI",
     "opencode": "OpenCode",
     "qwen": "Qwen Code",
+    "crush": "Crush",
     "claude": "Claude Code",
 }
 """The name people know each agent by, in detection order (most specific first)."""
@@ -85,6 +86,8 @@ def agent_of_tables(tables: frozenset[str]) -> str | None:
     """The agent whose database has these tables, or None."""
     if {"session", "message", "part"} <= tables:
         return "opencode"
+    if {"sessions", "messages", "files"} <= tables:
+        return "crush"
     return None
 
 
@@ -193,12 +196,19 @@ def is_qwen_file(values: list[Any]) -> bool:
     return any(is_qwen_line(v) for v in values)
 
 
+def is_crush_file(values: list[Any]) -> bool:
+    """A Crush session's document (``readers.crush``): ``{"crushSession": {id, ...}, "messages": [...]}``."""
+    first = values[0] if values else None
+    return isinstance(first, dict) and isinstance(first.get("crushSession"), dict) and "messages" in first
+
+
 _SNIFFERS = {
     "pi": is_pi_file,
     "codex": is_codex_file,
     "gemini": is_gemini_file,
     "opencode": is_opencode_file,
     "qwen": is_qwen_file,
+    "crush": is_crush_file,
     "claude": is_claude_file,
 }
 

@@ -1,12 +1,13 @@
-"""An OpenCode database's sessions as ``opencode export`` files in our cache, for the many-session commands.
+"""An agent's database of sessions as one file a session in our cache, for the many-session commands.
 
 ``list``, ``search``, ``stats``, ``serve`` and ``build`` walk folders of session files. OpenCode
-keeps all its sessions in one database, so each is written, the way ``opencode export`` prints
-it, into a folder of our cache (``<cache>/opencode/<hash of the database's path>/ses_….json``),
-named by the file ``.opencode-db`` there. Walking that folder first brings it up to date: only
-when the database or its WAL changed, and only the sessions whose rows changed are written again
-(atomically, their mtime the session's last change). The user's folder is only ever read
-(``readers.opencode_db``).
+and Crush keep all their sessions in one SQLite database, so each session is written, as one
+JSON document (``opencode export``'s for OpenCode, ``readers.crush``'s for Crush), into a folder
+of our cache (``<cache>/<agent>/<hash of the database's path>/<session id>.json``), named by its
+file ``.mirrored-db`` (``{"db": path, "agent": name}``). Walking that folder first brings it up to
+date: only when the database or its WAL changed, and only the sessions whose rows changed are
+written again (atomically, their mtime the session's last change). The user's folder is only
+ever read (``readers.database_copy``).
 """
 
 from __future__ import annotations
@@ -17,17 +18,18 @@ import json
 import os
 import re
 import sqlite3
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 from sessiontree.errors import SessiontreeError
-from sessiontree.readers.opencode_db import open_copy, read_documents, session_stamps
+from sessiontree.readers.database_copy import open_copy
 from sessiontree.store.atomic import make_private_dir, write_atomic
 from sessiontree.store.jsonl import decode_text
-from sessiontree.store.paths import default_cache_dir, default_data_dir
+from sessiontree.store.paths import default_cache_dir
 
-SOURCE_NAME = ".opencode-db"
-"""The file of a mirror folder that names the database it mirrors."""
+SOURCE_NAME = ".mirrored-db"
+"""The file of a mirror folder that names the database it mirrors and its agent."""
 
 STATE_NAME = ".state.json"
 """The file of a mirror folder that holds what was mirrored: the database's stat, each session's stamp."""
@@ -35,33 +37,44 @@ STATE_NAME = ".state.json"
 _SAFE_ID = re.compile(r"^[A-Za-z0-9_-]{1,200}$")
 
 
-def database_path(data_dir: Path | None = None) -> Path:
-    """Where OpenCode keeps its database: ``$XDG_DATA_HOME/opencode/opencode.db``."""
-    return (data_dir or default_data_dir()) / "opencode" / "opencode.db"
+Stamps = Callable[[sqlite3.Connection], dict[str, int]]
+Documents = Callable[[sqlite3.Connection, list[str], Path], list[tuple[str, dict[str, Any]]]]
 
 
-def mirror_dir(db: Path, cache_dir: Path | None = None) -> Path:
-    """The cache folder that holds a database's sessions as export files."""
+def _formats() -> dict[str, tuple[Stamps, Documents]]:
+    """Agent -> (its sessions' last changes, its sessions as (id, document)), read from a copy."""
+    from sessiontree.readers import crush, opencode_db
+
+    return {
+        "opencode": (opencode_db.session_stamps, opencode_db.id_documents),
+        "crush": (crush.session_stamps, crush.id_documents),
+    }
+
+
+def mirror_dir(db: Path, agent: str, cache_dir: Path | None = None) -> Path:
+    """The cache folder that holds a database's sessions as files."""
     digest = hashlib.sha256(str(db.absolute()).encode("utf-8", "surrogateescape")).hexdigest()[:16]
-    return (cache_dir or default_cache_dir()) / "opencode" / digest
+    return (cache_dir or default_cache_dir()) / agent / digest
 
 
-def prepare_mirror(db: Path, cache_dir: Path | None = None) -> Path:
+def prepare_mirror(db: Path, agent: str, cache_dir: Path | None = None) -> Path:
     """The mirror folder of a database, made (and named after its database) when missing."""
-    folder = mirror_dir(db, cache_dir)
+    folder = mirror_dir(db, agent, cache_dir)
     make_private_dir(folder)
-    source = folder / SOURCE_NAME
-    if mirror_source(folder) != db.absolute():
-        write_atomic(source, str(db.absolute()), readable=False)
+    if mirror_source(folder) != (db.absolute(), agent):
+        source = json.dumps({"db": str(db.absolute()), "agent": agent})
+        write_atomic(folder / SOURCE_NAME, source, readable=False)
     return folder
 
 
-def mirror_source(folder: Path) -> Path | None:
-    """The database a mirror folder mirrors, or None for any other folder."""
+def mirror_source(folder: Path) -> tuple[Path, str] | None:
+    """The database a mirror folder mirrors and its agent, or None for any other folder."""
     try:
-        return Path(decode_text((folder / SOURCE_NAME).read_bytes()).strip())
+        value = json.loads(decode_text((folder / SOURCE_NAME).read_bytes()))
     except (OSError, ValueError):
         return None
+    db, agent = (value.get("db"), value.get("agent")) if isinstance(value, dict) else (None, None)
+    return (Path(db), agent) if isinstance(db, str) and isinstance(agent, str) else None
 
 
 def is_mirror_file(path: Path) -> bool:
@@ -94,9 +107,11 @@ def _file_name(session_id: str) -> str:
 def sync_mirror(folder: Path) -> None:
     """Bring a mirror folder up to date with its database (nothing is read when neither the
     database nor its WAL changed). A database that cannot be read leaves the folder as it was."""
-    db = mirror_source(folder)
-    if db is None:
+    source = mirror_source(folder)
+    if source is None or source[1] not in _formats():
         return
+    db, agent = source
+    stamps_of, documents_of = _formats()[agent]
     state = _load_state(folder)
     seen = {"db": _stat_of(db), "wal": _stat_of(Path(f"{db}-wal"))}
     if seen["db"] is None:
@@ -107,16 +122,15 @@ def sync_mirror(folder: Path) -> None:
     known: dict[str, int] = before if isinstance(before, dict) else {}
     try:
         with open_copy(db) as connection:
-            stamps = session_stamps(connection)
+            stamps = stamps_of(connection)
             changed = [
                 sid for sid, stamp in stamps.items()
                 if known.get(sid) != stamp or not (folder / _file_name(sid)).is_file()
             ]  # fmt: skip
-            documents = read_documents(connection, changed) if changed else []
+            documents = documents_of(connection, changed, db) if changed else []
     except (sqlite3.Error, OSError, SessiontreeError):
         return
-    for document in documents:
-        sid = str(document["info"]["id"])
+    for sid, document in documents:
         path = folder / _file_name(sid)
         write_atomic(path, json.dumps(document, indent=2, ensure_ascii=False), readable=False)
         with contextlib.suppress(OSError, ValueError, OverflowError):

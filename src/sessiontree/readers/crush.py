@@ -1,0 +1,310 @@
+"""Crush's SQLite database (``<project>/.crush/crush.db``) read into the session model.
+
+Crush (charmbracelet/crush, ``internal/db/migrations``, ``internal/message/content.go``) keeps a
+project's sessions in ``sessions`` (``id``, ``parent_session_id``: an agent tool's sub-session,
+``title``, ``prompt_tokens``, ``completion_tokens``, ``cost``, ``created_at`` / ``updated_at`` in
+seconds) and ``messages`` (``id``, ``session_id``, ``role`` user / assistant / tool / system,
+``parts``: a JSON list of ``{type, data}`` with type ``text``, ``reasoning``, ``tool_call``
+(``input`` a JSON string), ``tool_result``, ``finish`` (``reason``: end_turn, tool_use, canceled,
+error, ...), ``image_url``, ``binary``, ``shell_command``; ``model``, ``created_at``). Crush notes
+every project it opened in ``$XDG_DATA_HOME/crush/projects.json`` (``{projects: [{path,
+data_dir}]}``): that is how its databases are found. The database is read through a private copy
+(``readers.database_copy``); a session of it, for the many-session commands, is the document
+``{"crushSession": <session row>, "messages": [<message row, parts parsed>]}`` (``readers.db_mirror``).
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any, ClassVar
+
+from sessiontree.readers.base import as_str, make_session, register
+from sessiontree.readers.database_copy import open_copy
+from sessiontree.store.entries import Entry
+from sessiontree.store.formats import AGENT_LABELS, is_crush_file, is_sqlite_file
+from sessiontree.store.jsonl import BadLine, decode_text
+from sessiontree.store.kinds import LineKind, add_kinds
+from sessiontree.store.paths import default_data_dir
+from sessiontree.store.session import Session
+
+CRUSH_KINDS = (
+    LineKind("crush:error", "Error", show="error", counted=True),
+    LineKind("crush:canceled", "Canceled", context=False),
+)
+"""Crush's message endings that are not conversation (see ``store.kinds``)."""
+add_kinds(CRUSH_KINDS)
+
+
+def _iso(value: Any) -> str | None:
+    """Crush's times (seconds since the epoch; milliseconds in a few releases) as ISO (UTC)."""
+    if not isinstance(value, int | float) or isinstance(value, bool) or value <= 0:
+        return None
+    seconds = value / 1000 if value > 1e11 else value
+    try:
+        return datetime.fromtimestamp(seconds, UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")
+    except (OverflowError, OSError, ValueError):
+        return None
+
+
+def _parts(value: Any) -> list[dict[str, Any]]:
+    if isinstance(value, bytes | str):
+        try:
+            value = json.loads(value)
+        except (ValueError, RecursionError):
+            return []
+    return [p for p in value if isinstance(p, dict)] if isinstance(value, list) else []
+
+
+def _data(part: dict[str, Any]) -> dict[str, Any]:
+    data = part.get("data")
+    return data if isinstance(data, dict) else {}
+
+
+def _arguments(text: Any) -> dict[str, Any]:
+    try:
+        value = json.loads(text) if isinstance(text, str) and text else {}
+    except (ValueError, RecursionError):
+        return {"input": text}
+    return value if isinstance(value, dict) else {"input": value}
+
+
+class _Made:
+    def __init__(self) -> None:
+        self.entries: list[Entry] = []
+
+    def add(self, entry: Entry, ts: str | None) -> None:
+        entry["parentId"] = str(self.entries[-1]["id"]) if self.entries else None
+        if ts is not None:
+            entry["timestamp"] = ts
+        self.entries.append(entry)
+
+    def message(self, row: dict[str, Any]) -> None:
+        mid, role, ts = str(row.get("id")), row.get("role"), _iso(row.get("created_at"))
+        parts = _parts(row.get("parts"))
+        if role == "tool":
+            for index, part in enumerate(p for p in parts if p.get("type") == "tool_result"):
+                data = _data(part)
+                result = {
+                    "role": "toolResult",
+                    "toolCallId": as_str(data.get("tool_call_id")) or mid,
+                    "toolName": as_str(data.get("name")) or "tool",
+                    "content": [{"type": "text", "text": str(data.get("content") or "")}],
+                    "isError": data.get("is_error") is True,
+                }
+                self.add(
+                    {"type": "message", "id": mid if index == 0 else f"{mid}.{index}", "message": result}, ts
+                )
+            return
+        content: list[dict[str, Any]] = []
+        finish: dict[str, Any] = {}
+        for part in parts:
+            kind, data = part.get("type"), _data(part)
+            if kind == "text" and as_str(data.get("text")) and not data.get("hidden"):
+                content.append({"type": "text", "text": data["text"]})
+            elif kind == "reasoning" and as_str(data.get("thinking")):
+                content.append({"type": "thinking", "thinking": data["thinking"]})
+            elif kind == "tool_call":
+                call = {
+                    "type": "toolCall",
+                    "id": as_str(data.get("id")) or mid,
+                    "name": as_str(data.get("name")) or "tool",
+                }
+                content.append({**call, "arguments": _arguments(data.get("input"))})
+            elif kind == "shell_command":
+                command, output = data.get("command", ""), data.get("output", "")
+                shown = f"$ {command}\n{output}(exit code {data.get('exit_code')})"
+                content.append({"type": "text", "text": shown})
+            elif kind in ("image_url", "binary"):
+                content.append(
+                    {
+                        "type": "text",
+                        "text": f"[{as_str(data.get('url')) or as_str(data.get('Path')) or kind}]",
+                    }
+                )
+            elif kind == "finish":
+                finish = data
+        if role in ("user", "assistant") and content:
+            message: dict[str, Any] = {"role": role, "content": content}
+            if role == "assistant":
+                for key, column in (("model", "model"), ("provider", "provider")):
+                    if as_str(row.get(column)):
+                        message[key] = row[column]
+            self.add({"type": "message", "id": mid, "message": message}, ts)
+        reason = finish.get("reason")
+        if reason in ("error", "canceled", "content_filter"):
+            text = " ".join(t for t in (as_str(finish.get("message")), as_str(finish.get("details"))) if t)
+            kind = "crush:canceled" if reason == "canceled" else "crush:error"
+            entry: Entry = {
+                "type": "custom",
+                "id": f"{mid}.finish",
+                "customType": kind,
+                "content": text or str(reason),
+            }
+            self.add(entry, ts)
+
+
+def _usage(made: _Made, info: dict[str, Any]) -> None:
+    """Crush counts tokens and cost per session: they go on its last reply."""
+    replies = [e for e in made.entries if e.get("message", {}).get("role") == "assistant"]
+    if not replies:
+        return
+    numbers: dict[str, float] = {}
+    for key in ("prompt_tokens", "completion_tokens", "cost"):
+        value = info.get(key)
+        numbers[key] = value if isinstance(value, int | float) and not isinstance(value, bool) else 0
+    usage: dict[str, Any] = {
+        "input": int(numbers["prompt_tokens"]),
+        "output": int(numbers["completion_tokens"]),
+        "cacheRead": 0,
+        "cacheWrite": 0,
+    }
+    usage["totalTokens"] = usage["input"] + usage["output"]
+    if numbers["cost"]:
+        usage["cost"] = numbers["cost"]
+    replies[-1]["message"]["usage"] = usage
+
+
+def read_document(path: Path, document: dict[str, Any], bad: list[BadLine]) -> Session:
+    """A session from its document (``{"crushSession": row, "messages": [rows]}``)."""
+    info = document.get("crushSession")
+    info = info if isinstance(info, dict) else {}
+    made = _Made()
+    listed = document.get("messages")
+    rows = [m for m in listed if isinstance(m, dict)] if isinstance(listed, list) else []
+    for row in sorted(rows, key=lambda r: (r.get("created_at") or 0, str(r.get("id")))):
+        made.message(row)
+    _usage(made, info)
+    header: dict[str, Any] = {
+        "type": "session",
+        "version": 3,
+        "id": as_str(info.get("id")) or path.stem,
+        "agent": "crush",
+    }
+    header["cwd"] = as_str(document.get("cwd")) or ""
+    if (created := _iso(info.get("created_at"))) is not None:
+        header["timestamp"] = created
+    if as_str(info.get("title")):
+        header["title"] = info["title"]
+    if as_str(info.get("parent_session_id")):
+        header["parentSession"] = info["parent_session_id"]
+    last = str(made.entries[-1]["id"]) if made.entries else None
+    return make_session(path, header, made.entries, bad, last)
+
+
+def _documents(
+    connection: sqlite3.Connection, ids: list[str] | None, cwd: str
+) -> list[tuple[str, dict[str, Any]]]:
+    connection.row_factory = sqlite3.Row
+    try:
+        sessions = [dict(r) for r in connection.execute("SELECT * FROM sessions ORDER BY updated_at, id")]
+        wanted = None if ids is None else set(ids)
+        found = []
+        for info in sessions:
+            if wanted is not None and info["id"] not in wanted:
+                continue
+            rows = [
+                dict(r)
+                for r in connection.execute("SELECT * FROM messages WHERE session_id = ?", (info["id"],))
+            ]
+            for row in rows:
+                row["parts"] = _parts(row.get("parts"))
+            found.append((str(info["id"]), {"crushSession": info, "cwd": cwd, "messages": rows}))
+        return found
+    finally:
+        connection.row_factory = None
+
+
+def _cwd_of(db: Path) -> str:
+    """The project a database belongs to: the folder holding its data dir (``.crush``)."""
+    return str(db.absolute().parent.parent)
+
+
+def session_stamps(connection: sqlite3.Connection) -> dict[str, int]:
+    """Session id -> the last time it or one of its messages changed, for a mirror."""
+    rows = connection.execute(
+        "SELECT s.id, max(s.updated_at, coalesce((SELECT max(updated_at) FROM messages m"
+        " WHERE m.session_id = s.id), 0)) FROM sessions s"
+    ).fetchall()
+    return {str(sid): int(stamp or 0) * (1 if (stamp or 0) > 1e11 else 1000) for sid, stamp in rows}
+
+
+def id_documents(
+    connection: sqlite3.Connection, ids: list[str], db: Path
+) -> list[tuple[str, dict[str, Any]]]:
+    """(session id, document) of the sessions of ``ids``, for a mirror (``readers.db_mirror``)."""
+    return _documents(connection, ids, _cwd_of(db))
+
+
+def project_databases(data_dir: Path | None = None) -> list[Path]:
+    """The databases of the projects Crush notes in ``$XDG_DATA_HOME/crush/projects.json``."""
+    try:
+        listed = json.loads((data_dir or default_data_dir()).joinpath("crush", "projects.json").read_bytes())
+    except (OSError, ValueError, RecursionError):
+        return []
+    projects = listed.get("projects") if isinstance(listed, dict) else None
+    found = []
+    for project in projects if isinstance(projects, list) else []:
+        where, data = (
+            (project.get("path"), project.get("data_dir")) if isinstance(project, dict) else (None, None)
+        )
+        if isinstance(where, str) and isinstance(data, str):
+            db = Path(where, data, "crush.db")  # data_dir is absolute, or relative to the project
+            if db.is_file():
+                found.append(db)
+    return found
+
+
+def crush_info(document: dict[str, Any]) -> dict[str, Any]:
+    """What a listing shows of a session's document: id, title, cwd, time, first prompt."""
+    info = document.get("crushSession")
+    info = info if isinstance(info, dict) else {}
+    found = {"sessionId": info.get("id"), "title": info.get("title"), "cwd": document.get("cwd"),
+             "parent": info.get("parent_session_id"),
+             "timestamp": _iso(info.get("created_at"))}  # fmt: skip
+    listed = document.get("messages")
+    for row in listed if isinstance(listed, list) else []:
+        if isinstance(row, dict) and row.get("role") == "user":
+            texts = [_data(p).get("text") for p in _parts(row.get("parts")) if p.get("type") == "text"]
+            text = "\n".join(t for t in texts if isinstance(t, str)).strip()
+            if text:
+                found["prompt"] = text
+                break
+    return found
+
+
+class CrushReader:
+    """Crush sessions: its database (the most recently updated session) or a session's document."""
+
+    agent: ClassVar[str] = "crush"
+    label: ClassVar[str] = AGENT_LABELS["crush"]
+
+    def sniff(self, values: list[Any]) -> bool:
+        """A session document holds ``{"crushSession": {...}, "messages": [...]}``."""
+        return is_crush_file(values)
+
+    def read(self, path: Path, *, agent_dir: Path | None = None, blobs_dir: Path | None = None) -> Session:
+        """Read the session (read-only)."""
+        if is_sqlite_file(path):
+            with open_copy(path) as connection:
+                try:
+                    documents = _documents(connection, None, _cwd_of(path))
+                except sqlite3.DatabaseError as exc:
+                    return make_session(path, {}, [], [BadLine(1, f"not a Crush database ({exc})", "")], None)
+            if not documents:
+                return make_session(path, {}, [], [BadLine(1, "a Crush database with no session", "")], None)
+            return read_document(path, documents[-1][1], [])
+        try:
+            value = json.loads(decode_text(path.read_bytes()))
+        except (ValueError, RecursionError) as exc:
+            return make_session(
+                path, {}, [], [BadLine(1, f"not a JSON object ({exc.__class__.__name__})", "")], None
+            )
+        if not isinstance(value, dict) or not is_crush_file([value]):
+            return make_session(path, {}, [], [BadLine(1, "not a Crush session", "")], None)
+        return read_document(path, value, [])
+
+
+register(CrushReader())

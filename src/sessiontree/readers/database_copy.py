@@ -1,0 +1,110 @@
+"""A live SQLite database read through a private copy: never opened in place, its folder untouched.
+
+An agent (OpenCode, Crush) writes its database in WAL mode while it runs. Opening it, even
+with SQLite's ``mode=ro``, would create or write its ``-shm`` file, and a last connection may checkpoint the
+WAL into it; so the database is never opened in place: its file and its ``-wal`` are copied
+into a private temp folder (the copy retried when a checkpoint changed the database file while
+it was made) and the copy is read. A WAL appended to during the copy ends in a torn frame,
+which SQLite's recovery leaves out: the copy is a committed state.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import shutil
+import sqlite3
+import tempfile
+from collections.abc import Iterator
+from pathlib import Path
+
+from sessiontree.errors import InvalidSession, SessionNotFound, SessiontreeError
+
+COPY_ATTEMPTS = 50
+"""How many times a copy is made again when a checkpoint changed the database under it."""
+
+CHUNK = 1 << 20
+WAL_HEADER = 32
+
+
+def _copy_hashing(source: Path, target: Path) -> bytes:
+    """Copy a file, returning the digest of the bytes copied."""
+    digest = hashlib.sha256()
+    with open(source, "rb") as src, open(target, "wb") as dst:
+        while chunk := src.read(CHUNK):
+            digest.update(chunk)
+            dst.write(chunk)
+    return digest.digest()
+
+
+def _digest(path: Path) -> bytes:
+    digest = hashlib.sha256()
+    with open(path, "rb") as fh:
+        while chunk := fh.read(CHUNK):
+            digest.update(chunk)
+    return digest.digest()
+
+
+def _wal_generation(path: Path | str) -> bytes | None:
+    """The checkpoint sequence number and salts of a WAL file's header (None: no WAL, or empty).
+
+    SQLite changes them each time it starts the WAL over (after a checkpoint wrote all of it back).
+    """
+    try:
+        with open(path, "rb") as fh:
+            header = fh.read(WAL_HEADER)
+    except FileNotFoundError:
+        return None
+    return header[12:24] if len(header) == WAL_HEADER else None
+
+
+def _copy_consistent(db: Path, copy: Path) -> bool:
+    """Copy a database and its WAL; True when the two copies make one committed state.
+
+    With a WAL, the copy is whole when the WAL was not started over from before the database
+    was copied until after the WAL was: the pages a checkpoint wrote into the database while it
+    was copied come from frames that were already in the WAL, which the WAL copy holds, and
+    SQLite reads a page from the WAL before the database (a torn last frame is left out).
+    Without a WAL, the database's bytes must be the same read again.
+    """
+    wal, wal_copy = Path(f"{db}-wal"), Path(f"{copy}-wal")
+    generation = _wal_generation(wal)
+    copied = _copy_hashing(db, copy)
+    wal_copy.unlink(missing_ok=True)
+    with contextlib.suppress(FileNotFoundError):
+        shutil.copyfile(wal, wal_copy)
+    if generation is not None:
+        return _wal_generation(wal_copy) == generation == _wal_generation(wal)
+    if _wal_generation(wal) is not None:
+        return False  # a WAL began while the database was copied
+    wal_copy.unlink(missing_ok=True)
+    return _digest(db) == copied
+
+
+@contextlib.contextmanager
+def open_copy(db: Path) -> Iterator[sqlite3.Connection]:
+    """A connection to a consistent private copy of a live SQLite database (its folder untouched:
+    no ``-shm`` made, no lock taken, no checkpoint run). File times are no proof that nothing
+    changed: they move in clock ticks of milliseconds; the WAL's header says when it restarted."""
+    with tempfile.TemporaryDirectory(prefix="sessiontree-db-") as tmp:
+        copy = Path(tmp) / "copy.db"
+        try:
+            if not any(_copy_consistent(db, copy) for _ in range(COPY_ATTEMPTS)):
+                raise InvalidSession(f"{db} kept changing while it was copied; try again")
+        except FileNotFoundError:
+            raise SessionNotFound(f"File not found: {db}") from None
+        connection = sqlite3.connect(copy)
+        try:
+            yield connection
+        finally:
+            connection.close()
+
+
+def copy_tables(db: Path) -> frozenset[str]:
+    """The table names of a database, read from a consistent copy (empty when it cannot be read)."""
+    try:
+        with open_copy(db) as connection:
+            rows = connection.execute("SELECT name FROM sqlite_master WHERE type = 'table'").fetchall()
+    except (sqlite3.Error, OSError, SessiontreeError):
+        return frozenset()
+    return frozenset(str(name) for (name,) in rows)
