@@ -48,8 +48,8 @@ def test_agent_forces_a_reader(tmp_path: Path) -> None:
     assert result.exit_code == 1 and "Not a session file" in result.stderr
     result = CliRunner().invoke(cli, ["inspect", "--agent", "claude", str(TOUR)])
     assert result.exit_code == 0 and "Agent     claude 2.1.3 (read only)" in result.stdout
-    result = CliRunner().invoke(cli, ["inspect", "--agent", "aider", str(TOUR)])
-    assert result.exit_code == 2 and "aider" in result.stderr
+    result = CliRunner().invoke(cli, ["inspect", "--agent", "nosuchagent", str(TOUR)])
+    assert result.exit_code == 2 and "nosuchagent" in result.stderr
     result = CliRunner().invoke(cli, ["inspect", "--agent", "gemini", str(TOUR)])
     assert "Traceback" not in result.stdout + result.stderr and result.exit_code in (0, 1)
 

@@ -55,7 +55,7 @@ def _refusals(path: Path) -> list[str]:
     [
         ("log.jsonl", "".join(json.dumps(v) + "\n" for v in LOG_LINES)),
         ("notes.json", json.dumps({"id": "n1", "type": "note", "items": [{"id": "i1"}]}, indent=2)),
-        (".aider.chat.history.md", "# aider chat started at 2026-05-01 10:00:00\n\n#### fix the bug\n"),
+        ("notes.md", "# Notes from the call\n\n#### fix the bug\n"),  # Markdown, not Aider's history
     ],
 )  # fmt: skip
 def test_an_unknown_file_is_refused_naming_the_formats_tried(tmp_path: Path, name: str, content: str) -> None:

@@ -20,6 +20,7 @@ from sessiontree.store.formats import (
     AGENT_LABELS,
     agent_of_tables,
     database_tables,
+    is_aider_text,
     is_sqlite_file,
     sniff_agent,
 )
@@ -34,7 +35,7 @@ DETECTION_ORDER: tuple[str, ...] = tuple(AGENT_LABELS)
 
 def _readers() -> dict[str, Reader]:
     """The registry, its readers imported on first use (a warm ``search`` needs none of them)."""
-    from sessiontree.readers import claude, codex, crush, gemini, opencode, pi, qwen  # noqa: F401  (each registers its reader)
+    from sessiontree.readers import aider, claude, codex, crush, gemini, opencode, pi, qwen  # noqa: F401  (each registers its reader)
 
     return READERS
 
@@ -68,10 +69,21 @@ def detect_agent(path: str | Path) -> str | None:
     _readable(path)
     if is_sqlite_file(path):
         return sniff_database(path)
+    if is_aider_file(path):
+        return "aider"
     try:
         return detect_values(read_prefix_values(path))
     except OSError as exc:
         raise cannot_read(path, exc) from None
+
+
+def is_aider_file(path: Path) -> bool:
+    """Tell whether a file is Aider's Markdown chat history, from its first bytes."""
+    try:
+        with open(path, "rb") as fh:
+            return is_aider_text(fh.read(4096))
+    except OSError:
+        return False
 
 
 def sniff_database(path: Path) -> str | None:

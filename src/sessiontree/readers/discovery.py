@@ -21,6 +21,8 @@ from sessiontree.readers.opencode_layout import is_storage_folder as is_opencode
 from sessiontree.store.claude_markup import typed_text
 from sessiontree.store.content import text_of
 from sessiontree.store.discovery import SessionInfo, one_line, scandir_sorted
+from sessiontree.store.jsonl import decode_text
+from sessiontree.store.kinds import typed_prompt
 from sessiontree.store.storage import entry_is, resolves_inside
 
 DEFAULT_ROOTS: tuple[tuple[str, str], ...] = (
@@ -32,6 +34,9 @@ DEFAULT_ROOTS: tuple[tuple[str, str], ...] = (
 )
 """(agent, folder under the home directory) of the agents whose sessions are picked up by default
 (OpenCode's are under ``$XDG_DATA_HOME``: see ``opencode_roots``)."""
+
+AIDER_HISTORY = ".aider.chat.history.md"
+"""The name of Aider's chat history, kept in each repository it ran in (no folder of its own)."""
 
 MAX_DEPTH = 4
 """Codex nests sessions three folders deep (YYYY/MM/DD); one more for good measure."""
@@ -124,7 +129,7 @@ def iter_agent_files(root: str | Path, *, unreadable: bool = False) -> Iterator[
             if entry.name.endswith(".jsonl") and entry_is(entry, "file"):
                 if not is_bundled_subagent(path):
                     yield path
-            elif (
+            elif (entry.name == AIDER_HISTORY and entry_is(entry, "file")) or (
                 entry.name.endswith(".json")
                 and (is_opencode_session(path) or is_chat_json(path) or (depth == 0 and is_mirror_file(path)))
                 and entry_is(entry, "file")
@@ -143,12 +148,13 @@ def iter_agent_files(root: str | Path, *, unreadable: bool = False) -> Iterator[
 
 def root_agent(root: str | Path) -> str | None:
     """The agent whose sessions a folder holds, judged by the content of its first session files."""
-    from sessiontree.readers import detect_values
+    from sessiontree.errors import SessiontreeError
+    from sessiontree.readers import detect_agent
 
     for index, path in enumerate(iter_agent_files(root)):
         try:
-            agent = detect_values(read_prefix_values(path))
-        except OSError:
+            agent = detect_agent(path)
+        except (OSError, SessiontreeError):
             agent = None
         if agent is not None:
             return agent
@@ -301,6 +307,18 @@ def _qwen_info(values: list[Any]) -> dict[str, Any]:
     return info
 
 
+def _aider_info(path: Path) -> dict[str, Any]:
+    from sessiontree.readers.aider import read_history
+
+    try:
+        with open(path, "rb") as fh:
+            made = read_history(decode_text(fh.read(64 * 1024)))
+    except (OSError, ValueError):
+        return {}
+    typed = next((t for e in made.entries if (t := typed_prompt(e))), None)
+    return {"sessionId": path.parent.name, "cwd": str(path.absolute().parent), "prompt": typed}
+
+
 def _crush_info(values: list[Any]) -> dict[str, Any]:
     from sessiontree.readers.crush import crush_info
 
@@ -319,9 +337,8 @@ _INFO = {
 
 def read_agent_info(path: str | Path, agent: str | None = None) -> SessionInfo | None:
     """Metadata of one session file of any agent from its first lines; None when it is no session."""
-    from sessiontree.readers import detect_values, load_any
+    from sessiontree.readers import detect_values, is_aider_file, load_any
     from sessiontree.store.entries import message_of
-    from sessiontree.store.kinds import typed_prompt
 
     path = Path(path)
     try:
@@ -329,14 +346,16 @@ def read_agent_info(path: str | Path, agent: str | None = None) -> SessionInfo |
         values = read_prefix_values(path, INFO_LINES)
     except OSError:
         return None
-    agent = agent or detect_values(values)
+    agent = agent or detect_values(values) or ("aider" if is_aider_file(path) else None)
     if agent is None:
         return None
     if agent == "gemini" and is_qwen_chat(values):
         agent = "qwen"
     count: int | None = None
     last: str | None = None
-    if agent == "pi":
+    if agent == "aider":
+        info = _aider_info(path)
+    elif agent == "pi":
         header = values[0] if values and isinstance(values[0], dict) else {}
         info = {"sessionId": header.get("id"), "cwd": header.get("cwd"), "timestamp": header.get("timestamp")}
         info["title"] = header.get("title")

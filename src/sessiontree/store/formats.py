@@ -28,6 +28,7 @@ AGENT_LABELS: dict[str, str] = {
     "opencode": "OpenCode",
     "qwen": "Qwen Code",
     "crush": "Crush",
+    "aider": "Aider",
     "claude": "Claude Code",
 }
 """The name people know each agent by, in detection order (most specific first)."""
@@ -194,6 +195,14 @@ def is_qwen_line(value: Any) -> bool:
 def is_qwen_file(values: list[Any]) -> bool:
     """A Qwen Code chat file: one of its first lines is a Qwen Code record."""
     return any(is_qwen_line(v) for v in values)
+
+
+AIDER_START = b"# aider chat started at "
+
+
+def is_aider_text(data: bytes) -> bool:
+    """Aider's chat history (Markdown): its first non-blank line is ``# aider chat started at``."""
+    return data.lstrip().startswith(AIDER_START)
 
 
 def is_crush_file(values: list[Any]) -> bool:
