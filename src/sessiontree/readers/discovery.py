@@ -31,6 +31,7 @@ DEFAULT_ROOTS: tuple[tuple[str, str], ...] = (
     ("gemini", ".gemini/tmp"),
     ("qwen", ".qwen/projects"),
     ("qwen", ".qwen/tmp"),
+    ("copilot", ".copilot/session-state"),
 )
 """(agent, folder under the home directory) of the agents whose sessions are picked up by default
 (OpenCode's are under ``$XDG_DATA_HOME``: see ``opencode_roots``)."""
@@ -319,6 +320,21 @@ def _aider_info(path: Path) -> dict[str, Any]:
     return {"sessionId": path.parent.name, "cwd": str(path.absolute().parent), "prompt": typed}
 
 
+def _copilot_info(values: list[Any]) -> dict[str, Any]:
+    info: dict[str, Any] = {}
+    for value in values:
+        data = value.get("data") if isinstance(value, dict) else None
+        if not isinstance(data, dict):
+            continue
+        if value.get("type") == "session.start":
+            context = data.get("context")
+            info.update(sessionId=data.get("sessionId"), timestamp=data.get("startTime"))
+            info["cwd"] = context.get("cwd") if isinstance(context, dict) else None
+        elif value.get("type") == "user.message" and "prompt" not in info and as_str(data.get("content")):
+            info["prompt"] = data["content"]
+    return info
+
+
 def _crush_info(values: list[Any]) -> dict[str, Any]:
     from sessiontree.readers.crush import crush_info
 
@@ -326,6 +342,7 @@ def _crush_info(values: list[Any]) -> dict[str, Any]:
 
 
 _INFO = {
+    "copilot": _copilot_info,
     "crush": _crush_info,
     "claude": _claude_info,
     "codex": _codex_info,
@@ -407,7 +424,10 @@ _UUID_END = re.compile(r"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F
 
 
 def file_session_id(path: Path) -> str:
-    """A Claude Code or Codex CLI session's id from its file name (Codex: the uuid ending it)."""
+    """A Claude Code or Codex CLI session's id from its file name (Codex: the uuid ending it;
+    Copilot CLI: the folder of its ``events.jsonl``)."""
+    if path.name == "events.jsonl":
+        return path.parent.name
     found = _UUID_END.search(path.stem)
     return found[0] if found is not None and path.stem.startswith("rollout-") else path.stem
 

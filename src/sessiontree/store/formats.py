@@ -29,6 +29,7 @@ AGENT_LABELS: dict[str, str] = {
     "qwen": "Qwen Code",
     "crush": "Crush",
     "aider": "Aider",
+    "copilot": "GitHub Copilot CLI",
     "claude": "Claude Code",
 }
 """The name people know each agent by, in detection order (most specific first)."""
@@ -211,6 +212,20 @@ def is_crush_file(values: list[Any]) -> bool:
     return isinstance(first, dict) and isinstance(first.get("crushSession"), dict) and "messages" in first
 
 
+COPILOT_EVENTS = frozenset({"session.start", "user.message", "assistant.message", "tool.execution_complete"})
+
+
+def is_copilot_file(values: list[Any]) -> bool:
+    """A Copilot CLI log: events ``{type: "session.start" | "user.message" | ..., data, id, parentId}``."""
+    return any(
+        isinstance(v, dict)
+        and v.get("type") in COPILOT_EVENTS
+        and isinstance(v.get("data"), dict)
+        and "parentId" in v
+        for v in values
+    )
+
+
 _SNIFFERS = {
     "pi": is_pi_file,
     "codex": is_codex_file,
@@ -218,6 +233,7 @@ _SNIFFERS = {
     "opencode": is_opencode_file,
     "qwen": is_qwen_file,
     "crush": is_crush_file,
+    "copilot": is_copilot_file,
     "claude": is_claude_file,
 }
 
