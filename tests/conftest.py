@@ -70,6 +70,30 @@ def pytest_configure(config: pytest.Config) -> None:
         )
 
 
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """Run first the modules that need a fresh process, then those with slow tests, then the rest.
+
+    Under xdist (``scripts/test``: ``-n 2 --dist loadfile``) a worker takes whole modules in this
+    order: a module that forks must find no thread another module left running, and the longest
+    ones start early so they overlap the rest instead of ending the run alone. Within a rank the
+    order is the collection's; ``@pytest.mark.slow(seconds=N)`` says how long a module's
+    slowest test takes where it is much longer than the default 30 s, and the longest go first.
+    """
+
+    def rank(module: str) -> tuple[int, float]:
+        marks = [m for item in by_module[module] for m in item.iter_markers()]
+        if any(m.name == "fresh_process" for m in marks):
+            return 0, 0.0
+        slow = [float(m.kwargs.get("seconds", 30)) for m in marks if m.name == "slow"]
+        return (1, -max(slow)) if slow else (2, 0.0)
+
+    by_module: dict[str, list[pytest.Item]] = {}
+    for item in items:
+        by_module.setdefault(item.nodeid.split("::")[0], []).append(item)
+    ordered = sorted(by_module, key=rank)  # stable: collection order within a rank
+    items[:] = [item for module in ordered for item in by_module[module]]
+
+
 def pytest_terminal_summary(terminalreporter: Any) -> None:
     skipped = [
         report

@@ -65,7 +65,7 @@ def test_a_clone_alone_collects_every_test_without_errors(clone: Path) -> None:
     assert int(last.split()[0]) > 1000
 
 
-@pytest.mark.slow
+@pytest.mark.slow(seconds=300)
 @pytest.mark.timeout(2400)
 def test_a_clone_alone_runs_every_test_that_touches_a_real_file(clone: Path) -> None:
     # every module that imports conftest's real-file helpers or mutants, at any depth (read from

@@ -279,6 +279,7 @@ def test_built_site_is_clean(
             audit_browsing(page, f"{http_server.url}/{layout.page_path(key)}", search, f"site, {theme}")
 
 
+@pytest.mark.slow(seconds=60)
 def test_served_pages_are_clean(browser: Browser, tmp_path: Path) -> None:
     """sessiontree serve (a real process), both themes: index, search, usage, sessions (one damaged), live."""
     agent = tmp_path / "agent"

@@ -174,7 +174,7 @@ def _accepted_lexers() -> Iterator[Any]:
             yield lexer
 
 
-@pytest.mark.slow
+@pytest.mark.slow(seconds=100)
 @pytest.mark.timeout(1200)  # ~20 s of CPU over 427 lexers: the default 300 s is too close on a busy machine
 def test_every_lexer_it_accepts_gives_pygments_tokens(fresh_cache: None) -> None:
     # The probe itself was compared at first use; these take the lexers elsewhere (non-ASCII too).

@@ -44,6 +44,7 @@ def test_a_failing_worker_falls_back_to_rendering_here(monkeypatch: pytest.Monke
     assert out == [({"i": i}, f"<p>{i}</p>") for i in range(10)]
 
 
+@pytest.mark.fresh_process
 def test_a_slow_front_leaves_more_to_the_worker(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
     """Chunks go to whichever process is free: while this one is stuck, the worker takes the rest."""
     parent = os.getpid()
@@ -104,6 +105,7 @@ def page_of(path: Path, options: RenderOptions | None = None) -> str:
     return "".join(iter_page(render_session(load_session(path), options)))
 
 
+@pytest.mark.fresh_process
 def test_the_render_forks_before_any_thread_starts(gen_session: GenSession, forks: list[int]) -> None:
     path = gen_session(150, blobs=True)
     assert threading.active_count() == 1, "another test left a thread running"

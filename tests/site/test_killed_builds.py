@@ -134,7 +134,7 @@ def change(root: Path, rng: random.Random, spare: list[Path]) -> None:
             fh.write(json.dumps(line) + "\n")
 
 
-@pytest.mark.slow
+@pytest.mark.slow(seconds=140)
 @pytest.mark.timeout(1800)
 def test_builds_killed_at_random_moments_leave_a_whole_site_and_no_survivors(
     tmp_path: Path, gen_session: GenSession

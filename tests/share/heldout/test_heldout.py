@@ -11,6 +11,8 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
+import pytest
+
 from tests.share.conftest import FakeGh
 from tests.share.heldout.formats import FORMATS
 from tests.share.heldout.generate import CONTEXT_PLACEMENTS, SHAPE_PLACEMENTS, draw_cases
@@ -29,6 +31,7 @@ def test_the_corpus_covers_150_providers_and_every_placement() -> None:
     assert draw_cases(SEED + 1, 3) != cases
 
 
+@pytest.mark.slow(seconds=100)
 def test_heldout_secrets_are_masked_and_lookalikes_kept(
     tmp_path: Path, fake_gh: FakeGh, isolated_agent_dir: Path
 ) -> None:
