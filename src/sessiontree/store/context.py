@@ -38,36 +38,21 @@ def iso_to_millis(timestamp: object) -> int | None:
     return time_millis(timestamp) if isinstance(timestamp, str) else None
 
 
-def create_custom_message(entry: Entry) -> Message:
-    """The ``custom`` AgentMessage of a custom_message entry."""
-    return {
-        "role": "custom",
-        "customType": entry.get("customType"),
-        "content": entry.get("content"),
-        "display": entry.get("display"),
-        "details": entry.get("details"),
-        "timestamp": iso_to_millis(entry.get("timestamp")),
-    }
+ENTRY_MESSAGES: Final[dict[str, tuple[str, tuple[str, ...]]]] = {
+    "custom_message": ("custom", ("customType", "content", "display", "details")),
+    "branch_summary": ("branchSummary", ("summary", "fromId")),
+    "compaction": ("compactionSummary", ("summary", "tokensBefore")),
+}
+"""Entry type -> the AgentMessage role it becomes in the context and the fields it carries over."""
 
 
-def create_branch_summary_message(entry: Entry) -> Message:
-    """The ``branchSummary`` AgentMessage of a branch_summary entry."""
-    return {
-        "role": "branchSummary",
-        "summary": entry.get("summary"),
-        "fromId": entry.get("fromId"),
-        "timestamp": iso_to_millis(entry.get("timestamp")),
-    }
-
-
-def create_compaction_summary_message(entry: Entry) -> Message:
-    """The ``compactionSummary`` AgentMessage of a compaction entry."""
-    return {
-        "role": "compactionSummary",
-        "summary": entry.get("summary"),
-        "tokensBefore": entry.get("tokensBefore"),
-        "timestamp": iso_to_millis(entry.get("timestamp")),
-    }
+def message_of_entry(entry: Entry) -> Message:
+    """The AgentMessage of a ``custom_message``, ``branch_summary`` or ``compaction`` entry."""
+    role, fields = ENTRY_MESSAGES[entry["type"]]
+    message: Message = {"role": role}
+    message.update((name, entry.get(name)) for name in fields)
+    message["timestamp"] = iso_to_millis(entry.get("timestamp"))
+    return message
 
 
 def thinking_level_of(entry: Entry) -> str:
@@ -111,10 +96,8 @@ def _append_message(entry: Entry, out: list[Message], ctx: SessionContext, joint
         message = entry.get("message")
         if isinstance(message, dict):
             out.append(message)
-    elif kind == "custom_message":
-        out.append(create_custom_message(entry))
-    elif kind == "branch_summary" and entry.get("summary"):
-        out.append(create_branch_summary_message(entry))
+    elif kind == "custom_message" or (kind == "branch_summary" and entry.get("summary")):
+        out.append(message_of_entry(entry))
 
 
 def build_session_context(
@@ -177,7 +160,7 @@ def build_session_context(
         for entry in path[start:]:
             _append_message(entry, messages, ctx, joints)
         return ctx
-    messages.append(create_compaction_summary_message(compaction))
+    messages.append(message_of_entry(compaction))
     cut = next(i for i, e in enumerate(path) if e is compaction)
     tail = compaction.get("retainedTail")
     if isinstance(tail, list):
