@@ -25,6 +25,7 @@ from sessiontree.archive.usage_store import SCHEMA as USAGE_SCHEMA
 from sessiontree.archive.usage_store import TABLES as USAGE_TABLES
 from sessiontree.errors import SearchError
 from sessiontree.store.atomic import make_private_dir, make_private_file
+from sessiontree.store.history import sqlite_trouble
 from sessiontree.store.storage import read_reason
 
 SCHEMA_VERSION = 9
@@ -150,12 +151,12 @@ def _create_schema(conn: sqlite3.Connection) -> None:
 
 def describe_error(path: Path, exc: sqlite3.Error) -> SearchError:
     """Turn an SQLite error into a one-line message that says what to do."""
-    text = str(exc)
-    if "locked" in text or "busy" in text:
+    trouble = sqlite_trouble(exc)
+    if trouble == "busy":
         return SearchError(f"The search index {path} is busy in another process; try again")
-    if "not a database" in text or "malformed" in text:
+    if trouble == "damaged":
         return SearchError(f"{path} is not a usable search index; delete it to rebuild the index")
-    return SearchError(f"Cannot use the search index {path}: {text}")
+    return SearchError(f"Cannot use the search index {path}: {exc}")
 
 
 def read_texts(conn: sqlite3.Connection, row_ids: Iterable[int]) -> dict[int, str]:

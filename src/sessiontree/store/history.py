@@ -102,14 +102,25 @@ def _open_reader(path: Path, busy_timeout: float) -> sqlite3.Connection:
     return conn
 
 
-def _describe(path: Path, exc: sqlite3.Error) -> HistoryError:
-    """Turn an SQLite error into a one-line message that says what to do."""
+def sqlite_trouble(exc: sqlite3.Error) -> str | None:
+    """What an SQLite error says of its database: ``busy`` (another process holds it), ``damaged``
+    (not a database, or malformed), else None (the error's own text says it)."""
     text = str(exc)
     if "locked" in text or "busy" in text:
-        return HistoryError(f"{path} is locked by another process; try again when it is done")
+        return "busy"
     if "not a database" in text or "malformed" in text:
+        return "damaged"
+    return None
+
+
+def _describe(path: Path, exc: sqlite3.Error) -> HistoryError:
+    """Turn an SQLite error into a one-line message that says what to do."""
+    trouble = sqlite_trouble(exc)
+    if trouble == "busy":
+        return HistoryError(f"{path} is locked by another process; try again when it is done")
+    if trouble == "damaged":
         return HistoryError(f"{path} is not a usable SQLite database; move it away to start a new history")
-    return HistoryError(f"Cannot use {path}: {text}")
+    return HistoryError(f"Cannot use {path}: {exc}")
 
 
 class HistoryStorage:

@@ -65,8 +65,10 @@ class BadLine:
 
 def decode_text(data: bytes) -> str:
     """Decode file bytes as UTF-8 (BOM dropped); invalid bytes become U+FFFD instead of failing."""
-    if data.startswith(b"\xef\xbb\xbf"):
-        data = data[3:]
+    return _utf8(data[3:] if data.startswith(b"\xef\xbb\xbf") else data)
+
+
+def _utf8(data: bytes) -> str:
     try:
         return data.decode("utf-8")
     except UnicodeDecodeError:
@@ -107,16 +109,12 @@ def complete_lines(raw_lines: Iterable[bytes]) -> Iterator[bytes]:
 
 def decode_lines(raw_lines: Iterable[bytes]) -> Iterator[str]:
     """Decode byte lines as UTF-8 (a leading BOM dropped, invalid bytes as U+FFFD)."""
-    first = True
-    for raw in complete_lines(raw_lines):
-        if first:
-            first = False
-            if raw.startswith(b"\xef\xbb\xbf"):
-                raw = raw[3:]
-        try:
-            yield raw.decode("utf-8")
-        except UnicodeDecodeError:
-            yield raw.decode("utf-8", errors="replace")
+    lines = complete_lines(raw_lines)
+    for raw in lines:  # the first line only: a BOM is where a file starts
+        yield decode_text(raw)
+        break
+    for raw in lines:
+        yield _utf8(raw)
 
 
 INCOMPLETE = "incomplete last line (file still being written?)"
