@@ -42,8 +42,7 @@ def _readers() -> dict[str, Reader]:
 
 def agent_label(agent: str) -> str:
     """The name people know an agent by (``Claude Code``)."""
-    reader = _readers().get(agent)
-    return reader.label if reader is not None else agent
+    return AGENT_LABELS.get(agent, agent)
 
 
 def detect_values(values: list[Any]) -> str | None:

@@ -22,13 +22,8 @@ class Reader(Protocol):
     """One agent's file format, read into the session model (read-only)."""
 
     agent: ClassVar[str]
-    """The ``--agent`` name: claude, codex, pi."""
-    label: ClassVar[str]
-    """The name shown to people: Claude Code, Codex CLI, pi."""
-
-    def sniff(self, values: list[Any]) -> bool:
-        """Tell whether the first parsed lines of a file are this format."""
-        ...
+    """The ``--agent`` name: claude, codex, pi. Its label and its sniffer are rows of
+    ``store.formats`` (``AGENT_LABELS``, ``sniff_agent``), which the write path reads too."""
 
     def read(self, path: Path, *, agent_dir: Path | None = None, blobs_dir: Path | None = None) -> Session:
         """Read a whole file into a Session (never writes)."""

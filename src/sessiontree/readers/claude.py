@@ -49,7 +49,6 @@ from sessiontree.readers.claude_links import Linker, Node
 from sessiontree.store.claude_markup import has_markup, typed_text
 from sessiontree.store.content import text_of
 from sessiontree.store.entries import Entry
-from sessiontree.store.formats import AGENT_LABELS, is_claude_file
 from sessiontree.store.jsonl import BadLine
 from sessiontree.store.kinds import KINDS
 
@@ -466,11 +465,6 @@ class ClaudeReader:
     """Claude Code JSONL (CLI 1.0 to 2.1)."""
 
     agent: ClassVar[str] = "claude"
-    label: ClassVar[str] = AGENT_LABELS["claude"]
-
-    def sniff(self, values: list[Any]) -> bool:
-        """A Claude file: one of its first lines is a Claude record."""
-        return is_claude_file(values)
 
     def read(self, path: Path, *, agent_dir: Path | None = None, blobs_dir: Path | None = None) -> Session:
         """Read the session and its subagents' transcripts (read-only)."""

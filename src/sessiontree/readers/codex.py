@@ -26,7 +26,7 @@ from sessiontree.readers.codex_items import (
     usage_of,
 )
 from sessiontree.store.entries import Entry
-from sessiontree.store.formats import AGENT_LABELS, CODEX_LINE_TYPES, is_codex_file, is_codex_old_header
+from sessiontree.store.formats import CODEX_LINE_TYPES, is_codex_old_header
 from sessiontree.store.jsonl import BadLine
 from sessiontree.store.kinds import LineKind, add_kinds
 from sessiontree.store.session import Session
@@ -347,11 +347,6 @@ class CodexReader:
     """Codex CLI rollouts (the 2025 formats, old and current)."""
 
     agent: ClassVar[str] = "codex"
-    label: ClassVar[str] = AGENT_LABELS["codex"]
-
-    def sniff(self, values: list[Any]) -> bool:
-        """A rollout starts with ``session_meta`` (or the old bare header) or has Codex line types."""
-        return is_codex_file(values)
 
     def read(self, path: Path, *, agent_dir: Path | None = None, blobs_dir: Path | None = None) -> Session:
         """Read the rollout (read-only)."""

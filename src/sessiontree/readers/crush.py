@@ -24,7 +24,7 @@ from typing import Any, ClassVar
 from sessiontree.readers.base import as_str, make_session, register
 from sessiontree.readers.database_copy import open_copy
 from sessiontree.store.entries import Entry
-from sessiontree.store.formats import AGENT_LABELS, is_crush_file, is_sqlite_file
+from sessiontree.store.formats import is_crush_file, is_sqlite_file
 from sessiontree.store.jsonl import BadLine, decode_text
 from sessiontree.store.kinds import LineKind, add_kinds
 from sessiontree.store.paths import default_data_dir
@@ -279,11 +279,6 @@ class CrushReader:
     """Crush sessions: its database (the most recently updated session) or a session's document."""
 
     agent: ClassVar[str] = "crush"
-    label: ClassVar[str] = AGENT_LABELS["crush"]
-
-    def sniff(self, values: list[Any]) -> bool:
-        """A session document holds ``{"crushSession": {...}, "messages": [...]}``."""
-        return is_crush_file(values)
 
     def read(self, path: Path, *, agent_dir: Path | None = None, blobs_dir: Path | None = None) -> Session:
         """Read the session (read-only)."""

@@ -26,7 +26,6 @@ from sessiontree.readers.base import (
     register,
 )
 from sessiontree.store.entries import Entry
-from sessiontree.store.formats import AGENT_LABELS, is_gemini_file
 from sessiontree.store.jsonl import BadLine
 from sessiontree.store.kinds import LineKind, add_kinds
 from sessiontree.store.session import Session
@@ -270,11 +269,6 @@ class GeminiReader:
     """Gemini CLI chat files (JSONL, and the older one-object JSON form)."""
 
     agent: ClassVar[str] = "gemini"
-    label: ClassVar[str] = AGENT_LABELS["gemini"]
-
-    def sniff(self, values: list[Any]) -> bool:
-        """A chat file starts with ``{sessionId, projectHash, ...}``."""
-        return is_gemini_file(values)
 
     def read(self, path: Path, *, agent_dir: Path | None = None, blobs_dir: Path | None = None) -> Session:
         """Read the chat (read-only)."""

@@ -22,7 +22,7 @@ from typing import Any, ClassVar
 from sessiontree.readers.base import as_str, make_session, register
 from sessiontree.readers.opencode_layout import field, iso_time
 from sessiontree.store.entries import Entry
-from sessiontree.store.formats import AGENT_LABELS, is_opencode_export, is_opencode_file, is_sqlite_file
+from sessiontree.store.formats import is_opencode_export, is_opencode_file, is_sqlite_file
 from sessiontree.store.jsonl import BadLine, decode_text
 from sessiontree.store.kinds import KINDS, LineKind, add_kinds
 from sessiontree.store.session import Session
@@ -306,11 +306,6 @@ class OpenCodeReader:
     """OpenCode sessions: the session's JSON file, its messages and parts beside it in the storage root."""
 
     agent: ClassVar[str] = "opencode"
-    label: ClassVar[str] = AGENT_LABELS["opencode"]
-
-    def sniff(self, values: list[Any]) -> bool:
-        """A session file is one object ``{id: "ses_…", projectID, time, ...}``."""
-        return is_opencode_file(values)
 
     def read(self, path: Path, *, agent_dir: Path | None = None, blobs_dir: Path | None = None) -> Session:
         """Read a session file, an export document or a database's latest session (read-only)."""

@@ -3,10 +3,9 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any, ClassVar
+from typing import ClassVar
 
 from sessiontree.readers.base import register
-from sessiontree.store.formats import is_pi_file
 from sessiontree.store.load import load_session
 from sessiontree.store.session import Session
 
@@ -15,11 +14,6 @@ class PiReader:
     """pi session files: a ``{"type": "session"}`` header line, then entries."""
 
     agent: ClassVar[str] = "pi"
-    label: ClassVar[str] = "pi"
-
-    def sniff(self, values: list[Any]) -> bool:
-        """A pi file starts with a session header."""
-        return is_pi_file(values)
 
     def read(self, path: Path, *, agent_dir: Path | None = None, blobs_dir: Path | None = None) -> Session:
         """Load with migrations in memory and blobs rehydrated (read-only)."""

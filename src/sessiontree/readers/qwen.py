@@ -22,7 +22,7 @@ from sessiontree.readers.base import as_str, iter_dicts, make_session, read_valu
 from sessiontree.readers.gemini import content_blocks
 from sessiontree.readers.gemini import usage_of as gemini_usage
 from sessiontree.store.entries import Entry
-from sessiontree.store.formats import AGENT_LABELS, is_gemini_file, is_qwen_file
+from sessiontree.store.formats import is_gemini_file
 from sessiontree.store.jsonl import BadLine
 from sessiontree.store.kinds import LineKind, add_kinds
 from sessiontree.store.session import Session
@@ -190,11 +190,6 @@ class QwenReader:
     """Qwen Code chat files (JSONL; its first releases' one-object files go to the Gemini CLI reader)."""
 
     agent: ClassVar[str] = "qwen"
-    label: ClassVar[str] = AGENT_LABELS["qwen"]
-
-    def sniff(self, values: list[Any]) -> bool:
-        """A chat file's lines are ``{uuid, parentUuid, sessionId, type, message: {role, parts}}`` records."""
-        return is_qwen_file(values)
 
     def read(self, path: Path, *, agent_dir: Path | None = None, blobs_dir: Path | None = None) -> Session:
         """Read the chat (read-only)."""
