@@ -174,6 +174,24 @@ class EntryBuilder:
         return entry
 
 
+class Chain:
+    """Entries in file order, each the child of the one before (the formats with no tree of their own)."""
+
+    def __init__(self) -> None:
+        self.entries: list[Entry] = []
+
+    def add(self, entry: Entry, ts: Any = None) -> None:
+        """Append an entry under the last one, with its time when it has one."""
+        entry["parentId"] = str(self.entries[-1]["id"]) if self.entries else None
+        if isinstance(ts, str):
+            entry["timestamp"] = ts
+        self.entries.append(entry)
+
+    def last_id(self) -> str | None:
+        """The id of the last entry (the leaf), or None."""
+        return str(self.entries[-1]["id"]) if self.entries else None
+
+
 def make_session(
     path: Path,
     header: dict[str, Any],

@@ -18,9 +18,8 @@ import json
 from pathlib import Path
 from typing import Any, ClassVar
 
-from sessiontree.readers.base import as_str, iter_dicts, make_session, read_values, register
+from sessiontree.readers.base import Chain, as_str, iter_dicts, make_session, read_values, register
 from sessiontree.readers.claude_blocks import convert_usage
-from sessiontree.store.entries import Entry
 from sessiontree.store.formats import AGENT_LABELS, is_copilot_file
 from sessiontree.store.jsonl import BadLine
 from sessiontree.store.kinds import LineKind, add_kinds
@@ -59,19 +58,13 @@ def _text(value: Any) -> str:
     return json.dumps(value, ensure_ascii=False) if value is not None else ""
 
 
-class _Made:
+class _Made(Chain):
     def __init__(self) -> None:
-        self.entries: list[Entry] = []
+        super().__init__()
         self.header: dict[str, Any] = {}
         self.names: dict[str, str] = {}  # tool call id -> tool name
         self.reply: dict[str, Any] | None = None
         self.model: str | None = None
-
-    def add(self, entry: Entry, ts: Any) -> None:
-        entry["parentId"] = str(self.entries[-1]["id"]) if self.entries else None
-        if isinstance(ts, str):
-            entry["timestamp"] = ts
-        self.entries.append(entry)
 
     def notice(self, eid: str, kind: str, text: str, ts: Any) -> None:
         self.add({"type": "custom", "id": eid, "customType": kind, "content": text}, ts)
@@ -188,7 +181,7 @@ class CopilotReader:
         header = {"type": "session", "version": 3, "agent": "copilot", **made.header}
         header.setdefault("id", path.parent.name if path.name == "events.jsonl" else path.stem)
         header.setdefault("cwd", "")
-        last = str(made.entries[-1]["id"]) if made.entries else None
+        last = made.last_id()
         return make_session(path, header if made.entries or made.header else {}, made.entries, bad, last)
 
 

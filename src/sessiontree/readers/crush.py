@@ -21,7 +21,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, ClassVar
 
-from sessiontree.readers.base import as_str, make_session, register
+from sessiontree.readers.base import Chain, as_str, make_session, register
 from sessiontree.readers.database_copy import open_copy
 from sessiontree.store.entries import Entry
 from sessiontree.store.formats import is_crush_file, is_sqlite_file
@@ -71,16 +71,7 @@ def _arguments(text: Any) -> dict[str, Any]:
     return value if isinstance(value, dict) else {"input": value}
 
 
-class _Made:
-    def __init__(self) -> None:
-        self.entries: list[Entry] = []
-
-    def add(self, entry: Entry, ts: str | None) -> None:
-        entry["parentId"] = str(self.entries[-1]["id"]) if self.entries else None
-        if ts is not None:
-            entry["timestamp"] = ts
-        self.entries.append(entry)
-
+class _Made(Chain):
     def message(self, row: dict[str, Any]) -> None:
         mid, role, ts = str(row.get("id")), row.get("role"), _iso(row.get("created_at"))
         parts = _parts(row.get("parts"))
@@ -190,7 +181,7 @@ def read_document(path: Path, document: dict[str, Any], bad: list[BadLine]) -> S
         header["title"] = info["title"]
     if as_str(info.get("parent_session_id")):
         header["parentSession"] = info["parent_session_id"]
-    last = str(made.entries[-1]["id"]) if made.entries else None
+    last = made.last_id()
     return make_session(path, header, made.entries, bad, last)
 
 

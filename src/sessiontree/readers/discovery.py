@@ -23,6 +23,7 @@ from sessiontree.store.content import text_of
 from sessiontree.store.discovery import SessionInfo, one_line, scandir_sorted
 from sessiontree.store.jsonl import decode_text
 from sessiontree.store.kinds import typed_prompt
+from sessiontree.store.paths import default_data_dir
 from sessiontree.store.storage import entry_is, resolves_inside
 
 DEFAULT_ROOTS: tuple[tuple[str, str], ...] = (
@@ -52,7 +53,8 @@ def default_roots(home: Path | None = None) -> list[tuple[str, Path]]:
     base = Path(home) if home is not None else Path.home()
     found = [(agent, base / rel) for agent, rel in DEFAULT_ROOTS if (base / rel).is_dir()]
     data = None if home is None else base / ".local" / "share"
-    return found + opencode_roots(data) + crush_roots(data)
+    goose = (data or default_data_dir()) / "goose" / "sessions"
+    return found + opencode_roots(data) + crush_roots(data) + ([("goose", goose)] if goose.is_dir() else [])
 
 
 def crush_roots(data_dir: Path | None = None) -> list[tuple[str, Path]]:
@@ -320,6 +322,18 @@ def _aider_info(path: Path) -> dict[str, Any]:
     return {"sessionId": path.parent.name, "cwd": str(path.absolute().parent), "prompt": typed}
 
 
+def _goose_info(values: list[Any]) -> dict[str, Any]:
+    meta = values[0] if values and isinstance(values[0], dict) else {}
+    info: dict[str, Any] = {"cwd": meta.get("working_dir"), "title": meta.get("description")}
+    for value in values[1:]:
+        items = value.get("content") if isinstance(value, dict) and value.get("role") == "user" else None
+        text = text_of([i for i in items if isinstance(i, dict) and i.get("type") == "text"]) if items else ""
+        if text.strip():
+            info["prompt"] = text.strip()
+            break
+    return info
+
+
 def _copilot_info(values: list[Any]) -> dict[str, Any]:
     info: dict[str, Any] = {}
     for value in values:
@@ -342,6 +356,7 @@ def _crush_info(values: list[Any]) -> dict[str, Any]:
 
 
 _INFO = {
+    "goose": _goose_info,
     "copilot": _copilot_info,
     "crush": _crush_info,
     "claude": _claude_info,

@@ -30,6 +30,7 @@ AGENT_LABELS: dict[str, str] = {
     "crush": "Crush",
     "aider": "Aider",
     "copilot": "GitHub Copilot CLI",
+    "goose": "Goose",
     "claude": "Claude Code",
 }
 """The name people know each agent by, in detection order (most specific first)."""
@@ -226,6 +227,18 @@ def is_copilot_file(values: list[Any]) -> bool:
     )
 
 
+def is_goose_file(values: list[Any]) -> bool:
+    """A Goose session file starts with its metadata ``{working_dir, description, message_count, ...}``."""
+    first = values[0] if values else None
+    return (
+        isinstance(first, dict)
+        and "type" not in first
+        and isinstance(first.get("working_dir"), str)
+        and "description" in first
+        and "message_count" in first
+    )
+
+
 _SNIFFERS = {
     "pi": is_pi_file,
     "codex": is_codex_file,
@@ -234,6 +247,7 @@ _SNIFFERS = {
     "qwen": is_qwen_file,
     "crush": is_crush_file,
     "copilot": is_copilot_file,
+    "goose": is_goose_file,
     "claude": is_claude_file,
 }
 

@@ -1,0 +1,151 @@
+"""Goose's session files (``$XDG_DATA_HOME/goose/sessions/<id>.jsonl``) read into the session model.
+
+Goose (block/goose, ``crates/goose/src/session/storage.rs`` and ``message.rs``) writes a metadata
+line ``{working_dir, description, message_count, total_tokens, input_tokens?, output_tokens?}``,
+then one message a line: ``{id?, role: user | assistant, created: <unix seconds>, content: [...]}``
+whose items are ``text``, ``image`` (``data``, ``mimeType``), ``thinking``, ``redactedThinking``,
+``toolRequest`` (``id``, ``toolCall: {status, value: {name, arguments}}``), ``toolResponse``
+(``id``, ``toolResult: {status, value: [content]}``, in a user-role message),
+``toolConfirmationRequest``, ``contextLengthExceeded`` and ``summarizationRequested``. Its later
+releases keep sessions in a SQLite database instead, which is not read here.
+"""
+
+from __future__ import annotations
+
+import json
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any, ClassVar
+
+from sessiontree.readers.base import Chain, as_str, iter_dicts, make_session, read_values, register
+from sessiontree.store.formats import AGENT_LABELS, is_goose_file
+from sessiontree.store.jsonl import BadLine
+from sessiontree.store.kinds import LineKind, add_kinds
+from sessiontree.store.session import Session
+
+GOOSE_KINDS = (
+    LineKind("goose:context", "Context limit", context=False, counted=True),
+    LineKind("goose:summarize", "Summarized", context=False),
+)
+"""Goose's content items that are not conversation (see ``store.kinds``)."""
+add_kinds(GOOSE_KINDS)
+
+NOTICES = {"contextLengthExceeded": "goose:context", "summarizationRequested": "goose:summarize"}
+
+
+def _iso(value: Any) -> str | None:
+    if not isinstance(value, int | float) or isinstance(value, bool) or value <= 0:
+        return None
+    try:
+        return datetime.fromtimestamp(value, UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")
+    except (OverflowError, OSError, ValueError):
+        return None
+
+
+def _field(value: dict[str, Any], key: str) -> dict[str, Any]:
+    inner = value.get(key)
+    return inner if isinstance(inner, dict) else {}
+
+
+def _result_text(result: dict[str, Any]) -> str:
+    value = (
+        result.get("value") if result.get("status") == "success" else result.get("error", result.get("value"))
+    )
+    if isinstance(value, list):
+        return "\n".join(
+            str(v.get("text", "")) for v in value if isinstance(v, dict) and v.get("type") == "text"
+        )
+    return value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
+
+
+class _Made(Chain):
+    def message(self, lineno: int, record: dict[str, Any]) -> None:
+        mid, role, ts = (
+            as_str(record.get("id")) or f"G{lineno}",
+            record.get("role"),
+            _iso(record.get("created")),
+        )
+        items = [i for i in record.get("content") or [] if isinstance(i, dict)]
+        content: list[dict[str, Any]] = []
+        results: list[dict[str, Any]] = []
+        for index, item in enumerate(items):
+            kind = item.get("type")
+            if kind == "text" and as_str(item.get("text")):
+                content.append({"type": "text", "text": item["text"]})
+            elif kind == "image" and as_str(item.get("data")):
+                content.append(
+                    {
+                        "type": "image",
+                        "data": item["data"],
+                        "mimeType": as_str(item.get("mimeType")) or "image/png",
+                    }
+                )
+            elif kind == "thinking" and as_str(item.get("thinking")):
+                content.append({"type": "thinking", "thinking": item["thinking"]})
+            elif kind == "toolRequest":
+                value = _field(_field(item, "toolCall"), "value")
+                args = value.get("arguments")
+                content.append({"type": "toolCall", "id": as_str(item.get("id")) or f"{mid}.{index}",
+                                "name": as_str(value.get("name")) or "tool",
+                                "arguments": args if isinstance(args, dict) else {}})  # fmt: skip
+            elif kind == "toolResponse":
+                result = _field(item, "toolResult")
+                results.append({"role": "toolResult", "toolCallId": as_str(item.get("id")) or mid,
+                                "toolName": "", "content": [{"type": "text", "text": _result_text(result)}],
+                                "isError": result.get("status") == "error"})  # fmt: skip
+            elif kind in NOTICES:
+                self.add(
+                    {"type": "custom", "id": f"{mid}.{index}", "customType": NOTICES[kind], "content": kind},
+                    ts,
+                )
+        for index, result in enumerate(results):
+            self.add({"type": "message", "id": f"{mid}.r{index}", "message": result}, ts)
+        if content and role in ("user", "assistant"):
+            self.add({"type": "message", "id": mid, "message": {"role": role, "content": content}}, ts)
+
+
+class GooseReader:
+    """Goose's JSONL session files (a metadata line, then its messages)."""
+
+    agent: ClassVar[str] = "goose"
+    label: ClassVar[str] = AGENT_LABELS["goose"]
+
+    def sniff(self, values: list[Any]) -> bool:
+        """A session file starts with ``{working_dir, description, message_count, ...}``."""
+        return is_goose_file(values)
+
+    def read(self, path: Path, *, agent_dir: Path | None = None, blobs_dir: Path | None = None) -> Session:
+        """Read the session (read-only)."""
+        values, bad = read_values(path)
+        made = _Made()
+        meta: dict[str, Any] = {}
+        for lineno, record in iter_dicts(values, bad):
+            if "working_dir" in record and not meta:
+                meta = record
+            elif isinstance(record.get("role"), str) and isinstance(record.get("content"), list):
+                made.message(lineno, record)
+            else:
+                bad.append(BadLine(lineno, "not a Goose message", json.dumps(record)[:120]))
+        names = {c["id"]: c["name"] for e in made.entries for c in e.get("message", {}).get("content", [])
+                 if isinstance(c, dict) and c.get("type") == "toolCall"}  # fmt: skip
+        for entry in made.entries:
+            message = entry.get("message", {})
+            if message.get("role") == "toolResult":
+                message["toolName"] = names.get(message["toolCallId"], "tool")
+        replies = [e["message"] for e in made.entries if e.get("message", {}).get("role") == "assistant"]
+        if replies and isinstance(meta.get("input_tokens"), int):
+            out = meta.get("output_tokens") if isinstance(meta.get("output_tokens"), int) else 0
+            usage = {"input": meta["input_tokens"], "output": out, "cacheRead": 0, "cacheWrite": 0}
+            replies[-1]["usage"] = {**usage, "totalTokens": usage["input"] + usage["output"]}
+        header: dict[str, Any] = {"type": "session", "version": 3, "id": path.stem, "agent": "goose",
+                                  "cwd": as_str(meta.get("working_dir")) or ""}  # fmt: skip
+        if as_str(meta.get("description")):
+            header["title"] = meta["description"]
+        first = next((e.get("timestamp") for e in made.entries if e.get("timestamp")), None)
+        if first:
+            header["timestamp"] = first
+        last = made.last_id()
+        return make_session(path, header if meta or made.entries else {}, made.entries, bad, last)
+
+
+register(GooseReader())
