@@ -135,7 +135,8 @@ class _Made(Chain):
             content.append({"type": "thinking", "thinking": data["reasoningText"]})
         if as_str(data.get("content")):
             content.append({"type": "text", "text": data["content"]})
-        for request in data.get("toolRequests") or []:
+        requests = data.get("toolRequests")
+        for request in requests if isinstance(requests, list) else []:
             if not isinstance(request, dict):
                 continue
             call = as_str(request.get("toolCallId")) or f"{eid}.{len(content)}"

@@ -49,6 +49,10 @@ def _iso(value: Any) -> str | None:
         return None
 
 
+def _number(value: Any) -> float:
+    return float(value) if isinstance(value, int | float) and not isinstance(value, bool) else 0.0
+
+
 def _parts(value: Any) -> list[dict[str, Any]]:
     if isinstance(value, bytes | str):
         try:
@@ -165,7 +169,7 @@ def read_document(path: Path, document: dict[str, Any], bad: list[BadLine]) -> S
     made = _Made()
     listed = document.get("messages")
     rows = [m for m in listed if isinstance(m, dict)] if isinstance(listed, list) else []
-    for row in sorted(rows, key=lambda r: (r.get("created_at") or 0, str(r.get("id")))):
+    for row in sorted(rows, key=lambda r: (_number(r.get("created_at")), str(r.get("id")))):
         made.message(row)
     _usage(made, info)
     header: dict[str, Any] = {

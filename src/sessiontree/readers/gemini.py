@@ -198,7 +198,8 @@ class _Entries:
 
     def _reply(self, mid: str, record: dict[str, Any], parent: str | None, ts: Any) -> str:
         content: list[dict[str, Any]] = []
-        for thought in record.get("thoughts") or []:
+        thoughts = record.get("thoughts")
+        for thought in thoughts if isinstance(thoughts, list) else []:
             if isinstance(thought, dict):
                 subject = as_str(thought.get("subject"))
                 text = "\n\n".join(
@@ -207,7 +208,12 @@ class _Entries:
                 if text:
                     content.append({"type": "thinking", "thinking": text})
         content.extend(content_blocks(record.get("content")))
-        calls = [c for c in record.get("toolCalls") or [] if isinstance(c, dict) and as_str(c.get("name"))]
+        listed = record.get("toolCalls")
+        calls = (
+            [c for c in listed if isinstance(c, dict) and as_str(c.get("name"))]
+            if isinstance(listed, list)
+            else []
+        )
         for call in calls:
             args = call.get("args")
             content.append(

@@ -65,7 +65,8 @@ class _Made(Chain):
             record.get("role"),
             _iso(record.get("created")),
         )
-        items = [i for i in record.get("content") or [] if isinstance(i, dict)]
+        listed = record.get("content")
+        items = [i for i in listed if isinstance(i, dict)] if isinstance(listed, list) else []
         content: list[dict[str, Any]] = []
         results: list[dict[str, Any]] = []
         for index, item in enumerate(items):
@@ -93,7 +94,7 @@ class _Made(Chain):
                 results.append({"role": "toolResult", "toolCallId": as_str(item.get("id")) or mid,
                                 "toolName": "", "content": [{"type": "text", "text": _result_text(result)}],
                                 "isError": result.get("status") == "error"})  # fmt: skip
-            elif kind in NOTICES:
+            elif isinstance(kind, str) and kind in NOTICES:
                 self.add(
                     {"type": "custom", "id": f"{mid}.{index}", "customType": NOTICES[kind], "content": kind},
                     ts,
