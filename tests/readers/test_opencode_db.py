@@ -27,6 +27,7 @@ from tests.readers.opencode_db import (
     export_document,
     fixture_messages,
     fixture_session,
+    insert_session,
     make_database,
 )
 from tests.serve.process import EventReader, page_settings, serve_process
@@ -236,3 +237,30 @@ def test_every_part_type_of_an_export_is_shown(tmp_path: Path) -> None:
     code, out, err = run("inspect", "--json", str(path))
     assert code == 0, err
     assert json.loads(out)["prompts"] == 1 and json.loads(out)["message_roles"]["assistant"] == 2
+
+
+def test_a_subtask_session_hangs_under_the_session_that_ran_it(tmp_path: Path) -> None:
+    data = tmp_path / "xdg-data"
+    (data / "opencode").mkdir(parents=True)
+    db_path = data / "opencode" / "opencode.db"
+    info = make_database(db_path)
+    child = {
+        **info,
+        "id": "ses_child0001",
+        "title": "Find the cache's callers",
+        "time": {"created": 1763630100000, "updated": 1763630101000},
+    }
+    db = sqlite3.connect(db_path)
+    insert_session(db, child, parent=info["id"])
+    db.commit()
+    db.close()
+    from sessiontree.archive.catalog import Catalog
+    from sessiontree.readers.discovery import opencode_roots
+
+    [(_, root)] = opencode_roots(data)
+    entries = {e.id: e for e in Catalog(root).scan()}
+    assert entries["ses_child0001"].parent_session == info["id"]
+    assert entries["ses_child0001"].parent_key == entries[info["id"]].key
+    code, out, err = run("inspect", "--json", str(entries["ses_child0001"].path))
+    assert code == 0, err
+    assert json.loads(out)["parent_session"] == info["id"]

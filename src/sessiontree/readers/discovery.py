@@ -269,6 +269,7 @@ def _opencode_info(values: list[Any]) -> dict[str, Any]:
         "cwd": info.get("directory"),
         "timestamp": iso_time(times.get("created")),
         "title": info.get("title"),
+        "parent": info.get("parentID"),  # a subtask's session names the session that ran it
     }
     messages = first.get("messages")
     for item in messages if isinstance(messages, list) else []:
