@@ -8,13 +8,10 @@ check. ``Sources`` lists the folders through one ``Catalog`` each.
 
 from __future__ import annotations
 
-import atexit
 import errno
 import fnmatch
 import os
 import re
-import shutil
-import tempfile
 import time
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, replace
@@ -80,6 +77,10 @@ def usable_cache_dir(given: Path | None = None, warn: Callable[[str], None] | No
         return wanted
     except OSError as exc:
         reason = read_reason(exc) if exc.errno != errno.EEXIST else "a file is in its place"
+    import atexit  # only when the cache dir cannot be made
+    import shutil
+    import tempfile
+
     stand_in = Path(tempfile.mkdtemp(prefix="sessiontree-cache-"))
     atexit.register(shutil.rmtree, stand_in, ignore_errors=True)
     _STAND_INS[wanted] = stand_in

@@ -13,7 +13,7 @@ import time
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from sessiontree.archive.collection import list_session_files, path_key, root_clause
 from sessiontree.archive.extract import BODY_TIER, Row, parse_time, rows_of_entry, title_row
@@ -25,15 +25,16 @@ from sessiontree.archive.index_db import (
     pack_texts,
     read_texts,
 )
-from sessiontree.archive.usage import Usage, usage_of_entry
 from sessiontree.archive.usage_store import add_usage, forget_usage
 from sessiontree.errors import SessiontreeError
 from sessiontree.store.entries import header_version, is_valid_header
 from sessiontree.store.jsonl import decode_line, decode_text
-from sessiontree.store.migrate import stable_entry_id
 from sessiontree.store.surrogates import replace_surrogates
 from sessiontree.store.tail import TailRead, TailReader, TailState
 from sessiontree.store.titles import cut_title
+
+if TYPE_CHECKING:
+    from sessiontree.archive.usage import Usage
 
 BATCH_CHARS = 8_000_000
 """Text characters gathered before they are written (a row holds up to 1 M)."""
@@ -299,6 +300,10 @@ def _follow(
 
 def _index_values(conn: sqlite3.Connection, state: _FileState, values: Iterable[Any]) -> int:
     """Index parsed lines of one file (the header when it comes first); return the rows added."""
+    # Imported here (usage with the prices, migration's ids): a search on a warm index reads none.
+    from sessiontree.archive.usage import usage_of_entry
+    from sessiontree.store.migrate import stable_entry_id
+
     batch: list[Row] = []
     spent: list[tuple[str | None, Usage]] = []
     added = chars = 0

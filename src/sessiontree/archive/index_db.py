@@ -25,7 +25,6 @@ from sessiontree.archive.usage_store import SCHEMA as USAGE_SCHEMA
 from sessiontree.archive.usage_store import TABLES as USAGE_TABLES
 from sessiontree.errors import SearchError
 from sessiontree.store.atomic import make_private_dir, make_private_file
-from sessiontree.store.history import sqlite_trouble
 from sessiontree.store.storage import read_reason
 
 SCHEMA_VERSION = 9
@@ -151,6 +150,8 @@ def _create_schema(conn: sqlite3.Connection) -> None:
 
 def describe_error(path: Path, exc: sqlite3.Error) -> SearchError:
     """Turn an SQLite error into a one-line message that says what to do."""
+    from sessiontree.store.history import sqlite_trouble  # the history's writer thread: not for a search
+
     trouble = sqlite_trouble(exc)
     if trouble == "busy":
         return SearchError(f"The search index {path} is busy in another process; try again")

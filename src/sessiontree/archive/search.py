@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from itertools import islice
 from pathlib import Path
 from types import TracebackType
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from sessiontree.archive.collection import (
     default_cache_dir,
@@ -28,11 +28,13 @@ from sessiontree.archive.collection import (
 from sessiontree.archive.index import UpdateReport, update_index
 from sessiontree.archive.index_db import connect, describe_error, read_texts
 from sessiontree.archive.snippet import Snippet, fts_patterns, make_snippet, plain_pattern
-from sessiontree.archive.usage import UsageQuery, UsageRecord
 from sessiontree.archive.usage_store import read_usage
 from sessiontree.errors import SearchError
 from sessiontree.store.times import utc_datetime
 from sessiontree.store.titles import cut_title
+
+if TYPE_CHECKING:
+    from sessiontree.archive.usage import UsageQuery, UsageRecord
 
 INDEX_FILE = "search.db"
 ROLE_CHOICES = ("user", "assistant", "tool")

@@ -13,11 +13,13 @@ import sqlite3
 from collections.abc import Sequence
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from sessiontree.archive.collection import path_of_key, project_clause, root_clause
 from sessiontree.archive.dates import day_of
-from sessiontree.archive.usage import Usage, UsageQuery, UsageRecord
+
+if TYPE_CHECKING:
+    from sessiontree.archive.usage import Usage, UsageQuery, UsageRecord
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS usage (
@@ -162,6 +164,9 @@ def read_usage(
     conn: sqlite3.Connection, roots: Sequence[Path], query: UsageQuery | None = None
 ) -> list[UsageRecord]:
     """Usage totals per (session, day, model) of the indexed sessions under ``roots``."""
+    # Imported here (with the prices): the index's schema and a search need none of it.
+    from sessiontree.archive.usage import Usage, UsageQuery, UsageRecord
+
     query = query or UsageQuery()
     clause, params = root_clause(roots, "path")
     if query.project is not None:

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import shutil
 import sys
 from collections.abc import Sequence
 from pathlib import Path
@@ -111,6 +110,8 @@ def search(
     if as_json:
         click.echo(json.dumps([hit.to_json() for hit in hits], ensure_ascii=True, indent=2))
     elif hits and sys.stdout.isatty():
+        import shutil  # its archive modules are no cost of a piped search
+
         click.echo(format_groups(hits, bold=True, width=shutil.get_terminal_size().columns))
     else:
         for hit in hits:

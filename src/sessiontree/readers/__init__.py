@@ -10,12 +10,10 @@ from __future__ import annotations
 import stat
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from sessiontree.errors import InvalidSession, SessionNotFound
 from sessiontree.readers.base import READERS, Reader, read_prefix_values
-from sessiontree.store.blobs import describe_missing_blobs
-from sessiontree.store.discovery import printable
 from sessiontree.store.formats import (
     AGENT_LABELS,
     agent_of_tables,
@@ -24,8 +22,9 @@ from sessiontree.store.formats import (
     is_sqlite_file,
     sniff_agent,
 )
-from sessiontree.store.repair import describe_damage
-from sessiontree.store.session import Session, cannot_read, require_header
+
+if TYPE_CHECKING:
+    from sessiontree.store.session import Session
 
 AGENTS: tuple[str, ...] = tuple(sorted(AGENT_LABELS))
 """The ``--agent`` choices."""
@@ -57,6 +56,8 @@ def _readable(path: Path) -> None:
     except FileNotFoundError:
         raise SessionNotFound(f"File not found: {path}") from None
     except OSError as exc:  # a folder on its path not ours to enter, a symlink loop
+        from sessiontree.store.session import cannot_read
+
         raise cannot_read(path, exc) from None
     if is_dir:
         raise InvalidSession(f"{path} is a directory, not a session file")
@@ -73,6 +74,8 @@ def detect_agent(path: str | Path) -> str | None:
     try:
         return detect_values(read_prefix_values(path))
     except OSError as exc:
+        from sessiontree.store.session import cannot_read
+
         raise cannot_read(path, exc) from None
 
 
@@ -141,6 +144,12 @@ def load_for_export(
     ``warn`` gets one line when loading repaired or skipped anything (a damaged file), and one
     when images refer to blobs that are not there (a file copied out of its agent folder).
     """
+    # The loading side, imported here: detecting a file's agent (a warm search) needs none of it.
+    from sessiontree.store.blobs import describe_missing_blobs
+    from sessiontree.store.discovery import printable
+    from sessiontree.store.repair import describe_damage
+    from sessiontree.store.session import require_header
+
     path = Path(input_path)
     session = require_header(load_any(path, agent, blobs_dir=blobs_dir))
     if warn is not None:

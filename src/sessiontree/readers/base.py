@@ -7,13 +7,15 @@ import re
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, ClassVar, Protocol
+from typing import TYPE_CHECKING, Any, ClassVar, Protocol
 
 from sessiontree.store.entries import Entry
 from sessiontree.store.formats import SNIFF_BYTES, SNIFF_LINES
 from sessiontree.store.jsonl import BadLine, decode_line, decode_lines, decode_text, parse_jsonl_lines
-from sessiontree.store.session import Session
 from sessiontree.store.storage import FileSessionStorage
+
+if TYPE_CHECKING:
+    from sessiontree.store.session import Session
 
 _CSI = re.compile(r"\x1b\[[0-9;?]*[ -/]*[@-~]")
 
@@ -200,6 +202,8 @@ def make_session(
     leaf_id: str | None,
 ) -> Session:
     """A Session from a reader's work (foreign files are never migrated: version 3 as made)."""
+    from sessiontree.store.session import Session  # not at import: finding files (search) loads none
+
     bad.sort(key=lambda b: b.lineno)
     return Session(header=header, entries=entries, path=path, leaf_id=leaf_id, bad_lines=bad)
 

@@ -23,7 +23,6 @@ from pathlib import Path
 from typing import Any
 
 from sessiontree.errors import SessiontreeError
-from sessiontree.readers.database_copy import open_copy
 from sessiontree.store.atomic import make_private_dir, write_atomic
 from sessiontree.store.jsonl import decode_text
 from sessiontree.store.paths import default_cache_dir
@@ -120,6 +119,8 @@ def sync_mirror(folder: Path) -> None:
         return
     before = state.get("sessions")
     known: dict[str, int] = before if isinstance(before, dict) else {}
+    from sessiontree.readers.database_copy import open_copy  # a database to mirror: rare, and not on a search
+
     try:
         with open_copy(db) as connection:
             stamps = stamps_of(connection)

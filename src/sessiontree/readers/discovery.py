@@ -18,11 +18,9 @@ from sessiontree.readers.db_mirror import is_mirror_file, mirror_source, sync_mi
 from sessiontree.readers.opencode_layout import field, iso_time
 from sessiontree.readers.opencode_layout import is_session_path as is_opencode_session
 from sessiontree.readers.opencode_layout import is_storage_folder as is_opencode_storage_folder
-from sessiontree.store.claude_markup import typed_text
 from sessiontree.store.content import text_of
 from sessiontree.store.discovery import SessionInfo, one_line, scandir_sorted
 from sessiontree.store.jsonl import decode_text
-from sessiontree.store.kinds import typed_prompt
 from sessiontree.store.paths import default_data_dir
 from sessiontree.store.storage import entry_is, resolves_inside
 
@@ -180,6 +178,7 @@ def _claude_info(values: list[Any]) -> dict[str, Any]:
     # Imported here: the Claude Code reader is for files read now, never for a warm search.
     from sessiontree.readers.claude import TITLE_LINES
     from sessiontree.readers.claude_kinds import is_agent_written, is_task_notification
+    from sessiontree.store.claude_markup import typed_text
 
     info: dict[str, Any] = {}
     for value in _records(values, info):
@@ -313,6 +312,7 @@ def _qwen_info(values: list[Any]) -> dict[str, Any]:
 
 def _aider_info(path: Path) -> dict[str, Any]:
     from sessiontree.readers.aider import read_history
+    from sessiontree.store.kinds import typed_prompt
 
     try:
         with open(path, "rb") as fh:
@@ -372,6 +372,7 @@ def read_agent_info(path: str | Path, agent: str | None = None) -> SessionInfo |
     """Metadata of one session file of any agent from its first lines; None when it is no session."""
     from sessiontree.readers import detect_values, is_aider_file, load_any
     from sessiontree.store.entries import message_of
+    from sessiontree.store.kinds import typed_prompt  # the line kinds (and the loader): not to find files
 
     path = Path(path)
     try:

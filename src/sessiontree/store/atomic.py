@@ -10,17 +10,13 @@ own file never matches.
 from __future__ import annotations
 
 import contextlib
-import logging
 import os
 import re
-import secrets
 from collections.abc import Iterable
 from pathlib import Path
 
 from sessiontree.store.storage import FileSessionStorage, SessionStorage
 from sessiontree.store.surrogates import SURROGATES
-
-log = logging.getLogger(__name__)
 
 TEMP_MARK = "sessiontree"
 TEMP_NAME = re.compile(r"^\..+\." + TEMP_MARK + r"-(\d+)-[0-9a-f]{8}\.tmp$")
@@ -30,7 +26,7 @@ TEMP_GLOB = f".*.{TEMP_MARK}-*.tmp"
 
 def temp_path_for(path: Path) -> Path:
     """A fresh temp name beside ``path`` that names this process."""
-    return path.with_name(f".{path.name}.{TEMP_MARK}-{os.getpid()}-{secrets.token_hex(4)}.tmp")
+    return path.with_name(f".{path.name}.{TEMP_MARK}-{os.getpid()}-{os.urandom(4).hex()}.tmp")
 
 
 def _is_zombie(pid: int) -> bool:
@@ -128,7 +124,11 @@ def remove_stale_temps(
             storage.remove_tree_sync(candidate)
             removed.append(candidate)
         except OSError as exc:  # the next cleanup tries again
-            log.warning("could not remove stale temporary file %s: %s", candidate, exc)
+            import logging  # a rare warning: the logging module is no cost of every start
+
+            logging.getLogger(__name__).warning(
+                "could not remove stale temporary file %s: %s", candidate, exc
+            )
     return sorted(removed)
 
 

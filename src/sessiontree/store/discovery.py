@@ -15,7 +15,6 @@ from sessiontree.store.entries import TITLE_SLOT_BYTES, is_title_slot, is_valid_
 from sessiontree.store.jsonl import decode_line
 from sessiontree.store.output_sink import sanitize_text
 from sessiontree.store.paths import AgentPaths
-from sessiontree.store.persist import rewrite_atomically
 from sessiontree.store.storage import FileSessionStorage, MemorySessionStorage, SessionStorage, entry_is
 from sessiontree.store.surrogates import shown_name
 from sessiontree.store.times import utc_datetime
@@ -308,6 +307,8 @@ def write_terminal_breadcrumb(
     agent_dir: Path, term: str, cwd: str, session_file: Path, storage: SessionStorage | None = None
 ) -> None:
     """Record (two lines: cwd, session path) that this terminal now uses ``session_file``."""
+    from sessiontree.store.persist import rewrite_atomically  # the write path: no cost of a listing
+
     target = breadcrumb_path(agent_dir, term)
     rewrite_atomically(storage or FileSessionStorage(), target, [cwd, str(session_file)])
 

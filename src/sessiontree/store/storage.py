@@ -9,7 +9,6 @@ from __future__ import annotations
 import contextlib
 import errno
 import os
-import shutil
 import stat
 import threading
 from collections.abc import Iterator
@@ -327,12 +326,16 @@ class FileSessionStorage:
 
     def remove_tree_sync(self, path: Path) -> None:
         if Path(path).is_dir() and not Path(path).is_symlink():
+            import shutil  # with its archive modules: only the few commands that copy or remove folders
+
             shutil.rmtree(path)
         else:
             self.unlink_sync(path)
 
     def copy_tree_sync(self, src: Path, dst: Path) -> None:
         """Copy a folder; ``dst`` must not exist (the caller copies to a temp name, then renames)."""
+        import shutil
+
         shutil.copytree(src, dst)
 
     def open_writer_sync(self, path: Path) -> SessionStorageWriter:
