@@ -264,3 +264,35 @@ def test_thinking_signatures_are_neither_listed_nor_published(
     assert "Look at the config first." in uploaded
     for blob in (signature, gemini):
         assert all(blob[i : i + 8] not in uploaded for i in range(0, len(blob) - 8, 4))
+
+
+def test_dry_run_lists_kept_random_values_apart_and_mask_masks_them(
+    tmp_path: Path, fake_gh: FakeGh, isolated_agent_dir: Path
+) -> None:
+    commit = "0f3a9c27" + "5be14d6083a7c9e1f2b4d5a6c7e8f901"
+    header = {"type": "session", "version": 3, "id": "4e7a4e7a4e7a4e7a", "timestamp": "2026-02-16T10:00:00Z"}
+    text = f"commit {commit}\nthe staging host is acme-stage-7"
+    message = {"role": "user", "content": [{"type": "text", "text": text}]}
+    entry = {"type": "message", "id": "k0000001", "parentId": None, "message": message}
+    path = tmp_path / "kept.jsonl"
+    path.write_text(json.dumps(header) + "\n" + json.dumps(entry) + "\n")
+    work = tmp_path / "out"
+    work.mkdir()
+
+    proc = _share_piped("--dry-run", str(path), cwd=work)
+    assert proc.returncode == 0, proc.stderr
+    lines = proc.stderr.splitlines()
+    at = lines.index("Kept 1 random-looking value(s) a rule explains (share --mask VALUE masks one):")
+    assert (
+        lines[at + 1] == f"  {commit[:4]}...{commit[-4:]} (40 chars)  kept: hex (a digest, a commit or an id)"
+    )
+    assert commit[4:-4] not in proc.stderr
+    assert commit in page_text(next(work.iterdir()).read_text(encoding="utf-8"))
+
+    # The same share uploaded through gh, with two values masked by hand.
+    proc = _share_piped("--no-open", "--mask", commit, "--mask", "acme-stage-7", str(path))
+    assert proc.returncode == 0, proc.stderr
+    assert "Redacted 2 secret(s): 2 masked-by-you" in proc.stderr
+    uploaded = page_text(fake_gh.uploaded())
+    assert commit not in uploaded and "acme-stage-7" not in uploaded
+    assert "commit [REDACTED:masked-by-you]\nthe staging host is [REDACTED:masked-by-you]" in uploaded

@@ -33,6 +33,13 @@ def _say(text: str) -> None:
     is_flag=True,
     help="Write the page to the current folder and list what was masked; upload nothing.",
 )
+@click.option(
+    "--mask",
+    "masks",
+    multiple=True,
+    metavar="VALUE",
+    help="Also mask VALUE wherever it is (repeatable): one the review kept, or any text.",
+)
 @agent_option
 @pass_context
 def share(
@@ -43,6 +50,7 @@ def share(
     no_redact: bool,
     yes: bool,
     dry_run: bool,
+    masks: tuple[str, ...],
     agent: str | None,
 ) -> None:
     """Publish a session as an HTML page and print the links.
@@ -62,6 +70,7 @@ def share(
         agent=agent,
         review=_ask if asks else None,
         dry_run=Path.cwd() if dry_run else None,
+        masks=masks,
     )
     if dry_run:
         _list_all(review_lines(outcome.redaction))

@@ -49,6 +49,18 @@ def is_uuid(value: str) -> bool:
     return _UUID.fullmatch(value) is not None
 
 
+# Addresses (bech32, Ethereum) and content ids (IPFS v0 and v1): public, however random.
+_ADDRESS = re.compile(r"(?:bc1|tb1|ltc1|cosmos1|osmo1|addr1|age1)[02-9ac-hj-np-z]{20,}|0x[0-9a-fA-F]{40}")
+_CONTENT_ID = re.compile(r"Qm[1-9A-HJ-NP-Za-km-z]{44}|baf[a-z2-7]{50,}")
+
+
+def public_shape(value: str) -> str | None:
+    """Return "an address" or "a content id" when the value has one's shape, else None."""
+    if _ADDRESS.fullmatch(value):
+        return "an address"
+    return "a content id" if _CONTENT_ID.fullmatch(value) else None
+
+
 def is_hex(value: str) -> bool:
     """Tell whether the value is hexadecimal in one case (a digest, a commit, an object id)."""
     return _HEX.fullmatch(value) is not None

@@ -18,6 +18,7 @@ from sessiontree.share.entropy import (
     is_hex,
     is_uuid,
     looks_generated,
+    public_shape,
     reads_as_words,
     shannon,
 )
@@ -48,6 +49,13 @@ _NOT_CREDENTIAL = frozenset(
     # Publishable keys by convention (Stripe pk_live_, Mapbox pk., Langfuse pk-lf-).
     | {"pk", "pub", "public", "publishable"}
 )
+
+
+def not_credential_prefix(prefix: str) -> bool:
+    """Tell whether a lowercase prefix names a hash or an id (``sha256``, ``toolu``, ``pk``), not a secret."""
+    return prefix in _NOT_CREDENTIAL
+
+
 # Prefixes under which a UUID or a hex digest is a credential (``api-<uuid>``, ``sk-lf-<uuid>``).
 _CREDENTIAL_WORDS = frozenset({"sk", "api", "sdk", "key", "secret", "token", "pat", "auth", "pass"})
 _TRAILING_EXTENSION = re.compile(r"\.[A-Za-z][A-Za-z0-9]{0,4}$")
@@ -97,7 +105,7 @@ _SLUG_ID = re.compile(r"(?P<words>(?:[A-Za-z]+-)+)[0-9a-f]{32}")
 
 
 def _accept(run: str) -> bool:
-    if _names_a_file(run) or DOCUMENTED_JWT_PAYLOAD in run:
+    if names_a_file(run) or DOCUMENTED_JWT_PAYLOAD in run:
         return False
     slug = _SLUG_ID.fullmatch(run)
     if slug is not None and any(_is_word(w) for w in slug.group("words").split("-")):
@@ -144,7 +152,7 @@ def _is_word(piece: str) -> bool:
     return _WORD.fullmatch(piece) is not None and reads_as_words(piece)
 
 
-def _names_a_file(run: str) -> bool:
+def names_a_file(run: str) -> bool:
     if _DATE.search(run):
         return True
     words = [_is_word(p) for p in _SEPARATED.split(run) if p]
@@ -183,7 +191,7 @@ BARE_KIND = "high-entropy-token"
 
 
 # Base64 of a PEM's BEGIN line (a certificate; an encoded private key is found by decoding it).
-_PEM_BEGIN = "LS0tLS1CRUdJTi"
+PEM_BEGIN = "LS0tLS1CRUdJTi"
 
 
 def find_bare_tokens(text: str, runs: Runs | None = None) -> Iterator[Span]:
@@ -195,13 +203,17 @@ def find_bare_tokens(text: str, runs: Runs | None = None) -> Iterator[Span]:
 def _bare_in(text: str, lo: int, hi: int) -> Iterator[Span]:
     for match in _BARE.finditer(text, lo, hi):
         value = match.group()
-        if value.startswith(_PEM_BEGIN) or not (_bare_is_secret(value) or glued_hex(value)):
+        if (
+            value.startswith(PEM_BEGIN)
+            or public_shape(value)
+            or not (_bare_is_secret(value) or glued_hex(value))
+        ):
             continue
         if value.startswith("eyJ") and text[match.end() : match.end() + 1] == ".":
             continue  # a JWT's header: the JWT pattern judges the whole token
             continue
         start, end = match.span()
-        if _inside_base64(text, start, end) or _named_not_secret(text, start):
+        if inside_base64(text, start, end) or _named_not_secret(text, start):
             continue
         yield start, end, BARE_KIND
 
@@ -249,7 +261,7 @@ def after_digest(text: str, start: int) -> bool:
     return _DIGEST_BEFORE.search(text, max(0, start - 120), start) is not None
 
 
-def _inside_base64(text: str, start: int, end: int) -> bool:
+def inside_base64(text: str, start: int, end: int) -> bool:
     if after_digest(text, start):
         return True
     left = start

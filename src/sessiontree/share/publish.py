@@ -7,7 +7,7 @@ import re
 import shutil
 import tempfile
 import unicodedata
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
@@ -74,18 +74,20 @@ def share_session(
     agent: str | None = None,
     review: Review | None = None,
     dry_run: Path | None = None,
+    masks: Sequence[str] = (),
 ) -> ShareOutcome:
     """Export a session to a temp HTML file, publish it, record the share and remove the file.
 
     ``agent`` forces the reader of a file (claude, codex, pi); by default the content decides.
     ``review`` sees what was masked before the upload and may stop it (``ShareCancelled``);
     ``dry_run`` names a folder: the page is written there and nothing is uploaded or recorded.
+    ``masks`` are more values to mask wherever they are (``--mask``), whatever they look like.
     """
     say = notify or _to_stderr
     session = _load(source, agent, say)
     try:
         backend = Backend(DRY_RUN, str(dry_run)) if dry_run is not None else choose_backend(agent_dir)
-        outcome = _export_and_publish(session, backend, force, redact, say, api_base, review)
+        outcome = _export_and_publish(session, backend, force, redact, say, api_base, review, masks)
     except KeyboardInterrupt:
         raise ShareCancelled("Share cancelled") from None
     if backend.kind == DRY_RUN:
@@ -114,10 +116,11 @@ def _export_and_publish(
     say: Notify,
     api_base: str | None,
     review: Review | None,
+    masks: Sequence[str] = (),
 ) -> ShareOutcome:
     report: RedactionReport | None = None
     if redact:
-        session, report = redact_session(session)
+        session, report = redact_session(session, masks)
         if report.total:
             say(f"Redacted {report.total} secret(s): {report.summary()} (--no-redact shares as is)")
         else:
@@ -193,14 +196,15 @@ def _load(source: Path | Session, agent: str | None, say: Notify) -> Session:
     return load_for_export(source, agent=agent, warn=say)
 
 
-def redact_session(session: Session) -> tuple[Session, RedactionReport]:
+def redact_session(session: Session, masks: Sequence[str] = ()) -> tuple[Session, RedactionReport]:
     """Return a copy of the session with secrets masked; the original is left as it was.
 
     The title slot is redacted with the same values as the entries (the page's title, the gist
     description and the uploaded file's name come from it), and so are the subagent transcripts
-    the page embeds: all in memory, nothing written.
+    the page embeds: all in memory, nothing written. ``masks`` are values masked wherever they
+    are (``share --mask``). The report lists the random-looking values kept too, and why.
     """
-    redactor = Redactor()
+    redactor = Redactor(masks)
     learn_subagents(session.subagents, redactor)
     slot = session.title_slot
     extra = [("title-slot", slot)] if slot else []
@@ -208,6 +212,7 @@ def redact_session(session: Session) -> tuple[Session, RedactionReport]:
     if slot:
         slot = redact_value(slot, report, redactor=redactor, entry="title-slot")
     subagents = redact_subagents(session.subagents, redactor, report)
+    report.kept = redactor.kept()
     redacted = dataclasses.replace(
         session, header=header, entries=entries, title_slot=slot, subagents=subagents
     )

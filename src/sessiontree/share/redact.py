@@ -18,11 +18,14 @@ from typing import Any
 from sessiontree.share.blocks import extend_span, printed_secret, prints_secret
 from sessiontree.share.encoded import find_encoded_secrets
 from sessiontree.share.keyvalue import secret_under_key
+from sessiontree.share.random_default import KEPT, find_random_tokens
+from sessiontree.share.random_default import MIN_LENGTH as MIN_RANDOM
 from sessiontree.share.scan import Hits
 from sessiontree.share.secrets import find_secrets
 from sessiontree.share.shown import View, shown_views
 
 MASK = "[REDACTED:{kind}]"
+USER_MASK = "masked-by-you"  # the kind of a value given to ``share --mask``
 _MASKED = re.compile(r"\[REDACTED:[a-z0-9-]*\](?:#[0-9]+)?")
 # A value this short is masked where it was found, not looked for everywhere else.
 MIN_PROPAGATED = 6
@@ -66,12 +69,23 @@ class Finding:
     field: str
 
 
+@dataclass(frozen=True)
+class Kept:
+    """A random-looking value kept: the look-alike rule's reason, its first and last characters."""
+
+    reason: str
+    first: str
+    last: str
+    length: int
+
+
 @dataclass
 class RedactionReport:
-    """What was masked: secret kind -> count, and each value found."""
+    """What was masked: secret kind -> count, and each value found; the random-looking values kept."""
 
     counts: Counter[str] = field(default_factory=Counter)
     findings: list[Finding] = field(default_factory=list)
+    kept: list[Kept] = field(default_factory=list)
 
     @property
     def total(self) -> int:
@@ -96,8 +110,11 @@ def _merge(found: Iterable[tuple[int, int, int, str]]) -> list[Span]:
     return [(start, end, kind) for start, end, _, kind in merged]
 
 
-def find_secret_spans(text: str) -> list[Span]:
-    """Return the merged source spans of every secret, found in each shown form of the text."""
+def find_secret_spans(text: str, kept: list[Span] | None = None) -> list[Span]:
+    """Return the merged source spans of every secret, found in each shown form of the text.
+
+    ``kept`` gets the random-looking values a look-alike rule kept (kind ``kept:<reason>``).
+    """
     if len(text) < _SHORT and text.count(":") < 4 and not _MAY_HOLD_SECRET.search(text.lower()):
         return []
     found: list[tuple[int, int, int, str]] = []  # start, end, rank (most specific first), kind
@@ -120,7 +137,36 @@ def find_secret_spans(text: str) -> list[Span]:
     grown = ((*extend_span(text, start, end), rank, kind) for start, end, rank, kind in found)
     if masks:  # a secret glued to a mask ends where the mask begins: the mask stays as it was
         grown = ((start, _end_before_mask(start, end, masks), rank, kind) for start, end, rank, kind in grown)
-    return _merge(grown)
+    merged = _merge(grown)
+    if hits.longest >= MIN_RANDOM:
+        return _with_random_tokens(text, hits, merged, kept)
+    return merged
+
+
+def _with_random_tokens(text: str, hits: Hits, merged: list[Span], kept: list[Span] | None) -> list[Span]:
+    """Return ``merged`` and the random-looking values nothing else masked (the default).
+
+    The default judges the runs of token characters outside what is masked already, as a second
+    redaction of the masked text would see them; what a look-alike rule keeps goes in ``kept``.
+    """
+    free: list[tuple[int, int]] = []
+    i = 0  # both are in order: one walk over the masked spans for all the runs
+    for lo, hi in hits.runs_of(MIN_RANDOM):
+        while i < len(merged) and merged[i][1] <= lo:
+            i += 1
+        j = i
+        while j < len(merged) and merged[j][0] < hi:
+            if merged[j][0] - lo >= MIN_RANDOM:
+                free.append((lo, merged[j][0]))
+            lo = max(lo, merged[j][1])
+            j += 1
+        if hi - lo >= MIN_RANDOM:
+            free.append((lo, hi))
+    found = list(find_random_tokens(text, free))
+    if kept is not None:
+        kept += [(s, e, kind.removeprefix(KEPT)) for s, e, kind in found if kind.startswith(KEPT)]
+    masked = [(s, e, 2000, kind) for s, e, kind in found if not kind.startswith(KEPT)]
+    return _merge([*((s, e, 0, k) for s, e, k in merged), *masked]) if masked else merged
 
 
 # A secret a view shows that the text does not lies across an edit (a removed escape code, a
@@ -161,10 +207,12 @@ def _end_before_mask(start: int, end: int, masks: list[tuple[int, int]]) -> int:
 class Redactor:
     """Masks secrets across many strings: finds them first, then masks every copy of each value."""
 
-    def __init__(self) -> None:
+    def __init__(self, masks: Iterable[str] = ()) -> None:
+        """``masks`` are values to mask wherever they are, whatever they look like (``--mask``)."""
         self._spans: dict[str, list[Span]] = {}
-        self._values: dict[str, str] = {}  # value -> kind
+        self._values: dict[str, str] = dict.fromkeys((m for m in masks if m), USER_MASK)  # value -> kind
         self._copies: re.Pattern[str] | None = None
+        self._kept: dict[str, str] = {}  # random-looking value kept -> the look-alike rule's reason
 
     def learn(self, text: str, key: str | None = None) -> None:
         """Find the secrets of ``text`` (pass one) and remember their values.
@@ -179,12 +227,24 @@ class Redactor:
                 self._copies = None
         if len(text) < MIN_TEXT or text in self._spans:
             return
-        spans = find_secret_spans(text)
+        kept: list[Span] = []
+        spans = find_secret_spans(text, kept)
         self._spans[text] = spans
+        for start, end, reason in kept:
+            self._kept.setdefault(text[start:end], reason)
         for start, end, kind in spans:
             if end - start >= MIN_PROPAGATED:
                 self._values.setdefault(text[start:end], kind)
         self._copies = None
+
+    def kept(self) -> list[Kept]:
+        """Return the random-looking values kept by a look-alike rule and masked nowhere, and why."""
+        copies = self._copy_pattern()
+        return [
+            Kept(reason, value[:4], value[-4:], len(value))
+            for value, reason in self._kept.items()
+            if value not in self._values and (copies is None or copies.search(value) is None)
+        ]
 
     def holds_secret(self, text: str) -> bool:
         """Tell whether ``text`` (learnt) holds a secret of its own."""
