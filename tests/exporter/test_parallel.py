@@ -54,6 +54,7 @@ def test_a_slow_front_leaves_more_to_the_worker(monkeypatch: pytest.MonkeyPatch,
     monkeypatch.setenv(parallel.WORKERS_ENV, "2")
     warm = parallel.warm_count(count)
     progress = tmp_path / "worker-rendered"
+    assert threading.active_count() == 1, "another test left a thread running: the render cannot fork"
 
     def render(i: int) -> tuple[int, int]:
         if os.getpid() != parent:
