@@ -150,14 +150,16 @@ def _create_schema(conn: sqlite3.Connection) -> None:
 
 def describe_error(path: Path, exc: sqlite3.Error) -> SearchError:
     """Turn an SQLite error into a one-line message that says what to do."""
-    from sessiontree.store.history import sqlite_trouble  # the history's writer thread: not for a search
+    from sessiontree.store.history import sqlite_message  # the history's writer thread: not for a search
 
-    trouble = sqlite_trouble(exc)
-    if trouble == "busy":
-        return SearchError(f"The search index {path} is busy in another process; try again")
-    if trouble == "damaged":
-        return SearchError(f"{path} is not a usable search index; delete it to rebuild the index")
-    return SearchError(f"Cannot use the search index {path}: {exc}")
+    return SearchError(
+        sqlite_message(
+            exc,
+            busy=f"The search index {path} is busy in another process; try again",
+            damaged=f"{path} is not a usable search index; delete it to rebuild the index",
+            other=f"Cannot use the search index {path}: {exc}",
+        )
+    )
 
 
 def read_texts(conn: sqlite3.Connection, row_ids: Iterable[int]) -> dict[int, str]:

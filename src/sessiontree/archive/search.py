@@ -15,7 +15,6 @@ from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from itertools import islice
 from pathlib import Path
-from types import TracebackType
 from typing import TYPE_CHECKING, Any
 
 from sessiontree.archive.collection import (
@@ -30,6 +29,7 @@ from sessiontree.archive.index_db import connect, describe_error, read_texts
 from sessiontree.archive.snippet import Snippet, fts_patterns, make_snippet, plain_pattern
 from sessiontree.archive.usage_store import read_usage
 from sessiontree.errors import SearchError
+from sessiontree.store.closing import Closing
 from sessiontree.store.times import utc_datetime
 from sessiontree.store.titles import cut_title
 
@@ -163,7 +163,7 @@ def plain_query(text: str) -> str:
     return '"' + " ".join(words) + '"' if words else ""
 
 
-class SearchIndex:
+class SearchIndex(Closing):
     """The search index of some session folders: ``update`` then ``search`` (thread-safe)."""
 
     def __init__(
@@ -175,14 +175,6 @@ class SearchIndex:
         self.db_path = self.cache_dir / INDEX_FILE
         self._lock = threading.Lock()
         self._conn = connect(self.db_path)
-
-    def __enter__(self) -> SearchIndex:
-        return self
-
-    def __exit__(
-        self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
-    ) -> None:
-        self.close()
 
     def close(self) -> None:
         """Close the database."""

@@ -17,7 +17,7 @@ from typing import Any, ClassVar
 
 from sessiontree.readers.base import make_session, register
 from sessiontree.store.entries import Entry
-from sessiontree.store.formats import AGENT_LABELS, is_aider_text
+from sessiontree.store.formats import is_aider_text
 from sessiontree.store.jsonl import BadLine, decode_text
 from sessiontree.store.kinds import LineKind, add_kinds
 from sessiontree.store.session import Session
@@ -150,11 +150,6 @@ class AiderReader:
     """Aider's ``.aider.chat.history.md``: every run of it, one after the other."""
 
     agent: ClassVar[str] = "aider"
-    label: ClassVar[str] = AGENT_LABELS["aider"]
-
-    def sniff(self, values: list[Any]) -> bool:
-        """A history file is Markdown, not JSON: told by its first line (``store.formats.is_aider_text``)."""
-        return False
 
     def read(self, path: Path, *, agent_dir: Path | None = None, blobs_dir: Path | None = None) -> Session:
         """Read the history (read-only)."""

@@ -20,7 +20,6 @@ from typing import Any, ClassVar
 
 from sessiontree.readers.base import Chain, as_str, iter_dicts, make_session, read_values, register
 from sessiontree.readers.claude_blocks import convert_usage
-from sessiontree.store.formats import AGENT_LABELS, is_copilot_file
 from sessiontree.store.jsonl import BadLine
 from sessiontree.store.kinds import LineKind, add_kinds
 from sessiontree.store.session import Session
@@ -164,11 +163,6 @@ class CopilotReader:
     """GitHub Copilot CLI session logs (``events.jsonl``)."""
 
     agent: ClassVar[str] = "copilot"
-    label: ClassVar[str] = AGENT_LABELS["copilot"]
-
-    def sniff(self, values: list[Any]) -> bool:
-        """A log of ``{type: "session.start" | "user.message" | ..., data, id, parentId}`` events."""
-        return is_copilot_file(values)
 
     def read(self, path: Path, *, agent_dir: Path | None = None, blobs_dir: Path | None = None) -> Session:
         """Read the log (read-only)."""

@@ -18,7 +18,6 @@ from pathlib import Path
 from typing import Any, ClassVar
 
 from sessiontree.readers.base import Chain, as_str, iter_dicts, make_session, read_values, register
-from sessiontree.store.formats import AGENT_LABELS, is_goose_file
 from sessiontree.store.jsonl import BadLine
 from sessiontree.store.kinds import LineKind, add_kinds
 from sessiontree.store.session import Session
@@ -109,11 +108,6 @@ class GooseReader:
     """Goose's JSONL session files (a metadata line, then its messages)."""
 
     agent: ClassVar[str] = "goose"
-    label: ClassVar[str] = AGENT_LABELS["goose"]
-
-    def sniff(self, values: list[Any]) -> bool:
-        """A session file starts with ``{working_dir, description, message_count, ...}``."""
-        return is_goose_file(values)
 
     def read(self, path: Path, *, agent_dir: Path | None = None, blobs_dir: Path | None = None) -> Session:
         """Read the session (read-only)."""

@@ -10,9 +10,9 @@ import threading
 import time
 from dataclasses import dataclass
 from pathlib import Path
-from types import TracebackType
 
 from sessiontree.errors import HistoryError
+from sessiontree.store.closing import Closing
 from sessiontree.store.paths import AgentPaths
 
 DEFAULT_BUSY_TIMEOUT = 5.0
@@ -102,28 +102,30 @@ def _open_reader(path: Path, busy_timeout: float) -> sqlite3.Connection:
     return conn
 
 
-def sqlite_trouble(exc: sqlite3.Error) -> str | None:
-    """What an SQLite error says of its database: ``busy`` (another process holds it), ``damaged``
-    (not a database, or malformed), else None (the error's own text says it)."""
+def sqlite_message(exc: sqlite3.Error, *, busy: str, damaged: str, other: str) -> str:
+    """The one line to say for an SQLite error: ``busy`` when another process holds the database,
+    ``damaged`` when it is not a database or is malformed, else ``other``."""
     text = str(exc)
     if "locked" in text or "busy" in text:
-        return "busy"
+        return busy
     if "not a database" in text or "malformed" in text:
-        return "damaged"
-    return None
+        return damaged
+    return other
 
 
 def _describe(path: Path, exc: sqlite3.Error) -> HistoryError:
     """Turn an SQLite error into a one-line message that says what to do."""
-    trouble = sqlite_trouble(exc)
-    if trouble == "busy":
-        return HistoryError(f"{path} is locked by another process; try again when it is done")
-    if trouble == "damaged":
-        return HistoryError(f"{path} is not a usable SQLite database; move it away to start a new history")
-    return HistoryError(f"Cannot use {path}: {exc}")
+    return HistoryError(
+        sqlite_message(
+            exc,
+            busy=f"{path} is locked by another process; try again when it is done",
+            damaged=f"{path} is not a usable SQLite database; move it away to start a new history",
+            other=f"Cannot use {path}: {exc}",
+        )
+    )
 
 
-class HistoryStorage:
+class HistoryStorage(Closing):
     """Prompt history: ``add`` returns at once (a writer thread inserts), ``search`` uses FTS5."""
 
     def __init__(
@@ -168,14 +170,6 @@ class HistoryStorage:
     ) -> HistoryStorage:
         """Open the history of an agent dir (``readonly`` never creates or changes anything)."""
         return cls(history_db_path(agent_dir), busy_timeout=busy_timeout, readonly=readonly)
-
-    def __enter__(self) -> HistoryStorage:
-        return self
-
-    def __exit__(
-        self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
-    ) -> None:
-        self.close()
 
     @staticmethod
     def _ensure_schema(conn: sqlite3.Connection) -> None:

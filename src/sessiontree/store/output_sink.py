@@ -8,8 +8,9 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from types import TracebackType
 from typing import BinaryIO
+
+from sessiontree.store.closing import Closing
 
 DEFAULT_MAX_BYTES = 50 * 1024
 
@@ -84,7 +85,7 @@ class OutputSummary:
         return f"artifact://{self.artifact_id}" if self.artifact_id is not None else None
 
 
-class OutputSink:
+class OutputSink(Closing):
     """Collect streamed output: sanitise it, keep a bounded tail, spill everything past the threshold."""
 
     def __init__(
@@ -115,14 +116,6 @@ class OutputSink:
         self._newlines = 0
         self._ends_with_newline = True
         self._closed = False
-
-    def __enter__(self) -> OutputSink:
-        return self
-
-    def __exit__(
-        self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
-    ) -> None:
-        self.close()
 
     @property
     def truncated(self) -> bool:
