@@ -166,14 +166,18 @@ def _seen_key(session_file: Path) -> bytes:
     return hashlib.sha256(b"seen\0" + os.fsencode(Path(session_file).absolute())).digest()
 
 
-def _pack_page(warnings: list[str], page: Sequence[bytes]) -> bytes:
-    """Return the stored form of a page given in chunks (joined once, never copied twice)."""
+def page_record(warnings: list[str]) -> bytearray:
+    """The start of a page's stored form (room for its CRC-32, then its load warnings): the page's
+    bytes are appended to it as they are written, so the page is held once for the cache (kept as
+    chunks, then joined, then bound, it was held three times: 33 MB of peak RSS on a 10.7 MB page)."""
     head = _dumps(warnings)
-    body = [len(head).to_bytes(4, "big"), head, *page]
-    crc = 0
-    for part in body:
-        crc = zlib.crc32(part, crc)
-    return b"".join([crc.to_bytes(4, "big"), *body])
+    return bytearray(bytes(4) + len(head).to_bytes(4, "big") + head)
+
+
+def _seal(record: bytearray) -> bytearray:
+    """Write the record's CRC-32 (of all that follows it) into its first four bytes."""
+    record[:4] = zlib.crc32(memoryview(record)[4:]).to_bytes(4, "big")
+    return record
 
 
 def _unpack_page(value: bytes) -> tuple[list[str], bytes] | None:
@@ -210,7 +214,7 @@ class FragmentCache:
         self._db: sqlite3.Connection | None = None
         self._broken = False
         self._used: list[bytes] = []
-        self._pending: list[tuple[bytes, bytes, int, int]] = []
+        self._pending: list[tuple[bytes, bytes | bytearray, int, int]] = []
         self._pending_bytes = 0
 
     def _connect(self) -> sqlite3.Connection | None:
@@ -358,12 +362,13 @@ class FragmentCache:
         if not self._broken:
             self._pending.append((_seen_key(session_file), b"", 0, time.time_ns()))
 
-    def put_page(self, key: bytes, warnings: list[str], page: bytes | Sequence[bytes]) -> None:
-        """Store a whole page (bytes, or its chunks) under ``key`` (under the same bound as the fragments)."""
+    def put_page(self, key: bytes, record: bytearray) -> None:
+        """Store a whole page under ``key``: its ``page_record`` with the page appended (under the
+        same bound as the fragments; SQLite copies the record as it binds it, nothing else does)."""
         if not self._broken:
-            value = _pack_page(warnings, [page] if isinstance(page, bytes) else page)
-            self._pending.append((key, value, len(value), time.time_ns()))
+            self._pending.append((key, _seal(record), len(record), time.time_ns()))
             self.flush()
+            record.clear()
 
     def _evict(self, db: sqlite3.Connection) -> None:
         (total,) = db.execute("select coalesce(sum(size), 0) from frags").fetchone()

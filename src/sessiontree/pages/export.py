@@ -7,7 +7,7 @@ from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 
 from sessiontree.errors import ExportError
-from sessiontree.exporter.fragment_cache import FragmentCache, page_key
+from sessiontree.exporter.fragment_cache import FragmentCache, page_key, page_record
 from sessiontree.exporter.options import ExportOptions
 from sessiontree.exporter.recipe import PageTarget, make_page
 from sessiontree.readers import load_for_export
@@ -60,12 +60,13 @@ def export_to_file(
     # A page with missing images is not kept whole: it must change when they turn up.
     keep = cache is not None and key is not None and not session.missing_blobs
     fragments = cache if cache is not None and cache.seen(Path(input_path)) else None
-    kept: list[bytes] = []
+    record = page_record(warnings) if keep else bytearray()
 
     def keeping(chunks: Iterable[str]) -> Iterator[bytes]:
         for chunk in chunks:
-            kept.append(chunk.encode("utf-8", SURROGATES))  # as write_atomic encodes text
-            yield kept[-1]
+            data = chunk.encode("utf-8", SURROGATES)  # as write_atomic encodes text
+            record.extend(data)
+            yield data
 
     with frozen_gc():  # the loaded session: rendered and written, never walked by the collector
         page = make_page(session, opts, PageTarget(cache=fragments))
@@ -81,7 +82,7 @@ def export_to_file(
             cache.flush()
         return out
     assert cache is not None and key is not None
-    cache.put_page(key, warnings, kept)
+    cache.put_page(key, record)
     return out
 
 
