@@ -30,7 +30,7 @@ _STRONG_PIECES = ("pass", "pwd", "secret", "token", "key", "cred", "auth")
 # separator and the value. "pat" ends a word; "pw", "sas", "otp" and "psk" are whole words.
 _KEYWORDS = register(
     *("pass", "pwd", "secret", "token", "key", "cred", "auth", "sig", "salt", "cookie", "session"),
-    *("dsn", "jwt", "hmac", "pw", "sas", "otp", "psk"),
+    *("dsn", "jwt", "hmac", "pw", "sas", "otp", "psk", "encrypt", "cipher", "mnemonic"),
 )
 # "pat" is in most paths and patterns: looked for by its own quick literal search instead.
 _PAT = re.compile(r"pat(?![a-z])")
@@ -43,6 +43,8 @@ _KEY_TAIL = re.compile(r"[\w.-]*", re.ASCII)
 _MAX_KEY = 120
 _AFTER_KEY = re.compile(
     r"(?P<kq>[\"']?)\]?[ \t]*(?P<sep>:=|=>|=|:)[ \t]*(?:\((?=[ \t]*[\"'`])[ \t]*)?"
+    # A string literal's prefix: b'...', r"...", rb'...' (Python), u'...'.
+    r"(?:[rRbBuU]{1,2}(?=[\"']))?"
     # The value is looked at, not consumed: a value may hold the next key ("a=b&API_KEY=...").
     r"(?=(?P<q>[\"'`])(?P<qv>[^\"'`\n]{1,500})(?P=q)|(?P<bv>[^\s\"'`,;<>(){}\[\]]{1,500}))",
 )
@@ -55,7 +57,10 @@ _WORDS = re.compile(r"[A-Z]+(?![a-z])|[A-Z]?[a-z]+|[0-9]+")
 # "SharedAccessKey"): a password-like piece accepts any value that is not a placeholder, a
 # token-like one a value that looks generated (so "sortKey: createdAt" stays).
 _PASSWORD_PIECES = ("pass", "pwd", "secret", "cred", "salt", "dsn")
-_TOKEN_PIECES = ("token", "key", "auth", "session", "cookie", "sig", "csrf", "xsrf", "bearer")
+_TOKEN_PIECES = (
+    *("token", "key", "auth", "session", "cookie", "sig", "csrf", "xsrf", "bearer"),
+    *("encrypt", "cipher", "signing", "mnemonic"),
+)
 # Whole words only (as pieces they would match "path", "compat", "pattern").
 _TOKEN_WORDS = frozenset({"pat", "pw", "jwt", "sas", "hmac", "otp", "totp", "psk", "apikey"})
 # Words that contain a piece but name something else.
@@ -64,7 +69,7 @@ _NOT_PIECE = frozenset(
     | {"author", "authors", "authored", "keyboard", "keyword", "keywords", "monkey", "turkey", "donkey"}
     | {"hockey", "whiskey", "jockey", "keyframe", "keyframes", "hotkey", "hotkeys", "keymap", "keystroke"}
     | {"signal", "signals", "design", "assign", "signed", "sigma", "sigterm", "sigint", "sigkill"}
-    | {"passed", "passes", "passing", "secretary", "sessions"}
+    | {"passed", "passes", "passing", "secretary", "sessions", "signature", "signatures"}
 )
 # A "token" that is a cursor, a model vocabulary item or a count.
 _NOT_CREDENTIAL_TOKEN = frozenset(
@@ -135,6 +140,11 @@ def _is_code_reference(value: str) -> bool:
     return root in _CODE_ROOTS or reads_as_words(value) or not looks_random_value(value.replace(".", ""))
 
 
+# A wallet's recovery phrase: 12 to 24 lowercase words, under a key that names a seed or mnemonic.
+_WORD_SEED = re.compile(r"(?:[a-z]{3,8} ){11,23}[a-z]{3,8}")
+_SEED_KEY = re.compile(r"(?i)mnemonic|seed|phrase|recovery")
+
+
 def _accept_value(
     key_class: str, value: str, sep: str, bare: bool, after: str, key: str, strong: bool
 ) -> bool:
@@ -151,7 +161,8 @@ def _accept_value(
     if is_uuid(value):
         return key_class == "password" or strong  # a UUID is a session or request id elsewhere
     if key_class == "token":
-        return looks_random_value(value)
+        seed = _WORD_SEED.fullmatch(value) is not None and _SEED_KEY.search(key) is not None
+        return seed or looks_random_value(value)
     if NUMBER.match(value):
         return len(value) >= 6
     if len(value) < 3:

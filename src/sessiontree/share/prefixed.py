@@ -225,6 +225,9 @@ _NAMES_NOT_SECRET = frozenset(
 )
 
 
+_JWK_PUBLIC = frozenset({"x", "y", "n", "e", "crv", "kid"})
+
+
 def _named_not_secret(text: str, start: int) -> bool:
     """Tell whether the value is under a key that names a cursor, an id or a digest."""
     match = _KEY_BEFORE.search(text, max(0, start - 70), start)
@@ -236,6 +239,8 @@ def _named_not_secret(text: str, start: int) -> bool:
         return False
     if classify_key(key) is not None:
         return False
+    if key in _JWK_PUBLIC and '"kty"' in text:
+        return True  # a JSON Web Key's public members
     return words[-1] in _NAMES_NOT_SECRET or "token" in words or words[-1] in ("name", "path", "url")
 
 

@@ -71,6 +71,8 @@ def looks_random(piece: str) -> bool:
         return False
     if is_hex(core.replace("-", "")):  # a digest or an id, listed as kept: 16 symbols, 4 bits at most
         return n >= 32 and shannon(core) >= MIN_HEX_ENTROPY
+    if n < 32 and (core.upper() == core or core.lower() == core):
+        return False  # one case, under 32: an id's alphabet (ULID, base32, Crockford), not a key's
     if class_switches(core) < n / 5 or reads_as_words(core):
         return False
     parts = [p for p in _PARTS.split(core) if p]

@@ -78,6 +78,40 @@ _PIPED = re.compile(
     r"(?:echo|printf)[ \t]+(?:-[neE]+[ \t]+)?" + _ARG + r"(?P=q)[ \t]*\|[ \t]*(?:sudo\b[^\n|]{0,80}?[ \t]-S"
     r"|[^\n|]{0,200}?(?:--password-stdin|--stdin|chpasswd|passwd))"
 )
+# A value sent into any program's input: piped from echo or printf, a here-string, a one-line
+# here-document, an expect script's answer to a password prompt. Any program may read a password
+# so: the value must be one (no word, no variable, letters and digits mixed).
+_PIPED_ANY = re.compile(
+    r"(?:echo|printf)[ \t]+(?:-[neE]+[ \t]+)?" + _ARG + r"(?P=q)[ \t]*\|[ \t]*[A-Za-z_./-]"
+)
+_HERE_STRING = re.compile(r"<<<[ \t]*" + _ARG + r"(?P=q)[ \t]*(?:$|[\n;|&)])")
+_HERE_DOC = re.compile(
+    r"<<-?[ \t]*[\"']?(?P<tag>[A-Z_]{2,20})[\"']?[^\n]*\n"
+    r"[ \t]*(?P<secret>[^\s]{3,300})[ \t]*\n[ \t]*(?P=tag)\b"
+)
+_EXPECT = re.compile(
+    r"(?i:expect)[ \t]+[\"'][^\"'\n]{0,40}(?i:pass|pin|secret|token)[^\"'\n]{0,40}[\"'][ \t]*\r?\n[ \t]*"
+    r"send[ \t]+(?:--[ \t]+)?[\"'](?P<secret>[^\"'\n\\]{3,300})"
+)
+# PowerShell: the plain text a secure string is made from.
+_SECURE_STRING = re.compile(r"(?i:convertto-securestring)[ \t]+(?:-string[ \t]+)?" + _QUOTED)
+# A bare "password" word then a value in a command (nmcli ... password X, net use ... /user:u X).
+_WORD_THEN_VALUE = re.compile(
+    r"(?:(?<=[ \t])(?:password|passwd|psk)[ \t]+|/user:[^\s]+[ \t]+|(?<=[ \t])-u[ \t]+[^\s,]{1,60},)" + _ARG
+)
+# A name/value object in a list (HTTP archives, Kubernetes env, API clients, tag lists): the
+# value is the secret of the name ({"name": "X-Auth-Token", "value": "..."}, - name: DB_PASS).
+_NAME_VALUE = re.compile(
+    r"[\"']?(?:name|key|Name|Key|NAME|KEY)[\"']?[ \t]*[:=][ \t]*[\"']?(?P<key>[A-Za-z_][\w.-]{0,80})[\"']?"
+    r"[ \t]*(?:,[ \t]*|\r?\n[ \t]*)[\"']?(?:value|Value|VALUE)[\"']?[ \t]*[:=][ \t]*"
+    r"(?P<q>[\"']?)(?P<secret>[^\"'\n,}]{1,300})"
+)
+# Key material in JSON: a JSON Web Key's private members, a Tink keyset's secret key data.
+_JWK_PRIVATE = re.compile(r"\"(?:d|k|p|q|dp|dq|qi)\"[ \t]*:[ \t]*\"(?P<secret>[A-Za-z0-9_-]{16,})\"")
+_TINK_KEY = re.compile(
+    r"\"value\"[ \t]*:[ \t]*\"(?P<secret>[A-Za-z0-9+/=_-]{16,})\"[ \t]*,[ \t]*"
+    r"\"keyMaterialType\"[ \t]*:[ \t]*\"(?:SYMMETRIC|ASYMMETRIC_PRIVATE)\""
+)
 # htpasswd -b[flags] file user password, or -nb user password.
 _HTPASSWD = re.compile(r"htpasswd(?P<flags>(?:[ \t]+-[a-zA-Z]+)+)(?P<args>(?:[ \t]+[^\s-][^\s|;&]*){2,3})")
 
@@ -195,6 +229,23 @@ def _ipsec(match: re.Match[str]) -> Found:
     return _secret(match, group) if is_password(match.group(group)) else None
 
 
+def _secret_of(match: re.Match[str]) -> Found:
+    return _secret(match)
+
+
+def _sent(match: re.Match[str]) -> Found:
+    value = match.group("secret")
+    # Any program may read it: only a value that looks generated (not "v1.2.3", "hello").
+    return _secret(match) if _not_word(value) and looks_random_value(value) else None
+
+
+def _word_then_value(match: re.Match[str]) -> Found:
+    value = match.group("secret")
+    if not _not_word(value) or not any(c.isdigit() for c in value) or value.startswith("/"):
+        return None
+    return _secret(match)
+
+
 def _prose(match: re.Match[str]) -> Found:
     if match.group("qv") is not None:
         value = match.group("qv")
@@ -229,6 +280,15 @@ _CALL_HINTS = ("cred", "auth", "login", "passw", "basic", "signin", "sign_in", "
 _FINDERS: tuple[Finder, ...] = (
     *(((hint,), regex, _cli, "cli-password") for hint, regex in _CLI),
     (("echo", "printf"), _PIPED, _cli, "cli-password"),
+    (("value",), _NAME_VALUE, _xml_pair, "name-value-secret"),
+    (('"kty"',), _JWK_PRIVATE, _secret_of, "private-key"),
+    (("keymaterialtype",), _TINK_KEY, _secret_of, "private-key"),
+    (("echo", "printf"), _PIPED_ANY, _sent, "sent-secret"),
+    (("<<<",), _HERE_STRING, _sent, "sent-secret"),
+    (("<<",), _HERE_DOC, _sent, "sent-secret"),
+    (("expect",), _EXPECT, _sent, "sent-secret"),
+    (("convertto-securestring",), _SECURE_STRING, _cli, "cli-password"),
+    (("password", "passwd", "psk", "/user:", "-u "), _WORD_THEN_VALUE, _word_then_value, "cli-password"),
     (("</",), _XML_ELEMENT, _xml_element, "xml-secret"),
     (('value="', "value =", "value= "), _XML_PAIR, _xml_pair, "xml-secret"),
     (("htpasswd",), _HTPASSWD, _htpasswd, "cli-password"),
