@@ -15,7 +15,7 @@ import re
 from pathlib import Path
 from typing import Any, ClassVar
 
-from sessiontree.readers.base import make_session, register
+from sessiontree.readers.base import make_session, register, session_header
 from sessiontree.store.entries import Entry
 from sessiontree.store.formats import is_aider_text
 from sessiontree.store.jsonl import BadLine, decode_text
@@ -159,13 +159,7 @@ class AiderReader:
         if not is_aider_text(text.encode("utf-8", "surrogatepass")[:4096]):
             return make_session(path, {}, [], [BadLine(1, "not an Aider chat history", "")], None)
         made = read_history(text)
-        header: dict[str, Any] = {
-            "type": "session",
-            "version": 3,
-            "id": path.parent.name or path.stem,
-            "agent": "aider",
-            "cwd": str(path.absolute().parent),
-        }
+        header = session_header("aider", path.parent.name or path.stem, str(path.absolute().parent))
         last = str(made.entries[-1]["id"]) if made.entries else None
         return make_session(path, header, made.entries, [], last)
 

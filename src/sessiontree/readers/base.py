@@ -194,6 +194,24 @@ class Chain:
         return str(self.entries[-1]["id"]) if self.entries else None
 
 
+def session_header(
+    agent: str,
+    session_id: str,
+    cwd: str = "",
+    *,
+    timestamp: Any = None,
+    title: Any = None,
+    parent: Any = None,
+) -> dict[str, Any]:
+    """The header of another agent's session, in the store's shape: ``timestamp``, ``title`` and
+    ``parentSession`` only when each is a non-empty string."""
+    header: dict[str, Any] = {"type": "session", "version": 3, "id": session_id, "agent": agent, "cwd": cwd}
+    for key, value in (("timestamp", timestamp), ("title", title), ("parentSession", parent)):
+        if isinstance(value, str) and value:
+            header[key] = value
+    return header
+
+
 def make_session(
     path: Path,
     header: dict[str, Any],

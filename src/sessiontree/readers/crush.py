@@ -21,7 +21,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, ClassVar
 
-from sessiontree.readers.base import Chain, as_str, make_session, register
+from sessiontree.readers.base import Chain, as_str, make_session, register, session_header
 from sessiontree.readers.database_copy import open_copy
 from sessiontree.store.entries import Entry
 from sessiontree.store.formats import is_crush_file, is_sqlite_file
@@ -172,19 +172,14 @@ def read_document(path: Path, document: dict[str, Any], bad: list[BadLine]) -> S
     for row in sorted(rows, key=lambda r: (_number(r.get("created_at")), str(r.get("id")))):
         made.message(row)
     _usage(made, info)
-    header: dict[str, Any] = {
-        "type": "session",
-        "version": 3,
-        "id": as_str(info.get("id")) or path.stem,
-        "agent": "crush",
-    }
-    header["cwd"] = as_str(document.get("cwd")) or ""
-    if (created := _iso(info.get("created_at"))) is not None:
-        header["timestamp"] = created
-    if as_str(info.get("title")):
-        header["title"] = info["title"]
-    if as_str(info.get("parent_session_id")):
-        header["parentSession"] = info["parent_session_id"]
+    header = session_header(
+        "crush",
+        as_str(info.get("id")) or path.stem,
+        as_str(document.get("cwd")) or "",
+        timestamp=_iso(info.get("created_at")),
+        title=info.get("title"),
+        parent=info.get("parent_session_id"),
+    )
     last = made.last_id()
     return make_session(path, header, made.entries, bad, last)
 

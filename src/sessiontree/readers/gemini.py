@@ -24,6 +24,7 @@ from sessiontree.readers.base import (
     read_values,
     read_whole_object,
     register,
+    session_header,
 )
 from sessiontree.store.entries import Entry
 from sessiontree.store.jsonl import BadLine
@@ -286,17 +287,13 @@ class GeminiReader:
         for mid in sorted(chat.records, key=lambda m: chat.line[m]):
             made.make(mid)
         meta = chat.meta
-        header: dict[str, Any] = {
-            "type": "session",
-            "version": 3,
-            "id": as_str(meta.get("sessionId")) or path.stem,
-            "agent": "qwen" if any(r.get("type") == "qwen" for r in chat.records.values()) else "gemini",
-            "cwd": next((d for d in meta.get("directories") or [] if isinstance(d, str)), ""),
-        }
-        if as_str(meta.get("startTime")):
-            header["timestamp"] = meta["startTime"]
-        if as_str(meta.get("summary")):
-            header["title"] = meta["summary"]
+        header = session_header(
+            "qwen" if any(r.get("type") == "qwen" for r in chat.records.values()) else "gemini",
+            as_str(meta.get("sessionId")) or path.stem,
+            next((d for d in meta.get("directories") or [] if isinstance(d, str)), ""),
+            timestamp=meta.get("startTime"),
+            title=meta.get("summary"),
+        )
         leaf = made.last.get(chat.path[-1]) if chat.path else None
         if leaf is None and made.entries and not chat.rewound:
             leaf = str(made.entries[-1]["id"])

@@ -17,7 +17,15 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, ClassVar
 
-from sessiontree.readers.base import Chain, as_str, iter_dicts, make_session, read_values, register
+from sessiontree.readers.base import (
+    Chain,
+    as_str,
+    iter_dicts,
+    make_session,
+    read_values,
+    register,
+    session_header,
+)
 from sessiontree.store.jsonl import BadLine
 from sessiontree.store.kinds import LineKind, add_kinds
 from sessiontree.store.session import Session
@@ -132,13 +140,14 @@ class GooseReader:
             out = meta.get("output_tokens") if isinstance(meta.get("output_tokens"), int) else 0
             usage = {"input": meta["input_tokens"], "output": out, "cacheRead": 0, "cacheWrite": 0}
             replies[-1]["usage"] = {**usage, "totalTokens": usage["input"] + usage["output"]}
-        header: dict[str, Any] = {"type": "session", "version": 3, "id": path.stem, "agent": "goose",
-                                  "cwd": as_str(meta.get("working_dir")) or ""}  # fmt: skip
-        if as_str(meta.get("description")):
-            header["title"] = meta["description"]
         first = next((e.get("timestamp") for e in made.entries if e.get("timestamp")), None)
-        if first:
-            header["timestamp"] = first
+        header = session_header(
+            "goose",
+            path.stem,
+            as_str(meta.get("working_dir")) or "",
+            timestamp=first,
+            title=meta.get("description"),
+        )
         last = made.last_id()
         return make_session(path, header if meta or made.entries else {}, made.entries, bad, last)
 

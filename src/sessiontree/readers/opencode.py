@@ -19,7 +19,7 @@ import os
 from pathlib import Path
 from typing import Any, ClassVar
 
-from sessiontree.readers.base import as_str, make_session, register
+from sessiontree.readers.base import as_str, make_session, register, session_header
 from sessiontree.readers.opencode_layout import field, iso_time
 from sessiontree.store.entries import Entry
 from sessiontree.store.formats import is_opencode_export, is_opencode_file, is_sqlite_file
@@ -328,19 +328,14 @@ class OpenCodeReader:
 def session_of(path: Path, info: dict[str, Any], made: _Entries, bad: list[BadLine]) -> Session:
     """The session of a session info and the entries made of its messages."""
     times = field(info, "time")
-    header: dict[str, Any] = {
-        "type": "session",
-        "version": 3,
-        "id": as_str(info.get("id")) or path.stem,
-        "agent": "opencode",
-        "cwd": as_str(info.get("directory")) or "",
-    }
-    if (created := iso_time(times.get("created"))) is not None:
-        header["timestamp"] = created
-    if as_str(info.get("title")):
-        header["title"] = info["title"]
-    if as_str(info.get("parentID")):
-        header["parentSession"] = info["parentID"]
+    header = session_header(
+        "opencode",
+        as_str(info.get("id")) or path.stem,
+        as_str(info.get("directory")) or "",
+        timestamp=iso_time(times.get("created")),
+        title=info.get("title"),
+        parent=info.get("parentID"),
+    )
     return make_session(path, header, made.entries, bad, _leaf(made, info))
 
 

@@ -18,7 +18,7 @@ import json
 from pathlib import Path
 from typing import Any, ClassVar
 
-from sessiontree.readers.base import as_str, iter_dicts, make_session, read_values, register
+from sessiontree.readers.base import as_str, iter_dicts, make_session, read_values, register, session_header
 from sessiontree.readers.gemini import content_blocks
 from sessiontree.readers.gemini import usage_of as gemini_usage
 from sessiontree.store.entries import Entry
@@ -207,17 +207,13 @@ class QwenReader:
                 continue
             made.record(lineno, record)
         meta = made.meta
-        header: dict[str, Any] = {
-            "type": "session",
-            "version": 3,
-            "id": as_str(meta.get("sessionId")) or path.stem,
-            "agent": "qwen",
-            "cwd": as_str(meta.get("cwd")) or "",
-        }
-        if as_str(meta.get("timestamp")):
-            header["timestamp"] = meta["timestamp"]
-        if as_str(meta.get("title")):
-            header["title"] = meta["title"]
+        header = session_header(
+            "qwen",
+            as_str(meta.get("sessionId")) or path.stem,
+            as_str(meta.get("cwd")) or "",
+            timestamp=meta.get("timestamp"),
+            title=meta.get("title"),
+        )
         if not made.entries and not meta:
             header = {}
         return make_session(path, header, made.entries, bad, made.last())
