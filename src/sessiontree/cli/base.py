@@ -232,15 +232,14 @@ AGENT_CHOICES = tuple(sorted(AGENT_LABELS))
 """The ``--agent`` names: every format a reader reads."""
 
 
+def agent_choice(help_text: str) -> Callable[[F], F]:
+    """An ``--agent`` option (one of ``AGENT_CHOICES``, default None) with its command's meaning."""
+    return click.option("--agent", "agent", type=click.Choice(AGENT_CHOICES), default=None, help=help_text)
+
+
 def agent_option(func: F) -> F:
     """Add ``--agent claude|codex|pi``: read the file as that agent's format (default: detect by content)."""
-    return click.option(
-        "--agent",
-        "agent",
-        type=click.Choice(AGENT_CHOICES),
-        default=None,
-        help="Read the file as this agent's format (default: detected from the content).",
-    )(func)
+    return agent_choice("Read the file as this agent's format (default: detected from the content).")(func)
 
 
 def system_options(func: F) -> F:

@@ -9,7 +9,7 @@ from typing import Any, TypeVar
 import click
 
 from sessiontree.archive import collection
-from sessiontree.cli.base import AGENT_CHOICES, Context
+from sessiontree.cli.base import Context, agent_choice
 from sessiontree.readers import agent_label
 
 F = TypeVar("F", bound=Callable[..., Any])
@@ -34,12 +34,8 @@ def roots_option(what: str) -> Callable[[F], F]:
 
 def agent_filter_option(func: F) -> F:
     """Add ``--agent``: only that agent's default folder when no root is given."""
-    return click.option(
-        "--agent",
-        "agent",
-        type=click.Choice(AGENT_CHOICES),
-        default=None,
-        help="Only this agent's default folder (pi: <agent-dir>/sessions) when no --root is given.",
+    return agent_choice(
+        "Only this agent's default folder (pi: <agent-dir>/sessions) when no --root is given."
     )(func)
 
 

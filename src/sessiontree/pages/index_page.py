@@ -14,10 +14,9 @@ from typing import Any
 from markupsafe import Markup
 
 from sessiontree.archive.catalog import CatalogNode, group_by_project
-from sessiontree.exporter.options import check_theme
 from sessiontree.exporter.templating import MacroSet, get_template, read_asset
-from sessiontree.pages.nav import NavLinks, nav_css
-from sessiontree.pages.shell import check_inline, page_csp, page_css
+from sessiontree.pages.nav import NavLinks
+from sessiontree.pages.shell import shell_fields
 from sessiontree.readers import agent_label
 from sessiontree.store.discovery import SessionInfo
 from sessiontree.store.surrogates import shown_name
@@ -113,18 +112,13 @@ def render_index(
 ) -> str:
     """Return the whole index page of a catalog's records."""
     opts = options or IndexOptions()
-    check_theme(opts.theme)
     listed = list(entries)
-    css = page_css("index.css") + nav_css()
     scripts = (read_asset("index.js"), *opts.extra_scripts)
-    check_inline(scripts)
     return get_template("index.html.j2").render(
-        theme=opts.theme,
-        csp=Markup(page_csp(css, scripts, connect_src=opts.connect_src, more=opts.csp_sources)),
-        title=opts.title,
-        css=Markup(css),
+        **shell_fields(
+            opts.theme, opts.title, "index.css", scripts, connect_src=opts.connect_src, more=opts.csp_sources
+        ),
         summary=index_summary(listed),
         groups_html=Markup(render_index_groups(listed, link_for, opts.now)),
-        scripts=[Markup(s) for s in scripts],
         nav_html=opts.nav.html("index") if opts.nav is not None else "",
     )

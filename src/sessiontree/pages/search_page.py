@@ -10,12 +10,9 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
-from markupsafe import Markup
-
-from sessiontree.exporter.options import check_theme
 from sessiontree.exporter.templating import get_template, read_asset
-from sessiontree.pages.nav import NavLinks, nav_css
-from sessiontree.pages.shell import check_inline, page_csp, page_css
+from sessiontree.pages.nav import NavLinks
+from sessiontree.pages.shell import shell_fields
 
 SEARCH_SCRIPTS = ("serve/search-hits.js", "browse/search-view.js")
 """The pure hits module and the results' DOM, before the caller's source script."""
@@ -47,15 +44,15 @@ QUERY_SCRIPT = """(() => {
 
 def render_search_page(options: SearchPageOptions) -> str:
     """Return the search page."""
-    check_theme(options.theme)
-    css = page_css("index.css") + nav_css()
     scripts = (QUERY_SCRIPT, *search_scripts(), *options.extra_scripts)
-    check_inline(scripts)
     return get_template("search.html.j2").render(
-        theme=options.theme,
-        csp=Markup(page_csp(css, scripts, connect_src=options.connect_src, more=options.csp_sources)),
-        title=options.title,
-        css=Markup(css),
+        **shell_fields(
+            options.theme,
+            options.title,
+            "index.css",
+            scripts,
+            connect_src=options.connect_src,
+            more=options.csp_sources,
+        ),
         nav_html=options.nav.html("search"),
-        scripts=[Markup(s) for s in scripts],
     )

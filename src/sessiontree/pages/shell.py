@@ -2,12 +2,16 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Any
+
+from markupsafe import Markup
 
 from sessiontree.errors import ExportError
 from sessiontree.exporter.csp import build_csp, csp_hash
-from sessiontree.exporter.options import check_csp_sources
+from sessiontree.exporter.options import check_csp_sources, check_theme
 from sessiontree.exporter.templating import read_asset
+from sessiontree.pages.nav import nav_css
 
 PALETTE = "palette.css"
 
@@ -51,3 +55,26 @@ def page_csp(
     if not listed:
         del directives["script-src"]
     return build_csp(directives, extra)
+
+
+def shell_fields(
+    theme: str,
+    title: str,
+    stylesheet: str,
+    scripts: Sequence[str] = (),
+    *,
+    connect_src: Iterable[str] = (),
+    more: Mapping[str, tuple[str, ...]] | None = None,
+) -> dict[str, Any]:
+    """What every many-session template takes: the theme (checked), title, the palette and the
+    page's ``stylesheet`` with the nav bar's style, its scripts (checked) and the CSP over both."""
+    check_theme(theme)
+    css = page_css(stylesheet) + nav_css()
+    check_inline(scripts)
+    return {
+        "theme": theme,
+        "title": title,
+        "css": Markup(css),
+        "scripts": [Markup(s) for s in scripts],
+        "csp": Markup(page_csp(css, scripts, connect_src=connect_src, more=more)),
+    }

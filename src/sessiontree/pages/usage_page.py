@@ -16,10 +16,9 @@ from markupsafe import Markup
 
 from sessiontree.archive.usage import UsageRecord
 from sessiontree.exporter.fragments import json_for_script
-from sessiontree.exporter.options import check_theme
 from sessiontree.exporter.templating import get_template, read_asset
-from sessiontree.pages.nav import NavLinks, nav_css
-from sessiontree.pages.shell import check_inline, page_csp, page_css
+from sessiontree.pages.nav import NavLinks
+from sessiontree.pages.shell import shell_fields
 from sessiontree.pages.usage_data import usage_data
 
 PALETTE_SIZE = 8
@@ -49,15 +48,9 @@ def usage_script() -> str:
 def render_usage_page(records: Sequence[UsageRecord], options: UsagePageOptions | None = None) -> str:
     """Return the whole usage page as HTML (every string from a session escaped or JSON-quoted)."""
     options = options or UsagePageOptions()
-    check_theme(options.theme)
-    css = page_css("usage.css") + nav_css()
     script = usage_script()
-    check_inline([script])
     return get_template("usage.html.j2").render(
-        title=options.title,
-        theme=options.theme,
-        csp=Markup(page_csp(css, [script])),  # our own fixed text and hashes
-        css=Markup(css),  # our own file, checked to hold no "</style"
+        **shell_fields(options.theme, options.title, "usage.css", [script]),  # our own files, checked
         script=Markup(script),
         data_json=Markup(json_for_script(usage_data(records, options.link_for))),
         nav_html=(options.nav or NavLinks(index=options.home)).html("usage"),
