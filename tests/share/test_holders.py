@@ -53,6 +53,7 @@ def test_a_secret_is_found_by_what_holds_it(text: str, kind: str) -> None:
         "the password reset flow",
         '[{"name": "Accept", "value": "*/*"}, {"name": "X-Request-Id", "value": "r-1234"}]',
         '{"kty": "OKP", "crv": "Ed25519", "x": "jHiycUNKn7jKz7unm2ypNrtLCoBXITyleN7edc2vcNE"}',
+        '{"kty": "OKP", "crv": "Ed25519", "x": "CBAQBbLr6qbeMVryEhy-YS5NHEmTJRlg7pBBkSXLvig"}',
         '{"payload": "ok", "signature": "xspujp8UgenRXpecpXd+mk14wC5x9ovlYGaovKmu"}',
         "cipher = AES.new(key, AES.MODE_GCM)",
         "created order 01HV3K5Q9XW2M8N7P4R6T0Y1ZB",

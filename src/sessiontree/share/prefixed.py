@@ -84,12 +84,22 @@ def _prefixed_in(text: str, pos: int, hi: int) -> Iterator[Span]:
         starts = [0, *(i + 1 for i, c in enumerate(run[:_MAX_PREFIX_AT]) if c == "/")]
         for offset in starts:
             token = _trim(run[offset:])
-            if _START.match(token) and _accept(token) and not after_digest(text, match.start() + offset):
+            if (
+                _START.match(token)
+                and _accept(token)
+                and not after_digest(text, match.start() + offset)
+                and not _under_jwk_public(text, match.start() + offset)
+            ):
                 start = match.start() + offset
                 yield start, start + len(token), KIND
                 # What the token left of its run ("/config.json<next token>") is looked at too.
                 pos = start + len(token)
                 break
+
+
+def _under_jwk_public(text: str, start: int) -> bool:
+    key = _KEY_BEFORE.search(text, max(0, start - 70), start) if '"kty"' in text else None
+    return key is not None and _jwk_public(text, key.group("key"))
 
 
 def _trim(run: str) -> str:
@@ -228,6 +238,11 @@ _NAMES_NOT_SECRET = frozenset(
 _JWK_PUBLIC = frozenset({"x", "y", "n", "e", "crv", "kid"})
 
 
+def _jwk_public(text: str, key: str) -> bool:
+    """Tell whether ``key`` is a JSON Web Key's public member (its value is a public key's part)."""
+    return key in _JWK_PUBLIC and '"kty"' in text
+
+
 def _named_not_secret(text: str, start: int) -> bool:
     """Tell whether the value is under a key that names a cursor, an id or a digest."""
     match = _KEY_BEFORE.search(text, max(0, start - 70), start)
@@ -239,8 +254,8 @@ def _named_not_secret(text: str, start: int) -> bool:
         return False
     if classify_key(key) is not None:
         return False
-    if key in _JWK_PUBLIC and '"kty"' in text:
-        return True  # a JSON Web Key's public members
+    if _jwk_public(text, key):
+        return True
     return words[-1] in _NAMES_NOT_SECRET or "token" in words or words[-1] in ("name", "path", "url")
 
 
