@@ -72,26 +72,6 @@ def test_common_lexers_take_the_fast_path_with_every_state_combined() -> None:
         assert all(fast.matcher(state) is not None for state in big), lang
 
 
-@pytest.mark.parametrize("after", [0, 10**9], ids=["combined-at-once", "one-by-one"])
-def test_rules_combined_or_tried_one_by_one_give_pygments_tokens(
-    after: int, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    """A subset of rules is tried one by one until it has been tried often, then combined:
-    both ways yield Pygments' tokens."""
-    monkeypatch.setattr(fastlex, "_COMBINE_AFTER", after)
-    compiled = []
-    for lang, code in SAMPLES.items():
-        lexer = lexer_by_name(lang)
-        if not _is_plain_regex_lexer(lexer):
-            continue
-        fast = FastRegexLexer(lexer)
-        text = code * 3
-        assert list(fast.tokens(text)) == list(lexer.get_tokens_unprocessed(text)), lang
-        picks = [pick for state in fast.states.values() for pick in state.by_subset.values()]
-        compiled += [pick._matcher is not None for pick in picks if len(pick.rules) > 3]
-    assert compiled and all(compiled) if after == 0 else not any(compiled)
-
-
 CODEISH = st.text(
     alphabet="abcdefsxyzKI_019 \n\t()[]{}<>:;,.'\"`$#@/\\*+-=|&!?%^~rfbué\u017f\u212a\u0130", max_size=120
 )

@@ -103,10 +103,6 @@ _ASCII = frozenset(chr(i) for i in range(128))
 _CATEGORY_CACHE: dict[Any, frozenset[str]] = {}
 _INDEX = {f"r{i}": i for i in range(1024)}
 _COMBINE_FROM = 3
-# Compiling a combined pattern costs about a millisecond; trying rules one by one a fraction of a
-# microsecond each: a subset of rules is combined once it has been tried this many times (most
-# subsets a render meets are tried a few times: compiling them all was a tenth of an export's CPU).
-_COMBINE_AFTER = 512
 
 
 def _category_chars(category: Any) -> frozenset[str]:
@@ -216,29 +212,16 @@ def first_chars(rexmatch: Callable[..., Any]) -> frozenset[str]:
 class _Pick:
     """Some rules of a state, in order, matched with one combined pattern (or one by one)."""
 
-    __slots__ = ("_matcher", "_uses", "rules")
+    __slots__ = ("matcher", "rules")
 
     def __init__(self, rules: list[Rule]) -> None:
         self.rules = rules
-        self._matcher: Callable[[str, int], re.Match[str] | None] | None = None
-        # A few rules are cheaper to try one by one than to compile into a new pattern; so are
-        # many, until they have been tried often (-1: never combined, or combined already).
-        self._uses = 0 if len(rules) > _COMBINE_FROM else -1
-
-    @property
-    def matcher(self) -> Callable[[str, int], re.Match[str] | None] | None:
-        """The combined pattern's ``match`` (compiled now when it is not yet), or None: one by one."""
-        if self._uses >= 0:
-            self._matcher, self._uses = _combine(self.rules), -1
-        return self._matcher
+        # A few rules are cheaper to try one by one than to compile into a new pattern.
+        self.matcher = _combine(rules) if len(rules) > _COMBINE_FROM else None
 
     def find(self, text: str, pos: int) -> tuple[Rule, re.Match[str]] | None:
-        if self._uses >= 0:
-            self._uses += 1
-            if self._uses > _COMBINE_AFTER:
-                self._matcher, self._uses = _combine(self.rules), -1
-        if self._matcher is not None:
-            m = self._matcher(text, pos)
+        if self.matcher is not None:
+            m = self.matcher(text, pos)
             return None if m is None else (self.rules[_INDEX[m.lastgroup or ""]], m)
         for rule in self.rules:
             m = rule[0](text, pos)
