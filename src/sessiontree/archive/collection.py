@@ -223,6 +223,18 @@ def root_clause(roots: Sequence[Path], column: str) -> tuple[str, list[Any]]:
     return "(" + " OR ".join(parts) + ")", params
 
 
+def files_clause(
+    roots: Sequence[Path], project: str | None, path_column: str, cwd_column: str
+) -> tuple[str, list[Any]]:
+    """An SQL condition keeping the indexed files under the roots and, if given, in the project."""
+    clause, params = root_clause(roots, path_column)
+    if project is not None:
+        in_project, more = project_clause(project, cwd_column)
+        clause += f" AND {in_project}"
+        params.extend(more)
+    return clause, params
+
+
 # -- several folders as one ------------------------------------------------------------------
 
 

@@ -19,9 +19,9 @@ from typing import TYPE_CHECKING, Any
 
 from sessiontree.archive.collection import (
     default_cache_dir,
+    files_clause,
     is_inside,
     path_of_key,
-    project_clause,
     root_clause,
 )
 from sessiontree.archive.index import UpdateReport, update_index
@@ -136,12 +136,8 @@ def _select(table: str) -> str:
 
 
 def _filter_sql(roots: Sequence[Path], filters: SearchFilters) -> tuple[str, list[Any]]:
-    clause, params = root_clause(roots, "f.path")
+    clause, params = files_clause(roots, filters.project, "f.path", "f.cwd")
     sql = f" AND {clause}"
-    if filters.project is not None:
-        project, more = project_clause(filters.project, "f.cwd")
-        sql += f" AND {project}"
-        params.extend(more)
     if filters.since_ms is not None:
         sql += " AND r.ts >= ?"
         params.append(filters.since_ms)

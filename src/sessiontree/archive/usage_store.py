@@ -15,7 +15,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from sessiontree.archive.collection import path_of_key, project_clause, root_clause
+from sessiontree.archive.collection import files_clause, path_of_key
 from sessiontree.archive.dates import day_of
 
 if TYPE_CHECKING:
@@ -168,11 +168,7 @@ def read_usage(
     from sessiontree.archive.usage import Usage, UsageQuery, UsageRecord
 
     query = query or UsageQuery()
-    clause, params = root_clause(roots, "path")
-    if query.project is not None:
-        in_project, more = project_clause(query.project, "cwd")
-        clause += f" AND {in_project}"
-        params.extend(more)
+    clause, params = files_clause(roots, query.project, "path", "cwd")
     if query.agent is not None:
         clause += " AND coalesce(agent, 'pi') = ?"
         params.append(query.agent)
