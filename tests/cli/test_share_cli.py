@@ -154,6 +154,13 @@ def _alive(pid: int) -> bool:
     return "\nState:\tZ" not in state  # a zombie has exited
 
 
+def as_from_a_shell() -> None:
+    """In the child: Ctrl-C as a shell leaves it to a command (default action, not blocked), whatever
+    this test process inherited (a run of the whole suite once gave it share ignoring SIGINT)."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+    signal.pthread_sigmask(signal.SIG_SETMASK, set())
+
+
 def interrupt_share(session_file: Path, started: Callable[[], bool]) -> tuple[int, str, str]:
     """Run ``sessiontree share`` in a subprocess, send it SIGINT once ``started()``, return its end."""
     env = {**os.environ, "PYTHONPATH": str(ROOT / "src")}
@@ -163,6 +170,7 @@ def interrupt_share(session_file: Path, started: Callable[[], bool]) -> tuple[in
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
+        preexec_fn=as_from_a_shell,
     )
     deadline = time.monotonic() + 60
     while not started() and time.monotonic() < deadline and proc.poll() is None:

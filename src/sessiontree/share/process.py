@@ -9,6 +9,8 @@ from sessiontree.errors import ShareCancelled, ShareError
 
 # How long a child may take to exit after being asked to stop before it is killed.
 TERMINATE_GRACE = 5.0
+SIGNAL_CHECK = 0.2
+"""Seconds between the main thread's looks at a pending Ctrl-C while the child runs."""
 
 
 def run_interruptible(command: list[str], cwd: Path | None = None) -> tuple[int, str, str]:
@@ -30,7 +32,14 @@ def run_interruptible(command: list[str], cwd: Path | None = None) -> tuple[int,
     except OSError as exc:
         raise ShareError(f"Cannot run {Path(command[0]).name}: {exc.strerror}") from exc
     try:
-        out, err = proc.communicate()
+        while True:
+            # In short waits: a Ctrl-C the kernel hands to another thread of this process only
+            # sets Python's flag, which the main thread sees when its wait returns.
+            try:
+                out, err = proc.communicate(timeout=SIGNAL_CHECK)
+                break
+            except subprocess.TimeoutExpired:
+                continue
     except KeyboardInterrupt:
         stop_process(proc)
         raise ShareCancelled("Share cancelled") from None
@@ -45,3 +54,6 @@ def stop_process(proc: subprocess.Popen[str]) -> None:
     except subprocess.TimeoutExpired:
         proc.kill()
         proc.wait()
+    for stream in (proc.stdout, proc.stderr):
+        if stream is not None:
+            stream.close()

@@ -1,0 +1,36 @@
+"""A share's child process is stopped by Ctrl-C, whichever thread of ours the kernel hands it to."""
+
+from __future__ import annotations
+
+import signal
+import sys
+import threading
+import time
+from pathlib import Path
+
+import pytest
+
+from sessiontree.errors import ShareCancelled
+from sessiontree.share.process import run_interruptible
+
+
+def test_a_ctrl_c_taken_by_another_thread_stops_the_child(tmp_path: Path) -> None:
+    started = tmp_path / "started"
+    child = f"import pathlib, time; pathlib.Path({str(started)!r}).touch(); time.sleep(60)"
+
+    def press_ctrl_c_from_another_thread() -> None:
+        deadline = time.monotonic() + 60
+        while not started.exists() and time.monotonic() < deadline:
+            time.sleep(0.02)
+        signal.raise_signal(signal.SIGINT)  # delivered to this thread, not to the waiting one
+
+    presser = threading.Thread(target=press_ctrl_c_from_another_thread)
+    presser.start()
+    begun = time.monotonic()
+    try:
+        with pytest.raises(ShareCancelled):
+            run_interruptible([sys.executable, "-c", child])
+    finally:
+        presser.join()
+    assert started.exists()
+    assert time.monotonic() - begun < 30  # the child sleeps 60 s: it was stopped, not waited for
