@@ -24,6 +24,9 @@ def test_a_ctrl_c_taken_by_another_thread_stops_the_child(tmp_path: Path) -> Non
             time.sleep(0.02)
         signal.raise_signal(signal.SIGINT)  # delivered to this thread, not to the waiting one
 
+    # Ctrl-C as Python sets it up in a command (whatever an earlier test left in this process:
+    # a whole-suite run once had it ignored here).
+    previous = signal.signal(signal.SIGINT, signal.default_int_handler)
     presser = threading.Thread(target=press_ctrl_c_from_another_thread)
     presser.start()
     begun = time.monotonic()
@@ -32,5 +35,6 @@ def test_a_ctrl_c_taken_by_another_thread_stops_the_child(tmp_path: Path) -> Non
             run_interruptible([sys.executable, "-c", child])
     finally:
         presser.join()
+        signal.signal(signal.SIGINT, previous)
     assert started.exists()
     assert time.monotonic() - begun < 30  # the child sleeps 60 s: it was stopped, not waited for
