@@ -25,6 +25,7 @@ from sessiontree.archive.usage_store import SCHEMA as USAGE_SCHEMA
 from sessiontree.archive.usage_store import TABLES as USAGE_TABLES
 from sessiontree.errors import SearchError
 from sessiontree.store.atomic import make_private_dir, make_private_file
+from sessiontree.store.sqlite_errors import sqlite_message
 from sessiontree.store.storage import read_reason
 
 SCHEMA_VERSION = 9
@@ -150,8 +151,6 @@ def _create_schema(conn: sqlite3.Connection) -> None:
 
 def describe_error(path: Path, exc: sqlite3.Error) -> SearchError:
     """Turn an SQLite error into a one-line message that says what to do."""
-    from sessiontree.store.history import sqlite_message  # the history's writer thread: not for a search
-
     return SearchError(
         sqlite_message(
             exc,

@@ -14,6 +14,7 @@ from pathlib import Path
 from sessiontree.errors import HistoryError
 from sessiontree.store.closing import Closing
 from sessiontree.store.paths import AgentPaths
+from sessiontree.store.sqlite_errors import sqlite_message
 
 DEFAULT_BUSY_TIMEOUT = 5.0
 # Inserts queued while the writer was busy go in one transaction, up to this many.
@@ -100,17 +101,6 @@ def _open_reader(path: Path, busy_timeout: float) -> sqlite3.Connection:
         conn.close()
         raise HistoryError(f"{path} holds no prompt history (tables missing); check the agent dir")
     return conn
-
-
-def sqlite_message(exc: sqlite3.Error, *, busy: str, damaged: str, other: str) -> str:
-    """The one line to say for an SQLite error: ``busy`` when another process holds the database,
-    ``damaged`` when it is not a database or is malformed, else ``other``."""
-    text = str(exc)
-    if "locked" in text or "busy" in text:
-        return busy
-    if "not a database" in text or "malformed" in text:
-        return damaged
-    return other
 
 
 def _describe(path: Path, exc: sqlite3.Error) -> HistoryError:
