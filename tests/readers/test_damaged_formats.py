@@ -1,5 +1,5 @@
 """Damaged files of the formats added in issue 41 (OpenCode export, Gemini CLI / Qwen Code chats,
-Crush, Copilot CLI, Goose, Aider): cut short, or with any value of the wrong type, they load,
+Crush, Copilot CLI, Goose, Aider, Amp): cut short, or with any value of the wrong type, they load,
 summarize and render with no exception, and the CLI answers in one line, never a traceback."""
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ import pytest
 from sessiontree.exporter.api import RenderOptions, render_session
 from sessiontree.readers import load_any
 from sessiontree.store.kinds import summarize
-from tests.readers import test_aider, test_copilot, test_goose
+from tests.readers import test_aider, test_amp, test_copilot, test_goose
 from tests.readers.helpers import FIXTURES, run
 from tests.readers.opencode_db import export_document, fixture_session
 
@@ -53,6 +53,7 @@ SOURCES: dict[str, Callable[[], tuple[str, Any]]] = {
     "copilot": lambda: ("events.jsonl", test_copilot.events()),
     "goose": lambda: ("g.jsonl", list(test_goose.LINES)),
     "aider": lambda: (".aider.chat.history.md", test_aider.HISTORY),
+    "amp": lambda: (f"{test_amp.THREAD_ID}.json", test_amp.THREAD),
 }  # fmt: skip
 
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 
-from sessiontree.readers.discovery import DEFAULT_ROOTS
+from sessiontree.readers.discovery import DATA_ROOTS, DEFAULT_ROOTS
 from sessiontree.store.formats import AGENT_LABELS
 from tests.conftest import ROOT
 
@@ -24,3 +24,9 @@ def test_every_default_folder_is_in_the_table() -> None:
     rows = "\n".join(table_rows())
     for _, folder in DEFAULT_ROOTS:
         assert f"~/{folder}" in rows, folder
+
+
+def test_every_data_folder_is_in_the_table() -> None:
+    rows = "\n".join(table_rows())
+    for _, folder in DATA_ROOTS:
+        assert f"$XDG_DATA_HOME/{folder}" in rows, folder

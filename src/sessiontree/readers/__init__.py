@@ -34,7 +34,19 @@ DETECTION_ORDER: tuple[str, ...] = tuple(AGENT_LABELS)
 
 def _readers() -> dict[str, Reader]:
     """The registry, its readers imported on first use (a warm ``search`` needs none of them)."""
-    from sessiontree.readers import aider, claude, codex, copilot, crush, gemini, goose, opencode, pi, qwen  # noqa: F401  (each registers its reader)
+    from sessiontree.readers import (  # noqa: F401  (each registers its reader)
+        aider,
+        amp,
+        claude,
+        codex,
+        copilot,
+        crush,
+        gemini,
+        goose,
+        opencode,
+        pi,
+        qwen,
+    )
 
     return READERS
 

@@ -35,6 +35,9 @@ DEFAULT_ROOTS: tuple[tuple[str, str], ...] = (
 """(agent, folder under the home directory) of the agents whose sessions are picked up by default
 (OpenCode's are under ``$XDG_DATA_HOME``: see ``opencode_roots``)."""
 
+DATA_ROOTS: tuple[tuple[str, str], ...] = (("goose", "goose/sessions"), ("amp", "amp/threads"))
+"""(agent, folder under ``$XDG_DATA_HOME``) of the agents that keep their sessions there as files."""
+
 AIDER_HISTORY = ".aider.chat.history.md"
 """The name of Aider's chat history, kept in each repository it ran in (no folder of its own)."""
 
@@ -51,8 +54,8 @@ def default_roots(home: Path | None = None) -> list[tuple[str, Path]]:
     base = Path(home) if home is not None else Path.home()
     found = [(agent, base / rel) for agent, rel in DEFAULT_ROOTS if (base / rel).is_dir()]
     data = None if home is None else base / ".local" / "share"
-    goose = (data or default_data_dir()) / "goose" / "sessions"
-    return found + opencode_roots(data) + crush_roots(data) + ([("goose", goose)] if goose.is_dir() else [])
+    data_roots = [(agent, (data or default_data_dir()) / rel) for agent, rel in DATA_ROOTS]
+    return found + opencode_roots(data) + crush_roots(data) + [(a, p) for a, p in data_roots if p.is_dir()]
 
 
 def crush_roots(data_dir: Path | None = None) -> list[tuple[str, Path]]:
@@ -105,6 +108,11 @@ def is_chat_json(path: Path) -> bool:
     return path.name.startswith("session-") and path.parent.name == "chats"
 
 
+def is_amp_thread(path: Path) -> bool:
+    """Tell whether a path is named like an Amp thread (``threads/T-<uuid>.json``)."""
+    return path.name.startswith("T-") and path.parent.name == "threads"
+
+
 def iter_agent_files(root: str | Path, *, unreadable: bool = False) -> Iterator[Path]:
     """Every session file under a Claude Code or Codex root (subagent transcripts go with their
     session; symlinks leaving the root are skipped), sorted by path; with ``unreadable``, also
@@ -132,7 +140,12 @@ def iter_agent_files(root: str | Path, *, unreadable: bool = False) -> Iterator[
                     yield path
             elif (entry.name == AIDER_HISTORY and entry_is(entry, "file")) or (
                 entry.name.endswith(".json")
-                and (is_opencode_session(path) or is_chat_json(path) or (depth == 0 and is_mirror_file(path)))
+                and (
+                    is_opencode_session(path)
+                    or is_chat_json(path)
+                    or is_amp_thread(path)
+                    or (depth == 0 and is_mirror_file(path))
+                )
                 and entry_is(entry, "file")
             ):
                 yield path
@@ -356,7 +369,28 @@ def _crush_info(values: list[Any]) -> dict[str, Any]:
     return crush_info(values[0] if values and isinstance(values[0], dict) else {})
 
 
+def _amp_info(values: list[Any]) -> dict[str, Any]:
+    from sessiontree.readers.amp import thread_cwd
+
+    thread = values[0] if values and isinstance(values[0], dict) else {}
+    info = {"sessionId": thread.get("id"), "title": thread.get("title"), "cwd": thread_cwd(thread)}
+    info["timestamp"] = iso_time(thread.get("created"))
+    listed = thread.get("messages")
+    for message in listed if isinstance(listed, list) else []:
+        blocks = (
+            message.get("content") if isinstance(message, dict) and message.get("role") == "user" else None
+        )
+        text = (
+            text_of([b for b in blocks if isinstance(b, dict) and b.get("type") == "text"]) if blocks else ""
+        )
+        if text.strip():
+            info["prompt"] = text.strip()
+            break
+    return info
+
+
 _INFO = {
+    "amp": _amp_info,
     "goose": _goose_info,
     "copilot": _copilot_info,
     "crush": _crush_info,

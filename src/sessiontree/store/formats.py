@@ -31,6 +31,7 @@ AGENT_LABELS: dict[str, str] = {
     "aider": "Aider",
     "copilot": "GitHub Copilot CLI",
     "goose": "Goose",
+    "amp": "Amp",
     "claude": "Claude Code",
 }
 """The name people know each agent by, in detection order (most specific first)."""
@@ -239,6 +240,18 @@ def is_goose_file(values: list[Any]) -> bool:
     )
 
 
+def is_amp_file(values: list[Any]) -> bool:
+    """An Amp thread: one object ``{id: "T-…", messages: [...], ...}`` with no ``type``."""
+    first = values[0] if values else None
+    return (
+        isinstance(first, dict)
+        and "type" not in first
+        and isinstance(first.get("id"), str)
+        and first["id"].startswith("T-")
+        and "messages" in first
+    )
+
+
 _SNIFFERS = {
     "pi": is_pi_file,
     "codex": is_codex_file,
@@ -248,6 +261,7 @@ _SNIFFERS = {
     "crush": is_crush_file,
     "copilot": is_copilot_file,
     "goose": is_goose_file,
+    "amp": is_amp_file,
     "claude": is_claude_file,
 }
 
