@@ -70,7 +70,7 @@ def test_csp_hashes_every_inline_script_and_style() -> None:
     policy = csp.group(1)
     scripts = re.findall(r"<script>(.*?)</script>", html, re.S)
     styles = re.findall(r"<style>(.*?)</style>", html, re.S)
-    assert len(scripts) == 2 and extra in scripts
+    assert len(scripts) == 3 and extra in scripts  # local-time.js, index.js, the extra one
     for text in [*scripts]:
         assert f"'{sha(text)}'" in policy.split("script-src")[1].split(";")[0]
     assert f"'{sha(styles[0])}'" in policy.split("style-src")[1].split(";")[0]
@@ -86,3 +86,13 @@ def test_without_connect_src_the_page_connects_nowhere() -> None:
 def test_unknown_theme_is_refused() -> None:
     with pytest.raises(ExportError):
         render_index([], link, IndexOptions(theme="neon"))
+
+
+def test_times_are_utc_time_elements_the_script_puts_in_the_reader_zone() -> None:
+    entries = [rec("a.jsonl", 1_765_000_000, title="A", created="2025-12-08T22:41:05.306Z")]
+    html = render_index(entries, link)
+    assert '<time class="st-short" datetime="2025-12-08T22:41:05Z">2025-12-08 22:41 UTC</time>' in html
+    assert '<time class="st-short" datetime="2025-12-06T05:46:40Z">2025-12-06 05:46 UTC</time>' in html
+    assert "localize(" in html  # local-time.js is on the page, hashed with the others
+    odd = render_index_groups([rec("b.jsonl", 1, created="last tuesday")], link)
+    assert "created last tuesday ·" in odd and odd.count("<time") == 1

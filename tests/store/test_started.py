@@ -48,3 +48,20 @@ def test_a_header_older_than_its_entries_is_the_date(tmp_path: Path) -> None:
     assert session.started == header_ts
     data = json.loads(CliRunner().invoke(cli, ["inspect", "--json", str(session.path)]).output)
     assert data["created"] == header_ts and data["header_time"] is None
+
+
+def test_a_listing_created_is_the_first_entry_time_too(tmp_path: Path) -> None:
+    # The index's "created" (read from the file's first bytes) follows the same rule as the page.
+    from sessiontree.store.discovery import read_session_info
+
+    info = read_session_info(_file(tmp_path, REWRITTEN))
+    assert info is not None and info.created == FIRST
+
+
+def test_a_real_rewritten_header_lists_its_first_day() -> None:
+    from sessiontree.store.discovery import read_session_info
+    from tests.conftest import real_file
+
+    # A real pi file whose header was rewritten a day after its first entry.
+    info = read_session_info(real_file("pi/pi-mono--test_fixtures_before-compaction.jsonl"))
+    assert info is not None and info.created == "2025-12-08T22:41:05.306Z"

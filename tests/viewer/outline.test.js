@@ -65,4 +65,6 @@ test('a time shows in the reader\'s zone with the zone named, UTC on hover', () 
   assert.equal(t.text, '20:30:00 EDT');
   assert.equal(t.date, '2025-06-30');
   assert.equal(localTime.format('yesterday'), null);
+  const short = localTime.format('2025-11-17T11:23:23Z', { locale: 'en-US', timeZone: 'Asia/Kolkata', seconds: false });
+  assert.equal(short.text, '2025-11-17 16:53 GMT+5:30');
 });

@@ -35,4 +35,13 @@ test('unseen messages, neighbours, and where the unseen part of a page starts', 
   assert.equal(sessionList.firstUnseen(entries, { t: Date.parse('2026-11-01T12:00:00Z') }), 1);
   assert.equal(sessionList.firstUnseen(entries, null), -1);
   assert.equal(sessionList.ago(day(5), day(5) + 5 * 60000), '5 min');
+  // An old date is the reader's day, not the UTC one.
+  const late = Date.parse('2026-01-01T23:30:00Z');
+  const zone = process.env.TZ;
+  process.env.TZ = 'Asia/Tokyo';
+  try {
+    assert.equal(sessionList.ago(late, late + 90 * 86400000), '2026-01-02');
+  } finally {
+    if (zone === undefined) delete process.env.TZ; else process.env.TZ = zone;
+  }
 });

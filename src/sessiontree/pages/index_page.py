@@ -9,6 +9,7 @@ from __future__ import annotations
 import time
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
+from datetime import UTC, datetime
 from typing import Any
 
 from markupsafe import Markup
@@ -20,7 +21,7 @@ from sessiontree.pages.shell import shell_fields
 from sessiontree.readers import agent_label
 from sessiontree.store.discovery import SessionInfo
 from sessiontree.store.surrogates import shown_name
-from sessiontree.store.times import utc_datetime
+from sessiontree.store.times import parse_iso, time_millis, utc_datetime
 
 LinkBuilder = Callable[[SessionInfo], "str | None"]
 """Return the href of a session's page (None: not linked, e.g. an unreadable file)."""
@@ -55,12 +56,21 @@ def _size(n: int) -> str:
     return f"{n} B"
 
 
-def _when(stamp: float) -> str:
-    return utc_datetime(stamp).strftime("%Y-%m-%d %H:%M")
+def _moment(when: datetime) -> dict[str, str]:
+    """A time as the page's ``<time>``: its UTC ISO form, and the UTC text shown until the
+    script puts it in the reader's zone."""
+    utc = when.astimezone(UTC)
+    return {
+        "iso": utc.isoformat(timespec="seconds").replace("+00:00", "Z"),
+        "text": utc.strftime("%Y-%m-%d %H:%M UTC"),
+    }
 
 
-def _created(text: str) -> str:
-    return text[:16].replace("T", " ") if len(text) >= 16 and text[10:11] == "T" else text[:40]
+def _created(text: str | None) -> dict[str, str]:
+    when = parse_iso(text) if text else None
+    if when is None or time_millis(text) is None:
+        return {"iso": "", "text": (text or "")[:40] or "?"}
+    return _moment(when)
 
 
 def _item(node: CatalogNode, link_for: LinkBuilder, now: float) -> dict[str, Any]:
@@ -79,9 +89,8 @@ def _item(node: CatalogNode, link_for: LinkBuilder, now: float) -> dict[str, Any
         "error": e.error,
         "size": _size(e.size),
         "messages": "messages pending" if count is None else f"{count} message{'s' if count != 1 else ''}",
-        "created": _created(e.created or "") or "?",
-        "modified": _when(e.modified),
-        "modified_iso": utc_datetime(e.modified).isoformat(timespec="seconds"),
+        "created": _created(e.created),
+        "modified": _moment(utc_datetime(e.modified)),
         "children": [_item(child, link_for, now) for child in node.children],
     }
 
@@ -113,7 +122,7 @@ def render_index(
     """Return the whole index page of a catalog's records."""
     opts = options or IndexOptions()
     listed = list(entries)
-    scripts = (read_asset("index.js"), *opts.extra_scripts)
+    scripts = (read_asset("viewer/local-time.js"), read_asset("index.js"), *opts.extra_scripts)
     return get_template("index.html.j2").render(
         **shell_fields(
             opts.theme, opts.title, "index.css", scripts, connect_src=opts.connect_src, more=opts.csp_sources

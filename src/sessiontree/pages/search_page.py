@@ -44,7 +44,8 @@ QUERY_SCRIPT = """(() => {
 
 def render_search_page(options: SearchPageOptions) -> str:
     """Return the search page."""
-    scripts = (QUERY_SCRIPT, *search_scripts(), *options.extra_scripts)
+    # The index page has local-time.js already; this page adds it for its hits' times.
+    scripts = (QUERY_SCRIPT, read_asset("viewer/local-time.js"), *search_scripts(), *options.extra_scripts)
     return get_template("search.html.j2").render(
         **shell_fields(
             options.theme,

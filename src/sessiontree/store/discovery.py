@@ -17,7 +17,7 @@ from sessiontree.store.output_sink import sanitize_text
 from sessiontree.store.paths import AgentPaths
 from sessiontree.store.storage import FileSessionStorage, MemorySessionStorage, SessionStorage, entry_is
 from sessiontree.store.surrogates import shown_name
-from sessiontree.store.times import utc_datetime
+from sessiontree.store.times import started_time, utc_datetime
 from sessiontree.store.titles import cut_title
 
 PREFIX_BYTES = 4096
@@ -205,7 +205,7 @@ def read_session_info(path: Path, storage: SessionStorage | None = None) -> Sess
     # Names given later (title_change, session_info) count when they fall in the prefix read.
     title = session_title(header, slot, [v for v in values[1:] if isinstance(v, dict)])
     cwd = header.get("cwd")
-    created = header.get("timestamp")
+    created = started_time(header.get("timestamp"), [v for v in values[1:50] if isinstance(v, dict)])
     parent = header.get("parentSession")
     return SessionInfo(
         path=path,
@@ -213,7 +213,7 @@ def read_session_info(path: Path, storage: SessionStorage | None = None) -> Sess
         cwd=cwd if isinstance(cwd, str) else "",
         title=_preview(title) if isinstance(title, str) else None,
         first_message=first,
-        created=created if isinstance(created, str) else None,
+        created=created,
         modified=stat.mtime,
         size=stat.size,
         message_count=count if whole else None,

@@ -2,10 +2,8 @@
 
 from __future__ import annotations
 
-import math
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
-from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -16,6 +14,7 @@ from sessiontree.store.formats import AGENT_LABELS
 from sessiontree.store.jsonl import BadLine, paused_gc
 from sessiontree.store.repair import Repair
 from sessiontree.store.storage import FileSessionStorage, SessionStorage, read_reason
+from sessiontree.store.times import started_time
 from sessiontree.store.tree import SessionTree
 
 MAX_DEPTH = 4
@@ -140,11 +139,7 @@ class Session:
     def started(self) -> str | None:
         """When the session began: the header's time, or the first entry's when that is earlier
         (a header rewritten later keeps its new time)."""
-        header = self.timestamp
-        first = next((e["timestamp"] for e in self.entries[:50] if isinstance(e.get("timestamp"), str)), None)
-        if header is None or first is None:
-            return header or first
-        return first if _instant(first) < _instant(header) else header
+        return started_time(self.timestamp, self.entries[:50])
 
     @property
     def tree(self) -> SessionTree:
@@ -169,15 +164,6 @@ class Session:
     def path_entries(self, leaf_id: str | _Unset | None = UNSET) -> list[Entry]:
         """Entries from the root to ``leaf_id`` (default: the session's leaf)."""
         return self.tree.path_to(self.leaf_id if leaf_id is UNSET else leaf_id)
-
-
-def _instant(value: str) -> float:
-    """A timestamp as seconds (unparsable: +inf, so it never wins as the earlier)."""
-    try:
-        when = datetime.fromisoformat(value.replace("Z", "+00:00"))
-    except ValueError:
-        return math.inf
-    return (when if when.tzinfo else when.replace(tzinfo=UTC)).timestamp()
 
 
 def not_a_session_file(path: Path | None, why: str) -> InvalidSession:

@@ -8,7 +8,9 @@ A session's time is untrusted: ``0001-01-01T00:00:00+14:00`` parses, but is befo
 from __future__ import annotations
 
 import math
+from collections.abc import Iterable, Mapping
 from datetime import UTC, datetime
+from typing import Any
 
 MAX_TIME_MS = 253_402_300_800_000
 """10000-01-01T00:00:00Z in epoch milliseconds: the first instant ``datetime`` cannot hold."""
@@ -45,6 +47,22 @@ def time_millis(value: object) -> int | None:
         when = parse_iso(value)
         return None if when is None else datetime_millis(when)
     return None
+
+
+def started_time(header: object, entries: Iterable[Mapping[str, Any]]) -> str | None:
+    """When a session began: the header's time, or its first entry's when that is earlier (a header
+    rewritten later keeps its new time; ``entries``: the first ones, in file order)."""
+    first = next((e["timestamp"] for e in entries if isinstance(e.get("timestamp"), str)), None)
+    own = header if isinstance(header, str) else None
+    if own is None or first is None:
+        return own or first
+    return first if _instant(first) < _instant(own) else own
+
+
+def _instant(value: str) -> float:
+    """A timestamp as seconds (unparsable: +inf, so it never wins as the earlier)."""
+    when = parse_iso(value)
+    return math.inf if when is None else when.timestamp()
 
 
 def utc_datetime(seconds: float) -> datetime:

@@ -1,4 +1,5 @@
-// sessiontree index: filter box over titles, folders and first prompts; live dots age out.
+// sessiontree index: filter box over titles, folders and first prompts; live dots age out; times
+// in the reader's zone (local-time.js before it).
 (function () {
   'use strict';
   const LIVE_MS = 60000;
@@ -24,6 +25,7 @@
   }
 
   function applyFilter() {
+    if (typeof localTime === 'object') localTime.localize(groups); // rows a live update swapped in too
     const ts = terms();
     let any = false;
     for (const group of groups.querySelectorAll('.st-group')) {

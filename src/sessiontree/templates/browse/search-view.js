@@ -1,7 +1,7 @@
 /* sessiontree: the message search's results (DOM), shared by serve and a built site, on the index
  * and on the search page. A source finds the hits: first(query) -> {total, sessions, hits, more}
- * and more(query, shown) -> {hits, more}; hits are {session, sessionTitle, cwd, href, label,
- * snippet, marks}. The exact total is shown at once; pages of hits are added as the list is
+ * and more(query, shown) -> {hits, more}; hits are {session, sessionTitle, cwd, href, label, time
+ * (ISO, optional), snippet, marks}. The exact total is shown at once; pages of hits are added as the list is
  * scrolled to its end (or its button is pressed) until every hit is shown. Every string is set as
  * text, never as HTML. Needs search-hits.js before it. */
 const searchView = (() => {
@@ -27,6 +27,13 @@ const searchView = (() => {
     const li = el('li', 'st-fulltext-hit');
     const link = el('a', 'st-fulltext-role', hit.label || 'open');
     if (hit.href) link.href = hit.href;
+    if (hit.time) {
+      // UTC until local-time.js (on every page that shows hits) puts it in the reader's zone.
+      const when = el('time', 'st-short', String(hit.time).replace('T', ' ').replace(/(\.\d+)?Z$/, ' UTC'));
+      when.setAttribute('datetime', hit.time);
+      link.append(' · ', when);
+      if (typeof localTime === 'object') localTime.localize(link);
+    }
     li.append(link, excerpt(hit));
     return li;
   }

@@ -44,14 +44,15 @@ const sessionList = (() => {
     return { prev: i > 0 ? list[i - 1] : null, next: i + 1 < list.length ? list[i + 1] : null };
   }
 
-  // "5 min", "3 h", "2 d", else the date: how long ago the last activity was.
+  // "5 min", "3 h", "2 d", else the local date: how long ago the last activity was.
   function ago(ms, now) {
     const s = Math.max(0, Math.round((now - ms) / 1000));
     if (s < 60) return 'now';
     if (s < 3600) return Math.floor(s / 60) + ' min';
     if (s < 86400) return Math.floor(s / 3600) + ' h';
     if (s < 30 * 86400) return Math.floor(s / 86400) + ' d';
-    return new Date(ms).toISOString().slice(0, 10);
+    const d = new Date(ms); // the reader's day, as every time a page shows
+    return d.getFullYear() + '-' + String(d.getMonth() + 1).padStart(2, '0') + '-' + String(d.getDate()).padStart(2, '0');
   }
 
   // The index of the first entry not yet seen, from the page's entries (file order): entries after

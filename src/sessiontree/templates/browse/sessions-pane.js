@@ -124,7 +124,8 @@
       line.prepend(dot);
       meta.append(' · ', el('span', 'st-browse-new', fresh + ' new'));
     }
-    link.title = s.p ? s.t + '\n' + s.p : s.t;
+    const when = typeof localTime === 'object' ? localTime.format(new Date(s.u).toISOString(), {}) : null;
+    link.title = [s.t, s.p, when && 'last activity ' + when.text + ' (' + when.title + ')'].filter(Boolean).join('\n');
     link.append(line, meta);
     li.append(link);
     li.dataset.key = s.k;

@@ -18,7 +18,8 @@
       sessionTitle: hit.shortTitle || hit.title || '(untitled)',
       cwd: hit.cwd || '',
       href: searchHits.safeHref(hit.href, urls.sessions),
-      label: [hit.role, hit.time].filter(Boolean).join(' · '),
+      label: hit.role || '',
+      time: typeof hit.time === 'string' ? hit.time : '',
       snippet: hit.snippet,
       marks: hit.marks,
     };

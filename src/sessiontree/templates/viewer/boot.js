@@ -85,7 +85,7 @@ async function boot() {
   state.index = entryIndex.create(data.entries);
   if (data.images && typeof data.images === 'object') state.images = Object.assign(Object.create(null), data.images);
   buildUi();
-  localizeTimes($('st-header') || doc.body);
+  localTime.localize($('st-header') || doc.body);
   const savedTheme = storage.get('st-theme');
   if (savedTheme === 'light' || savedTheme === 'dark') root.setAttribute('data-theme', savedTheme);
   syncThemeButton();

@@ -112,19 +112,6 @@ function goPrompt(d) {
   if (showAtTop(items[k].idx)) toast('Prompt ' + items[k].n + ' of ' + state.outline.length);
 }
 
-// ---- times: every <time datetime> in the reader's zone, named; the UTC time on hover
-
-function localizeTimes(scope) {
-  for (const t of scope.querySelectorAll('time[datetime]')) {
-    if (t.hasAttribute('data-st-local')) continue;
-    const f = localTime.format(t.getAttribute('datetime'), { withDate: !t.classList.contains('st-ts') });
-    if (!f) continue;
-    t.textContent = f.text;
-    t.title = f.date + ' · ' + f.title;
-    t.setAttribute('data-st-local', '');
-  }
-}
-
 // ---- copy: code blocks, tool inputs and outputs, messages, the resume command
 
 function sourceText(tpl) { return tpl.content ? tpl.content.textContent : tpl.textContent; }
@@ -224,7 +211,7 @@ function showOutcome(call, res) {
 }
 
 function prepareReading(scope) {
-  localizeTimes(scope);
+  localTime.localize(scope);
   addCopyButtons(scope);
   for (const c of scope.querySelectorAll('.st-call')) setCall(c, state.callsOpen);
 }
