@@ -165,20 +165,20 @@ class UsageTotal:
 
     def to_json(self) -> dict[str, Any]:
         """A JSON-ready dict (``cost`` null when none was recorded)."""
-        data: dict[str, Any] = {"key": self.key}
-        if self.label is not None:
-            data["title"] = self.label
-        data.update(
-            messages=self.messages,
-            input=self.input,
-            output=self.output,
-            cacheRead=self.cache_read,
-            cacheWrite=self.cache_write,
-            tokens=self.tokens,
-            cost=None if self.cost is None else round(self.cost, 6),
-            costEstimated=self.estimated > 0,
-            unpricedModels=list(self.unpriced),
-        )
+        title = {} if self.label is None else {"title": self.label}
+        data: dict[str, Any] = {
+            "key": self.key,
+            **title,
+            "messages": self.messages,
+            "input": self.input,
+            "output": self.output,
+            "cacheRead": self.cache_read,
+            "cacheWrite": self.cache_write,
+            "tokens": self.tokens,
+            "cost": None if self.cost is None else round(self.cost, 6),
+            "costEstimated": self.estimated > 0,
+            "unpricedModels": list(self.unpriced),
+        }
         return data
 
 

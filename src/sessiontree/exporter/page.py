@@ -199,37 +199,6 @@ def _script_slot(i: int) -> str:
     return f"\x00st-script-{i}\x00"
 
 
-def rendered_from_parts(
-    session_meta: Mapping[str, Any],
-    entries_meta: Sequence[Mapping[str, Any]],
-    frags: Sequence[str] | FragmentPacker,
-    images: Mapping[str, str],
-    header_html: str,
-    system_html: str,
-    *,
-    leaf_id: str | None = None,
-    compress: bool = True,
-) -> RenderedSession:
-    """Make a ``RenderedSession`` from hand-made parts (tests, benchmarks, tools)."""
-    if isinstance(frags, FragmentPacker):
-        packer = frags
-    else:
-        packer = FragmentPacker(compress=compress)
-        for html in frags:
-            packer.add(html)
-    return RenderedSession(
-        title=str(session_meta.get("title") or session_meta.get("id") or "Session"),
-        stats=SessionStats(),
-        session_meta=dict(session_meta),
-        entries=[dict(m) for m in entries_meta],
-        frags=packer,
-        images=dict(images),
-        header_html=header_html,
-        system_html=system_html,
-        leaf_id=leaf_id,
-    )
-
-
 def assemble_page(
     session_meta: Mapping[str, Any],
     entries_meta: Sequence[Mapping[str, Any]],
@@ -243,22 +212,29 @@ def assemble_page(
     compress: bool = True,
     options: PageOptions | None = None,
 ) -> str:
-    """Return the complete page from hand-made parts (``rendered_from_parts`` + ``iter_page``).
+    """Return the complete page from hand-made parts (tests, benchmarks, tools).
 
     ``session_meta`` holds id, title, cwd, timestamp; ``entries_meta`` and ``frags`` are aligned;
     ``images`` maps the sha256 of raw bytes to a ``data:`` URL. ``options`` (if given) wins
     over ``theme`` and ``compress``.
     """
     opts = options or PageOptions(theme=check_theme(theme), compress=compress)
-    rendered = rendered_from_parts(
-        session_meta,
-        entries_meta,
-        frags,
-        images,
-        header_html,
-        system_html,
+    if isinstance(frags, FragmentPacker):
+        packer = frags
+    else:
+        packer = FragmentPacker(compress=compress)
+        for html in frags:
+            packer.add(html)
+    rendered = RenderedSession(
+        title=str(session_meta.get("title") or session_meta.get("id") or "Session"),
+        stats=SessionStats(),
+        session_meta=dict(session_meta),
+        entries=[dict(m) for m in entries_meta],
+        frags=packer,
+        images=dict(images),
+        header_html=header_html,
+        system_html=system_html,
         leaf_id=leaf_id,
-        compress=compress,
     )
     return "".join(iter_page(rendered, opts))
 
@@ -276,7 +252,6 @@ __all__ = [
     "json_for_script",
     "live_script",
     "pack_fragments",
-    "rendered_from_parts",
     "unpack_fragments",
     "viewer_assets",
 ]

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import Callable, Iterator, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from sessiontree.exporter.api import render_session, render_shell
@@ -25,15 +25,14 @@ from sessiontree.store import Session
 class PageTarget:
     """What differs between the places a session's page goes (export, share, serve, site).
 
+    - ``page``: how the page is made for this place (``PageOptions``; its ``theme`` and
+      ``compress`` come from the user's ``ExportOptions``): ``image_prefix`` None embeds images
+      as ``data:`` URLs, a path prefix makes each a URL (``/blobs/`` served, ``assets/`` of a
+      site); a served page's live scripts (``extra_scripts``) and where they connect
+      (``connect_src``); the sessions pane's ``early_scripts``, run with a streamed page's first
+      chunk; the collection's links above the header (``nav_html``) and their CSS.
     - ``subagent_href``: agent id -> URL of that subagent's own page (serve, build); None keeps
       subagents inline only (export, share).
-    - ``image_prefix``: None embeds images as ``data:`` URLs; a path prefix makes each a URL
-      (``/blobs/`` served, ``assets/`` of a site).
-    - ``extra_scripts``, ``connect_src``: a served page's live scripts and where they connect.
-    - ``early_scripts``: scripts placed before the page's data (``PageOptions.early_scripts``):
-      the sessions pane, run with a streamed page's first chunk.
-    - ``nav_html``, ``extra_css``: the collection's links above the header (serve, site) and
-      the CSS of what they and the extra scripts draw.
     - ``cache``: fragments rendered before, and the new ones kept (the caller's, open);
       ``open_cache`` instead opens one for the render and closes it after (a server renders in
       threads, each with its own connection).
@@ -46,13 +45,8 @@ class PageTarget:
       render every client of which left.
     """
 
+    page: PageOptions = field(default_factory=PageOptions)
     subagent_href: Callable[[str], str | None] | None = None
-    image_prefix: str | None = None
-    extra_scripts: tuple[str, ...] = ()
-    connect_src: tuple[str, ...] = ()
-    early_scripts: tuple[str, ...] = ()
-    nav_html: str = ""
-    extra_css: str = ""
     cache: FragmentCache | None = None
     open_cache: Callable[[], FragmentCache] | None = None
     parallel: bool = True
@@ -69,16 +63,7 @@ class Page:
         self._session: Session | None = session
         self._target = target
         self._rendered: RenderedSession | None = None
-        self.page_options = PageOptions(
-            theme=options.theme,
-            compress=options.compress,
-            extra_scripts=target.extra_scripts,
-            connect_src=target.connect_src,
-            image_prefix=target.image_prefix,
-            nav_html=target.nav_html,
-            extra_css=target.extra_css,
-            early_scripts=target.early_scripts,
-        )
+        self.page_options = dataclasses.replace(target.page, theme=options.theme, compress=options.compress)
         self.render_options = RenderOptions(
             leaf_id=options.leaf_id,
             system_prompt=options.system_prompt,

@@ -16,7 +16,7 @@ from starlette.responses import HTMLResponse
 from sessiontree.exporter.api import render_shell
 from sessiontree.exporter.fragment_cache import FragmentCache
 from sessiontree.exporter.fragments import json_for_script
-from sessiontree.exporter.options import ExportOptions, PageShell
+from sessiontree.exporter.options import ExportOptions, PageOptions, PageShell
 from sessiontree.exporter.page import image_files, live_script
 from sessiontree.exporter.preview import render_preview
 from sessiontree.exporter.recipe import Page, PageTarget, make_page
@@ -173,8 +173,7 @@ def live_page(
     with paused_gc():
         shell = _shell_of(live, snap)
         preview = render_preview(session, leaf_id=leaf_id, target_id=target_id)
-    target = PageTarget(
-        subagent_href=subagent_page,
+    look = PageOptions(
         image_prefix=live.image_prefix,
         extra_scripts=(
             live_script(),
@@ -195,6 +194,10 @@ def live_page(
         ),
         nav_html=urls.nav().html(),
         extra_css=nav_css() + pane_css(),
+    )
+    target = PageTarget(
+        page=look,
+        subagent_href=subagent_page,
         open_cache=_cache_opener(config),
         parallel=False,  # a server never forks
         shell=shell,

@@ -112,15 +112,14 @@ def _write_page(
     href: Callable[[str], str] | None = None,
 ) -> tuple[str, list[str]]:
     """Write one session's page (its images in assets/ when shared); return its title and assets."""
-    from sessiontree.exporter.options import ExportOptions
+    from sessiontree.exporter.options import ExportOptions, PageOptions
     from sessiontree.exporter.page import image_files
     from sessiontree.exporter.recipe import PageTarget, make_page
     from sessiontree.pages.nav import PANE_SCRIPTS, browse_scripts, nav_css, pane_css
     from sessiontree.site.browse import SESSIONS_DATA
     from sessiontree.store.surrogates import shown_name
 
-    prefix = _asset_prefix(page_name) if job.shared_assets else None
-    target = PageTarget(subagent_href=href, image_prefix=prefix, cache=cache, parallel=False)
+    look = PageOptions(image_prefix=_asset_prefix(page_name) if job.shared_assets else None)
     if job.nav is not None:
         links = job.nav.relative_to(page_name)
         settings = {
@@ -128,13 +127,14 @@ def _write_page(
             "data": posixpath.relpath(SESSIONS_DATA, posixpath.dirname(page_name)),
             "current": shown_name(job.key),
         }
-        target = replace(
-            target,
+        look = replace(
+            look,
             nav_html=links.html(),
             extra_css=nav_css() + pane_css(),
             early_scripts=browse_scripts(settings, *PANE_SCRIPTS),
             connect_src=("'self'",),  # the pane's list, from the site itself
         )
+    target = PageTarget(page=look, subagent_href=href, cache=cache, parallel=False)
     page = make_page(session, ExportOptions(theme=job.theme), target)
     assets: list[str] = []
     if job.shared_assets:
