@@ -39,7 +39,8 @@ MAX_SUBAGENT_DEPTH = 4
 
 # The entry type when a line starts with it (as every agent writes; spaced or compact JSON).
 _LEADING_TYPE = re.compile(rb'\{\s*"type"\s*:\s*"([A-Za-z_]+)"\s*[,}]')
-_RENAMES = frozenset({b"session_info", b"title_change"})
+_PARSED = frozenset({b"session_info", b"title_change", b"session"})
+"""Entry types parsed whenever met: a rename, a header (a fork's start)."""
 _LAST_LINES = 8
 """Lines kept from the end of a read to find the last entry's time."""
 
@@ -53,8 +54,14 @@ class _Scan:
     tail: dict[str, Any] | None = None
     last: str | None = None
     """The timestamp of the last entry that has one."""
+    usage: list[list[Any]] = field(default_factory=list)
+    """Usage totals per (day, model) (``archive.session_usage``)."""
+    fork_ms: int = 0
+    """A fork's start (its header's time): usage dated before it is its parent's, copied."""
 
     def feed(self, lines: Iterable[bytes]) -> None:
+        from sessiontree.archive.session_usage import may_carry_usage  # with the prices: not for search
+
         match = _LEADING_TYPE.match
         recent: list[bytes] = []
         for line in lines:
@@ -66,11 +73,16 @@ class _Scan:
                 self._parse(line)  # another key order (or not JSON): parse to be sure
             elif found.group(1) == b"message":
                 self.messages += 1
-            elif found.group(1) in _RENAMES:
+                if may_carry_usage(b"message", line):
+                    self._parse(line, counted=True)
+            elif found.group(1) in _PARSED or may_carry_usage(found.group(1), line):
                 self._parse(line)
         self.last = _last_time(recent) or self.last
 
-    def _parse(self, line: bytes) -> None:
+    def _parse(self, line: bytes, *, counted: bool = False) -> None:
+        from sessiontree.archive.extract import parse_time
+        from sessiontree.archive.session_usage import add_entry_usage
+
         try:
             value = decode_line(decode_text(line))
         except ValueError:
@@ -78,8 +90,11 @@ class _Scan:
         if not isinstance(value, dict):
             return
         kind = value.get("type")
-        if kind == "message":
-            self.messages += 1
+        if kind == "message" or kind == "model_usage" or kind == "custom":
+            self.messages += kind == "message" and not counted
+            add_entry_usage(self.usage, value, self.fork_ms)
+        elif kind == "session" and value.get("parentSession"):
+            self.fork_ms = parse_time(value.get("timestamp"))
         elif kind == "session_info" and isinstance(value.get("name"), str):
             self.rename = value["name"] or None
         elif kind == "title_change" and isinstance(value.get("title"), str):
@@ -105,7 +120,7 @@ def _scan_file(path: Path, previous: _Scan | None) -> _Scan:
         reader = TailReader(path, TailState.from_json(previous.tail))
         result = reader.poll()
         if result.kind == "append" and reader.state is not None:
-            scan = _Scan(previous.messages, previous.rename, last=previous.last)
+            scan = replace(previous, usage=[list(row) for row in previous.usage])
             scan.feed(result.lines)
             scan.tail = reader.state.to_json()
             return scan
@@ -146,7 +161,8 @@ def read_entry(
                     last_activity=scan.last,
                 )
         else:
-            info = _foreign_info(path, exact=exact)
+            info, rows = _foreign_info(path, exact=exact)
+            scan = None if rows is None else _Scan(usage=rows)
             mtime_ns = path.stat().st_mtime_ns  # after the whole read a large file may need
     except OSError as exc:
         return _Cached(replace(base, error=why_unreadable(exc)))
@@ -184,23 +200,24 @@ def _bare(
     )
 
 
-def _foreign_info(path: Path, *, exact: bool = True) -> SessionInfo | None:
-    """The listing record of another agent's file (Claude Code, Codex CLI); with its exact count
-    when ``exact`` (else a large file's count stays None: pending)."""
+def _foreign_info(path: Path, *, exact: bool = True) -> tuple[SessionInfo | None, list[list[Any]] | None]:
+    """The listing record of another agent's file (Claude Code, Codex CLI) and its usage rows; with
+    its exact count when ``exact`` (else a large file's count and usage stay None: pending)."""
+    from sessiontree.archive.session_usage import usage_rows_of
     from sessiontree.readers import load_any
-    from sessiontree.readers.discovery import last_entry_time, read_agent_info
+    from sessiontree.readers.discovery import agent_info_and_entries, last_entry_time
     from sessiontree.store.entries import message_of
 
-    info = read_agent_info(path)
+    info, entries = agent_info_and_entries(path)
     if info is None or info.agent == "pi":
-        return None
+        return None, None
     if (
         info.message_count is None and exact
     ):  # a large file: its count needs the whole read (cached by size, mtime)
         entries = load_any(path, info.agent).entries
         count = sum(1 for e in entries if message_of(e) is not None)
         info = replace(info, message_count=count, last_activity=last_entry_time(entries))
-    return info
+    return info, None if entries is None else usage_rows_of(entries)
 
 
 def key_of(root: Path, path: Path) -> str:
@@ -338,6 +355,11 @@ class Catalog:
         """The record of one file by key, if listed."""
         cached = self._cached.get(key)
         return None if cached is None else cached.entry
+
+    def usage_listed(self) -> list[tuple[SessionInfo, list[list[Any]]]]:
+        """Each readable record of the last scan with its usage rows (none yet while pending)."""
+        scans = {key: cached.scan for key, cached in self._cached.items()}
+        return [(e, scan.usage if (scan := scans[e.key]) else []) for e in self.entries() if not e.error]
 
     def pending(self) -> list[str]:
         """The keys whose counts wait for a whole read, newest first."""

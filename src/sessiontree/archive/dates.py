@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from datetime import date, timedelta
+from datetime import UTC, date, datetime, timedelta
 
 from sessiontree.store.times import utc_datetime, utc_day
 
@@ -12,6 +12,13 @@ def day_of(ms: int) -> str:
     if ms <= 0:
         return "unknown"
     return utc_day(ms)
+
+
+def midnight_of(day: str) -> int:
+    """The time (epoch ms) a ``YYYY-MM-DD`` day starts in UTC (0 for an empty day: unknown)."""
+    if not day:
+        return 0
+    return int(datetime.fromisoformat(day).replace(tzinfo=UTC).timestamp() * 1000)
 
 
 def week_of(ms: int) -> str:

@@ -27,7 +27,7 @@ from sessiontree.archive.index_db import (
 )
 from sessiontree.archive.usage_store import add_usage, forget_usage
 from sessiontree.errors import SessiontreeError
-from sessiontree.store.entries import header_version, is_valid_header
+from sessiontree.store.entries import header_version, is_title_slot, is_valid_header
 from sessiontree.store.jsonl import decode_line, decode_text
 from sessiontree.store.surrogates import replace_surrogates
 from sessiontree.store.tail import TailRead, TailReader, TailState
@@ -311,6 +311,8 @@ def _index_values(conn: sqlite3.Connection, state: _FileState, values: Iterable[
         if not isinstance(value, dict):
             continue
         if state.session_id is None:
+            if state.entries == 0 and is_title_slot(value):
+                continue  # oh-my-pi's title slot before the header: the header comes next
             if state.entries == 0 and is_valid_header(value):
                 _take_header(conn, state, value)
                 row = title_row(value)

@@ -28,7 +28,7 @@ from sessiontree.store.atomic import make_private_dir, make_private_file
 from sessiontree.store.sqlite_errors import sqlite_message
 from sessiontree.store.storage import read_reason
 
-SCHEMA_VERSION = 9
+SCHEMA_VERSION = 10
 BUSY_TIMEOUT = 120.0
 """Seconds a process waits for another one's indexing transaction (one file at a time)."""
 

@@ -11,12 +11,11 @@ from __future__ import annotations
 import hashlib
 import sqlite3
 from collections.abc import Sequence
-from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from sessiontree.archive.collection import files_clause, path_of_key
-from sessiontree.archive.dates import day_of
+from sessiontree.archive.dates import day_of, midnight_of
 
 if TYPE_CHECKING:
     from sessiontree.archive.usage import Usage, UsageQuery, UsageRecord
@@ -146,12 +145,6 @@ def forget_usage(conn: sqlite3.Connection, file_id: int, entry_ids: Sequence[str
             _add_total(conn, heir[1], heir[2], heir[3:])
 
 
-def _midnight(day: str) -> int:
-    if not day:
-        return 0
-    return int(datetime.fromisoformat(day).replace(tzinfo=UTC).timestamp() * 1000)
-
-
 def _is_midnight(ms: int) -> bool:
     return ms % 86_400_000 == 0
 
@@ -217,7 +210,7 @@ def read_usage(
             continue
         cost = float(row[8]) if row[9] else None
         usage = Usage(
-            row[2], _midnight(row[1]), row[4], row[5], row[6], row[7], cost, row[3], row[10], row[11]
+            row[2], midnight_of(row[1]), row[4], row[5], row[6], row[7], cost, row[3], row[10], row[11]
         )
         records.append(UsageRecord(usage, str(path_of_key(found[0])), found[1], found[2], found[3]))
     return records

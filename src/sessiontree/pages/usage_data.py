@@ -18,6 +18,7 @@ from typing import Any
 from sessiontree.archive.dates import day_of
 from sessiontree.archive.usage import UsageRecord
 from sessiontree.readers import agent_label
+from sessiontree.store.surrogates import shown_name
 from sessiontree.store.titles import plain_title
 
 ROW_WIDTH = 11
@@ -54,7 +55,7 @@ def usage_data(records: Sequence[UsageRecord], link_for: Callable[[str], str | N
             session_rows.append(
                 [
                     plain_title(record.title or ""),
-                    record.path,
+                    shown_name(record.path),
                     project,
                     agents(record.agent),
                     link_for(record.path),

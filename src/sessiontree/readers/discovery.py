@@ -404,6 +404,13 @@ _INFO = {
 
 def read_agent_info(path: str | Path, agent: str | None = None) -> SessionInfo | None:
     """Metadata of one session file of any agent from its first lines; None when it is no session."""
+    return agent_info_and_entries(path, agent)[0]
+
+
+def agent_info_and_entries(
+    path: str | Path, agent: str | None = None
+) -> tuple[SessionInfo | None, Sequence[Mapping[str, Any]] | None]:
+    """``read_agent_info``, with the entries when a small file was read whole for its count (else None)."""
     from sessiontree.readers import detect_values, is_aider_file, load_any
     from sessiontree.store.entries import message_of
     from sessiontree.store.kinds import typed_prompt  # the line kinds (and the loader): not to find files
@@ -413,14 +420,15 @@ def read_agent_info(path: str | Path, agent: str | None = None) -> SessionInfo |
         st = path.stat()
         values = read_prefix_values(path, INFO_LINES)
     except OSError:
-        return None
+        return None, None
     agent = agent or detect_values(values) or ("aider" if is_aider_file(path) else None)
     if agent is None:
-        return None
+        return None, None
     if agent == "gemini" and is_qwen_chat(values):
         agent = "qwen"
     count: int | None = None
     last: str | None = None
+    entries: Sequence[Mapping[str, Any]] | None = None
     if agent == "aider":
         info = _aider_info(path)
     elif agent == "pi":
@@ -433,13 +441,14 @@ def read_agent_info(path: str | Path, agent: str | None = None) -> SessionInfo |
         try:
             session = load_any(path, agent)
         except OSError:
-            return None
+            return None, None
+        entries = session.entries
         count = sum(1 for e in session.entries if message_of(e) is not None)
         last = last_entry_time(session.entries)
         info.setdefault("title", session.title)
         typed = next((text for e in session.entries if (text := typed_prompt(e))), None)
         info["prompt"] = typed or info.get("prompt")  # the one rule, where the whole file was read
-    return SessionInfo(
+    found = SessionInfo(
         path=path,
         agent=agent,
         id=as_str(info.get("sessionId")) or path.stem,
@@ -453,6 +462,7 @@ def read_agent_info(path: str | Path, agent: str | None = None) -> SessionInfo |
         last_activity=last,
         parent_session=as_str(info.get("parent")),
     )
+    return found, entries
 
 
 def last_entry_time(entries: Sequence[Mapping[str, Any]]) -> str | None:

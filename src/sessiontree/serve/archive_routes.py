@@ -1,7 +1,9 @@
-"""Serve's search API and usage page, over the archive index kept in the cache dir.
+"""Serve's search API over the archive index kept in the cache dir, and the usage page.
 
-The index is brought up to date before each search and each usage page (a stat pass over the
-folder; only appended bytes and changed files are read), so hits follow growing sessions.
+The index is brought up to date before each search (a stat pass over the folder; only appended
+bytes and changed files are read), so hits follow growing sessions. The usage page and the
+pane's model filter never wait for it: they read the listing's usage rows
+(``archive.session_usage``), made by the line pass that counts messages.
 """
 
 from __future__ import annotations
@@ -17,6 +19,7 @@ from starlette.responses import JSONResponse, PlainTextResponse, Response
 from starlette.routing import Route
 
 from sessiontree.archive.search import ROLE_CHOICES, SearchFilters, SearchHit, SearchIndex
+from sessiontree.archive.usage import UsageRecord
 from sessiontree.errors import SearchError
 from sessiontree.pages.nav import NavLinks
 from sessiontree.pages.sessions_data import models_by_path, sessions_data
@@ -31,6 +34,8 @@ NO_STORE = {"Cache-Control": "no-store"}
 
 LinkFor = Callable[[str | Path, str | None], str | None]
 """The served page of a session file at an entry, or None for a file outside the served folders."""
+UsageSource = Callable[[], list[UsageRecord]]
+"""Every served session's usage per (day, model), up to date (serve: ``Listing.usage_records``)."""
 
 
 class ArchiveService:
@@ -44,6 +49,7 @@ class ArchiveService:
         *,
         theme: str = "auto",
         link_for: LinkFor,
+        usage_source: UsageSource,
         nav: NavLinks | None = None,
     ):
         self.roots = list(roots)
@@ -52,11 +58,11 @@ class ArchiveService:
         self.cache_dir = cache_dir
         self.keep_out = keep_out
         self.theme = theme
+        self.usage_source = usage_source
         self._index: SearchIndex | None = None
         self._lock = threading.Lock()
-        self._changes = 0
-        """Updates of ours that changed what the index holds (another process's: ``data_version``)."""
-        self._usage_page: tuple[tuple[int, int], str] | None = None
+        self._usage_page: tuple[list[UsageRecord], str] | None = None
+        self._usage_lock = threading.Lock()
 
     def _open(self) -> SearchIndex:
         if self._index is None:
@@ -64,9 +70,7 @@ class ArchiveService:
         return self._index
 
     def _update(self, index: SearchIndex) -> None:
-        report = index.update()
-        if report.whole or report.appended or report.removed:
-            self._changes += 1
+        index.update()
 
     def hit_json(self, hit: SearchHit) -> dict[str, Any]:
         """What the index page's script shows of a hit (its link made here, not in the page)."""
@@ -95,41 +99,32 @@ class ArchiveService:
             return found
 
     def session_models(self) -> dict[str, list[str]]:
-        """Update the index, then the models each session file used (by file path)."""
-        with self._lock:
-            index = self._open()
-            self._update(index)
-            records = index.usage()
-        return models_by_path(records)
+        """The models each session file used (by file path), from the listing's usage rows."""
+        return models_by_path(self.usage_source())
 
     def usage_page(self) -> str:
-        """Update the index, then render the usage page of the whole folder.
+        """Render the usage page of every served folder from the listing's usage rows.
 
-        The page is made again only when the index changed since (an update of ours found new
-        bytes, or another process committed to it): the same index gives the same bytes.
+        The page is made again only when the rows changed since: the same rows give the same bytes.
         """
-        with self._lock:
-            index = self._open()
-            self._update(index)
-            state = (self._changes, index.data_version())
-            if self._usage_page is not None and self._usage_page[0] == state:
+        with self._usage_lock:
+            records = self.usage_source()
+            if self._usage_page is not None and self._usage_page[0] == records:
                 return self._usage_page[1]
-            records = index.usage()
-        html = render_usage_page(
-            records,
-            UsagePageOptions(
-                title="Usage",
-                link_for=lambda path: self.link_for(path, None),
-                theme=self.theme,
-                nav=self.nav,
-            ),
-        )
-        with self._lock:
-            self._usage_page = (state, html)
-        return html
+            html = render_usage_page(
+                records,
+                UsagePageOptions(
+                    title="Usage",
+                    link_for=lambda path: self.link_for(path, None),
+                    theme=self.theme,
+                    nav=self.nav,
+                ),
+            )
+            self._usage_page = (records, html)
+            return html
 
     def update_if_open(self) -> None:
-        """Index what changed, if a search or usage page has opened the index already."""
+        """Index what changed, if a search has opened the index already."""
         with self._lock:
             if self._index is not None:
                 self._update(self._index)
@@ -192,7 +187,7 @@ async def sessions_api(request: Request) -> Response:
 
 
 async def session_models_api(request: Request) -> Response:
-    """``/api/session-models``: the models of each session by key (from the search index)."""
+    """``/api/session-models``: the models of each session by key (from the listing's usage rows)."""
     state = request.app.state.serve
     try:
         by_path = await anyio.to_thread.run_sync(_service(request).session_models)

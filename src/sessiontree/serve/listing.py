@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import math
 import threading
 import time
 from collections.abc import Sequence
@@ -16,6 +17,7 @@ from pathlib import Path
 import anyio
 
 from sessiontree.archive.collection import Sources
+from sessiontree.archive.usage import UsageRecord
 from sessiontree.serve.security import contained
 from sessiontree.store.discovery import SessionInfo
 
@@ -29,6 +31,7 @@ class Listing:
         self.roots = list(roots)
         self.sources = Sources(self.roots, cache_dir)
         self._lock = threading.Lock()
+        self._settling = threading.Lock()
         self.unsettled = asyncio.Event()
         """Set when a scan left counts pending (the background pass waits on it)."""
 
@@ -45,7 +48,12 @@ class Listing:
 
     def settle_some(self, budget: float) -> tuple[bool, bool]:
         """Read pending files whole for about ``budget`` seconds (at least one file), outside the
-        lock; return (something was settled, some are still pending)."""
+        lock; return (something was settled, some are still pending). One pass at a time: the
+        background one and a usage request never read the same file twice."""
+        with self._settling:
+            return self._settle_some(budget)
+
+    def _settle_some(self, budget: float) -> tuple[bool, bool]:
         with self._lock:
             todo = self.sources.pending()
         deadline = time.monotonic() + budget
@@ -66,6 +74,15 @@ class Listing:
             for catalog in self.sources.catalogs:
                 catalog.save()
             return settled, bool(self.sources.pending())
+
+    def usage_records(self) -> list[UsageRecord]:
+        """Every listed session's usage per (day, model): a rescan, the pending files read first."""
+        from sessiontree.archive.session_usage import usage_records
+
+        self.scan()
+        self.settle_some(math.inf)
+        with self._lock:
+            return usage_records(pair for catalog in self.sources.catalogs for pair in catalog.usage_listed())
 
     def get(self, key: str) -> SessionInfo | None:
         """The listed record of a key, as of the last scan."""

@@ -65,6 +65,7 @@ class ServeState:
             keep_out,
             theme=config.theme,
             link_for=self.session_link,
+            usage_source=self.listing.usage_records,
             nav=urls.nav(),
         )
         self.watcher = Watcher(config.roots, self.on_changes, self.hub.closed)
@@ -84,6 +85,7 @@ class ServeState:
         """Start the listing's background pass and the index feed; the watcher and the archive
         updates too when watching."""
         self._tasks += [
+            asyncio.create_task(self._list_at_start()),
             asyncio.create_task(self._settle_forever()),
             asyncio.create_task(self.index_feed.push_forever(self.watcher.pause)),
         ]
@@ -93,6 +95,14 @@ class ServeState:
                 asyncio.create_task(self.watcher.watch_forever(lambda: self._tick(watchers))),
                 asyncio.create_task(self._update_archive_forever()),
             ]
+
+    async def _list_at_start(self) -> None:
+        """List the folders once before any request: the background pass then reads the pending
+        files' counts and usage while the user has not yet asked for the usage page."""
+        try:
+            await self.listing.scan_async()
+        except (OSError, SessiontreeError) as exc:
+            log.debug("first listing failed: %s", exc)
 
     def _tick(self, watchers: Callable[[str], int]) -> None:
         """After each batch of the watcher (or half a second without one): drop idle sessions,
