@@ -86,7 +86,7 @@ def test_header_shows_counts_tokens_cost_and_chart(gen_session: GenSession) -> N
     html = render_session_html(load_session(gen_session(20)))
     header = html.split('<header id="st-header">', 1)[1].split("</header>\n<section", 1)[0]
     assert '<h1 class="st-title">Synthetic demo session</h1>' in header
-    assert '<li data-count="user"><span class="st-n">20</span> user messages</li>' in header
+    assert '<li data-count="prompts"><span class="st-n">20</span> prompts</li>' in header
     # no chip says "0 ..."
     assert not re.search(r'<span class="st-n">0</span>', header)
     assert re.search(r"<span class=\"st-n\">\$\d+\.\d{4}</span> cost", header)

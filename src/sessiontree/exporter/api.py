@@ -129,7 +129,7 @@ def render_shell(session: Session, options: RenderOptions | None = None) -> Page
         session,
         title=title,
         stats=stats,
-        chart_points=cumulative_by_turn(session.tree.path_to(leaf), memo) if leaf else [],
+        chart_points=cumulative_by_turn(session.tree.path_to(leaf), memo, stats.subagents) if leaf else [],
     )
     return PageShell(
         title=title,

@@ -26,8 +26,10 @@ SECTIONS = MacroSet("sections.html.j2")
 
 
 # (singular, plural) of each count the header shows; a zero count is not shown.
+# Typed prompts (the outline's rule), not every user message: a tool's output or an interruption
+# Claude Code writes as a user message is no prompt.
 COUNT_NAMES = {
-    "user": ("user message", "user messages"),
+    "prompts": ("prompt", "prompts"),
     "assistant": ("assistant message", "assistant messages"),
     "toolCalls": ("tool call", "tool calls"),
     "toolResults": ("tool result", "tool results"),
@@ -61,6 +63,8 @@ class HeaderFacts:
     counts: list[tuple[str, int, str]] = field(default_factory=list)
     parent: str = ""
     """The session this one was spawned from (a Codex subagent thread names its parent)."""
+    subagents: str = ""
+    """What subagents add to the counts' totals (``SessionStats.subagents_text``)."""
 
 
 def _millis(value: Any) -> int | None:
@@ -110,6 +114,7 @@ def header_facts(session: Session, stats: SessionStats) -> HeaderFacts:
         resume=template.format(session.id) if template and SAFE_ID.fullmatch(session.id or "") else "",
         counts=counts,
         parent=str(header.get("parentSession") or "") if agent != "pi" else "",
+        subagents=stats.subagents_text(),
     )
 
 

@@ -2,14 +2,16 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
 from markupsafe import Markup
 
+from sessiontree.store.kinds import is_typed_prompt
 from sessiontree.store.numbers import count_of
 from sessiontree.store.pricing import Cost, CostTotal, usage_cost
+from sessiontree.store.subagents import subagent_of
 
 CHART_WIDTH = 320
 CHART_HEIGHT = 64
@@ -18,18 +20,58 @@ TOKEN_KEYS = ("input", "output", "cacheRead", "cacheWrite")
 
 
 @dataclass
+class SubagentShare:
+    """What subagents add to a session's totals: their transcripts read into its tree (messages) and
+    the spend their task results record."""
+
+    agents: dict[str, None] = field(default_factory=dict)
+    """The ids of the subagents whose transcripts were read into the tree."""
+    messages: int = 0
+    tokens: int = 0
+    costs: CostTotal = field(default_factory=CostTotal)
+    at: dict[str, tuple[int, float]] = field(default_factory=dict)
+    """(tokens, dollars) by the id of the session's own entry they hang under (the chart's turn)."""
+
+
+@dataclass
 class SessionStats:
-    """What the page header shows."""
+    """What the page header shows: the session's own conversation counted (``prompts``: typed, the
+    outline's rule), a subagent's part apart (``subagents``); tokens and cost of both."""
 
     counts: dict[str, int] = field(
         default_factory=lambda: dict.fromkeys(
-            ("user", "assistant", "toolResults", "custom", "compactions", "branchSummaries", "toolCalls"), 0
+            (
+                "prompts",
+                "user",
+                "assistant",
+                "toolResults",
+                "custom",
+                "compactions",
+                "branchSummaries",
+                "toolCalls",
+            ),
+            0,
         )
     )
     tokens: dict[str, int] = field(default_factory=lambda: dict.fromkeys(TOKEN_KEYS, 0))
     costs: CostTotal = field(default_factory=CostTotal)
-    """Recorded costs, else estimates from the token counts (``store.pricing``)."""
+    """Recorded costs, else estimates from the token counts (``store.pricing``), subagents' included."""
     models: list[str] = field(default_factory=list)
+    subagents: SubagentShare = field(default_factory=SubagentShare)
+
+    def subagents_text(self) -> str:
+        """What subagents add to the totals, in words ("1 subagent adds 31 messages, 99,127 tokens
+        and $0.1984 (estimated)"); empty when they add nothing."""
+        share = self.subagents
+        if not share.messages and not share.tokens and not share.costs.priced:
+            return ""
+        n = len(share.agents)
+        who = f"{n} subagent{'s' if n != 1 else ''}" if n else "subagents"
+        parts = [f"{share.messages:,} message{'s' if share.messages != 1 else ''}"] if share.messages else []
+        parts += [f"{share.tokens:,} tokens"] if share.tokens else []
+        parts += [share.costs.text(4)] if share.costs.priced else []
+        listed = ", ".join(parts[:-1]) + " and " + parts[-1] if len(parts) > 1 else parts[0]
+        return f"{who} add{'s' if n == 1 else ''} {listed} (in the totals)"
 
     @property
     def cost(self) -> float:
@@ -64,20 +106,70 @@ def _model_of(message: Mapping[str, Any]) -> str:
     return ""
 
 
-def _add_usage(stats: SessionStats, holder: Mapping[str, Any], when: object, memo: UsageMemo | None) -> None:
+def _add_usage(
+    stats: SessionStats,
+    holder: Mapping[str, Any],
+    when: object,
+    memo: UsageMemo | None,
+    anchor: str | None = None,
+) -> None:
+    """Add a holder's usage to the totals; with ``anchor`` (the session's own entry a subagent ran
+    under) to the subagents' share too."""
     used, cost = usage_of(holder, when, memo)
     for key, value in used.items():
         stats.tokens[key] += value
     stats.costs.add(cost)
+    if anchor is not None:
+        share = stats.subagents
+        share.tokens += sum(used.values())
+        share.costs.add(cost)
+        tokens, dollars = share.at.get(anchor, (0, 0.0))
+        share.at[anchor] = (tokens + sum(used.values()), dollars + (cost.amount or 0.0))
+
+
+def _anchors(entries: list[Mapping[str, Any]]) -> Callable[[Mapping[str, Any]], str | None]:
+    """The id of the session's own entry a subagent's entry hangs under (its nearest ancestor that is
+    not a subagent's), found through the parents once per entry."""
+    parent_of = {e["id"]: e.get("parentId") for e in entries if isinstance(e.get("id"), str)}
+    inside = {e["id"] for e in entries if isinstance(e.get("id"), str) and subagent_of(e) is not None}
+    found: dict[str, str | None] = {}
+
+    def anchor(entry: Mapping[str, Any]) -> str | None:
+        trail: list[str] = []
+        at = entry.get("id")
+        while isinstance(at, str) and at in inside and at not in found and len(trail) <= len(inside):
+            trail.append(at)
+            at = parent_of.get(at)
+        result = found.get(at) if isinstance(at, str) and at in found else at if isinstance(at, str) else None
+        for step in trail:
+            found[step] = result
+        return result
+
+    return anchor
 
 
 def compute_stats(entries: Iterable[Mapping[str, Any]], memo: UsageMemo | None = None) -> SessionStats:
-    """Count entries by kind and add up tokens, cost and models over the whole session."""
+    """Count entries by kind and add up tokens, cost and models over the whole session; a subagent's
+    messages are counted apart (``SessionStats.subagents``), its spend in the totals and its share."""
     stats = SessionStats()
     counts = stats.counts
     models: dict[str, None] = {}
-    for entry in entries:
+    listed = entries if isinstance(entries, list) else list(entries)
+    anchor_of = _anchors(listed) if any(subagent_of(e) is not None for e in listed) else None
+    for entry in listed:
         kind = entry.get("type")
+        if anchor_of is not None and subagent_of(entry) is not None:
+            message = entry.get("message")
+            stats.subagents.agents[str(subagent_of(entry))] = None
+            if kind == "message" and isinstance(message, Mapping):
+                stats.subagents.messages += 1
+                if message.get("role") == "assistant":
+                    _add_usage(stats, message, entry.get("timestamp"), memo, anchor_of(entry) or "")
+                    model = _model_of(message)
+                    if model:
+                        models[model] = None
+            continue
+        counts["prompts"] += is_typed_prompt(entry)
         if kind == "message":
             message = entry.get("message")
             if not isinstance(message, Mapping):
@@ -99,7 +191,8 @@ def compute_stats(entries: Iterable[Mapping[str, Any]], memo: UsageMemo | None =
             elif role == "toolResult":
                 counts["toolResults"] += 1
                 # a subagent's spend, when its task result records it
-                _add_usage(stats, message, entry.get("timestamp"), memo)
+                if isinstance(message.get("usage"), Mapping):
+                    _add_usage(stats, message, entry.get("timestamp"), memo, str(entry.get("id")))
             elif role in ("custom", "hookMessage"):
                 counts["custom"] += 1
             elif role == "compactionSummary":
@@ -127,20 +220,29 @@ def compute_stats(entries: Iterable[Mapping[str, Any]], memo: UsageMemo | None =
 
 
 def cumulative_by_turn(
-    path: Iterable[Mapping[str, Any]], memo: UsageMemo | None = None
+    path: Iterable[Mapping[str, Any]], memo: UsageMemo | None = None, subagents: SubagentShare | None = None
 ) -> list[tuple[int, float]]:
-    """Return cumulative (tokens, cost) at the end of each user turn along a path."""
+    """Return cumulative (tokens, cost) at the end of each turn along a path: a turn begins at a
+    typed prompt (the outline's rule); a subagent's spend (``subagents``) counts in the turn that ran it."""
     points: list[tuple[int, float]] = []
     total_tokens, total_cost, in_turn = 0, 0.0, False
+    added = subagents.at if subagents is not None else {}
     for entry in path:
-        message = entry.get("message")
-        if entry.get("type") != "message" or not isinstance(message, Mapping):
-            continue
-        if message.get("role") == "user":
+        if added and (extra := added.get(str(entry.get("id")))) is not None:
+            total_tokens += extra[0]
+            total_cost += extra[1]
+            in_turn = True
+        if is_typed_prompt(entry):
             if in_turn:
                 points.append((total_tokens, total_cost))
             in_turn = True
-        elif message.get("role") == "assistant":
+            continue
+        message = entry.get("message")
+        if (
+            entry.get("type") == "message"
+            and isinstance(message, Mapping)
+            and message.get("role") == "assistant"
+        ):
             used, cost = usage_of(message, entry.get("timestamp"), memo)
             total_tokens += sum(used.values())
             total_cost += cost.amount or 0.0

@@ -54,7 +54,7 @@ from sessiontree.store.kinds import KINDS
 
 # Fields of a message line that the mapping uses or that every line repeats; others are shown.
 from sessiontree.store.session import Session, Subagents
-from sessiontree.store.subagents import contained
+from sessiontree.store.subagents import SUBAGENT_KEY, contained
 
 KNOWN_FIELDS = frozenset(
     {"type", "uuid", "parentUuid", "logicalParentUuid", "sessionId", "timestamp", "cwd", "gitBranch",
@@ -160,6 +160,8 @@ class _Converter:
         return entry
 
     def _node(self, entry: Entry, parent: str | None, chain: str, *, conv: bool = False, **kw: Any) -> None:
+        if chain.startswith("agent:"):
+            entry[SUBAGENT_KEY] = chain.removeprefix("agent:")  # counted apart by the page's header
         self.linker.add(Node(entry, parent, chain, conv=conv, **kw))
 
     def _raw_parent(self, obj: dict[str, Any]) -> tuple[str | None, bool]:

@@ -18,6 +18,16 @@ from typing import Any
 from sessiontree.store.session import MAX_DEPTH
 from sessiontree.store.storage import entry_is, resolves_inside
 
+SUBAGENT_KEY = "subagent"
+"""The field a reader sets, to the agent id, on each entry of a subagent's transcript it read into
+the parent's tree (Claude Code's ``agent-*.jsonl``): the page counts them apart from the session's own."""
+
+
+def subagent_of(entry: Mapping[str, Any]) -> str | None:
+    """The agent id of the subagent an entry belongs to (None: the session's own conversation)."""
+    agent = entry.get(SUBAGENT_KEY)
+    return agent if isinstance(agent, str) else None
+
 
 def contained(path: Path, folder: Path) -> bool:
     """True when ``path`` is a regular file that, links followed, lies inside ``folder``

@@ -1,0 +1,72 @@
+"""The session page as a reader meets it (issue 44): counts that agree, the layout, in real Chromium on
+a real ``serve`` process over real files, both themes, 1280 and 400 px, axe-clean."""
+
+from __future__ import annotations
+
+import re
+import shutil
+from collections.abc import Iterator
+from typing import Literal
+
+import pytest
+from playwright.sync_api import Browser, Page
+
+from tests.browser.axe import assert_clean
+from tests.conftest import real_file
+from tests.serve.process import Served, serve_process
+
+pytestmark = pytest.mark.browser
+
+CLAUDE = (
+    "claude/claude-code-log--test_test_data_real_projects_-Users-dain-workspace-coderabbit-review-helper_"
+)
+SESSION = "cb2e607c-c758-415a-8b45-c49e4631906a.jsonl"
+SUBAGENT = "agent-ea02459f.jsonl"
+PI = "pi/pi-mono--test_fixtures_before-compaction.jsonl"
+Scheme = Literal["light", "dark"]
+SIZES = [(1280, "light"), (400, "dark")]
+
+
+@pytest.fixture(scope="module")
+def served(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Served]:
+    base = tmp_path_factory.mktemp("reader")
+    root = base / "sessions"
+    (root / "claude").mkdir(parents=True)
+    (root / "pi").mkdir()
+    for name in (SESSION, SUBAGENT):  # the names Claude Code gives them, so the subagent is found
+        shutil.copyfile(real_file(CLAUDE + name), root / "claude" / name)
+    shutil.copyfile(real_file(PI), root / "pi" / "long.jsonl")
+    with serve_process(root, base / "agent", base / "cache") as server:
+        yield server
+
+
+def _open(browser: Browser, served: Served, key: str, width: int, scheme: Scheme) -> Page:
+    context = browser.new_context(
+        viewport={"width": width, "height": 800}, color_scheme=scheme, bypass_csp=True
+    )
+    page = context.new_page()
+    page.set_default_timeout(60_000)  # a ceiling on a loaded machine, not a timed assertion
+    page.goto(f"{served.url}/s/{key}")
+    page.wait_for_selector("html[data-st-ready]")
+    return page
+
+
+@pytest.mark.parametrize(("width", "scheme"), SIZES)
+def test_the_header_the_outline_and_the_chart_count_alike(
+    browser: Browser, served: Served, width: int, scheme: Scheme
+) -> None:
+    page = _open(browser, served, f"claude/{SESSION}", width, scheme)
+    try:
+        prompts = int(page.inner_text('#st-header li[data-count="prompts"] .st-n'))
+        outline = page.locator("#st-outline .st-prompt-link").count()
+        assert prompts == outline == 5
+        cost = page.inner_text("#st-header li[data-cost] .st-n")
+        chart = page.get_attribute("#st-header svg.st-chart", "aria-label") or ""
+        ends = re.search(r"cost \(\$([\d.]+)", chart)
+        assert cost == "$2.1717" and ends is not None and ends.group(1) == "2.17"
+        assert "over 5 turns" in chart
+        share = page.inner_text("#st-header .st-subagent-share")
+        assert share.startswith("1 subagent adds 20 messages") and "$0.1984" in share
+        assert_clean(page, f"a Claude Code session with its subagent at {width} px, {scheme}")
+    finally:
+        page.context.close()
