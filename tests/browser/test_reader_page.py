@@ -70,3 +70,53 @@ def test_the_header_the_outline_and_the_chart_count_alike(
         assert_clean(page, f"a Claude Code session with its subagent at {width} px, {scheme}")
     finally:
         page.context.close()
+
+
+COVERED = """() => {
+  // Every Copy button on screen is either reachable (the element at its centre is itself) or under
+  // the toolbar's band, which is opaque there (hidden, not drawn over by ↑ ↓ ⊞ ⊟ ☾ ?).
+  const band = document.getElementById('st-toolbar');
+  const edge = band.getBoundingClientRect().bottom;
+  const opaque = getComputedStyle(band).backgroundColor !== 'rgba(0, 0, 0, 0)';
+  const bad = [];
+  for (const b of document.querySelectorAll('#st-messages .st-copy')) {
+    const r = b.getBoundingClientRect();
+    if (!r.width || r.bottom < 0 || r.top > innerHeight) continue;
+    const y = r.top + r.height / 2;
+    if (y < edge) { if (!opaque) bad.push('under a see-through band'); continue; }
+    const at = document.elementFromPoint(r.left + r.width / 2, y);
+    if (at !== b) bad.push(at ? at.id || at.className || at.tagName : 'nothing');
+  }
+  return bad;
+}"""
+
+
+@pytest.mark.parametrize(("width", "scheme"), SIZES)
+def test_the_layout_hides_nothing_and_says_things_once(
+    browser: Browser, served: Served, width: int, scheme: Scheme
+) -> None:
+    page = _open(browser, served, "pi/long.jsonl", width, scheme)
+    try:
+        # One "All sessions": the pages' bar; the served links keep the files only.
+        assert page.locator("a", has_text="All sessions").count() == 1
+        assert page.locator(".st-serve-links a", has_text="Raw JSONL").count() == 1
+        # The bar starts where the header does, not indented beside the ☰ button.
+        nav = page.locator("#st-main > .st-nav a").first.bounding_box()
+        title = page.locator("#st-header h1").bounding_box()
+        assert nav is not None and title is not None and abs(nav["x"] - title["x"]) <= 1
+        if width >= 1000:
+            # A long session opens at prompt 1 with its outline at its start (it overflows).
+            box = page.evaluate(
+                "(() => { const o = document.getElementById('st-outline');"
+                " return [o.scrollTop, o.scrollHeight > o.clientHeight]; })()"
+            )
+            assert box == [0, True]
+        # Scrolled anywhere, no toolbar button sits over a message's Copy button.
+        step = page.evaluate("document.getElementById('st-main').clientHeight") // 3
+        for n in range(1, 13):
+            page.evaluate(f"document.getElementById('st-main').scrollTop = {n * step}")
+            page.wait_for_timeout(50)  # a frame for the scroll's layout; the check below is exact
+            assert page.evaluate(COVERED) == [], n
+        assert_clean(page, f"a long pi session at {width} px, {scheme}")
+    finally:
+        page.context.close()

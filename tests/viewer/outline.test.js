@@ -49,6 +49,10 @@ test('step and itemAt follow positions', () => {
   assert.equal(outline.step(items, pos, 0, -1), -1);
   assert.equal(outline.itemAt(items, pos, 6), 1);
   assert.equal(outline.itemAt(items, pos, 1), -1);
+  // Before the page is laid out every position is -1: no prompt is the reader's (a long session
+  // opened with its outline scrolled to the last prompt, issue 44).
+  assert.equal(outline.itemAt(items, () => -1, -1), -1);
+  assert.equal(outline.itemAt(items, (i) => (i === 5 ? -1 : i), 9), 2);
 });
 
 test('durations read as the header says them', () => {

@@ -26,8 +26,9 @@
     const header = doc.getElementById('st-header');
     if (!header) return;
     const bar = el('nav', { class: 'st-serve-links', 'aria-label': 'Session files' });
-    bar.append(el('a', { href: cfg.index }, 'All sessions'), ' · ',
-      el('a', { href: cfg.raw, download: '' }, 'Raw JSONL'), ' · ',
+    // The pages' bar above already links every session (#st-home): no second "All sessions".
+    if (!doc.getElementById('st-home')) bar.append(el('a', { href: cfg.index }, 'All sessions'), ' · ');
+    bar.append(el('a', { href: cfg.raw, download: '' }, 'Raw JSONL'), ' · ',
       el('a', { href: cfg.export, download: '' }, 'Standalone HTML'));
     header.prepend(bar);
     if (cfg.badLines > 0) {

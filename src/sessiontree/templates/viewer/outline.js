@@ -75,8 +75,11 @@ const outline = (() => {
   // The item the reader is in: the last prompt at or before path position `pos` (-1: none).
   function itemAt(items, posOf, pos) {
     let found = -1;
+    if (pos < 0) return found; // no place yet (the page not laid out): no prompt, not the last
     for (let k = 0; k < items.length; k++) {
-      if (posOf(items[k].idx) <= pos) found = k; else break;
+      const at = posOf(items[k].idx);
+      if (at < 0) continue; // not among the shown messages (-1 would sort before every place)
+      if (at <= pos) found = k; else break;
     }
     return found;
   }

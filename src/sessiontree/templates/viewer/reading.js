@@ -81,9 +81,10 @@ function syncOutlineCurrent() {
   const links = ui.outlineList.querySelectorAll('.st-prompt-link');
   for (const a of links) a.removeAttribute('aria-current');
   const a = k >= 0 ? links[k] : null;
-  if (!a) return;
-  a.setAttribute('aria-current', 'location');
   const box = ui.outline;
+  // Above the first prompt (a session's opening notes): the outline's start, wherever it was left.
+  if (!a) { if (k < 0) box.scrollTop = 0; return; }
+  a.setAttribute('aria-current', 'location');
   const top = a.offsetTop - box.offsetTop;
   if (top < box.scrollTop || top + a.offsetHeight > box.scrollTop + box.clientHeight) box.scrollTop = top - box.clientHeight / 3;
 }
