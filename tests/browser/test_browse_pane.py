@@ -89,3 +89,35 @@ def test_the_pane_lists_opens_next_and_marks_what_grew(page: Page, watch: Watch,
         assert page.locator("#st-browse .st-browse-grew").count() == 0  # seen now
     assert watch.page_errors == []
     assert all(url.startswith(served.url) for url in watch.requests)
+
+
+def test_the_pane_draws_its_first_rows_then_more_and_hears_new_sessions(
+    page: Page, watch: Watch, tmp_path: Path
+) -> None:
+    """250 sessions: 100 rows drawn, the rest as the list is scrolled; a new file is pushed to the
+    pane by the page's event stream (no polling), its markdown title shown as plain text."""
+    agent = tmp_path / "agent"
+    demo = agent / "sessions" / "--work-demo--"
+    for n in range(250):
+        _write(demo / f"s{n:03d}.jsonl", f"s{n:03d}", "/work/demo", 1 + n / 100)
+    with serve_process(agent / "sessions", agent, tmp_path / "cache") as served:
+        page.goto(served.url + "/s/--work-demo--/s000.jsonl")
+        page.wait_for_selector("html[data-st-live=open]")
+        wait_js(page, "document.querySelectorAll('#st-browse .st-browse-row').length === 100")
+        assert page.inner_text("#st-browse .st-browse-more") == "150 more…"
+        assert page.get_attribute("html", "data-st-browse") == "250"
+        page.locator("#st-browse .st-browse-more").scroll_into_view_if_needed()
+        wait_js(page, "document.querySelectorAll('#st-browse .st-browse-row').length === 250")
+        assert page.locator("#st-browse .st-browse-more").count() == 0
+        fresh = demo / "fresh.jsonl"
+        lines = [header("fresh", cwd="/work/demo", title="**Bold** and `code` [link](https://x.invalid)")]
+        lines += [msg("u1", None, "user", "hello"), assistant("a1", "u1")]
+        fresh.write_text("".join(json.dumps(line) + "\n" for line in lines), encoding="utf-8")
+        row = '#st-browse .st-browse-row[data-key="--work-demo--/fresh.jsonl"]'
+        page.wait_for_selector(row, timeout=30_000)
+        assert page.inner_text(row + " .st-browse-title") == "Bold and code link"
+        assert _keys(page)[0] == "--work-demo--/fresh.jsonl"
+        assert page.locator("#st-browse .st-browse-row").count() >= 250  # the drawn rows kept
+    assert watch.page_errors == []
+    requests = [url for url in watch.requests if "/api/sessions" in url]
+    assert 2 <= len(requests) <= 4  # the first load, then once per pushed change: no polling

@@ -49,7 +49,7 @@ def test_pane_data_is_newest_first_without_subagents_unreadable_or_unlinked_file
     )
     assert [r["k"] for r in data["sessions"]] == ["b.jsonl", "a.jsonl"]
     first, second = data["sessions"]
-    want = {"k": "b.jsonl", "h": "/s/b.jsonl", "t": "## Plan **now**", "a": "claude", "p": "/w", "n": 3}
+    want = {"k": "b.jsonl", "h": "/s/b.jsonl", "t": "Plan now", "a": "claude", "p": "/w", "n": 3}
     assert first == {**want, "u": 30000, "m": []}
     assert second["m"] == ["m1"] and data["models"] is True
     assert json.loads(json.dumps(data)) == data

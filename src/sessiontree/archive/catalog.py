@@ -34,7 +34,7 @@ from sessiontree.store.jsonl import decode_line, decode_text
 from sessiontree.store.storage import entry_is, open_regular, read_reason, resolves_inside
 from sessiontree.store.tail import TailReader, TailState
 
-CACHE_VERSION = 4
+CACHE_VERSION = 5
 MAX_SUBAGENT_DEPTH = 4
 
 # The entry type when a line starts with it (as every agent writes; spaced or compact JSON).

@@ -12,7 +12,7 @@ from typing import Any
 from sessiontree.archive.usage import UsageRecord
 from sessiontree.store.discovery import SessionInfo
 from sessiontree.store.surrogates import shown_name
-from sessiontree.store.titles import cut_title
+from sessiontree.store.titles import plain_title
 
 DATA_VERSION = 1
 
@@ -33,7 +33,7 @@ def session_record(entry: SessionInfo, href: str, models: Sequence[str] = ()) ->
     return {
         "k": shown_name(entry.key),
         "h": href,
-        "t": cut_title(entry.display_title or entry.id or shown_name(entry.key).rsplit("/", 1)[-1]),
+        "t": plain_title(entry.display_title or entry.id or shown_name(entry.key).rsplit("/", 1)[-1]),
         "a": entry.agent,
         "p": entry.cwd,
         "n": entry.message_count,

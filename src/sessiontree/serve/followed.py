@@ -12,9 +12,13 @@ IDLE_SECONDS = 60.0
 """A followed session nobody watches is dropped after this long (its memory freed)."""
 
 
+SESSION_TOPIC = "s:"
+"""What every session's topic starts with."""
+
+
 def topic_of(key: str) -> str:
     """The hub topic of one session's events."""
-    return "s:" + key
+    return SESSION_TOPIC + key
 
 
 class FollowedSessions:

@@ -35,8 +35,6 @@ from sessiontree.store.subagents import subagent_key
 from sessiontree.store.surrogates import shown_name
 
 PAGE_HEADERS = {"Cache-Control": "no-store"}
-PANE_POLL_MS = 2000
-"""How often an open session page's pane asks for the list again (while the tab is shown)."""
 # What a quoted header parameter cannot hold as it is (controls, non-ASCII, quote, backslash).
 _NOT_HEADER_SAFE = re.compile(r'[^\x20-\x7e]|["\\?]')
 _PAGE_CSP = re.compile(
@@ -188,7 +186,6 @@ def live_page(
                 "data": urls.sessions_api(),
                 "models": urls.session_models_api(),
                 "current": shown_name(key),
-                "poll": PANE_POLL_MS,
             },
             *PANE_SCRIPTS,
         ),

@@ -2,8 +2,10 @@
  * file): the sessions of this project (or of all), newest activity first, filters, a dot and a
  * count for what grew since last seen, Alt+Up / Alt+Down to the previous / next session, and a
  * marker where this page's unseen part begins. The list is fetched from window.sessiontreeBrowse.data
- * (same origin) after the page shows. "Last seen" is kept per session in localStorage. Every
- * string from the list is set as text. Needs session-list.js before it. */
+ * (same origin) after the page shows, and again when a server says its listing changed (the
+ * 'st-sessions-changed' event session-live.js raises from the page's event stream); only the first
+ * rows are drawn, more as the list is scrolled. "Last seen" is kept per session in localStorage.
+ * Every string from the list is set as text. Needs session-list.js before it. */
 (() => {
   'use strict';
   const settings = window.sessiontreeBrowse || {};
@@ -12,6 +14,8 @@
   if (!settings.data || !side || !window.fetch || location.protocol === 'file:') return;
   const list = sessionList;
   const POLL_MS = settings.poll || 0;
+  const FIRST_ROWS = 100;
+  const MORE_ROWS = 200;
   const dataUrl = new URL(settings.data, location.href);
   const STORE = 'sessiontree.seen:' + dataUrl.pathname;
   const OPEN = 'sessiontree.pane:' + dataUrl.pathname;
@@ -79,6 +83,14 @@
   let sessions = [];
   let shown = [];
   let current = null;
+  let drawn = FIRST_ROWS;
+  // The rows past the drawn ones come as the list is scrolled to its end.
+  const more = el('li', 'st-browse-more');
+  const moreRows = window.IntersectionObserver
+    ? new IntersectionObserver((seen) => { if (seen.some((e) => e.isIntersecting)) drawMore(); }, { root: null })
+    : null;
+  if (moreRows) moreRows.observe(more);
+  more.addEventListener('click', () => drawMore());
 
   function setOpen(open) {
     toggle.setAttribute('aria-expanded', String(open));
@@ -132,11 +144,29 @@
     return li;
   }
 
-  function draw() {
+  function setMore() {
+    const left = shown.length - drawn;
+    more.textContent = left > 0 ? left + ' more…' : '';
+    if (left > 0) rows.append(more);
+    else more.remove();
+  }
+  function drawMore() {
+    if (drawn >= shown.length) return;
+    const now = Date.now();
+    const next = shown.slice(drawn, drawn + MORE_ROWS);
+    drawn += next.length;
+    more.remove();
+    rows.append(...next.map((s) => row(s, now)));
+    setMore();
+  }
+
+  function draw(keep) {
     const started = performance.now();
     shown = list.visible(sessions, filter());
     const now = Date.now();
-    rows.replaceChildren(...shown.map((s) => row(s, now)));
+    drawn = Math.max(FIRST_ROWS, keep ? drawn : 0);
+    rows.replaceChildren(...shown.slice(0, drawn).map((s) => row(s, now)));
+    setMore();
     const grew = shown.filter((s) => s.k !== settings.current && list.unseen(s, seen[s.k]) > 0).length;
     status.textContent = shown.length + (shown.length === 1 ? ' session' : ' sessions') + (grew ? ', ' + grew + ' with new messages' : '');
     projectWrap.hidden = scope.value !== 'all';
@@ -207,7 +237,7 @@
     for (const s of sessions) s.m = models[s.k] || [];
     options(model, list.choices(sessions, (s) => s.m), 'Every model');
     modelWrap.hidden = !sessions.some((s) => s.m && s.m.length);
-    draw();
+    draw(true);
   }
 
   let loaded = false;
@@ -230,11 +260,13 @@
     options(agent, list.choices(sessions, (s) => s.a), 'Every agent');
     options(model, list.choices(sessions, (s) => s.m), 'Every model');
     modelWrap.hidden = !sessions.some((s) => s.m && s.m.length);
-    draw();
-    if (first && settings.models) loadModels();
+    draw(true);
+    if (settings.models) loadModels();
   }
 
-  for (const box of [scope, project, agent, model, dates[0][1], dates[1][1]]) box.addEventListener('change', draw);
+  for (const box of [scope, project, agent, model, dates[0][1], dates[1][1]]) {
+    box.addEventListener('change', () => draw(false));
+  }
 
   function go(step) {
     const { prev, next } = list.neighbours(shown, settings.current);
@@ -268,5 +300,7 @@
   if (POLL_MS > 0) {
     setInterval(() => { if (!doc.hidden) refresh(); }, POLL_MS);
   }
+  // A server pushes a change of its listing (a hidden page asks again when it is shown).
+  doc.addEventListener('st-sessions-changed', () => { if (!doc.hidden) refresh(); });
   doc.addEventListener('visibilitychange', () => { if (!doc.hidden) refresh(); });
 })();

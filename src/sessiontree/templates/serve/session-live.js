@@ -148,6 +148,8 @@
     events.addEventListener('append', onAppend);
     events.addEventListener('replaced', () => reloadKeepingPlace('replaced'));
     events.addEventListener('removed', () => notice('This session file was removed or renamed.'));
+    // The served folders' listing changed: the sessions pane fetches its list again.
+    events.addEventListener('sessions', () => document.dispatchEvent(new CustomEvent('st-sessions-changed')));
     events.addEventListener('open', () => root.setAttribute('data-st-live', 'open'));
     events.addEventListener('error', () => {
       // The browser reconnects by itself; it must then ask from the current count, not the first.
