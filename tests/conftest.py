@@ -70,7 +70,11 @@ def pytest_configure(config: pytest.Config) -> None:
         )
 
 
-def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+ONLY_REAL_FILE_TESTS = "SESSIONTREE_ONLY_REAL_FILE_TESTS"
+"""Set to 1 by the clone test: run only the tests that touch a real file (``clone_rules.RealFileUse``)."""
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     """Run first the modules that need a fresh process, then those with slow tests, then the rest.
 
     Under xdist (``scripts/test``: ``-n 2 --dist loadfile``) a worker takes whole modules in this
@@ -87,6 +91,14 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
         slow = [float(m.kwargs.get("seconds", 30)) for m in marks if m.name == "slow"]
         return (1, -max(slow)) if slow else (2, 0.0)
 
+    if os.environ.get(ONLY_REAL_FILE_TESTS) == "1":
+        from tests.clone_rules import RealFileUse
+
+        uses = RealFileUse()
+        kept = [item for item in items if uses.test(item)]
+        chosen = set(kept)
+        config.hook.pytest_deselected(items=[item for item in items if item not in chosen])
+        items[:] = kept
     by_module: dict[str, list[pytest.Item]] = {}
     for item in items:
         by_module.setdefault(item.nodeid.split("::")[0], []).append(item)

@@ -4,7 +4,15 @@ from __future__ import annotations
 
 import pytest
 
-from tests.clone_rules import ROOT, RULE_KEEPERS, module_files, real_file_test_modules, shared_path_builders
+from tests.clone_rules import (
+    ROOT,
+    RULE_KEEPERS,
+    RealFileUse,
+    module_files,
+    real_file_test_modules,
+    shared_path_builders,
+    tainted_names,
+)
 
 # What tests/mutants.py held when a clone without ../shared failed three tests (issue 33).
 MUTANTS_BEFORE = """
@@ -59,3 +67,46 @@ def test_every_module_that_touches_a_real_file_is_found_through_its_helpers() ->
     } <= found
     assert "tests/store/test_tree.py" not in found
     assert all(path.name.startswith("test_") for path in real_file_test_modules())
+
+
+def test_names_that_hold_a_real_file_are_followed_through_the_module() -> None:
+    source = (
+        "import pytest\n"
+        "from tests.conftest import REAL as R, ROOT\n"
+        "FILES = sorted(R.glob('*.jsonl'))\n"
+        "FIRST = FILES[0]\n"
+        "SHIPPED = ROOT / 'tests'\n"
+        "def _real(root):\n    return FIRST\n"
+        "def _made(root):\n    return root\n"
+        "LAYOUTS = {'real': _real, 'made': _made}\n"
+        "@pytest.mark.parametrize('path', FILES)\ndef test_each(path): ...\n"
+        "def test_plain(): ...\n"
+    )
+    tainted, tests, whole = tainted_names(source)
+    assert {"R", "FILES", "FIRST", "_real", "LAYOUTS"} <= tainted
+    assert not {"SHIPPED", "_made", "ROOT", "test_plain"} & tainted
+    assert tests == {"test_each"} and not whole
+    marked = (
+        "from tests.conftest import HAVE_SHARED\nimport pytest\n"
+        "pytestmark = pytest.mark.skipif(not HAVE_SHARED, reason='x')\n"
+    )
+    assert tainted_names(marked)[2]
+    imported = tainted_names(
+        "from tests.readers.helpers import CODEX_FILES, TOUR\n", lambda m, n: n == "CODEX_FILES"
+    )
+    assert imported[0] == {"CODEX_FILES"}
+
+
+def test_the_tests_that_touch_a_real_file_are_told_from_those_that_do_not() -> None:
+    from tests.exporter import test_claude_subagents
+    from tests.readers import test_codex
+    from tests.store import test_tree
+
+    uses = RealFileUse()
+    # through a table of layouts naming a helper that calls real_file
+    assert uses.function(test_claude_subagents.test_an_export_keeps_the_subagent_inline_without_a_link)
+    # through a helper module's list built from REAL (parametrized: the decorator names it)
+    assert "test_every_codex_file_counts_match_the_raw_json" in uses._module("tests.readers.test_codex")[1]
+    # shipped fixtures only, and a module far from any real file
+    assert not uses.function(test_codex.test_the_old_format_with_crlf_and_argv_shell)
+    assert not uses.function(test_tree.test_labels_last_wins_and_empty_clears)
