@@ -169,3 +169,13 @@ async def test_serve_lists_and_renders_a_thread(thread_file: Path, tmp_path: Pat
         assert index.status_code == 200 and 'class="st-agent">Amp<' in index.text
         page = await client.get(f"/s/{thread_file.name}")
         assert page.status_code == 200 and "Fix the flaky login test" in page.text
+
+
+def test_a_reply_without_a_sent_time_takes_its_usage_time(thread_file: Path) -> None:
+    thread = json.loads(json.dumps(THREAD))
+    reply = thread["messages"][-1]
+    del reply["meta"]
+    reply["usage"]["timestamp"] = "2026-01-08T09:50:30.000Z"
+    thread_file.write_text(json.dumps(thread), encoding="utf-8")
+    last = load_any(thread_file).entries[-1]
+    assert last["message"]["role"] == "assistant" and last["timestamp"] == reply["usage"]["timestamp"]

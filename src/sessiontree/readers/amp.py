@@ -3,13 +3,14 @@
 Amp (Sourcegraph) keeps each thread as one JSON object: ``{v, id: "T-…", created: <ms>, title?,
 env: {initial: {trees: [{uri: "file:///…"}], cwd?}}, messages: [...]}``. A message is ``{role:
 user | assistant | info, messageId, content: [...], meta?: {sentAt: <ms>}, state?: {type: complete
-| cancelled | error, stopReason?, error?}, usage?: {model, inputTokens, outputTokens,
-cacheCreationInputTokens, cacheReadInputTokens}}`` whose blocks are Anthropic's: ``text``,
+| streaming | cancelled | error, stopReason?, error?}, usage?: {model, inputTokens, outputTokens,
+cacheCreationInputTokens, cacheReadInputTokens, timestamp?}}`` whose blocks are Anthropic's: ``text``,
 ``image`` (``source: {data, mediaType | media_type}``), ``thinking``, ``redacted_thinking``,
 ``tool_use`` (``id, name, input``); a user-role message carries ``tool_result`` blocks
 (``toolUseID, run: {status: done | error | cancelled | rejected-by-user | in-progress, result?,
-error?, progress?}``) and an info-role one a ``summary`` (a compaction) or a shell command the
+error?, reason?, progress?}``) and an info-role one a ``summary`` (a compaction) or a shell command the
 person ran (``manual_bash_invocation``). A file cut short still shows every message before the cut.
+Amp's releases since early 2026 keep threads on its server; this folder is what the CLI wrote before.
 """
 
 from __future__ import annotations
@@ -118,7 +119,9 @@ class _Made(Chain):
     def message(self, index: int, record: dict[str, Any]) -> None:
         role = record.get("role")
         mid = f"A{index}"
-        ts = iso_time(field(record, "meta").get("sentAt"))
+        usage = field(record, "usage")
+        stamp = usage.get("timestamp")  # a reply's time (newer files); a prompt has ``meta.sentAt``
+        ts = iso_time(field(record, "meta").get("sentAt")) or (stamp if isinstance(stamp, str) else None)
         listed = record.get("content")
         blocks = [b for b in listed if isinstance(b, dict)] if isinstance(listed, list) else []
         content: list[dict[str, Any]] = []
@@ -157,7 +160,6 @@ class _Made(Chain):
                 self.notice(f"{mid}.{at}", "amp:shell", shown, ts)
         if content and role in ("user", "assistant"):
             message: dict[str, Any] = {"role": role, "content": content}
-            usage = field(record, "usage")
             if role == "assistant" and as_str(usage.get("model")):
                 message["model"] = usage["model"]
             if role == "assistant" and (counted := _usage(usage)) is not None:
