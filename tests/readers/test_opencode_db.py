@@ -264,3 +264,35 @@ def test_a_subtask_session_hangs_under_the_session_that_ran_it(tmp_path: Path) -
     code, out, err = run("inspect", "--json", str(entries["ses_child0001"].path))
     assert code == 0, err
     assert json.loads(out)["parent_session"] == info["id"]
+
+
+def test_the_built_pages_link_a_subtask_session_and_the_session_that_ran_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    data = tmp_path / "xdg-data"
+    (data / "opencode").mkdir(parents=True)
+    db_path = data / "opencode" / "opencode.db"
+    info = make_database(db_path)
+    child = {**info, "id": "ses_child0001", "title": "Find the cache's callers",
+             "time": {"created": 1763630100000, "updated": 1763630101000}}  # fmt: skip
+    db = sqlite3.connect(db_path)
+    insert_session(db, child, parent=info["id"])
+    db.commit()
+    db.close()
+    monkeypatch.setenv("XDG_DATA_HOME", str(data))
+    site = tmp_path / "site"
+    code, _, err = run("build", "--agent", "opencode", "-o", str(site), "--no-search", "-q")
+    assert code == 0, err
+    [parent_page] = site.rglob(f"{info['id']}.json.html")
+    [child_page] = site.rglob("ses_child0001.json.html")
+    parent_html = parent_page.read_text(encoding="utf-8")
+    down = re.search(r'<dd class="st-children">(.*?)</dd>', parent_html)
+    up = re.search(r'<dd class="st-parent">(.*?)</dd>', child_page.read_text(encoding="utf-8"))
+    assert down is not None and up is not None
+    assert [(parent_page.parent / h).resolve() for h in re.findall(r'href="([^"]*)"', down[1])] == [
+        child_page.resolve()
+    ]
+    assert [(child_page.parent / h).resolve() for h in re.findall(r'href="([^"]*)"', up[1])] == [
+        parent_page.resolve()
+    ]
+    assert "Find the cache&#39;s callers" in down[1]

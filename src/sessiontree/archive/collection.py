@@ -295,6 +295,23 @@ class Sources:
         entry = self.catalogs[index].get(rest)
         return replace(entry, key=key) if entry is not None else None
 
+    def family(self, key: str) -> tuple[SessionInfo | None, list[SessionInfo]]:
+        """The listed session that spawned this one and those it spawned (another agent's subagent
+        threads and sub-sessions, in the same root), as of the last scan; keys prefixed."""
+        try:
+            index, rest = self._split(key)
+        except ValueError:
+            return None, []
+        prefix = self._prefix(index)
+        entries = self.catalogs[index].entries()
+        parent_key = next((e.parent_key for e in entries if e.key == rest), None)
+        parent = next((e for e in entries if parent_key is not None and e.key == parent_key), None)
+        children = [e for e in entries if e.parent_key == rest]
+        return (
+            None if parent is None else replace(parent, key=prefix + parent.key),
+            [replace(c, key=prefix + c.key) for c in children],
+        )
+
     def key_of(self, path: str) -> str | None:
         """The (prefixed) key of a session file under one of the roots, or None."""
         for index, root in enumerate(self.roots):

@@ -130,6 +130,7 @@ def render_shell(session: Session, options: RenderOptions | None = None) -> Page
         title=title,
         stats=stats,
         chart_points=cumulative_by_turn(session.tree.path_to(leaf), memo, stats.subagents) if leaf else [],
+        related=opts.related,
     )
     return PageShell(
         title=title,

@@ -72,6 +72,18 @@ class ExportOptions:
 
 
 @dataclass(frozen=True)
+class RelatedPages:
+    """The pages of the sessions a session is linked with (serve, build: where each has one).
+
+    ``parent``: the page of the session that spawned it (a Codex subagent thread's parent, an
+    OpenCode or Crush sub-session's); ``children``: (label, page) of each it spawned.
+    """
+
+    parent: str | None = None
+    children: tuple[tuple[str, str], ...] = ()
+
+
+@dataclass(frozen=True)
 class RenderOptions:
     """How a session is rendered to fragments (the same for every page made from the result).
 
@@ -84,7 +96,8 @@ class RenderOptions:
     by agent id: its task result then links there; an export has none and keeps the subagent
     inline only. ``cache`` (a ``FragmentCache``) gives fragments rendered before for the
     same inputs and keeps the new ones. ``cancelled`` is asked before each entry: True stops
-    the render with ``concurrent.futures.CancelledError`` (a server's client left).
+    the render with ``concurrent.futures.CancelledError`` (a server's client left). ``related``
+    links the header to the pages of the sessions this one spawned or was spawned by.
     """
 
     leaf_id: str | None = None
@@ -95,6 +108,7 @@ class RenderOptions:
     subagent_href: Callable[[str], str | None] | None = None
     cache: FragmentCache | None = None
     cancelled: Callable[[], bool] | None = None
+    related: RelatedPages | None = None
 
 
 @dataclass(frozen=True)

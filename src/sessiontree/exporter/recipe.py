@@ -16,7 +16,14 @@ from typing import Any
 
 from sessiontree.exporter.api import render_session, render_shell
 from sessiontree.exporter.fragment_cache import FragmentCache
-from sessiontree.exporter.options import ExportOptions, PageOptions, PageShell, RenderedSession, RenderOptions
+from sessiontree.exporter.options import (
+    ExportOptions,
+    PageOptions,
+    PageShell,
+    RelatedPages,
+    RenderedSession,
+    RenderOptions,
+)
 from sessiontree.exporter.page import iter_streamed_page, page_csp
 from sessiontree.store import Session
 
@@ -33,6 +40,7 @@ class PageTarget:
       chunk; the collection's links above the header (``nav_html``) and their CSS.
     - ``subagent_href``: agent id -> URL of that subagent's own page (serve, build); None keeps
       subagents inline only (export, share).
+    - ``related``: the pages of the sessions it spawned or was spawned by (serve, build).
     - ``cache``: fragments rendered before, and the new ones kept (the caller's, open);
       ``open_cache`` instead opens one for the render and closes it after (a server renders in
       threads, each with its own connection).
@@ -47,6 +55,7 @@ class PageTarget:
 
     page: PageOptions = field(default_factory=PageOptions)
     subagent_href: Callable[[str], str | None] | None = None
+    related: RelatedPages | None = None
     cache: FragmentCache | None = None
     open_cache: Callable[[], FragmentCache] | None = None
     parallel: bool = True
@@ -72,6 +81,7 @@ class Page:
             parallel=target.parallel,
             subagent_href=target.subagent_href,
             cache=target.cache,
+            related=target.related,
         )
         # Options and the leaf are checked before anything is rendered (a bad --leaf fails at once).
         self.shell = target.shell or render_shell(session, self.render_options)

@@ -11,6 +11,7 @@ from typing import Any
 from markupsafe import Markup
 
 from sessiontree.exporter.blocks import pretty_json, render_output
+from sessiontree.exporter.options import RelatedPages
 from sessiontree.exporter.render import format_ts, one_line
 from sessiontree.exporter.stats import SessionStats, render_chart
 from sessiontree.exporter.templating import MacroSet
@@ -65,6 +66,10 @@ class HeaderFacts:
     """The session this one was spawned from (a Codex subagent thread names its parent)."""
     subagents: str = ""
     """What subagents add to the counts' totals (``SessionStats.subagents_text``)."""
+    parent_href: str = ""
+    """Its page, where there is one (serve, build)."""
+    children: tuple[tuple[str, str], ...] = ()
+    """(label, page) of each session this one spawned, where each has a page (serve, build)."""
 
 
 def _millis(value: Any) -> int | None:
@@ -89,8 +94,9 @@ def _iso(when: datetime) -> str:
     return when.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
-def header_facts(session: Session, stats: SessionStats) -> HeaderFacts:
-    """Return the agent, its version, git branch, span, resume command and the counts to show."""
+def header_facts(session: Session, stats: SessionStats, related: RelatedPages | None = None) -> HeaderFacts:
+    """Return the agent, its version, git branch, span, resume command, the counts to show and
+    the pages of the sessions it spawned or was spawned by."""
     header = session.header
     agent = header.get("agent") if isinstance(header.get("agent"), str) else "pi"
     if agent == "pi" and session.path is not None and ".omp" in session.path.parts:
@@ -115,6 +121,8 @@ def header_facts(session: Session, stats: SessionStats) -> HeaderFacts:
         counts=counts,
         parent=str(header.get("parentSession") or "") if agent != "pi" else "",
         subagents=stats.subagents_text(),
+        parent_href=(related.parent or "") if related is not None else "",
+        children=related.children if related is not None else (),
     )
 
 
@@ -124,6 +132,7 @@ def render_header(
     title: str,
     stats: SessionStats,
     chart_points: list[tuple[int, float]],
+    related: RelatedPages | None = None,
 ) -> Markup:
     """Return the inner HTML of ``#st-header``."""
     date = session.started or ""
@@ -134,7 +143,7 @@ def render_header(
         date,
         format_ts(date),
         stats.models,
-        header_facts(session, stats),
+        header_facts(session, stats, related),
         stats.tokens,
         stats.costs,
         render_chart(chart_points, estimated=stats.costs.estimated > 0),

@@ -88,6 +88,11 @@ class Listing:
         """The listed record of a key, as of the last scan."""
         return self.sources.get(key)
 
+    def family(self, key: str) -> tuple[SessionInfo | None, list[SessionInfo]]:
+        """The listed session that spawned this one and those it spawned (``Sources.family``)."""
+        with self._lock:
+            return self.sources.family(key)
+
     def key_of(self, path: str | Path) -> str | None:
         """The key of a session file under one of the roots, or None."""
         return self.sources.key_of(str(path))

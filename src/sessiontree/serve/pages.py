@@ -16,7 +16,7 @@ from starlette.responses import HTMLResponse
 from sessiontree.exporter.api import render_shell
 from sessiontree.exporter.fragment_cache import FragmentCache
 from sessiontree.exporter.fragments import json_for_script
-from sessiontree.exporter.options import ExportOptions, PageOptions, PageShell
+from sessiontree.exporter.options import ExportOptions, PageOptions, PageShell, RelatedPages, RenderOptions
 from sessiontree.exporter.page import image_files, live_script
 from sessiontree.exporter.preview import render_preview
 from sessiontree.exporter.recipe import Page, PageTarget, make_page
@@ -105,19 +105,19 @@ def render_served_search(config: ServeConfig, urls: Urls) -> str:
 
 # The header and system sections of each followed session as of its last page: a second visit of
 # an unchanged session sends them without going over its entries again.
-_SHELLS: weakref.WeakKeyDictionary[LiveSession, tuple[tuple[str, int], PageShell]] = (
+_SHELLS: weakref.WeakKeyDictionary[LiveSession, tuple[tuple[str, int, RelatedPages | None], PageShell]] = (
     weakref.WeakKeyDictionary()
 )
 _SHELLS_LOCK = threading.Lock()
 
 
-def _shell_of(live: LiveSession, snap: Snapshot) -> PageShell:
-    state = (snap.generation, snap.count)
+def _shell_of(live: LiveSession, snap: Snapshot, related: RelatedPages | None) -> PageShell:
+    state = (snap.generation, snap.count, related)
     with _SHELLS_LOCK:
         known = _SHELLS.get(live)
     if known is not None and known[0] == state:
         return known[1]
-    shell = render_shell(snap.session)
+    shell = render_shell(snap.session, RenderOptions(related=related))
     with _SHELLS_LOCK:
         _SHELLS[live] = (state, shell)
     return shell
@@ -138,12 +138,14 @@ def live_page(
     target_id: str | None = None,
     renders: Renders | None = None,
     gone: threading.Event | None = None,
+    related: RelatedPages | None = None,
 ) -> Page:
     """A session's live page: head, header and the first screen of the path (for the link's
     ``leaf_id`` / ``target_id``) at once, then the data of every entry once rendered.
 
     With ``renders``, clients of one session state share one render, and ``gone`` (set when this
-    client leaves) lets a render nobody waits for any more stop and free what it holds."""
+    client leaves) lets a render nobody waits for any more stop and free what it holds.
+    ``related`` links the header to the listed sessions it spawned or was spawned by."""
     snap = live.snapshot()
     session = snap.session
 
@@ -169,7 +171,7 @@ def live_page(
     # objects, walked at the first allocations after the load): 0.55 → 0.41 s of CPU for the
     # 2,000-turn session's load, header and first entries. They come with the rest of the page.
     with paused_gc():
-        shell = _shell_of(live, snap)
+        shell = _shell_of(live, snap, related)
         preview = render_preview(session, leaf_id=leaf_id, target_id=target_id)
     look = PageOptions(
         image_prefix=live.image_prefix,
@@ -195,6 +197,7 @@ def live_page(
     target = PageTarget(
         page=look,
         subagent_href=subagent_page,
+        related=related,
         open_cache=_cache_opener(config),
         parallel=False,  # a server never forks
         shell=shell,

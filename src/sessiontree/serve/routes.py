@@ -21,6 +21,7 @@ from starlette.routing import Route
 
 from sessiontree.archive.catalog import check_readable, why_unreadable
 from sessiontree.errors import ArtifactError, SessiontreeError
+from sessiontree.pages.related import related_pages
 from sessiontree.readers.claude import AGENT_ID, subagent_file
 from sessiontree.serve import pages
 from sessiontree.serve.archive_routes import archive_routes
@@ -118,6 +119,7 @@ async def session_page(request: Request, key: str, path: Path) -> Response:
             target_id=query.get("targetId"),
             renders=state.renders,
             gone=gone,
+            related=related_pages(*state.listing.family(key), state.urls.session),
         ),
         limiter=state.render_limit,
     )

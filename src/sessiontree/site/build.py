@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import errno
 import os
+import posixpath
 from collections.abc import Iterable
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -19,6 +20,7 @@ from sessiontree.archive.collection import Filters, Sources, default_cache_dir, 
 from sessiontree.errors import BuildError, SearchError
 from sessiontree.exporter.options import check_theme
 from sessiontree.pages.nav import NavLinks, browse_scripts
+from sessiontree.pages.related import related_by_key, related_signature
 from sessiontree.site import layout
 from sessiontree.site.browse import (
     PAGEFIND_CSP,
@@ -109,6 +111,11 @@ def _workers(jobs: int, todo: int) -> int:
     return max(1, min(jobs or os.cpu_count() or 1, todo))
 
 
+def _page_link(here: str, there: str) -> str:
+    """The link from one session's page to another's."""
+    return posixpath.relpath(layout.page_path(there), posixpath.dirname(layout.page_path(here)))
+
+
 def _plan(
     entries: list[SessionInfo], manifest: Manifest, options: BuildOptions, full: bool, sources: Sources
 ) -> tuple[list[RenderJob], Manifest]:
@@ -116,12 +123,14 @@ def _plan(
     site = options.site
     new = Manifest(version=__version__, settings=_settings(options), bundles=dict(manifest.bundles))
     jobs: list[RenderJob] = []
+    related = related_by_key(entries, _page_link)
     for entry in entries:
         if entry.error:
             continue
         key = entry.key
         old = None if full else manifest.pages.get(key)
-        if old is not None and _still_made(site, old, sources.path_of(key)):
+        links = related_signature(related.get(key))
+        if old is not None and old.related == links and _still_made(site, old, sources.path_of(key)):
             if old.size == entry.size and old.mtime == entry.modified:
                 new.pages[key] = old
                 continue
@@ -143,6 +152,7 @@ def _plan(
                 shared_assets=options.shared_assets,
                 cache_dir=options.cache_dir or default_cache_dir(),
                 nav=_nav(options),
+                related=related.get(key),
             )
         )
     return jobs, new
@@ -253,6 +263,7 @@ def _build(options: BuildOptions, report: BuildProgress) -> BuildResult:
                 title=outcome.title,
                 assets=outcome.assets,
                 subagents=outcome.subagents,
+                related=related_signature(job.related),
             )
             result.rendered.append(job.key)
     finally:

@@ -27,6 +27,8 @@ class PageRecord:
     subagents: dict[str, dict[str, Any]] = field(default_factory=dict)
     """Claude Code subagent pages written with this one, by agent id: page, and the size and
     mtime of the transcript it was made from (a changed transcript renders the session again)."""
+    related: list[Any] = field(default_factory=list)
+    """Its links to the sessions it spawned or was spawned by (``pages.related.related_signature``)."""
 
 
 @dataclass
@@ -69,6 +71,7 @@ class Manifest:
                     "title": r.title,
                     "assets": list(r.assets),
                     "subagents": {a: dict(sub) for a, sub in sorted(r.subagents.items())},
+                    "related": list(r.related),
                 }
                 for key, r in sorted(self.pages.items())
             },

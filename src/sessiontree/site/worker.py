@@ -18,6 +18,7 @@ from sessiontree.store.subagents import subagent_key
 
 if TYPE_CHECKING:
     from sessiontree.exporter.fragment_cache import FragmentCache
+    from sessiontree.exporter.options import RelatedPages
     from sessiontree.pages.nav import NavLinks
     from sessiontree.store.session import Session
 
@@ -37,6 +38,8 @@ class RenderJob:
     """The fragment cache's folder (None: render everything afresh)."""
     nav: NavLinks | None = None
     """The site's pages (site-relative), linked at the top of each session page."""
+    related: RelatedPages | None = None
+    """The pages of the sessions it spawned or was spawned by, relative to its own."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -134,7 +137,7 @@ def _write_page(
             early_scripts=browse_scripts(settings, *PANE_SCRIPTS),
             connect_src=("'self'",),  # the pane's list, from the site itself
         )
-    target = PageTarget(page=look, subagent_href=href, cache=cache, parallel=False)
+    target = PageTarget(page=look, subagent_href=href, related=job.related, cache=cache, parallel=False)
     page = make_page(session, ExportOptions(theme=job.theme), target)
     assets: list[str] = []
     if job.shared_assets:
