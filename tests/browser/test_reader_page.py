@@ -3,6 +3,7 @@ a real ``serve`` process over real files, both themes, 1280 and 400 px, axe-clea
 
 from __future__ import annotations
 
+import itertools
 import re
 import shutil
 from collections.abc import Iterator
@@ -118,5 +119,43 @@ def test_the_layout_hides_nothing_and_says_things_once(
             page.wait_for_timeout(50)  # a frame for the scroll's layout; the check below is exact
             assert page.evaluate(COVERED) == [], n
         assert_clean(page, f"a long pi session at {width} px, {scheme}")
+    finally:
+        page.context.close()
+
+
+SHOWN = """() => [...document.querySelectorAll('#st-messages > .st-entry')].map((a) => [
+  a.dataset.idx,
+  a.classList.contains('st-user') ? 'user' : a.classList.contains('st-assistant') ? 'assistant' : 'other',
+  (a.querySelector(':scope > .st-head .st-turn-time') || {}).textContent || ''])"""
+
+
+@pytest.mark.parametrize(("width", "scheme"), SIZES)
+def test_the_focused_view_shows_each_prompt_and_its_last_reply(
+    browser: Browser, served: Served, width: int, scheme: Scheme
+) -> None:
+    page = _open(browser, served, "pi/long.jsonl", width, scheme)
+    try:
+        prompts = page.eval_on_selector_all("#st-outline .st-prompt-link", "ls => ls.map(l => l.dataset.idx)")
+        everything = page.evaluate(SHOWN)
+        assert any(kind == "other" for _i, kind, _t in everything)  # tool results, notes: not focused
+        page.keyboard.press("f")
+        page.wait_for_selector("html.st-focused")
+        assert page.get_attribute("#st-focused", "aria-pressed") == "true"
+        shown = page.evaluate(SHOWN)
+        kinds = [kind for _i, kind, _t in shown]
+        # Prompt, reply, prompt, reply...: every prompt shown is an outline prompt, and each reply is
+        # headed by its turn's length and calls.
+        assert kinds[0] == "user" and set(kinds) == {"user", "assistant"}
+        # At most one reply a turn (two prompts may meet: a turn left without a reply).
+        pairs = [(i, k) for (i, k, _t), (_j, k2, _u) in itertools.pairwise(shown) if k == k2]
+        assert all(k == "user" for _i, k in pairs), pairs
+        assert [i for i, kind, _t in shown if kind == "user"] == prompts[: kinds.count("user")]
+        turns = [t for _i, kind, t in shown if kind == "assistant"]
+        assert all(re.fullmatch(r"turn [\d.]+ (s|min|h).*?( · \d+ calls?)?", t) for t in turns), turns
+        assert_clean(page, f"the Focused view at {width} px, {scheme}")
+        page.click("#st-focused")  # the toolbar toggle: every message again
+        page.wait_for_selector("html:not(.st-focused)")
+        assert page.get_attribute("#st-focused", "aria-pressed") == "false"
+        assert any(kind == "other" for _i, kind, _t in page.evaluate(SHOWN))
     finally:
         page.context.close()

@@ -26,7 +26,14 @@ test('one item per typed prompt, numbered, with its turn\'s tool counts by tool'
   // the turn runs from its prompt to its last entry (the slash command's reply included)
   assert.equal(items[0].ms, 3 * 60 * 1000);
   assert.equal(items[0].lastAssistant, 7);
-  assert.deepEqual(Array.from(outline.turnEnds(items)), [[7, 180000], [9, 30000]]);
+  // the head of each turn's last reply: its length and its calls
+  assert.deepEqual(Array.from(outline.turnEnds(items)), [[7, 'turn 3 min · 5 calls'], [9, 'turn 30 s · 1 call']]);
+  // Focused: each prompt and its turn's last reply that calls nothing, else its last assistant message
+  assert.deepEqual([...outline.focused(items)].sort((a, b) => a - b), [0, 7, 8, 9]);
+  const talk = [P('q', '2025-11-17T11:00:00Z'), A(undefined, '2025-11-17T11:00:01Z'), A(['Bash'], '2025-11-17T11:00:02Z'), R('2025-11-17T11:00:04.200Z')];
+  const one = outline.build(talk, [0, 1, 2, 3], 80);
+  assert.deepEqual([...outline.focused(one)], [0, 1]);
+  assert.deepEqual(Array.from(outline.turnEnds(one)), [[1, 'turn 4.2 s · 1 call']]);
 });
 
 test('only the path counts: a prompt on another branch is not listed', () => {

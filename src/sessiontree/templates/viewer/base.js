@@ -65,9 +65,10 @@ const state = {
   pendingRender: 0,               // the last render request waiting for fragments
   thinkingOpen: false,
   outputsOpen: false,
-  callsOpen: false,               // tool calls open (expand all / `o`); each is one line otherwise
+  callsOpen: false,
+  focused: false,                 // the Focused view: typed prompts and their turns' last replies               // tool calls open (expand all / `o`); each is one line otherwise
   outline: [],                    // the active path's typed prompts (outline.build)
-  turnEnds: new Map(),            // entry -> duration of the turn it ends (ms)
+  turnEnds: new Map(),            // entry -> "turn 4.2 s · 2 calls" of the turn it ends
   reading: -1,                    // the entry at the top of the view (the tree's and outline's place)
   readingItem: -2,                // the outline item holding it
   pinned: -1,                     // the linked target, the reader's place while on screen

@@ -5,7 +5,8 @@ const SHORTCUTS = [
   ['/', 'Focus search'], ['Esc', 'Clear search / close'], ['j / k', 'Next / previous message'],
   ['J / K', 'Next / previous typed prompt'],
   ['[ / ]', 'Previous / next sibling branch'], ['t', 'Toggle thinking'],
-  ['o', 'Expand / collapse all tool calls'], ['?', 'This help'],
+  ['o', 'Expand / collapse all tool calls'], ['f', 'Focused view: prompts and final replies'],
+  ['?', 'This help'],
   ['Arrows, Home, End', 'Move in the tree'], ['Enter', 'Show the focused node'],
   ['↓ in search', 'Go to the matches'],
 ];
@@ -143,7 +144,9 @@ function buildUi() {
   ui.nextPrompt = tool('st-next-prompt', '↓', 'Next prompt (J)');
   ui.expandAll = tool('st-expand-all', '⊞', 'Expand all tool calls (o)');
   ui.collapseAll = tool('st-collapse-all', '⊟', 'Collapse all tool calls (o)');
-  bar.append(ui.menu, ui.prevPrompt, ui.nextPrompt, ui.expandAll, ui.collapseAll, ui.theme, ui.helpBtn);
+  ui.focused = tool('st-focused', '◎', 'Focused view: prompts and final replies (f)');
+  ui.focused.setAttribute('aria-pressed', 'false');
+  bar.append(ui.menu, ui.prevPrompt, ui.nextPrompt, ui.expandAll, ui.collapseAll, ui.focused, ui.theme, ui.helpBtn);
   ui.main.prepend(bar);
 
   ui.top = h('div', { class: 'st-edge st-edge-top' });
@@ -231,6 +234,7 @@ function bindEvents() {
   ui.nextPrompt.addEventListener('click', () => goPrompt(1));
   ui.expandAll.addEventListener('click', () => setAllCalls(true));
   ui.collapseAll.addEventListener('click', () => setAllCalls(false));
+  ui.focused.addEventListener('click', () => setFocused(!state.focused));
   bindReading();
   if (window.matchMedia) {
     const mq = matchMedia('(prefers-color-scheme: dark)');
@@ -310,6 +314,7 @@ function onKey(e) {
     case ']': siblingBranch(1, e.timeStamp); break;
     case 't': toggleThinking(); break;
     case 'o': setAllCalls(!state.callsOpen); break;
+    case 'f': setFocused(!state.focused); break;
     case 'J': goPrompt(1); break;
     case 'K': goPrompt(-1); break;
     case '?': if (ui.help.hidden) openOverlay(ui.help); else closeOverlays(); break;

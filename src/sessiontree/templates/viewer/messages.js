@@ -1,8 +1,14 @@
 /* Messages (DOM): the active path's messages, rendered in a window around an anchor and extended
  * in idle time or on scroll; tool results fill their calls; images, thinking and long outputs. */
 
+// The Focused view shows each typed prompt and its turn's last reply only, whatever the filter.
 function computeShown() {
-  state.view = shownMessages.computeShown(state.index, state.path, state.filter, entryIndex.passesFilter);
+  let passes = entryIndex.passesFilter;
+  if (state.focused) {
+    const keep = new Set([...outline.focused(state.outline)].map((i) => state.index.entries[i]));
+    passes = (meta) => keep.has(meta);
+  }
+  state.view = shownMessages.computeShown(state.index, state.path, state.filter, passes);
 }
 
 const SAFE_IMG = /^data:image\/(png|jpeg|jpg|gif|webp|bmp|avif|svg\+xml|x-icon);base64,/i;

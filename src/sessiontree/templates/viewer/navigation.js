@@ -83,6 +83,16 @@ function setFilter(f) {
   renderWhenReady(anchor, 'start', false, null);
 }
 
+// The Focused view on or off (toolbar ◎, key f), kept where the reader is.
+function setFocused(on) {
+  const visible = firstVisibleArticle();
+  state.focused = on;
+  ui.focused.setAttribute('aria-pressed', String(on));
+  root.classList.toggle('st-focused', on);
+  renderWhenReady(visible ? Number(visible.getAttribute('data-idx')) : -1, 'start', false, null);
+  toast(on ? 'Focused view: prompts and final replies' : 'Every message');
+}
+
 let searchTimer = 0;
 function onSearch() {
   clearTimeout(searchTimer);

@@ -45,14 +45,17 @@ const outline = (() => {
       if (meta.prompt === true) {
         close();
         cur = { idx: i, n: items.length + 1, title: cutAtWord(meta.preview, maxTitle || 80), tools: '',
-          calls: 0, last: i, lastAssistant: -1, ms: 0 };
+          calls: 0, last: i, lastAssistant: -1, reply: -1, ms: 0 };
         counts = new Map();
         items.push(cur);
         continue;
       }
       if (!cur) continue;
       cur.last = i;
-      if (meta.cat === 'assistant') cur.lastAssistant = i;
+      if (meta.cat === 'assistant') {
+        cur.lastAssistant = i;
+        if (!Array.isArray(meta.tools) || !meta.tools.length) cur.reply = i; // says, calls nothing
+      }
       if (Array.isArray(meta.tools)) {
         for (const name of meta.tools) {
           const key = str(name).toLowerCase() || 'tool';
@@ -65,10 +68,29 @@ const outline = (() => {
     return items;
   }
 
-  // Entry index -> the duration of the turn it ends (its last assistant message), in ms.
+  // The entries a Focused view shows: each typed prompt and the last reply of its turn (its last
+  // assistant message that calls no tool, else its last assistant message).
+  function focused(items) {
+    const keep = new Set();
+    for (const it of items) {
+      keep.add(it.idx);
+      const reply = it.reply >= 0 ? it.reply : it.lastAssistant;
+      if (reply >= 0) keep.add(reply);
+    }
+    return keep;
+  }
+
+  // Entry index -> what the head of the turn's last reply says of its turn: "turn 4.2 s · 2 calls"
+  // (from the prompt to the turn's last entry; the tool calls made in it).
   function turnEnds(items) {
     const ends = new Map();
-    for (const it of items) if (it.lastAssistant >= 0 && it.ms > 0) ends.set(it.lastAssistant, it.ms);
+    for (const it of items) {
+      const at = it.reply >= 0 ? it.reply : it.lastAssistant;
+      const words = [];
+      if (it.ms > 0) words.push('turn ' + duration(it.ms));
+      if (it.calls > 0) words.push(it.calls + (it.calls === 1 ? ' call' : ' calls'));
+      if (at >= 0 && words.length) ends.set(at, words.join(' · '));
+    }
     return ends;
   }
 
@@ -97,12 +119,13 @@ const outline = (() => {
   // "42 s", "3 min 5 s", "2 h 14 min" (the header's words).
   function duration(ms) {
     const s = Math.max(0, Math.floor(ms / 1000));
+    if (ms < 10000) return (Math.max(0, Math.floor(ms / 100)) / 10) + ' s'; // "4.2 s"
     if (s < 60) return s + ' s';
     if (s < 3600) return Math.floor(s / 60) + ' min' + (s % 60 ? ' ' + (s % 60) + ' s' : '');
     if (s < 86400) return Math.floor(s / 3600) + ' h' + (Math.floor(s % 3600 / 60) ? ' ' + Math.floor(s % 3600 / 60) + ' min' : '');
     return Math.floor(s / 86400) + ' d' + (Math.floor(s % 86400 / 3600) ? ' ' + Math.floor(s % 86400 / 3600) + ' h' : '');
   }
 
-  return { cutAtWord, toolSummary, build, turnEnds, itemAt, step, duration };
+  return { cutAtWord, toolSummary, build, turnEnds, itemAt, focused, step, duration };
 })();
 if (typeof module === 'object' && module.exports) module.exports = outline;

@@ -219,11 +219,11 @@ function prepareReading(scope) {
 
 function decorateArticle(art, i) {
   addMessageCopy(art);
-  const ms = state.turnEnds.get(i);
+  const turn = state.turnEnds.get(i);
   const head = art.querySelector(':scope > .st-head');
-  if (ms && head && !head.querySelector('.st-turn-time')) {
+  if (turn && head && !head.querySelector('.st-turn-time')) {
     const ts = head.querySelector('.st-ts');
-    const span = h('span', { class: 'st-turn-time', title: 'From the prompt to the last entry of this turn' }, 'turn ' + outline.duration(ms));
+    const span = h('span', { class: 'st-turn-time', title: 'This turn: from its prompt to its last entry, and the tool calls made in it' }, turn);
     if (ts) ts.after(' ', span); else head.appendChild(span);
   }
 }
