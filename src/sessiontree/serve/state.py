@@ -56,7 +56,9 @@ class ServeState:
         # pool's, which /usage and /api/search use.
         self.stream_limit = CapacityLimiter(32)
         self.listing = Listing(config.roots, config.cache_dir)
-        self.followed = FollowedSessions(agent_dir=config.agent_dir, image_prefix=urls.blob_prefix())
+        self.followed = FollowedSessions(
+            agent_dir=config.agent_dir, image_prefix=urls.blob_prefix(), watchers=self.hub.count
+        )
         self.index_feed = IndexFeed(self.listing, self.hub, lambda entry: urls.session(entry.key))
         keep_out = (config.agent_dir,) if config.agent_dir is not None else ()
         self.archive = ArchiveService(
