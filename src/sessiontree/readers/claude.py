@@ -46,6 +46,7 @@ from sessiontree.readers.claude_kinds import (
     thinking_evidence,
 )
 from sessiontree.readers.claude_links import Linker, Node
+from sessiontree.readers.claude_replay import Replays
 from sessiontree.store.claude_markup import has_markup, typed_text
 from sessiontree.store.content import text_of
 from sessiontree.store.entries import Entry
@@ -473,6 +474,7 @@ class ClaudeReader:
         values, bad = read_values(path)
         convert = _Converter()
         convert.add_file(values, bad, "L", "main")
+        replays = Replays(values)
         del values
         session_id = (
             path.stem
@@ -485,13 +487,13 @@ class ClaudeReader:
                 agent_values, agent_bad = read_values(agent_path)
             except OSError:
                 continue
-            convert.add_file(agent_values, agent_bad, f"A{index}:", f"agent:{agent_path.stem[6:]}")
+            skipped = replays.skip(agent_values, convert.linker, convert.by_message_id)
+            convert.add_file(agent_values[skipped:], agent_bad, f"A{index}:", f"agent:{agent_path.stem[6:]}")
             bad.extend(BadLine(b.lineno, f"{agent_path.name}: {b.reason}", b.text) for b in agent_bad)
             if AGENT_ID.fullmatch(agent_path.stem[6:]):
                 read[agent_path.stem[6:]] = functools.partial(self.read, agent_path)
         session = convert.session(path, bad)
-        # Read into this tree already: each is linked to a page of its own, not embedded again.
-        session.subagents = Subagents(lambda: read, embedded=False)
+        session.subagents = Subagents(lambda: read, embedded=False)  # read here; pages of their own
         return session
 
 
