@@ -13,7 +13,7 @@ import pytest
 from playwright.sync_api import Browser, Page
 
 from tests.browser.axe import assert_clean
-from tests.conftest import real_file
+from tests.conftest import HAVE_SHARED, need_shared, real_file
 from tests.serve.process import Served, serve_process
 
 pytestmark = pytest.mark.browser
@@ -24,6 +24,7 @@ CLAUDE = (
 SESSION = "cb2e607c-c758-415a-8b45-c49e4631906a.jsonl"
 SUBAGENT = "agent-ea02459f.jsonl"
 PI = "pi/pi-mono--test_fixtures_before-compaction.jsonl"
+CODEX = "codex/rtchess--dev_history_exported-session.jsonl"
 Scheme = Literal["light", "dark"]
 SIZES = [(1280, "light"), (400, "dark")]
 
@@ -37,6 +38,9 @@ def served(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Served]:
     for name in (SESSION, SUBAGENT):  # the names Claude Code gives them, so the subagent is found
         shutil.copyfile(real_file(CLAUDE + name), root / "claude" / name)
     shutil.copyfile(real_file(PI), root / "pi" / "long.jsonl")
+    if HAVE_SHARED:  # a Codex session of 176 apply_patch calls (its licence keeps it in ../shared)
+        (root / "codex").mkdir()
+        shutil.copyfile(real_file(CODEX), root / "codex" / "chess.jsonl")
     with serve_process(root, base / "agent", base / "cache") as server:
         yield server
 
@@ -157,5 +161,34 @@ def test_the_focused_view_shows_each_prompt_and_its_last_reply(
         page.wait_for_selector("html:not(.st-focused)")
         assert page.get_attribute("#st-focused", "aria-pressed") == "false"
         assert any(kind == "other" for _i, kind, _t in page.evaluate(SHOWN))
+    finally:
+        page.context.close()
+
+
+@pytest.mark.parametrize(("width", "scheme"), SIZES)
+def test_a_patch_row_names_its_files_and_a_long_patch_is_cut(
+    browser: Browser, served: Served, width: int, scheme: Scheme
+) -> None:
+    need_shared(CODEX)
+    page = _open(browser, served, "codex/chess.jsonl", width, scheme)
+    try:
+        heads = page.eval_on_selector_all(
+            '.st-call[data-tool="apply_patch"] > .st-call-head .st-call-path',
+            "ps => ps.map(p => p.textContent)",
+        )
+        assert heads[:3] == ["index.html", "styles.css", "app.js"], heads[:3]
+        call = page.locator('.st-call[data-tool="apply_patch"]').first
+        call.locator(".st-call-head").click()
+        box = call.locator(".st-diff-box")
+        more = box.locator(".st-more")
+        label = more.inner_text()
+        total = int(re.fullmatch(r"Show all ([\d,]+) lines", label).group(1).replace(",", ""))  # type: ignore[union-attr]
+        shown = box.locator(".st-diff > span:not(.st-rest)")
+        assert shown.count() == 20 and total > 25
+        assert box.locator(".st-rest").is_hidden()
+        more.click()
+        assert box.locator(".st-rest").is_visible() and more.inner_text() == "Show less"
+        assert box.locator(".st-diff span[class^='st-diff-']").count() == total
+        assert_clean(page, f"a Codex session's patches at {width} px, {scheme}")
     finally:
         page.context.close()

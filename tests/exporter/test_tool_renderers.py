@@ -132,3 +132,32 @@ def test_call_block_escapes_and_keeps_the_contract() -> None:
     assert html.endswith('<div class="st-call-result"></div></div></div>')
     assert '<button class="st-call-head" type="button" aria-expanded="false">' in html
     assert '<pre class="st-pre">[\n  1,\n  2\n]</pre>' in str(render_call("c2", "bash", [1, 2]))
+
+
+def test_a_patch_row_names_the_files_it_changes() -> None:
+    from sessiontree.exporter.patches import patch_files
+
+    patch = (
+        "*** Begin Patch\n*** Update File: src/a.py\n@@\n-x\n+y\n*** Add File: b.md\n+hi\n"
+        "*** Delete File: c.txt\n*** Update File: d.js\n*** Move to: e.js\n"
+        "*** Update File: src/a.py\n*** End Patch"
+    )
+    assert patch_files(patch) == ["src/a.py", "b.md", "c.txt", "d.js", "e.js"]
+    assert patch_files("--- a/x.py\n+++ b/x.py\n@@\n-1\n+2\n+++ /dev/null") == ["x.py"]
+    assert "only.py" in str(render_call("c0", "edit", {"path": "only.py", "input": patch}))
+    head = str(render_call("c1", "apply_patch", {"input": patch}))
+    assert '<span class="st-call-path">src/a.py, b.md, c.txt +2 more</span>' in head
+    evil = str(render_call("c2", "apply_patch", {"input": "*** Add File: <img src=x onerror=alert(1)>\n"}))
+    assert "<img" not in evil and "&lt;img src=x" in evil
+
+
+def test_a_long_diff_shows_twenty_lines_then_show_all() -> None:
+    from sessiontree.exporter.blocks import DIFF_PREVIEW_LINES, render_diff_text
+
+    short = str(render_diff_text("\n".join(f"+{i}" for i in range(25))))
+    assert "st-more" not in short and short.count('class="st-diff-add"') == 25
+    long = str(render_diff_text("\n".join(f"+{i}" for i in range(57))))
+    head, rest = long.split('<span class="st-rest" hidden>', 1)
+    assert head.count('class="st-diff-add"') == DIFF_PREVIEW_LINES == 20
+    assert rest.count('class="st-diff-add"') == 37 and 'data-more="37"' in long
+    assert '<button class="st-more" type="button">Show all 57 lines</button>' in long

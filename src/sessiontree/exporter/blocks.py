@@ -160,13 +160,26 @@ def _diff_line_class(line: str) -> str:
     return "st-diff-ctx"
 
 
+DIFF_PREVIEW_LINES = 20
+"""A longer diff shows this many lines, then "Show all N lines" (the viewer's st-more button)."""
+
+
 def render_diff_text(diff: str) -> Markup:
-    """Return a coloured diff (one span per line, classed add / del / hunk / context)."""
+    """Return a coloured diff (one span per line, classed add / del / hunk / context); past
+    ``DIFF_PREVIEW_LINES`` lines, the rest hidden behind a "Show all N lines" button."""
     lines = diff.split("\n")
     if lines and lines[-1] == "":
         lines.pop()
-    body = "\n".join(f'<span class="{_diff_line_class(line)}">{escape_text(line)}</span>' for line in lines)
-    return Markup(f'<pre class="st-pre st-diff">{body}</pre>')
+    spans = [f'<span class="{_diff_line_class(line)}">{escape_text(line)}</span>' for line in lines]
+    if len(spans) <= DIFF_PREVIEW_LINES + 5:  # a few more lines are shown rather than folded
+        body = "\n".join(spans)
+        return Markup(f'<pre class="st-pre st-diff">{body}</pre>')
+    head, tail = "\n".join(spans[:DIFF_PREVIEW_LINES]), "\n".join(spans[DIFF_PREVIEW_LINES:])
+    return Markup(
+        f'<div class="st-output st-diff-box" data-more="{len(spans) - DIFF_PREVIEW_LINES}">'
+        f'<pre class="st-pre st-diff">{head}<span class="st-rest" hidden>\n{tail}</span></pre>'
+        f'<button class="st-more" type="button">Show all {len(spans):,} lines</button></div>'
+    )
 
 
 def compute_diff(old: str, new: str) -> str:

@@ -10,7 +10,6 @@ from markupsafe import Markup, escape
 
 from sessiontree.exporter.blocks import (
     artifact_ref,
-    compute_diff,
     join_text_blocks,
     pretty_json,
     render_diff_text,
@@ -25,6 +24,7 @@ from sessiontree.exporter.blocks import (
 from sessiontree.exporter.highlight import escape_text, lexer_by_name, lexer_for_path
 from sessiontree.exporter.images import ImageRegistry
 from sessiontree.exporter.markdown import render_markdown
+from sessiontree.exporter.patches import edit_diff, files_text, patch_files
 
 Args = Mapping[str, Any]
 
@@ -40,6 +40,12 @@ def _str(args: Args, *keys: str) -> str:
 
 def _path(args: Args) -> str:
     return _str(args, "path", "file_path", "filePath", "file", "filename")
+
+
+def _edit_files(args: Args) -> str:
+    """The head of an edit row: its path, else the files its patch names (``exporter.patches``)."""
+    path = _path(args)
+    return path or files_text(patch_files(_str(args, "input", "patch", "diff")))
 
 
 def _line_range(args: Args) -> str:
@@ -102,24 +108,6 @@ def _task_prompt(title: str, prompt: str) -> Markup:
     return Markup(
         '<details class="st-task-prompt"><summary>{}</summary><div class="st-md">{}</div></details>'
     ).format(title, render_markdown(prompt))
-
-
-def _edit_diff(args: Args, details: Any) -> str:
-    if isinstance(details, Mapping) and isinstance(details.get("diff"), str):
-        return str(details["diff"])
-    old = _str(args, "oldText", "old_string", "old_str", "oldString")
-    new = _str(args, "newText", "new_string", "new_str", "newString")
-    if old or new:
-        return compute_diff(old, new)
-    edits = args.get("edits")
-    if isinstance(edits, list):
-        parts = [
-            compute_diff(_str(e, "oldText", "old_string"), _str(e, "newText", "new_string"))
-            for e in edits
-            if isinstance(e, Mapping)
-        ]
-        return "\n".join(p for p in parts if p)
-    return ""
 
 
 # --- one renderer per tool family -------------------------------------------------------------
@@ -249,18 +237,18 @@ class EditRenderer(ToolRenderer):
     names = ("edit", "edit_file", "multiedit", "str_replace", "apply_patch", "patch")
 
     def call(self, name: str, args: Args) -> tuple[Markup, Markup]:
-        return _summary(_path(args), "path"), Markup("")
+        return _summary(_edit_files(args), "path"), Markup("")
 
     def result(self, name: str, args: Args, text: str, details: Any) -> Markup:
-        diff = _edit_diff(args, details)
+        diff = edit_diff(args, details)
         out = render_diff_text(diff) if diff else Markup("")
         return out + (render_output(text, kind="text") if text and not diff else Markup(""))
 
     def target(self, args: Args) -> str:
-        return _path(args)
+        return _edit_files(args)
 
     def outcome(self, args: Args, text: str, details: Any) -> str:
-        lines = _edit_diff(args, details).split("\n")
+        lines = edit_diff(args, details).split("\n")
         added = sum(1 for line in lines if line.startswith("+") and not line.startswith("+++"))
         removed = sum(1 for line in lines if line.startswith("-") and not line.startswith("---"))
         return f"+{added} \u2212{removed}" if added or removed else ""
