@@ -341,3 +341,28 @@ def test_exact_scan_reads_what_a_quick_scan_left_pending(tmp_path: Path) -> None
     Catalog(root, tmp_path / "cache").scan(exact=False)
     (entry_,) = Catalog(root, tmp_path / "cache").scan()  # e.g. build after serve: pending ones read whole
     assert entry_.message_count == 42 and not entry_.pending
+
+
+def test_a_listing_counts_typed_prompts_as_the_page_does(tmp_path: Path) -> None:
+    """Issue 44: each row says its typed prompts; a file that grows is counted from where it was."""
+    import shutil
+
+    from tests.conftest import real_file
+
+    root = tmp_path / "sessions"
+    path = session(
+        root / "--w--" / "s.jsonl", "s", "/w", msg("u2", "a1", "user", "and then?"), assistant("a2", "u2")
+    )
+    claude = root / "claude" / "cb2e607c-c758-415a-8b45-c49e4631906a.jsonl"
+    claude.parent.mkdir()
+    name = (
+        "claude/claude-code-log--test_test_data_real_projects_-Users-dain-workspace-coderabbit-review-helper_"
+    )
+    shutil.copyfile(real_file(name + "cb2e607c-c758-415a-8b45-c49e4631906a.jsonl"), claude)
+    catalog = Catalog(root, tmp_path / "cache")
+    by_key = {e.key: e for e in catalog.scan()}
+    assert by_key["--w--/s.jsonl"].prompt_count == 2
+    assert by_key["claude/cb2e607c-c758-415a-8b45-c49e4631906a.jsonl"].prompt_count == 5  # the outline's 5
+    with path.open("a", encoding="utf-8") as f:
+        f.write(json.dumps(msg("u3", "a2", "user", "one more")) + "\n")
+    assert {e.key: e for e in catalog.scan()}["--w--/s.jsonl"].prompt_count == 3

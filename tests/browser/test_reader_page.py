@@ -13,6 +13,7 @@ import pytest
 from playwright.sync_api import Browser, Page
 
 from tests.browser.axe import assert_clean
+from tests.browser.conftest import wait_js
 from tests.conftest import HAVE_SHARED, need_shared, real_file
 from tests.serve.process import Served, serve_process
 
@@ -192,3 +193,51 @@ def test_a_patch_row_names_its_files_and_a_long_patch_is_cut(
         assert_clean(page, f"a Codex session's patches at {width} px, {scheme}")
     finally:
         page.context.close()
+
+
+ROWS = """() => [...document.querySelectorAll('#st-groups .st-sessions > .st-session')]
+  .filter((li) => !li.hidden && !li.closest('.st-group').hidden)
+  .map((li) => [li.dataset.key, li.querySelector('.st-meta').textContent])"""
+
+
+@pytest.mark.parametrize(("width", "scheme"), SIZES)
+def test_home_rows_say_agent_and_prompts_and_sort_and_filter(
+    browser: Browser, served: Served, width: int, scheme: Scheme
+) -> None:
+    context = browser.new_context(
+        viewport={"width": width, "height": 800}, color_scheme=scheme, bypass_csp=True
+    )
+    page = context.new_page()
+    page.set_default_timeout(60_000)
+    try:
+        page.goto(served.url + "/")
+        # A large file's counts come with the listing's background pass (the live index shows them).
+        wait_js(
+            page,
+            "[...document.querySelectorAll('#st-groups .st-meta')]"
+            ".every(m => m.textContent.includes('prompt'))",
+            60,
+        )
+        rows = dict(page.evaluate(ROWS))
+        # Every row: its agent's badge (pi too) and its typed prompts, counted from the listing's data.
+        assert rows["pi/long.jsonl"].startswith("pi · 55 prompts · ")
+        assert rows[f"claude/{SESSION}"].startswith("Claude Code · 5 prompts · ")
+        page.select_option("#st-sort", "prompts")
+        keys = [k for k, _m in page.evaluate(ROWS)]
+        counts = [int(re.search(r"· (\d+) prompts? ·", dict(page.evaluate(ROWS))[k]).group(1)) for k in keys]  # type: ignore[union-attr]
+        assert counts == sorted(counts, reverse=True) and keys[0] == "pi/long.jsonl"
+        page.select_option("#st-sort", "size")
+        sizes = page.eval_on_selector_all(
+            "#st-groups .st-sessions > .st-session",
+            "ls => ls.filter(l => !l.closest('.st-group').hidden).map(l => Number(l.dataset.size))",
+        )
+        assert sizes == sorted(sizes, reverse=True)
+        page.select_option("#st-agent-filter", "claude")
+        assert [k for k, _m in page.evaluate(ROWS)] == [f"claude/{SESSION}"]
+        page.select_option("#st-agent-filter", "")
+        cwd = page.get_attribute(".st-group:has(.st-session[data-key='pi/long.jsonl'])", "data-cwd") or ""
+        page.select_option("#st-project-filter", cwd)
+        assert [k for k, _m in page.evaluate(ROWS)] == ["pi/long.jsonl"]
+        assert_clean(page, f"the home list at {width} px, {scheme}")
+    finally:
+        context.close()

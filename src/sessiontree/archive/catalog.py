@@ -34,13 +34,15 @@ from sessiontree.store.jsonl import decode_line, decode_text
 from sessiontree.store.storage import entry_is, open_regular, read_reason, resolves_inside
 from sessiontree.store.tail import TailReader, TailState
 
-CACHE_VERSION = 5
+CACHE_VERSION = 6
 MAX_SUBAGENT_DEPTH = 4
 
 # The entry type when a line starts with it (as every agent writes; spaced or compact JSON).
 _LEADING_TYPE = re.compile(rb'\{\s*"type"\s*:\s*"([A-Za-z_]+)"\s*[,}]')
 _PARSED = frozenset({b"session_info", b"title_change", b"session"})
 """Entry types parsed whenever met: a rename, a header (a fork's start)."""
+_USER_ROLE = re.compile(rb'"role"\s*:\s*"user"')
+"""A message line that may be a typed prompt (parsed to count it)."""
 _LAST_LINES = 8
 """Lines kept from the end of a read to find the last entry's time."""
 
@@ -50,6 +52,8 @@ class _Scan:
     """The line pass over one file, continued as the file grows."""
 
     messages: int = 0
+    prompts: int = 0
+    """Typed prompts (``store.kinds.is_typed_prompt``: the page's and the outline's rule)."""
     rename: str | None = None
     tail: dict[str, Any] | None = None
     last: str | None = None
@@ -73,7 +77,7 @@ class _Scan:
                 self._parse(line)  # another key order (or not JSON): parse to be sure
             elif found.group(1) == b"message":
                 self.messages += 1
-                if may_carry_usage(b"message", line):
+                if may_carry_usage(b"message", line) or _USER_ROLE.search(line):
                     self._parse(line, counted=True)
             elif found.group(1) in _PARSED or may_carry_usage(found.group(1), line):
                 self._parse(line)
@@ -82,6 +86,7 @@ class _Scan:
     def _parse(self, line: bytes, *, counted: bool = False) -> None:
         from sessiontree.archive.extract import parse_time
         from sessiontree.archive.session_usage import add_entry_usage
+        from sessiontree.store.kinds import is_typed_prompt
 
         try:
             value = decode_line(decode_text(line))
@@ -92,6 +97,7 @@ class _Scan:
         kind = value.get("type")
         if kind == "message" or kind == "model_usage" or kind == "custom":
             self.messages += kind == "message" and not counted
+            self.prompts += is_typed_prompt(value)
             add_entry_usage(self.usage, value, self.fork_ms)
         elif kind == "session" and value.get("parentSession"):
             self.fork_ms = parse_time(value.get("timestamp"))
@@ -158,6 +164,7 @@ def read_entry(
                     info,
                     title=scan.rename or info.title,
                     message_count=scan.messages,
+                    prompt_count=scan.prompts,
                     last_activity=scan.last,
                 )
         else:
@@ -207,6 +214,7 @@ def _foreign_info(path: Path, *, exact: bool = True) -> tuple[SessionInfo | None
     from sessiontree.readers import load_any
     from sessiontree.readers.discovery import agent_info_and_entries, last_entry_time
     from sessiontree.store.entries import message_of
+    from sessiontree.store.kinds import is_typed_prompt
 
     info, entries = agent_info_and_entries(path)
     if info is None or info.agent == "pi":
@@ -217,6 +225,8 @@ def _foreign_info(path: Path, *, exact: bool = True) -> tuple[SessionInfo | None
         entries = load_any(path, info.agent).entries
         count = sum(1 for e in entries if message_of(e) is not None)
         info = replace(info, message_count=count, last_activity=last_entry_time(entries))
+    if entries is not None:
+        info = replace(info, prompt_count=sum(1 for e in entries if is_typed_prompt(e)))
     return info, None if entries is None else usage_rows_of(entries)
 
 

@@ -83,7 +83,14 @@ def _item(node: CatalogNode, link_for: LinkBuilder, now: float) -> dict[str, Any
         "href": None if e.error else link_for(e),
         "title": title,
         "search": " ".join((title, e.first_message or "", e.cwd, key, e.agent)).lower(),
-        "agent": agent_label(e.agent) if e.agent != "pi" else "",
+        "agent": agent_label(e.agent),
+        "agent_key": e.agent,
+        "prompts": ""
+        if e.prompt_count is None
+        else f"{e.prompt_count} prompt{'s' if e.prompt_count != 1 else ''}",
+        "prompt_count": -1 if e.prompt_count is None else e.prompt_count,
+        "created_ms": time_millis(e.created) or 0,
+        "bytes": e.size,
         "mtime_ms": int(e.modified * 1000),
         "live": e.is_live(now),
         "error": e.error,
@@ -107,6 +114,17 @@ def render_index_groups(
     return str(MACROS.groups(groups))
 
 
+def _choices(listed: list[SessionInfo]) -> dict[str, list[tuple[str, str]]]:
+    """The agents and projects the list's filters offer: (value, label), sorted by label."""
+    readable = [e for e in listed if not e.error]
+    agents = {e.agent: agent_label(e.agent) for e in readable}
+    projects = {e.cwd: e.cwd or "(no working directory)" for e in readable}
+    return {
+        "agents": sorted(agents.items(), key=lambda a: a[1].lower()),
+        "projects": sorted(projects.items(), key=lambda p: p[1]),
+    }
+
+
 def index_summary(entries: Iterable[SessionInfo]) -> str:
     """One line: how many sessions, projects and unreadable files."""
     listed = list(entries)
@@ -128,6 +146,7 @@ def render_index(
             opts.theme, opts.title, "index.css", scripts, connect_src=opts.connect_src, more=opts.csp_sources
         ),
         summary=index_summary(listed),
+        choices=_choices(listed),
         groups_html=Markup(render_index_groups(listed, link_for, opts.now)),
         nav_html=opts.nav.html("index") if opts.nav is not None else "",
     )

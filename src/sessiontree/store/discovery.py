@@ -68,6 +68,8 @@ class SessionInfo:
     """In a catalog: the key of the session this one is a subagent of."""
     error: str | None = None
     """In a catalog: why the file cannot be listed as a session."""
+    prompt_count: int | None = None
+    """In a catalog: the typed prompts (``store.kinds.is_typed_prompt``), once the whole file was read."""
     last_activity: str | None = None
     """The time of the file's last entry that has one (ISO, as written), when the whole file was read."""
 
