@@ -10,6 +10,7 @@ from pathlib import Path
 from sessiontree.archive.search import SearchFilters, SearchIndex
 from sessiontree.archive.usage import count_of
 from sessiontree.readers import load_any
+from sessiontree.store.claude_markup import content_parts
 from tests.conftest import REAL
 
 CLAUDE = (
@@ -32,6 +33,10 @@ def test_a_claude_session_is_found_at_the_readers_entry_ids(roots: Path, cache_d
     text = (
         content if isinstance(content, str) else next(b["text"] for b in content if b.get("type") == "text")
     )
+    # what the message says, its wrapper tags left out (the index holds the parts' text, not tag names)
+    parts = content_parts(content)
+    text = text if parts is None else " ".join(p.text for p in parts)
+    assert "<command" not in text
     words = re.findall(r"[^\W_]+", text)[:4]
     with SearchIndex([roots], cache_dir) as index:
         assert index.update().whole == 1

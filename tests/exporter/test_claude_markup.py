@@ -18,7 +18,7 @@ from sessiontree.exporter.render import RenderContext, render_entry
 from sessiontree.readers import load_any
 from sessiontree.readers.discovery import read_agent_info
 from sessiontree.share.publish import describe_share
-from sessiontree.store.claude_markup import split_markup, typed_text
+from sessiontree.store.claude_markup import parsed_content, split_markup, typed_text
 from tests.exporter.entries import TS
 from tests.readers.helpers import REAL
 
@@ -47,12 +47,13 @@ CASES = {
 
 
 def _user(content: object) -> dict[str, object]:
+    """A user entry as the Claude Code reader leaves it: its wrapper markup parsed once."""
     return {
         "type": "message",
         "id": "u1",
         "parentId": None,
         "timestamp": TS,
-        "message": {"role": "user", "content": content},
+        "message": {"role": "user", "content": parsed_content(content)},
     }
 
 

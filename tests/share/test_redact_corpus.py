@@ -140,3 +140,38 @@ def test_fuzz_planted_secrets_never_reach_the_page(
         pieces.insert(rnd.randrange(len(pieces) + 1), "\n" + planted + "\n")
     page = _render_redacted("".join(pieces))
     assert surviving(secrets, shown_text(page)) == []
+
+
+MARKUP_HOLDERS = (
+    "<command-name>/login</command-name><command-args>{}</command-args>",
+    "<local-command-stdout>{}</local-command-stdout>",
+    "<bash-input>echo {}</bash-input>",
+    "<ide_selection>The user selected the lines 1 to 1 from /app/.env:\n{}</ide_selection>",
+)
+
+
+def test_secrets_in_claude_code_markup_are_gone_from_the_shared_page(tmp_path: Path) -> None:
+    # The reader parses the wrapper markup once into parts, and the page shows the parts: a
+    # secret inside a command's args or output, bash mode or IDE context must be masked there too.
+    path = tmp_path / "5e55a0b1-0000-4000-8000-0000000000aa.jsonl"
+    lines = []
+    for i, secret in enumerate(SECRETS):
+        holder = MARKUP_HOLDERS[i % len(MARKUP_HOLDERS)]
+        lines.append(
+            {
+                "type": "user",
+                "uuid": f"u{i}",
+                "parentUuid": f"u{i - 1}" if i else None,
+                "sessionId": "5e55a0b1-0000-4000-8000-0000000000aa",
+                "timestamp": f"2026-01-01T00:{i // 60 % 60:02d}:{i % 60:02d}Z",
+                "cwd": "/app",
+                "message": {"role": "user", "content": holder.format(secret.text)},
+            }
+        )
+    path.write_text("".join(json.dumps(line) + "\n" for line in lines), encoding="utf-8")
+    session = load_for_export(path)
+    assert sum(1 for e in session.entries if "parts" in json.dumps(e)) >= len(SECRETS) // 2
+    unredacted = shown_text(render_session_html(session))
+    assert len(surviving(SECRETS, unredacted)) >= len(SECRETS) * 0.9
+    redacted, _ = redact_session(session)
+    assert surviving(SECRETS, shown_text(render_session_html(redacted))) == []

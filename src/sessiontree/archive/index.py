@@ -302,11 +302,13 @@ def _index_values(conn: sqlite3.Connection, state: _FileState, values: Iterable[
     """Index parsed lines of one file (the header when it comes first); return the rows added."""
     # Imported here (usage with the prices, migration's ids): a search on a warm index reads none.
     from sessiontree.archive.usage import usage_of_entry
+    from sessiontree.store.kinds import typed_prompt
     from sessiontree.store.migrate import stable_entry_id
 
     batch: list[Row] = []
     spent: list[tuple[str | None, Usage]] = []
     added = chars = 0
+    prompt = ""  # the first typed prompt: the title when the session names none
     for value in values:
         if not isinstance(value, dict):
             continue
@@ -331,6 +333,7 @@ def _index_values(conn: sqlite3.Connection, state: _FileState, values: Iterable[
             continue
         batch.extend(rows)
         chars += sum(len(r.text) for r in rows)
+        prompt = prompt or typed_prompt(value)
         usage = usage_of_entry(value)
         if usage is not None:
             spent.append((entry_id, usage))
@@ -339,6 +342,10 @@ def _index_values(conn: sqlite3.Connection, state: _FileState, values: Iterable[
             batch, chars = [], 0
     if batch:
         added += _insert_rows(conn, state.id, batch)
+    if prompt:
+        conn.execute(
+            "UPDATE files SET title = ? WHERE id = ? AND title IS NULL", (cut_title(prompt, 200), state.id)
+        )
     add_usage(conn, state.id, spent)
     return added
 
@@ -385,14 +392,6 @@ def _insert_rows(conn: sqlite3.Connection, file_id: int, rows: list[Row]) -> int
                 f"INSERT INTO {table} (rowid, text) VALUES (?, ?)",
                 [(i, r.text) for i, r in zip(ids, chunk, strict=True) if r.tier == tier],
             )
-    from sessiontree.store.claude_markup import typed_text
-
-    # What was typed: a slash command or IDE context in the first user message is no title.
-    first_user = next((t for r in rows if r.role == "user" and (t := typed_text(r.text))), None)
-    if first_user is not None:
-        conn.execute(
-            "UPDATE files SET title = ? WHERE id = ? AND title IS NULL", (cut_title(first_user, 200), file_id)
-        )
     return len(rows)
 
 

@@ -1,11 +1,16 @@
 """User text holding Claude Code's wrapper markup, shown as what it is (see ``store.claude_markup``).
 
+The reader parsed the markup when it read the session (a text block's ``parts``); nothing here
+parses it again.
+
 A slash command becomes a command chip with its output under it, IDE context a collapsed chip,
 reminders and caveats addressed to the model a collapsed note, an interruption a notice. Every
 string goes through the templates' autoescape or ``render_output``: no tag reaches the page.
 """
 
 from __future__ import annotations
+
+from collections.abc import Sequence
 
 from markupsafe import Markup
 
@@ -17,8 +22,6 @@ from sessiontree.store.claude_markup import (
     OUTPUT_TAGS,
     MarkupPart,
     command_of,
-    has_markup,
-    split_markup,
 )
 
 _CONTEXT_LABELS = {
@@ -33,11 +36,12 @@ _NOTE_LABELS = {
 }
 
 
-def render_user_text(text: str) -> Markup:
-    """A user text block as HTML: markdown for what was typed, chips and notices for the markup."""
-    if not has_markup(text):
+def render_user_block(text: str, parts: Sequence[MarkupPart] | None) -> Markup:
+    """A user text block as HTML: markdown for what was typed, chips and notices for the markup
+    the reader found in it (``parts``; None: plain text)."""
+    if parts is None:
         return MACROS.text(render_markdown(text), text)
-    parts = split_markup(text)
+    parts = list(parts)
     html: list[Markup] = []
     command_done = False
     for part in parts:
@@ -62,11 +66,11 @@ def render_user_text(text: str) -> Markup:
     return Markup("").join(html)
 
 
-def markup_role(text: str) -> str | None:
+def markup_role(parts: Sequence[MarkupPart] | None) -> str | None:
     """The head of a user entry that holds no typed text: ``Command``, ``Interrupted``, or None."""
-    if not has_markup(text):
+    if parts is None:
         return None
-    kinds = {p.kind for p in split_markup(text)}
+    kinds = {p.kind for p in parts}
     if "text" in kinds:
         return None
     if kinds <= {"interrupted"}:

@@ -14,8 +14,8 @@ from markupsafe import Markup
 from sessiontree.exporter.blocks import MACROS, Meta, one_line, pretty_json, render_output
 from sessiontree.exporter.blocks import text_of as _str
 from sessiontree.exporter.markdown import render_markdown
-from sessiontree.exporter.markup import render_user_text
-from sessiontree.store.claude_markup import describe_markup
+from sessiontree.exporter.markup import render_user_block
+from sessiontree.store.claude_markup import content_parts, describe_parts
 from sessiontree.store.content import text_of as content_text
 from sessiontree.store.context import thinking_level_of
 from sessiontree.store.kinds import LineKind, kind_of
@@ -95,8 +95,9 @@ def render_kind(row: LineKind, entry: Mapping[str, Any], meta: Meta) -> Rendered
         raw = entry.get("data", entry.get("details"))
         return "meta", row.label, MACROS.raw_json(pretty_json(raw)) if raw is not None else Markup("")
     if row.show == "command":
-        meta["preview"] = one_line(describe_markup(text)) or row.label
-        return "notice", row.label, render_user_text(text)
+        found = content_parts(entry.get("content"))
+        meta["preview"] = one_line(text if found is None else describe_parts(found)) or row.label
+        return "notice", row.label, render_user_block(text, found)
     if row.show == "error":
         meta["preview"] = one_line(text)
         return "notice", row.label, MACROS.error_notice(text)

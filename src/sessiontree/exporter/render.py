@@ -23,10 +23,10 @@ from sessiontree.exporter.bodies import execution_body, summary_body
 from sessiontree.exporter.context import RenderContext
 from sessiontree.exporter.kinds import ROLES, shows
 from sessiontree.exporter.markdown import render_markdown
-from sessiontree.exporter.markup import markup_role, render_user_text
+from sessiontree.exporter.markup import markup_role, render_user_block
 from sessiontree.exporter.notices import NOTICE_RENDERERS, render_kind
 from sessiontree.exporter.tools import args_search_text, call_target, render_call, render_result
-from sessiontree.store.claude_markup import describe_markup
+from sessiontree.store.claude_markup import block_parts, content_parts, describe_parts
 from sessiontree.store.kinds import is_typed_prompt, kind_of
 from sessiontree.store.numbers import amount_of, count_of
 from sessiontree.store.pricing import usage_cost
@@ -54,7 +54,7 @@ def _content_blocks(content: Any, ctx: RenderContext, *, user: bool = False) -> 
     """
     m = MACROS
     if isinstance(content, str):
-        return render_user_text(content) if user else m.text(render_markdown(content), content), content
+        return m.text(render_markdown(content), content), content
     if not isinstance(content, list):
         return Markup(""), ""
     parts: list[Markup] = []
@@ -66,7 +66,7 @@ def _content_blocks(content: Any, ctx: RenderContext, *, user: bool = False) -> 
         if kind == "text":
             text = _str(block.get("text"))
             texts.append(text)
-            parts.append(render_user_text(text) if user else m.text(render_markdown(text), text))
+            parts.append(render_user_block(text, block_parts(block) if user else None))
         elif kind == "image":
             ref = ctx.images.add(block.get("data"), block.get("mimeType"))
             parts.append(render_image_tag(ref.sha, "image") if ref.sha else render_note(ref.note or "image"))
@@ -288,10 +288,11 @@ def _user(
     entry: Mapping[str, Any], message: Mapping[str, Any], ctx: RenderContext, meta: Meta
 ) -> tuple[str, str, Markup]:
     body, text = _content_blocks(message.get("content"), ctx, user=True)
-    meta["preview"] = one_line(describe_markup(text)) or "(image)"
+    found = content_parts(message.get("content"))
+    meta["preview"] = one_line(text.strip() if found is None else describe_parts(found)) or "(image)"
     if is_typed_prompt(entry):
         meta["prompt"] = True
-    head = markup_role(text)
+    head = markup_role(found)
     if head == "Interrupted":
         return "notice", head, body
     return "user", head or "User", body

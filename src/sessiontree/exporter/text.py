@@ -224,8 +224,7 @@ def format_custom(message: Mapping[str, Any]) -> list[str]:
         return _text_and_images_section(_js_str(message.get("customType")), content)
     if not row.dumped:
         return []
-    text = text_of(content)
-    return [f"## {row.label}\n", row.dump_text(text) if row.dump_text else text, "\n"]
+    return [f"## {row.label}\n", row.dump_text(content) if row.dump_text else text_of(content), "\n"]
 
 
 def _summary_section(title: str, note: str, summary: Any) -> list[str]:

@@ -47,7 +47,7 @@ from sessiontree.readers.claude_kinds import (
 )
 from sessiontree.readers.claude_links import Linker, Node
 from sessiontree.readers.claude_replay import Replays
-from sessiontree.store.claude_markup import has_markup, typed_text
+from sessiontree.store.claude_markup import content_parts, parsed_content, typed_content
 from sessiontree.store.content import text_of
 from sessiontree.store.entries import Entry
 from sessiontree.store.jsonl import BadLine
@@ -77,9 +77,11 @@ LOCAL_COMMAND_TAGS = ("<command-name>", "<command-message>", "<local-command-", 
 
 
 def _is_local_command(content: Any) -> bool:
-    """A user message with nothing typed: a slash command, its output, bash mode, an interruption."""
-    text = text_of(content)
-    return text.lstrip().startswith(LOCAL_COMMAND_TAGS) or (has_markup(text) and not typed_text(text))
+    """A user message (its markup parsed) with nothing typed: a slash command, its output, bash
+    mode, an interruption."""
+    if text_of(content).lstrip().startswith(LOCAL_COMMAND_TAGS):
+        return True
+    return content_parts(content) is not None and not typed_content(content)
 
 
 class _Converter:
@@ -208,12 +210,12 @@ class _Converter:
         for block in results:
             parts.append(("toolResult", self._tool_result(block, obj, len(results) == 1), False))
         if rest or not results:
-            user: dict[str, Any] = {"role": "user", "content": convert_content(rest)}
+            user: dict[str, Any] = {"role": "user", "content": parsed_content(convert_content(rest))}
             origin = obj.get("origin")
             by_agent = isinstance(origin, dict) and origin.get("kind") not in (None, "human")
             if chain != "main" or by_agent or is_agent_written(text_of(rest)):
                 user["synthetic"] = True  # a subagent's task, Claude Code's own words: never typed
-            parts.append(("user", user, not results and not _is_local_command(rest)))
+            parts.append(("user", user, not results and not _is_local_command(user["content"])))
         for index, (_, msg, conv) in enumerate(parts):
             last = index == len(parts) - 1
             entry_id = uuid if last else build.line_id(lineno, index + 1)
@@ -355,8 +357,9 @@ class _Converter:
     ) -> None:  # fmt: skip
         row = KINDS[custom_type]
         details = {k: v for k, v in obj.items() if k not in KNOWN_FIELDS} or None
+        content = parsed_content(text) if row.show == "command" else text
         fields: dict[str, Any] = (
-            {"type": "custom_message", "content": text, "display": bool(text), "details": details}
+            {"type": "custom_message", "content": content, "display": bool(text), "details": details}
             if row.context
             else {"type": "custom", "data": obj, "content": text}
         )

@@ -13,7 +13,13 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from sessiontree.readers.base import as_str, strip_csi
-from sessiontree.store.claude_markup import OUTPUT_TAGS, command_of, describe_markup, split_markup
+from sessiontree.store.claude_markup import (
+    OUTPUT_TAGS,
+    command_of,
+    content_parts,
+    describe_markup,
+    split_markup,
+)
 from sessiontree.store.content import text_of
 from sessiontree.store.kinds import LineKind, add_kinds
 
@@ -112,9 +118,10 @@ def is_task_notification(obj: Mapping[str, Any], text: str) -> bool:
     return text.lstrip().startswith("<task-notification>")
 
 
-def command_text(text: str) -> str:
-    """A local command as typed, then its output (what ``dump`` prints of a command line)."""
-    parts = split_markup(text)
+def command_text(content: Any) -> str:
+    """A local command as typed, then its output (what ``dump`` prints of a command line), from
+    the parts the reader parsed."""
+    parts = content_parts(content) or split_markup(text_of(content))
     output = "\n".join(p.text.strip("\n") for p in parts if p.kind in OUTPUT_TAGS and p.text.strip())
     return "\n".join(t for t in (command_of(parts), strip_csi(output)) if t)
 

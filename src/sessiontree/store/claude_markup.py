@@ -5,14 +5,22 @@ Claude Code writes what is not a typed prompt into user messages as tags: ``<com
 output, ``<local-command-caveat>`` before it, ``<bash-input>`` / ``<bash-stdout>`` for bash mode,
 ``<ide_selection>`` / ``<ide_opened_file>`` for what the IDE shares, ``<system-reminder>`` for
 injected reminders, and ``[Request interrupted by user…]`` when the user stops a reply.
-``split_markup`` cuts a text into those parts, so the page shows each as what it is and titles
-take only what the user typed (``typed_text``).
+``split_markup`` cuts a text into those parts. The Claude Code reader does it once, when a
+session is read (``parsed_content``): a user text block that holds markup carries its ``parts``
+(``MarkupBlock``), and the page, the typed-prompt rule, titles and the search index take them
+from there (``block_parts``, ``typed_content``, ``describe_parts``) instead of parsing again.
+``typed_text`` and ``describe_markup`` parse raw text for what reads lines without a session
+(the listing's cheap pass, the reader's own notices).
 """
 
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from typing import Any, NotRequired, TypedDict
+
+from sessiontree.store.content import text_of
 
 TAGS = (
     "command-name", "command-message", "command-args", "local-command-stdout", "local-command-stderr",
@@ -39,6 +47,21 @@ class MarkupPart:
 
     kind: str
     text: str
+
+
+class PartDict(TypedDict):
+    """A ``MarkupPart`` as a session's entries hold it (JSON)."""
+
+    kind: str
+    text: str
+
+
+class MarkupBlock(TypedDict):
+    """A user text block as the reader leaves it: ``parts`` when its text holds wrapper markup."""
+
+    type: str
+    text: str
+    parts: NotRequired[list[PartDict]]
 
 
 def has_markup(text: str) -> bool:
@@ -90,10 +113,15 @@ def command_of(parts: list[MarkupPart]) -> str:
 def describe_markup(text: str) -> str:
     """A one-line description of a user text for previews: the typed text, else what the markup is."""
     typed = typed_text(text)
+    return typed or describe_parts(split_markup(text))
+
+
+def describe_parts(parts: Sequence[MarkupPart]) -> str:
+    """A one-line description of parsed parts: the typed text, else what the markup is."""
+    typed = "\n".join(p.text for p in parts if p.kind == "text").strip()
     if typed:
         return typed
-    parts = split_markup(text)
-    command = command_of(parts)
+    command = command_of(list(parts))
     if command:
         return command
     kinds = {p.kind for p in parts}
@@ -106,3 +134,68 @@ def describe_markup(text: str) -> str:
     if kinds & CONTEXT_TAGS:
         return "IDE context"
     return ""
+
+
+# --- parsed once, when a session is read ------------------------------------------------------
+
+
+def parsed_content(content: Any) -> Any:
+    """User content with each text's wrapper markup parsed (the reader's one pass).
+
+    A string holding markup becomes one text block; a text block holding markup gets ``parts``
+    (its text kept whole: dump and the model's context show it as the agent sent it). Content
+    with no markup is returned as it is.
+    """
+    if isinstance(content, str):
+        return [_parsed_block({"type": "text", "text": content})] if has_markup(content) else content
+    if not isinstance(content, list):
+        return content
+    return [_parsed_block(b) if isinstance(b, dict) and b.get("type") == "text" else b for b in content]
+
+
+def _parsed_block(block: dict[str, Any]) -> dict[str, Any]:
+    text = block.get("text")
+    if not isinstance(text, str) or not has_markup(text):
+        return block
+    parts: list[PartDict] = [{"kind": p.kind, "text": p.text} for p in split_markup(text)]
+    return {**block, "parts": parts}
+
+
+def block_parts(block: Mapping[str, Any]) -> list[MarkupPart] | None:
+    """The parts the reader found in a text block, or None when it holds no markup."""
+    parts = block.get("parts")
+    if not isinstance(parts, list):
+        return None
+    return [
+        MarkupPart(str(p.get("kind")), str(p.get("text")))
+        for p in parts
+        if isinstance(p, dict) and isinstance(p.get("text"), str)
+    ]
+
+
+def content_parts(content: Any) -> list[MarkupPart] | None:
+    """Every part of a content's text blocks in order (plain blocks as ``text``); None without markup."""
+    if not isinstance(content, list):
+        return None
+    found: list[MarkupPart] = []
+    marked = False
+    for block in content:
+        if not isinstance(block, Mapping) or block.get("type") != "text":
+            continue
+        parts = block_parts(block)
+        marked = marked or parts is not None
+        text = block.get("text")
+        found.extend(
+            parts if parts is not None else [MarkupPart("text", text if isinstance(text, str) else "")]
+        )
+    return found if marked else None
+
+
+def typed_content(content: Any) -> str:
+    """What a person typed in a message's content: the text, its parsed markup left out."""
+    if isinstance(content, str):
+        return content.strip()
+    parts = content_parts(content)
+    if parts is None:
+        return text_of(content).strip()
+    return "\n".join(p.text.strip("\n") for p in parts if p.kind == "text" and p.text.strip()).strip()

@@ -18,8 +18,7 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, replace
 from typing import Any, Literal
 
-from sessiontree.store.claude_markup import typed_text
-from sessiontree.store.content import text_of
+from sessiontree.store.claude_markup import typed_content
 from sessiontree.store.session import Session
 from sessiontree.store.summary import SessionSummary, summarize_session
 
@@ -44,8 +43,8 @@ class LineKind:
     """Printed by ``dump`` (a ``## label`` section with the text; never an empty one)."""
     counted: bool = False
     """Counted by ``inspect`` (``notices``: label -> count, folded repeats included)."""
-    dump_text: Callable[[str], str] | None = None
-    """What ``dump`` prints of the entry's text (default: the text itself)."""
+    dump_text: Callable[[Any], str] | None = None
+    """What ``dump`` prints of the entry's content (default: its text)."""
     typed: bool = False
     """Typed by the person though not a user message of the conversation (a prompt queued while
     the agent worked): a typed prompt (``typed_prompt``)."""
@@ -87,13 +86,13 @@ def typed_prompt(entry: Mapping[str, Any]) -> str:
     kind = entry.get("type")
     if kind in ("custom_message", "custom"):
         row = kind_of(entry)
-        return typed_text(text_of(entry.get("content"))) if row is not None and row.typed else ""
+        return typed_content(entry.get("content")) if row is not None and row.typed else ""
     if kind != "message":
         return ""
     message = entry.get("message")
     if not isinstance(message, Mapping) or message.get("role") != "user" or message.get("synthetic"):
         return ""
-    return typed_text(text_of(message.get("content")))
+    return typed_content(message.get("content"))
 
 
 def is_typed_prompt(entry: Mapping[str, Any]) -> bool:
