@@ -14,19 +14,22 @@ import sys
 import time
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import httpx
 import pytest
 
+from sessiontree.exporter.fragments import unpack_fragments
 from sessiontree.readers import detect_agent, load_any
 from sessiontree.store.kinds import summarize
 from tests.conftest import ROOT
-from tests.readers.helpers import run
+from tests.readers.helpers import run, st_data
 from tests.readers.opencode_db import (
     STORAGE,
     export_document,
     fixture_messages,
     fixture_session,
+    insert_message,
     insert_session,
     make_database,
 )
@@ -275,8 +278,20 @@ def test_the_built_pages_link_a_subtask_session_and_the_session_that_ran_it(
     info = make_database(db_path)
     child = {**info, "id": "ses_child0001", "title": "Find the cache's callers",
              "time": {"created": 1763630100000, "updated": 1763630101000}}  # fmt: skip
+    t = 1763630200000
+    task = {"id": "msg_zz_task", "sessionID": info["id"], "role": "assistant", "agent": "build",
+            "modelID": "m", "providerID": "p", "time": {"created": t}}  # fmt: skip
+    ran = {"status": "completed", "input": {"description": "find the callers", "prompt": "look"},
+           "output": "They are in api.py.", "title": "find the callers",
+           "metadata": {"sessionId": "ses_child0001"}, "time": {"start": t, "end": t}}  # fmt: skip
+    parts: list[dict[str, Any]] = [
+        {"id": "prt_zz_1", "type": "subtask", "agent": "explore", "description": "find the callers",
+         "prompt": "look"},
+        {"id": "prt_zz_2", "type": "tool", "tool": "task", "callID": "call_task", "state": ran},
+    ]  # fmt: skip
     db = sqlite3.connect(db_path)
     insert_session(db, child, parent=info["id"])
+    insert_message(db, task, parts)
     db.commit()
     db.close()
     monkeypatch.setenv("XDG_DATA_HOME", str(data))
@@ -296,3 +311,7 @@ def test_the_built_pages_link_a_subtask_session_and_the_session_that_ran_it(
         parent_page.resolve()
     ]
     assert "Find the cache&#39;s callers" in down[1]
+    # The task that ran the subtask links to the session it ran in, at its result.
+    fragments = "".join(unpack_fragments(st_data(parent_html)["frags"]))
+    task_links = re.findall(r'<a href="([^"]*)">Open the session this task ran in</a>', fragments)
+    assert [(parent_page.parent / h).resolve() for h in task_links] == [child_page.resolve()]

@@ -60,6 +60,7 @@ def render_session(
     _resolve_leaf(session, opts.leaf_id)  # an unknown --leaf fails before any work
     ctx = RenderContext.for_session(session)
     ctx.subagent_href = opts.subagent_href
+    ctx.child_page = opts.related.child_page if opts.related is not None else None
     # A duplicated id: the tree keeps the last entry; so does the page.
     by_id = tree.by_id
     todo = [e for e in session.entries if isinstance(e.get("id"), str) and by_id.get(e["id"]) is e]

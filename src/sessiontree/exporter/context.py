@@ -28,6 +28,8 @@ class RenderContext:
     subagents: Subagents = field(default_factory=Subagents)
     # Agent id -> URL of the subagent's own page (serve, build); None in an export.
     subagent_href: Callable[[str], str | None] | None = None
+    # Session id -> the page of a session this one spawned (an OpenCode task's), serve and build.
+    child_page: Callable[[str], str | None] | None = None
     depth: int = 0
 
     @classmethod
@@ -60,6 +62,15 @@ class RenderContext:
         ctx.subagents = session.subagents
         ctx.depth = depth
         return ctx
+
+    def child_session_page(self, message: Mapping[str, Any]) -> str | None:
+        """The page of the session a task result ran in (``details.sessionId``: OpenCode's task
+        tool), when it is listed beside this one (serve, build); else None."""
+        details = message.get("details")
+        child = details.get("sessionId") if isinstance(details, Mapping) else None
+        if self.child_page is None or self.depth or not isinstance(child, str):
+            return None
+        return self.child_page(child)
 
     def register(self, entry: Mapping[str, Any]) -> None:
         """Index the tool calls (and a label) of one entry, as a live viewer does for appended entries."""

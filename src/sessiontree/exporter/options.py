@@ -76,11 +76,15 @@ class RelatedPages:
     """The pages of the sessions a session is linked with (serve, build: where each has one).
 
     ``parent``: the page of the session that spawned it (a Codex subagent thread's parent, an
-    OpenCode or Crush sub-session's); ``children``: (label, page) of each it spawned.
+    OpenCode or Crush sub-session's); ``children``: (session id, label, page) of each it spawned.
     """
 
     parent: str | None = None
-    children: tuple[tuple[str, str], ...] = ()
+    children: tuple[tuple[str, str, str], ...] = ()
+
+    def child_page(self, session_id: str) -> str | None:
+        """The page of the spawned session of this id (a task result links to it), or None."""
+        return next((page for sid, _, page in self.children if sid == session_id), None)
 
 
 @dataclass(frozen=True)

@@ -215,6 +215,8 @@ def _tool_result(message: Mapping[str, Any], ctx: RenderContext, meta: Meta) -> 
     href = ctx.subagent_href(agent_id) if agent_id is not None and ctx.subagent_href is not None else None
     if href:
         nested += MACROS.subagent_link(href)
+    if (page := ctx.child_session_page(message)) is not None:
+        nested += MACROS.child_session_link(page)
     # Inside the result block, so the transcript moves with the result into its call.
     return Markup(str(html)[: -len("</div>")] + str(nested) + "</div>") if nested else html
 
@@ -459,6 +461,8 @@ def entry_inputs(entry: Mapping[str, Any], ctx: RenderContext, *, parent_id: Any
         linked = linked_agent(message, ctx)
         if linked is not None:
             agents.append([linked, href(linked) if href else None])
+        if (page := ctx.child_session_page(message)) is not None:
+            agents.append(page)
     return [
         entry,
         parent_id,

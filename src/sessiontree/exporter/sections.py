@@ -68,8 +68,8 @@ class HeaderFacts:
     """What subagents add to the counts' totals (``SessionStats.subagents_text``)."""
     parent_href: str = ""
     """Its page, where there is one (serve, build)."""
-    children: tuple[tuple[str, str], ...] = ()
-    """(label, page) of each session this one spawned, where each has a page (serve, build)."""
+    children: tuple[tuple[str, str, str], ...] = ()
+    """(session id, label, page) of each session this one spawned, where each has a page (serve, build)."""
 
 
 def _millis(value: Any) -> int | None:

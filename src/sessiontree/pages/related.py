@@ -24,7 +24,7 @@ def related_pages(
 ) -> RelatedPages | None:
     """The header's links from the listed parent and children (``href``: a key's page, or None)."""
     parent_page = href(parent.key) if parent is not None else None
-    pages = [(child_label(c), page) for c in children if (page := href(c.key)) is not None]
+    pages = [(c.id, child_label(c), page) for c in children if (page := href(c.key)) is not None]
     if parent_page is None and not pages:
         return None
     return RelatedPages(parent=parent_page, children=tuple(pages))

@@ -118,13 +118,17 @@ def _tool_result(part: dict[str, Any]) -> dict[str, Any] | None:
     if status not in ("completed", "error"):
         return None  # pending or running when the files were read
     text = state.get("output") if status == "completed" else state.get("error")
-    return {
+    result: dict[str, Any] = {
         "role": "toolResult",
         "toolCallId": as_str(part.get("callID")) or str(part.get("id")),
         "toolName": as_str(part.get("tool")) or "tool",
         "content": [{"type": "text", "text": text if isinstance(text, str) else json.dumps(text)}],
         "isError": status == "error",
     }
+    child = as_str(field(state, "metadata").get("sessionId"))
+    if child is not None:  # the task tool (a subtask) ran in a session of its own
+        result["details"] = {"sessionId": child}
+    return result
 
 
 class _Entries:
