@@ -6,9 +6,11 @@ from __future__ import annotations
 import itertools
 import re
 import shutil
+import time
 from collections.abc import Iterator
 from typing import Literal
 
+import httpx
 import pytest
 from playwright.sync_api import Browser, Page
 
@@ -241,3 +243,28 @@ def test_home_rows_say_agent_and_prompts_and_sort_and_filter(
         assert_clean(page, f"the home list at {width} px, {scheme}")
     finally:
         context.close()
+
+
+def test_the_sessions_pane_rows_name_agent_and_prompts(browser: Browser, served: Served) -> None:
+    # Once the listing has counted every file (a large one waits for its background pass).
+    deadline = time.monotonic() + 60
+    while not all(
+        isinstance(s["q"], int) for s in httpx.get(served.url + "/api/sessions").json()["sessions"]
+    ):
+        assert time.monotonic() < deadline, "the listing never counted every file"
+        time.sleep(0.1)
+    page = _open(browser, served, "pi/long.jsonl", 1280, "light")
+    try:
+        page.select_option(".st-browse-scope", "all")
+        wait_js(page, "document.querySelectorAll('.st-browse-row').length >= 2")
+        rows = page.eval_on_selector_all(
+            ".st-browse-row",
+            "rs => rs.map(r => [r.dataset.key, r.querySelector('.st-browse-agent-badge').textContent,"
+            " r.querySelector('.st-browse-meta').textContent])",
+        )
+        by_key = {k: (a, m) for k, a, m in rows}
+        assert by_key["pi/long.jsonl"][0] == "pi" and " · 55 prompts · " in by_key["pi/long.jsonl"][1]
+        assert by_key[f"claude/{SESSION}"][0] == "claude" and "5 prompts" in by_key[f"claude/{SESSION}"][1]
+        assert_clean(page, "the sessions pane")
+    finally:
+        page.context.close()

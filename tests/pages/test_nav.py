@@ -39,7 +39,7 @@ def _info(key: str, modified: float, **more: object) -> SessionInfo:
 def test_pane_data_is_newest_first_without_subagents_unreadable_or_unlinked_files() -> None:
     entries = [
         _info("a.jsonl", 10.0),
-        _info("b.jsonl", 30.0, agent="claude"),
+        _info("b.jsonl", 30.0, agent="claude", prompt_count=2),
         _info("b/sub.jsonl", 40.0, parent_key="b.jsonl"),
         _info("bad.jsonl", 50.0, error="not a session"),
         _info("hidden.jsonl", 60.0),
@@ -49,9 +49,9 @@ def test_pane_data_is_newest_first_without_subagents_unreadable_or_unlinked_file
     )
     assert [r["k"] for r in data["sessions"]] == ["b.jsonl", "a.jsonl"]
     first, second = data["sessions"]
-    want = {"k": "b.jsonl", "h": "/s/b.jsonl", "t": "Plan now", "a": "claude", "p": "/w", "n": 3}
+    want = {"k": "b.jsonl", "h": "/s/b.jsonl", "t": "Plan now", "a": "claude", "p": "/w", "n": 3, "q": 2}
     assert first == {**want, "u": 30000, "m": []}
-    assert second["m"] == ["m1"] and data["models"] is True
+    assert second["m"] == ["m1"] and data["models"] is True and second["q"] is None  # not counted yet
     assert json.loads(json.dumps(data)) == data
 
 

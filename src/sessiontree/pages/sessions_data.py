@@ -29,7 +29,8 @@ def models_by_path(records: Iterable[UsageRecord]) -> dict[str, list[str]]:
 
 
 def session_record(entry: SessionInfo, href: str, models: Sequence[str] = ()) -> dict[str, Any]:
-    """One session as the pane shows it: key, link, title, agent, project, count, last activity."""
+    """One session as the pane shows it: key, link, title, agent, project, counts (messages, typed
+    prompts ``q``), last activity."""
     return {
         "k": shown_name(entry.key),
         "h": href,
@@ -37,6 +38,7 @@ def session_record(entry: SessionInfo, href: str, models: Sequence[str] = ()) ->
         "a": entry.agent,
         "p": entry.cwd,
         "n": entry.message_count,
+        "q": entry.prompt_count,
         "u": int(entry.modified * 1000),
         "m": list(models),
     }

@@ -20,7 +20,9 @@ SESSIONS_CHANGED = Event("sessions", {})
 
 def listing_state(entries: list[SessionInfo]) -> int:
     """A hash of what the pane shows of the listing (a change of it is pushed)."""
-    return hash(tuple((e.key, e.modified, e.size, e.message_count, e.title, e.error) for e in entries))
+    return hash(
+        tuple((e.key, e.modified, e.size, e.message_count, e.prompt_count, e.title, e.error) for e in entries)
+    )
 
 
 class IndexFeed:

@@ -122,10 +122,11 @@
     link.href = s.h;
     if (s.k === settings.current) link.setAttribute('aria-current', 'page');
     const line = el('span', 'st-browse-line');
-    if (s.a && s.a !== 'pi') line.append(el('span', 'st-browse-agent-badge', s.a));
+    if (s.a) line.append(el('span', 'st-browse-agent-badge', s.a)); // every row, pi's too
     line.append(el('span', 'st-browse-title', s.t || s.k));
     const meta = el('span', 'st-browse-meta');
     const bits = [list.ago(s.u, now)];
+    if (typeof s.q === 'number') bits.push(s.q + (s.q === 1 ? ' prompt' : ' prompts'));
     if (typeof s.n === 'number') bits.push(s.n + (s.n === 1 ? ' message' : ' messages'));
     meta.textContent = bits.join(' · ');
     const fresh = s.k === settings.current ? 0 : list.unseen(s, seen[s.k]);
