@@ -8,7 +8,7 @@ from urllib.parse import urlparse
 import pytest
 from playwright.sync_api import Page
 
-from sessiontree.site import layout
+from sessiontree.site import browse, layout
 from sessiontree.site.build import BuildOptions, build_site
 from tests.browser.conftest import Watch, wait_js
 from tests.browser.test_site import serve_folder
@@ -64,12 +64,15 @@ def test_an_exact_rare_word_ranks_its_session_first_and_every_page_links_home(
 
 
 def test_the_site_pane_lists_the_project_opens_next_and_shows_what_grew_after_a_rebuild(
-    page: Page, tmp_path: Path, gen_session: GenSession, watch: Watch
+    page: Page, tmp_path: Path, gen_session: GenSession, watch: Watch, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    """The pane's list in files of two sessions (``CHUNK_ROWS``, 500 in a real build): the pane
+    draws the project's sessions from all of them."""
     import json
     import os
     import time
 
+    monkeypatch.setattr(browse, "CHUNK_ROWS", 2)
     archive = make_archive(tmp_path, gen_session)
     now = time.time()
     for hours, path in enumerate(archive.app):  # app[0] newest
@@ -79,7 +82,11 @@ def test_the_site_pane_lists_the_project_opens_next_and_shows_what_grew_after_a_
     build_site(options)
     keys = [p.relative_to(archive.root).as_posix() for p in archive.app]
     data = json.loads((site / "sessions.json").read_text(encoding="utf-8"))
-    assert [s["k"] for s in data["sessions"] if s["p"] == "/home/dev/app"] == keys
+    assert len(data["sessions"]) == 2 and data["more"] == ["sessions-2.json", "sessions-3.json"]
+    rows = data["sessions"]
+    for name in data["more"]:
+        rows += json.loads((site / name).read_text(encoding="utf-8"))["sessions"]
+    assert [s["k"] for s in rows if s["p"] == "/home/dev/app"] == keys
     with serve_folder(site) as url:
         page.goto(url + "/" + layout.page_path(keys[0]))
         page.wait_for_selector("#st-browse .st-browse-row")

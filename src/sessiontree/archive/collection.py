@@ -16,7 +16,7 @@ import time
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 from urllib.parse import quote, unquote_to_bytes
 
 from sessiontree.archive.catalog import Catalog, iter_session_files
@@ -28,6 +28,9 @@ from sessiontree.store.paths import AgentPaths
 from sessiontree.store.paths import default_cache_dir as default_cache_dir  # its home is the store
 from sessiontree.store.storage import read_reason, resolves_inside
 from sessiontree.store.times import datetime_millis, parse_iso
+
+if TYPE_CHECKING:
+    from sessiontree.archive.usage import UsageRecord
 
 # -- folders ---------------------------------------------------------------------------------
 
@@ -275,6 +278,12 @@ class Sources:
                 found.append(replace(entry, key=prefix + entry.key, parent_key=parent) if prefix else entry)
         found.sort(key=lambda e: e.modified, reverse=True)
         return found
+
+    def usage_records(self) -> list[UsageRecord]:
+        """Every listed session's usage per (day, model), from the last scans (``archive.session_usage``)."""
+        from sessiontree.archive.session_usage import usage_records
+
+        return usage_records(pair for catalog in self.catalogs for pair in catalog.usage_listed())
 
     def pending(self) -> list[tuple[Catalog, str]]:
         """The files whose counts wait for a whole read, as (catalog, its key), newest first per root."""

@@ -5,20 +5,25 @@ a usage (an assistant message's ``usage``, a ``model_usage`` entry) and keeps on
 and model in its cache, continued from its offset as the file grows; serve's usage page and the
 pane's model filter read these rows, so a fresh server answers both without the full-text
 index. A row: ``[day, model, copied, messages, input, output, cache_read, cache_write, cost,
-costed, estimated, unpriced]`` (``day`` empty when unknown).
+costed, estimated, unpriced, messages]`` (``day`` empty when unknown; ``messages`` one
+``[copy key, input, output, cache_read, cache_write, cost, estimated, unpriced]`` per message
+with an id, the key ``usage_store.copy_key``'s: id, time, model and counts).
 
-A fork (a header naming a ``parentSession``) starts with copies of its parent's messages: the
-usage dated before the fork's own start is ``copied`` and counted only when the parent is not
-listed, as the index counts one copy of each message.
+A message copied into another file (a fork starts with its parent's messages, a resumed Claude
+Code session with its predecessor's, a file may be copied whole) counts once, as in the index:
+in the first file listed (oldest first) that holds it. A fork's messages dated before its own
+start are rows apart (``copied``).
 """
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterable, Mapping
 from typing import Any
 
 from sessiontree.archive.dates import day_of, midnight_of
 from sessiontree.archive.usage import Usage, UsageRecord, usage_of_entry
+from sessiontree.archive.usage_store import copy_key
 from sessiontree.store.discovery import SessionInfo
 from sessiontree.store.surrogates import replace_surrogates
 
@@ -44,8 +49,12 @@ def add_entry_usage(rows: UsageRows, entry: Mapping[str, Any], fork_ms: int = 0)
     copied = int(0 < usage.ts < fork_ms)
     row = next((r for r in rows if r[0] == day and r[1] == usage.model and r[2] == copied), None)
     if row is None:
-        row = [day, usage.model, copied, 0, 0, 0, 0, 0, 0.0, 0, 0, 0]
+        row = [day, usage.model, copied, 0, 0, 0, 0, 0, 0.0, 0, 0, 0, []]
         rows.append(row)
+    entry_id = entry.get("id")
+    if isinstance(entry_id, str):
+        counts_of = [usage.input, usage.output, usage.cache_read, usage.cache_write, usage.cost]
+        row[12].append([copy_key(entry_id, usage), *counts_of, usage.estimated, usage.unpriced])
     counts = (usage.messages, usage.input, usage.output, usage.cache_read, usage.cache_write)
     for at, count in enumerate(counts, 3):
         row[at] += count
@@ -54,6 +63,33 @@ def add_entry_usage(rows: UsageRows, entry: Mapping[str, Any], fork_ms: int = 0)
         row[9] += 1
     row[10] += usage.estimated
     row[11] += usage.unpriced
+
+
+def _uncounted(row: list[Any], seen: set[int]) -> Usage | None:
+    """A row's total less its messages counted already (``seen`` keys; this row's are added)."""
+    day, model, _copied, messages, tokens_in, tokens_out, read, write, cost, costed, estimated, unpriced = (
+        row[:12]
+    )
+    for key, *counts in row[12]:
+        if key not in seen:
+            seen.add(key)
+            continue
+        messages -= 1
+        tokens_in, tokens_out, read, write = (
+            tokens_in - counts[0],
+            tokens_out - counts[1],
+            read - counts[2],
+            write - counts[3],
+        )
+        if counts[4] is not None:
+            cost, costed = cost - counts[4], costed - 1
+        estimated, unpriced = estimated - counts[5], unpriced - counts[6]
+    if messages <= 0:
+        return None
+    spent = float(cost) if costed else None
+    return Usage(
+        model, midnight_of(day), tokens_in, tokens_out, read, write, spent, messages, estimated, unpriced
+    )
 
 
 def usage_rows_of(entries: Iterable[Mapping[str, Any]]) -> UsageRows:
@@ -65,28 +101,16 @@ def usage_rows_of(entries: Iterable[Mapping[str, Any]]) -> UsageRows:
 
 
 def usage_records(listed: Iterable[tuple[SessionInfo, UsageRows]]) -> list[UsageRecord]:
-    """The usage totals per (session, day, model) of listed sessions, forks' copies counted once."""
-    pairs = list(listed)
-    known = {e.id for e, _ in pairs if e.id} | {str(e.path) for e, _ in pairs}
+    """The usage totals per (session, day, model) of listed sessions, copied messages counted once."""
+    pairs = sorted(listed, key=lambda pair: (pair[0].modified, pair[0].key))
+    seen: set[int] = set()
     records: list[UsageRecord] = []
     for entry, rows in pairs:
-        parent_listed = entry.parent_session is not None and entry.parent_session in known
+        path = os.path.abspath(entry.path)
         title = replace_surrogates(entry.title or entry.first_message or "") or None
         cwd = replace_surrogates(entry.cwd) or None
-        for day, model, copied, messages, tokens_in, tokens_out, read, write, cost, costed, *rest in rows:
-            if copied and parent_listed:
-                continue
-            usage = Usage(
-                model,
-                midnight_of(day),
-                tokens_in,
-                tokens_out,
-                read,
-                write,
-                float(cost) if costed else None,
-                messages,
-                rest[0],
-                rest[1],
-            )
-            records.append(UsageRecord(usage, str(entry.path), title, cwd, entry.agent))
+        for row in rows:
+            usage = _uncounted(row, seen)
+            if usage is not None:
+                records.append(UsageRecord(usage, path, title, cwd, entry.agent))
     return records

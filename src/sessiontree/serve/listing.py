@@ -77,12 +77,10 @@ class Listing:
 
     def usage_records(self) -> list[UsageRecord]:
         """Every listed session's usage per (day, model): a rescan, the pending files read first."""
-        from sessiontree.archive.session_usage import usage_records
-
         self.scan()
         self.settle_some(math.inf)
         with self._lock:
-            return usage_records(pair for catalog in self.sources.catalogs for pair in catalog.usage_listed())
+            return self.sources.usage_records()
 
     def get(self, key: str) -> SessionInfo | None:
         """The listed record of a key, as of the last scan."""

@@ -3,12 +3,11 @@
 from __future__ import annotations
 
 import json
-import os
 from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
 
 from sessiontree.archive.collection import Sources
-from sessiontree.errors import SearchError
 from sessiontree.pages.nav import NavLinks
 from sessiontree.site import layout
 from sessiontree.site.manifest import PageRecord
@@ -17,7 +16,11 @@ from sessiontree.store.discovery import SessionInfo
 INDEX_PAGE = "index.html"
 SEARCH_PAGE = "search.html"
 SESSIONS_DATA = "sessions.json"
-"""The sessions pane's list (``pages.sessions_data``), fetched by every session page of the site."""
+"""The sessions pane's list (``pages.sessions_data``), fetched by every session page of the site:
+its newest ``CHUNK_ROWS`` sessions, and the names of the files holding the rest (``more``)."""
+CHUNK_ROWS = 500
+"""Sessions per file of the pane's list (500: about 150 kB); the pane draws the first at once."""
+MORE_DATA = "sessions-{}.json"
 PAGEFIND_CSP: dict[str, tuple[str, ...]] = {"script-src": ("'self'", "'wasm-unsafe-eval'")}
 """What a page running Pagefind needs: its module from the site and its WebAssembly."""
 
@@ -55,30 +58,29 @@ def write_search_page(site: Path, nav: NavLinks, bundles: Sequence[str], theme: 
 
 
 def write_sessions_data(
-    site: Path,
-    entries: Sequence[SessionInfo],
-    pages: dict[str, PageRecord],
-    sources: Sources,
-    cache_dir: Path | None = None,
+    site: Path, entries: Sequence[SessionInfo], pages: dict[str, PageRecord], sources: Sources
 ) -> None:
-    """Write ``sessions.json`` for the pane: the built sessions, with their models when the index has them."""
-    from sessiontree.archive.search import SearchIndex
+    """Write ``sessions.json`` (and ``sessions-N.json`` past ``CHUNK_ROWS``) for the pane: the built
+    sessions with their models, from the listing's usage rows (no full-text index)."""
     from sessiontree.pages.sessions_data import models_by_path, sessions_data
 
-    models: dict[str, list[str]] | None
-    try:
-        bases = [Path(os.path.abspath(r)) for r in sources.roots]
-        with SearchIndex(bases, cache_dir, keep_out=[site]) as index:
-            index.update()
-            models = models_by_path(index.usage())
-    except SearchError:
-        models = None
+    models = models_by_path(sources.usage_records())
 
     def link_for(entry: SessionInfo) -> str | None:
         rec = pages.get(entry.key)
         return rec.page if rec is not None else None
 
     data = sessions_data(entries, link_for, models)
-    layout.write_atomic(
-        site / SESSIONS_DATA, json.dumps(data, ensure_ascii=True, separators=(",", ":")).encode()
-    )
+    rows = data["sessions"]
+    chunks = [rows[at : at + CHUNK_ROWS] for at in range(CHUNK_ROWS, len(rows), CHUNK_ROWS)]
+    names = [MORE_DATA.format(n) for n in range(2, len(chunks) + 2)]
+    for name, chunk in zip(names, chunks, strict=True):
+        _write_json(site / name, {"v": data["v"], "sessions": chunk})
+    _write_json(site / SESSIONS_DATA, {**data, "sessions": rows[:CHUNK_ROWS], "more": names})
+    for old in site.glob(MORE_DATA.format("*")):
+        if old.name not in names:
+            old.unlink(missing_ok=True)  # a larger list's chunks an earlier build wrote
+
+
+def _write_json(path: Path, data: dict[str, Any]) -> None:
+    layout.write_atomic(path, json.dumps(data, ensure_ascii=True, separators=(",", ":")).encode())

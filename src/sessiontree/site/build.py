@@ -303,7 +303,7 @@ def _build(options: BuildOptions, report: BuildProgress) -> BuildResult:
         write_index(site, shown, new, options, sorted(new.bundles))
         result.index_written = True
     if changed or not (site / SESSIONS_DATA).is_file():
-        write_sessions_data(site, [_shown(e, new) for e in entries], new.pages, catalog, options.cache_dir)
+        write_sessions_data(site, [_shown(e, new) for e in entries], new.pages, catalog)
     if options.search and new.bundles and (changed or not (site / SEARCH_PAGE).is_file()):
         write_search_page(site, _nav(options), sorted(new.bundles), options.theme)
     if options.usage and (changed or not (site / USAGE_PAGE).is_file()):
@@ -334,7 +334,6 @@ def _write_usage(
             new.pages,
             theme=options.theme,
             nav=_nav(options),
-            cache_dir=options.cache_dir,
         )
     except SearchError as exc:
         result.failures["(usage page)"] = str(exc)

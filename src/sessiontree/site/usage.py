@@ -2,11 +2,9 @@
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 
 from sessiontree.archive.collection import Sources
-from sessiontree.archive.search import SearchIndex
 from sessiontree.pages.nav import NavLinks
 from sessiontree.pages.usage_page import UsagePageOptions, render_usage_page
 from sessiontree.site import layout
@@ -20,17 +18,13 @@ def write_usage_page(
     pages: dict[str, PageRecord],
     *,
     theme: str = "auto",
-    cache_dir: Path | None = None,
     nav: NavLinks | None = None,
 ) -> bool:
-    """Write ``usage.html`` from the archive index (user cache dir); return whether it changed.
-
-    Only the sessions built (``pages``, by the collection's keys) are counted and linked.
+    """Write ``usage.html`` from the listing's usage rows (the build's catalog, no full-text index);
+    return whether it changed. Only the sessions built (``pages``, by the collection's keys) are
+    counted and linked.
     """
-    bases = [Path(os.path.abspath(r)) for r in sources.roots]
-    with SearchIndex(bases, cache_dir, keep_out=[site]) as index:
-        index.update()
-        records = [r for r in index.usage() if sources.key_of(r.path) in pages]  # only the sessions built
+    records = [r for r in sources.usage_records() if sources.key_of(r.path) in pages]  # only those built
 
     def link_for(path: str) -> str | None:
         rec = pages.get(sources.key_of(path) or "")

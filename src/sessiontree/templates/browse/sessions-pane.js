@@ -241,13 +241,33 @@
     draw(true);
   }
 
+  // A site's links are relative to its top folder, where the data files are.
+  function linked(rows) {
+    const found = Array.isArray(rows) ? rows : [];
+    for (const s of found) s.h = new URL(String(s.h), dataUrl).href;
+    return found;
+  }
+
+  // A large site's list comes in files of some hundred sessions: the first drawn at once, the
+  // others ('more', next to it) fetched after and the list drawn again once all are in.
+  async function loadMore(names) {
+    const parts = await Promise.all(names.map((name) => getJson(new URL(String(name), dataUrl).href)));
+    sessions = sessions.concat(...parts.map((part) => linked(part && part.sessions)));
+    if (models) for (const s of sessions) s.m = models[s.k] || [];
+    current = sessions.find((s) => s.k === settings.current) || null;
+    options(project, list.choices(sessions, (s) => s.p), 'Every project');
+    options(agent, list.choices(sessions, (s) => s.a), 'Every agent');
+    options(model, list.choices(sessions, (s) => s.m), 'Every model');
+    draw(true);
+  }
+
   let loaded = false;
   async function refresh() {
+    let more = [];
     try {
       const data = await getJson(dataUrl.href);
-      sessions = Array.isArray(data.sessions) ? data.sessions : [];
-      // A site's links are relative to its top folder, where the data file is.
-      for (const s of sessions) s.h = new URL(String(s.h), dataUrl).href;
+      sessions = linked(data.sessions);
+      more = Array.isArray(data.more) ? data.more : [];
     } catch (e) {
       status.textContent = 'The session list could not be loaded.';
       return;
@@ -256,12 +276,16 @@
     current = sessions.find((s) => s.k === settings.current) || null;
     const first = !loaded;
     loaded = true;
-    booted.then(() => remember(first)); // this page's entries are known once the viewer booted
     options(project, list.choices(sessions, (s) => s.p), 'Every project');
     options(agent, list.choices(sessions, (s) => s.a), 'Every agent');
     options(model, list.choices(sessions, (s) => s.m), 'Every model');
     modelWrap.hidden = !sessions.some((s) => s.m && s.m.length);
     draw(true);
+    if (more.length) {
+      try { await loadMore(more); } catch (e) { status.textContent = 'Part of the session list could not be loaded.'; }
+    }
+    // Every part of the list in: the baselines of what grew (this page's entries known once the viewer booted).
+    booted.then(() => remember(first));
     if (settings.models) loadModels();
   }
 

@@ -1,0 +1,44 @@
+"""The pane's list in a built site: ``sessions.json`` holds the newest ``CHUNK_ROWS`` sessions and
+names the files of the rest; a smaller list later removes the chunks it no longer needs."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from sessiontree.archive.collection import Sources
+from sessiontree.site import browse
+from sessiontree.site.manifest import PageRecord
+from tests.archive.sessions import make_session
+
+
+def _write(site: Path, root: Path) -> list[str]:
+    sources = Sources([root], None)
+    entries = sources.scan()
+    pages = {e.key: PageRecord(1, 0.0, "", f"p/{e.key}.html", "") for e in entries}
+    browse.write_sessions_data(site, entries, pages, sources)
+    return [e.key for e in sorted(entries, key=lambda e: -e.modified)]
+
+
+def test_the_pane_list_is_written_in_chunks_and_old_chunks_go(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(browse, "CHUNK_ROWS", 2)
+    root, site = tmp_path / "sessions", tmp_path / "site"
+    site.mkdir()
+    made = [make_session(root, f"s{n}", seed=n + 1, turns=2, days=n)[0] for n in range(5)]
+    keys = _write(site, root)
+    first = json.loads((site / "sessions.json").read_text())
+    assert [s["k"] for s in first["sessions"]] == keys[:2]
+    assert first["more"] == ["sessions-2.json", "sessions-3.json"]
+    rest = [json.loads((site / name).read_text())["sessions"] for name in first["more"]]
+    assert [[s["k"] for s in chunk] for chunk in rest] == [keys[2:4], keys[4:]]
+    assert all(s["m"] for s in first["sessions"])  # each with its models, from the listing's usage
+    for path in made[2:]:
+        path.unlink()
+    assert len(_write(site, root)) == 2
+    again = json.loads((site / "sessions.json").read_text())
+    assert again["more"] == [] and len(again["sessions"]) == 2
+    assert sorted(p.name for p in site.glob("sessions*.json")) == ["sessions.json"]
