@@ -86,7 +86,7 @@ async def test_serve_follows_the_task_link_to_the_subagent_page(tmp_path: Path, 
     key = parent.relative_to(root).as_posix()
     async with make_client(config) as client:
         index = await client.get("/")
-        assert key in index.text and "agent-" not in index.text  # one listed session, not two
+        assert key in index.text and agent.name not in index.text  # one listed session, not two
         page = await client.get(f"/s/{key}")
         assert page.status_code == 200
         [href] = _links(page.text)
