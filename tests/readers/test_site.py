@@ -36,7 +36,7 @@ def test_build_covers_the_default_roots_and_shows_each_agent(
     assert [p.split("/")[0] for p in pages if "~agent-" not in p] == ["claude", "codex", "pi"]
     assert [p.rsplit("/", 1)[-1] for p in pages if "~agent-" in p] == [f"{TOUR.stem}~agent-a1b2c3d.html"]
     index = (site / "index.html").read_text(encoding="utf-8")
-    assert sorted(re.findall(r'class="st-agent">([^<]*)<', index)) == ["Claude Code", "Codex CLI"]
+    assert sorted(re.findall(r'class="st-agent">([^<]*)<', index)) == ["Claude Code", "Codex CLI", "pi"]
     tour_page = next(site.rglob(f"{TOUR.stem}.html")).read_text(encoding="utf-8")
     data = st_data(tour_page)
     assert data["leafId"] == load_any(TOUR).leaf_id
