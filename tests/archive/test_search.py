@@ -324,3 +324,24 @@ def test_count_is_every_hit_and_pages_reach_each_one_once(roots: Path, cache_dir
         plain = index.count("zq(plain")  # not FTS5 syntax: counted as plain text, as searched
         assert plain.hits == len(index.search("zq(plain", SearchFilters(limit=100))) == 1
         assert plain.sessions == 1 and index.count("  ").hits == 0
+
+
+def test_newest_first_pages_every_hit_by_time(roots: Path, cache_dir: Path) -> None:
+    """Issue 44: relevance or recency; the newest order reaches the same hits, page by page."""
+    make_session(roots / "a", "old", seed=1, turns=12, cwd="/work/alpha", days=0)
+    make_session(roots / "b", "new", seed=1, turns=12, cwd="/work/beta", days=30)
+    with SearchIndex([roots], cache_dir) as index:
+        index.update()
+        best = index.search("fsync", SearchFilters(limit=10_000))
+        newest = index.search("fsync", SearchFilters(limit=10_000, newest=True))
+        assert sorted((h.path, h.entry_id, h.role) for h in newest) == sorted(
+            (h.path, h.entry_id, h.role) for h in best
+        )
+        times = [h.ts for h in newest]
+        assert times == sorted(times, reverse=True) and times != [h.ts for h in best]
+        paged = [
+            h
+            for k in range(0, len(newest), 7)
+            for h in index.search("fsync", SearchFilters(limit=7, offset=k, newest=True))
+        ]
+        assert [(h.path, h.entry_id, h.role) for h in paged] == [(h.path, h.entry_id, h.role) for h in newest]

@@ -268,3 +268,56 @@ def test_the_sessions_pane_rows_name_agent_and_prompts(browser: Browser, served:
         assert_clean(page, "the sessions pane")
     finally:
         page.context.close()
+
+
+GROUPS = """() => [...document.querySelectorAll('.st-fulltext-group')].map((g) => ({
+  session: g.querySelector('h3 a').getAttribute('href'),
+  times: [...g.querySelectorAll('.st-fulltext-hit:not([hidden]) time')]
+    .map((t) => t.getAttribute('datetime')),
+  hidden: g.querySelectorAll('.st-fulltext-hit[hidden]').length,
+  folds: [...g.querySelectorAll('.st-fulltext-repeats')].map((b) => b.textContent),
+}))"""
+
+
+@pytest.mark.parametrize(("width", "scheme"), SIZES)
+def test_search_groups_by_session_folds_repeats_and_orders_by_time(
+    browser: Browser, served: Served, width: int, scheme: Scheme
+) -> None:
+    page = _open(browser, served, "pi/long.jsonl", width, scheme)
+    try:
+        page.keyboard.press("Control+k")  # from a session page: the search page
+        page.wait_for_url("**/search*")
+        page.fill("#st-q", "todo")
+        wait_js(page, "document.querySelectorAll('.st-fulltext-group').length >= 1", 60)  # a cold index
+        box = page.locator("#st-q").bounding_box()
+        head = page.locator("#st-search-head").bounding_box()
+        assert box is not None and head is not None and box["width"] >= head["width"] - 2  # full width
+        groups = {g["session"]: g for g in page.evaluate(GROUPS)}
+        claude = groups[f"/s/claude/{SESSION}"]
+        # Claude Code's todo tool says the same line after every update: one hit, the rest folded.
+        assert claude["folds"] == ["Same text 8 more times"] and claude["hidden"] == 8
+        button = page.locator(".st-fulltext-repeats").first
+        button.click()
+        assert button.get_attribute("aria-expanded") == "true"
+        unfolded = {g["session"]: g for g in page.evaluate(GROUPS)}[f"/s/claude/{SESSION}"]
+        assert unfolded["hidden"] == 0
+        assert_clean(page, f"search results at {width} px, {scheme}")
+        page.fill("#st-q", "test")  # in every session
+        wait_js(page, "document.querySelectorAll('.st-fulltext-group').length >= 2", 60)
+        first = "document.querySelector('.st-fulltext-group h3 a')?.getAttribute('href')"
+        best = page.evaluate(GROUPS)
+        page.select_option("#st-order", "newest")
+        wait_js(page, "document.querySelectorAll('.st-fulltext-group').length >= 2", 60)
+        wait_js(page, first + " === '/s/pi/long.jsonl'")  # the newest hit is the pi session's
+        ordered = page.evaluate(GROUPS)
+        assert [g["times"] for g in ordered] != [
+            g["times"] for g in best
+        ]  # another order, asked of the server
+        every = [t for g in ordered for t in g["times"]]
+        assert ordered[0]["times"][0] == max(every)  # the newest hit leads
+        assert all(g["times"] == sorted(g["times"], reverse=True) for g in ordered)
+        page.goto(served.url + "/usage")
+        page.keyboard.press("Control+k")  # and from the usage page
+        page.wait_for_url("**/search*")
+    finally:
+        page.context.close()

@@ -63,3 +63,11 @@ test('exact words and phrases rank before stems and partial matches', () => {
   const order = searchHits.exactFirst(['near1', 'exact', 'near2', 'exact2'], (x) => (x.startsWith('exact') ? 0 : 1));
   assert.deepEqual(order, ['exact', 'exact2', 'near1', 'near2']);
 });
+
+test('the newest first is asked of the server; repeats are known by their words', () => {
+  assert.equal(searchHits.queryUrl('/api/search', 'board', 50, 0, 'newest'), '/api/search?q=board&limit=50&order=newest');
+  assert.equal(searchHits.queryUrl('/api/search', 'board', 50, 100, 'best'), '/api/search?q=board&limit=50&offset=100');
+  assert.equal(searchHits.repeatKey('…Fix the  Board\n squares…'), searchHits.repeatKey('fix the board squares'));
+  assert.notEqual(searchHits.repeatKey('fix the board'), searchHits.repeatKey('fix the boards'));
+  assert.equal(searchHits.repeatKey(undefined), '');
+});

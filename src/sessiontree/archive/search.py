@@ -65,6 +65,8 @@ class SearchFilters:
     limit: int = 20
     offset: int = 0
     """Hits skipped first (the next page of a search starts where the last one ended)."""
+    newest: bool = False
+    """Newest entries first instead of the best matches first."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -233,7 +235,10 @@ class SearchIndex(Closing):
         skip, end = filters.offset, filters.offset + filters.limit
         with self._lock:
             try:
-                rows = self._ranked(query, where, params, end)[skip:]
+                if filters.newest:
+                    rows = self._newest(query, where, params, end)[skip:]
+                else:
+                    rows = self._ranked(query, where, params, end)[skip:]
                 patterns = fts_patterns(query)
                 return [self._hit(row, patterns) for row in rows]
             except sqlite3.Error as exc:
@@ -271,6 +276,12 @@ class SearchIndex(Closing):
             except sqlite3.Error as exc:
                 raise describe_error(self.db_path, exc) from None
         return SearchCount(len(files), len(set(files)))
+
+    def _newest(self, query: str, where: str, params: list[Any], limit: int) -> list[Any]:
+        """Every match, newest entry first (ties as ``_ORDER`` breaks them)."""
+        both = f"{_select('tfts')}{where} UNION ALL {_select('fts')}{where}"
+        sql = f"SELECT * FROM ({both}) ORDER BY ts DESC, score, path, entry_id, role, id LIMIT ?"
+        return self._conn.execute(sql, [query, *params, query, *params, limit]).fetchall()
 
     def _ranked(self, query: str, where: str, params: list[Any], limit: int) -> list[Any]:
         """Title and label hits, then body hits (bm25 within each; the body ranking windowed)."""

@@ -17,7 +17,7 @@ from markupsafe import Markup
 from sessiontree.archive.usage import UsageRecord
 from sessiontree.exporter.fragments import json_for_script
 from sessiontree.exporter.templating import get_template, read_asset
-from sessiontree.pages.nav import NavLinks
+from sessiontree.pages.nav import NavLinks, browse_scripts
 from sessiontree.pages.shell import shell_fields
 from sessiontree.pages.usage_data import usage_data
 
@@ -49,6 +49,8 @@ def render_usage_page(records: Sequence[UsageRecord], options: UsagePageOptions 
     """Return the whole usage page as HTML (every string from a session escaped or JSON-quoted)."""
     options = options or UsagePageOptions()
     script = usage_script()
+    if options.nav is not None and options.nav.search is not None:  # Ctrl-K: the search page, as elsewhere
+        script += "\n" + "\n".join(browse_scripts({"search": options.nav.search}))
     return get_template("usage.html.j2").render(
         **shell_fields(options.theme, options.title, "usage.css", [script]),  # our own files, checked
         script=Markup(script),

@@ -160,11 +160,12 @@ def _filters(request: Request) -> SearchFilters:
     role = params.get("role") or None
     if role is not None and role not in ROLE_CHOICES:
         raise SearchError(f"role must be one of {', '.join(ROLE_CHOICES)}")
-    return SearchFilters(role=role, limit=limit, offset=offset)
+    return SearchFilters(role=role, limit=limit, offset=offset, newest=params.get("order") == "newest")
 
 
 async def search_api(request: Request) -> Response:
-    """``/api/search?q=...&limit=N&offset=M&role=user|assistant|tool``: a page of hits as JSON.
+    """``/api/search?q=...&limit=N&offset=M&role=user|assistant|tool&order=newest``: a page of hits as JSON
+    (best matches first, or the newest).
 
     The first page (offset 0) carries ``total`` and ``sessions``: every hit of the query, which
     the next pages (``offset`` = hits seen so far) reach to the last one.

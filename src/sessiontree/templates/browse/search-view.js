@@ -1,7 +1,9 @@
 /* sessiontree: the message search's results (DOM), shared by serve and a built site, on the index
  * and on the search page. A source finds the hits: first(query) -> {total, sessions, hits, more}
- * and more(query, shown) -> {hits, more}; hits are {session, sessionTitle, cwd, href, label, time
- * (ISO, optional), snippet, marks}. The exact total is shown at once; pages of hits are added as the list is
+ * and more(query, shown) -> {hits, more} (each with the order chosen, 'best' or 'newest', when the
+ * source says it can: source.orders); hits are {session, sessionTitle, cwd, href, label, time (ISO,
+ * optional), snippet, marks}. A hit whose text repeats an earlier one of its session is folded under
+ * it (a button shows them). The exact total is shown at once; pages of hits are added as the list is
  * scrolled to its end (or its button is pressed) until every hit is shown. Every string is set as
  * text, never as HTML. Needs search-hits.js before it. */
 const searchView = (() => {
@@ -60,10 +62,22 @@ const searchView = (() => {
     const more = el('button', 'st-fulltext-more');
     more.type = 'button';
     more.hidden = true;
-    box.append(status, list, more);
+    const head = el('div', 'st-fulltext-head');
+    head.append(status);
+    let orderBox = null;
+    if (source.orders) {
+      const wrap = el('label', 'st-fulltext-order');
+      orderBox = el('select');
+      orderBox.id = 'st-order';
+      orderBox.append(new Option('Best match first', 'best'), new Option('Newest first', 'newest'));
+      wrap.append(el('span', '', 'Order'), ' ', orderBox);
+      head.append(wrap);
+    }
+    const order = () => (orderBox ? orderBox.value : 'best');
+    box.append(head, list, more);
     after.after(box);
 
-    const order = hits.sequencer();
+    const turn = hits.sequencer();
     let timer = 0;
     let state = null;
 
@@ -76,9 +90,17 @@ const searchView = (() => {
         const { group, fresh } = state.groups.add(hit);
         if (fresh) {
           group.node = groupItem(hit);
+          group.texts = new Map();
           list.append(group.node);
         }
-        group.node.querySelector('ol').append(hitItem(hit));
+        const item = hitItem(hit);
+        const key = hits.repeatKey(hit.snippet);
+        const same = key ? group.texts.get(key) : null;
+        if (same) fold(same, item);
+        else {
+          if (key) group.texts.set(key, { li: item, repeats: [], button: null });
+          group.node.querySelector('ol').append(item);
+        }
         state.shown += 1;
       }
       const left = state.more ? Math.max(0, state.total - state.shown) : 0;
@@ -87,8 +109,30 @@ const searchView = (() => {
       box.setAttribute('data-shown', String(state.shown));
     }
 
+    // A repeat goes under the first hit of its text, hidden; that hit's button shows them.
+    function fold(same, item) {
+      item.hidden = true;
+      item.classList.add('st-fulltext-repeat');
+      (same.repeats.length ? same.repeats[same.repeats.length - 1] : same.li).after(item);
+      same.repeats.push(item);
+      if (!same.button) {
+        same.button = el('button', 'st-fulltext-repeats');
+        same.button.type = 'button';
+        same.button.setAttribute('aria-expanded', 'false');
+        same.button.addEventListener('click', () => {
+          const open = same.button.getAttribute('aria-expanded') !== 'true';
+          for (const r of same.repeats) r.hidden = !open;
+          same.button.setAttribute('aria-expanded', String(open));
+        });
+        same.li.append(same.button);
+      }
+      const n = same.repeats.length;
+      same.button.textContent = 'Same text ' + n + ' more time' + (n === 1 ? '' : 's');
+      if (same.button.getAttribute('aria-expanded') === 'true') item.hidden = false;
+    }
+
     async function run(query) {
-      const n = order.next();
+      const n = turn.next();
       list.replaceChildren();
       more.hidden = true;
       state = null;
@@ -98,16 +142,16 @@ const searchView = (() => {
         return;
       }
       try {
-        const first = await source.first(query);
-        if (!order.isCurrent(n)) return;
+        const first = await source.first(query, order());
+        if (!turn.isCurrent(n)) return;
         state = { n, query, total: first.total, shown: 0, more: first.more, busy: false, groups: hits.grouper((h) => h.session || h.sessionTitle) };
         status.textContent = first.error || hits.totalText(first.total, first.sessions);
         add(first.hits);
       } catch (err) {
         if (err && err.name === 'AbortError') return;
-        if (order.isCurrent(n)) status.textContent = 'Message search failed (' + (err && err.message ? err.message : err) + ').';
+        if (turn.isCurrent(n)) status.textContent = 'Message search failed (' + (err && err.message ? err.message : err) + ').';
       }
-      if (order.isCurrent(n)) done(n);
+      if (turn.isCurrent(n)) done(n);
     }
 
     async function next() {
@@ -115,7 +159,7 @@ const searchView = (() => {
       const current = state;
       current.busy = true;
       try {
-        const page = await source.more(current.query, current.shown);
+        const page = await source.more(current.query, current.shown, order());
         if (state !== current) return;
         current.more = page.more && page.hits.length > 0;
         add(page.hits);
@@ -134,6 +178,7 @@ const searchView = (() => {
     }
 
     more.addEventListener('click', next);
+    if (orderBox) orderBox.addEventListener('change', () => run(input.value));
     if (window.IntersectionObserver) {
       new IntersectionObserver((items) => { if (items.some((i) => i.isIntersecting)) next(); }).observe(more);
     }

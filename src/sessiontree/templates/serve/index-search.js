@@ -25,10 +25,10 @@
     };
   }
 
-  async function page(query, offset) {
+  async function page(query, offset, order) {
     if (pending) pending.abort();
     pending = new AbortController();
-    const reply = await fetch(searchHits.queryUrl(urls.search, query, PAGE, offset), {
+    const reply = await fetch(searchHits.queryUrl(urls.search, query, PAGE, offset, order), {
       signal: pending.signal, headers: { Accept: 'application/json' },
     });
     const data = await reply.json();
@@ -37,13 +37,14 @@
   }
 
   const source = {
-    async first(query) {
-      const { data, found, error } = await page(query, 0);
+    orders: true, // the server ranks best matches first, or the newest
+    async first(query, order) {
+      const { data, found, error } = await page(query, 0, order);
       const total = Number(data.total) || 0;
       return { total, sessions: Number(data.sessions) || 0, hits: found, more: found.length < total, error };
     },
-    async more(query, offset) {
-      const { found } = await page(query, offset);
+    async more(query, offset, order) {
+      const { found } = await page(query, offset, order);
       return { hits: found, more: found.length === PAGE };
     },
   };

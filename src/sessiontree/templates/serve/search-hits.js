@@ -4,12 +4,19 @@ const searchHits = (() => {
   const DEBOUNCE_MS = 200;
   const WORD = /[\p{L}\p{N}]+/gu;
 
-  // The API URL of a query at the server's search route (empty query: no request at all).
-  function queryUrl(api, query, limit, offset) {
+  // The API URL of a query at the server's search route (empty query: no request at all); order
+  // 'newest' asks for the newest entries first (else the best matches).
+  function queryUrl(api, query, limit, offset, order) {
     const q = String(query == null ? '' : query).trim();
     if (!q) return '';
     const page = api + '?q=' + encodeURIComponent(q) + '&limit=' + String(limit || 20);
-    return offset ? page + '&offset=' + String(offset) : page;
+    return (offset ? page + '&offset=' + String(offset) : page) + (order === 'newest' ? '&order=newest' : '');
+  }
+
+  // What makes two hits of a session the same text (a todo list echoed, a tool's output repeated):
+  // their snippets' words, case and spacing and the cut's ellipses aside.
+  function repeatKey(snippet) {
+    return String(snippet || '').toLowerCase().replace(/…/g, ' ').replace(/\s+/g, ' ').trim();
   }
 
   function plural(n, word) {
@@ -96,6 +103,6 @@ const searchHits = (() => {
     return { next: () => ++sent, isCurrent: (n) => n === sent };
   }
 
-  return { DEBOUNCE_MS, queryUrl, snippetParts, safeHref, sequencer, totalText, grouper, queryWords, matchRank, exactFirst };
+  return { DEBOUNCE_MS, queryUrl, repeatKey, snippetParts, safeHref, sequencer, totalText, grouper, queryWords, matchRank, exactFirst };
 })();
 if (typeof module === 'object' && module.exports) module.exports = searchHits;
