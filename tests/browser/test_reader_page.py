@@ -321,3 +321,35 @@ def test_search_groups_by_session_folds_repeats_and_orders_by_time(
         page.wait_for_url("**/search*")
     finally:
         page.context.close()
+
+
+@pytest.mark.parametrize(("width", "scheme"), SIZES)
+def test_a_run_of_tool_only_messages_is_one_row_until_opened(
+    browser: Browser, served: Served, width: int, scheme: Scheme
+) -> None:
+    page = _open(browser, served, "pi/long.jsonl", width, scheme)
+    try:
+        wait_js(page, "document.querySelectorAll('.st-run-head').length > 0")
+        row = page.locator(".st-run-head").first
+        text = row.inner_text()
+        found = re.fullmatch(r"(\d+) tool calls in (\d+) messages( · (\d+) with parallel calls)?", text)
+        assert found is not None, text
+        run = row.get_attribute("data-run")
+        members = page.locator(f'.st-entry[data-run="{run}"]')
+        assert members.count() == int(found.group(2)) >= 2
+        assert all(not members.nth(k).is_visible() for k in range(members.count()))
+        calls = sum(
+            members.nth(k).locator(":scope > .st-body > .st-call").count() for k in range(members.count())
+        )
+        assert calls == int(found.group(1))
+        assert members.locator(".st-parallel").count() == int(found.group(4) or 0)
+        assert_clean(page, f"folded tool runs at {width} px, {scheme}")
+        row.click()
+        assert row.get_attribute("aria-expanded") == "true" and members.first.is_visible()
+        # j walks the messages shown: it never stops on a folded one.
+        row.click()
+        for _ in range(12):
+            page.keyboard.press("j")
+            assert page.evaluate("!document.querySelector('.st-entry.st-cur.st-folded')")
+    finally:
+        page.context.close()

@@ -92,16 +92,84 @@ function setOutput(out, on) {
   }
 }
 
-function renderRange(start, end) {
+function renderRange(start, end, after) {
   const frag = doc.createDocumentFragment();
   for (let k = start; k < end; k++) frag.appendChild(buildArticle(state.view.shown[k]));
+  foldRuns(frag, after);
   return frag;
+}
+
+// ---- runs of tool-only messages: one "N tool calls" row until opened
+
+// How many tool calls an assistant message makes when it makes nothing else (no text, no
+// thinking); 0 otherwise.
+function toolOnlyCalls(art) {
+  if (!art.classList.contains('st-assistant')) return 0;
+  const body = art.querySelector(':scope > .st-body');
+  if (!body || body.querySelector(':scope > .st-text, :scope > .st-thinking')) return 0;
+  return body.querySelectorAll(':scope > .st-call').length;
+}
+
+let runCount = 0;
+// Two or more tool-only messages in a row fold under one button; `after` (the message a render
+// adds below) carries its run on into the new messages.
+function foldRuns(scope, after) {
+  if (state.filter === 'no-tools') return;
+  const runs = [];
+  let run = [];
+  const going = after && after.classList.contains('st-toolonly') && after.getAttribute('data-run');
+  const head = going && ui.msgs.querySelector('.st-run-head[data-run="' + going + '"]');
+  if (head) {
+    for (const el of Array.from(scope.children)) {
+      if (!el.classList.contains('st-toolonly')) break;
+      joinRun(head, el);
+    }
+  }
+  for (const el of Array.from(scope.children)) {
+    if (el.classList.contains('st-toolonly') && !el.hasAttribute('data-run')) { run.push(el); continue; }
+    if (run.length > 1) runs.push(run);
+    run = [];
+  }
+  if (run.length > 1) runs.push(run);
+  for (const members of runs) {
+    const id = 'st-run-' + (++runCount);
+    const row = h('button', { type: 'button', class: 'st-run-head', 'aria-expanded': 'false', 'data-run': id });
+    row.addEventListener('click', () => setRun(row, row.getAttribute('aria-expanded') !== 'true'));
+    scope.insertBefore(row, members[0]);
+    for (const art of members) joinRun(row, art);
+  }
+}
+
+// Put a tool-only message in a run (folded unless the run is open) and count it on its row.
+function joinRun(row, art) {
+  const n = Number(art.getAttribute('data-calls')) || 0;
+  art.setAttribute('data-run', row.getAttribute('data-run'));
+  art.classList.toggle('st-folded', row.getAttribute('aria-expanded') !== 'true');
+  const count = (key, add) => { const v = (Number(row.getAttribute(key)) || 0) + add; row.setAttribute(key, String(v)); return v; };
+  const calls = count('data-calls', n);
+  const messages = count('data-messages', 1);
+  const parallel = count('data-parallel', n > 1 ? 1 : 0);
+  row.textContent = calls + ' tool calls in ' + messages + ' messages' + (parallel ? ' · ' + parallel + ' with parallel calls' : '');
+}
+
+function setRun(head, open) {
+  head.setAttribute('aria-expanded', String(open));
+  for (const art of ui.msgs.querySelectorAll('.st-entry[data-run="' + head.getAttribute('data-run') + '"]')) {
+    art.classList.toggle('st-folded', !open);
+  }
+}
+
+// Open the run an element (an entry, or a call in one) is folded in, so it can be shown.
+function unfoldFor(el) {
+  const art = el && el.closest('.st-entry.st-folded');
+  const head = art && ui.msgs.querySelector('.st-run-head[data-run="' + art.getAttribute('data-run') + '"]');
+  if (head) setRun(head, true);
 }
 
 function extendDown(count) {
   if (state.windowEnd >= state.view.shown.length || !state.fragsDone) return false;
   const end = Math.min(state.view.shown.length, state.windowEnd + count);
-  ui.msgs.insertBefore(renderRange(state.windowEnd, end), ui.bottom);
+  ui.msgs.insertBefore(renderRange(state.windowEnd, end, ui.bottom.previousElementSibling), ui.bottom);
   state.windowEnd = end;
   syncSentinels();
   return true;
@@ -171,6 +239,7 @@ function renderMessages(anchor, align, highlight) {
     }
     // A tool result shown in its call: the call opens to show it.
     if (target.classList.contains('st-call')) setCall(target, true);
+    unfoldFor(target);
     target.scrollIntoView({ block: align || 'start' });
     const generation = state.generation;
     requestAnimationFrame(() => {

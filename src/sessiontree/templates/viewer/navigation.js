@@ -50,7 +50,9 @@ function siblingBranch(d, t0) {
 }
 
 function moveMessage(d) {
-  const articles = () => Array.from(ui.msgs.children).filter((e) => e.classList.contains('st-entry'));
+  // A folded run's messages are passed over (its row stands for them until opened).
+  const articles = () => Array.from(ui.msgs.children)
+    .filter((e) => e.classList.contains('st-entry') && !e.classList.contains('st-folded'));
   let list = articles();
   let pos = list.findIndex((e) => Number(e.getAttribute('data-idx')) === state.current);
   if (pos < 0) {

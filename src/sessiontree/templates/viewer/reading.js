@@ -97,6 +97,7 @@ function showAtTop(i) {
   for (const e of ui.msgs.querySelectorAll('.st-entry.st-cur')) e.classList.remove('st-cur');
   art.classList.add('st-cur');
   state.current = i;
+  unfoldFor(art);
   art.scrollIntoView({ block: 'start' });
   art.focus({ preventScroll: true });
   syncReading();
@@ -219,6 +220,13 @@ function prepareReading(scope) {
 
 function decorateArticle(art, i) {
   addMessageCopy(art);
+  const calls = toolOnlyCalls(art);
+  if (calls) {
+    art.classList.add('st-toolonly');
+    art.setAttribute('data-calls', String(calls));
+    const top = art.querySelector(':scope > .st-head');
+    if (calls > 1 && top) top.appendChild(h('span', { class: 'st-parallel', title: 'Calls made at once, in one message' }, calls + ' parallel calls'));
+  }
   const turn = state.turnEnds.get(i);
   const head = art.querySelector(':scope > .st-head');
   if (turn && head && !head.querySelector('.st-turn-time')) {
