@@ -95,7 +95,11 @@ def test_default_serve_usage_covers_every_default_root(
         page = http.get(served.url + "/usage")
         index = http.get(served.url + "/")
     assert page.status_code == 200 and index.status_code == 200
-    assert sorted(set(re.findall(r'class="st-agent">([^<]*)<', index.text))) == ["Claude Code", "Codex CLI"]
+    assert sorted(set(re.findall(r'class="st-agent">([^<]*)<', index.text))) == [
+        "Claude Code",
+        "Codex CLI",
+        "pi",
+    ]
     assert _page_totals(page.text) == {key: stats[key] for key in TOTAL_FIELDS}
 
 

@@ -316,6 +316,8 @@ class Catalog:
         self.cache_file = None if cache_dir is None else Path(cache_dir) / _cache_name(self.root)
         self._cached: dict[str, _Cached] = self._load_cache()
         self._dirty = False
+        self.changes = 0
+        """How many scans or settles changed the listing (what was made from it is up to date while equal)."""
 
     def scan(self, *, exact: bool = True) -> list[SessionInfo]:
         """Stat every session file, re-read only the changed ones; newest first.
@@ -342,12 +344,16 @@ class Catalog:
                 seen[key] = old
                 continue
             seen[key] = read_entry(self.root, path, parent, old, exact=exact)
-            self._dirty = True
+            self._changed()
         if seen.keys() != self._cached.keys():
-            self._dirty = True
+            self._changed()
         self._cached = seen
         self.save()
         return self.entries()
+
+    def _changed(self) -> None:
+        self._dirty = True
+        self.changes += 1
 
     def entries(self) -> list[SessionInfo]:
         """Every record from the last scan, newest first; another agent's session spawned by one
@@ -392,7 +398,7 @@ class Catalog:
         old = self._cached.get(key)
         if old is not None and old.entry.pending and old.entry.parent_key == done.entry.parent_key:
             self._cached[key] = done
-            self._dirty = True
+            self._changed()
 
     def _load_cache(self) -> dict[str, _Cached]:
         if self.cache_file is None:

@@ -279,6 +279,10 @@ class Sources:
         found.sort(key=lambda e: e.modified, reverse=True)
         return found
 
+    def version(self) -> tuple[int, ...]:
+        """Changes as each catalog counts them: equal versions, the same listing."""
+        return tuple(catalog.changes for catalog in self.catalogs)
+
     def usage_records(self) -> list[UsageRecord]:
         """Every listed session's usage per (day, model), from the last scans (``archive.session_usage``)."""
         from sessiontree.archive.session_usage import usage_records

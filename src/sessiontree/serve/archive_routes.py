@@ -180,11 +180,16 @@ async def search_api(request: Request) -> Response:
 
 
 async def sessions_api(request: Request) -> Response:
-    """``/api/sessions``: the sessions pane's list (``pages.sessions_data``), from the listing."""
+    """``/api/sessions``: the sessions pane's list (``pages.sessions_data``), from the listing (its
+    JSON made again only when the listing changed since)."""
     state = request.app.state.serve
     entries = await state.listing.scan_async()
-    data = sessions_data(entries, lambda entry: state.urls.session(entry.key))
-    return JSONResponse(data, headers=NO_STORE)
+    version = state.listing.version()
+    made = state.sessions_json
+    if made is None or made[0] != version:
+        data = sessions_data(entries, lambda entry: state.urls.session(entry.key))
+        made = state.sessions_json = (version, JSONResponse(data).body)
+    return Response(made[1], media_type="application/json", headers=NO_STORE)
 
 
 async def session_models_api(request: Request) -> Response:

@@ -32,6 +32,7 @@ class Listing:
         self.sources = Sources(self.roots, cache_dir)
         self._lock = threading.Lock()
         self._settling = threading.Lock()
+        self._usage: tuple[tuple[int, ...], list[UsageRecord]] | None = None
         self.unsettled = asyncio.Event()
         """Set when a scan left counts pending (the background pass waits on it)."""
 
@@ -80,7 +81,15 @@ class Listing:
         self.scan()
         self.settle_some(math.inf)
         with self._lock:
-            return self.sources.usage_records()
+            version = self.sources.version()
+            if self._usage is None or self._usage[0] != version:
+                self._usage = (version, self.sources.usage_records())
+            return self._usage[1]
+
+    def version(self) -> tuple[int, ...]:
+        """The listing's version as of the last scan (equal: nothing listed changed)."""
+        with self._lock:
+            return self.sources.version()
 
     def get(self, key: str) -> SessionInfo | None:
         """The listed record of a key, as of the last scan."""
