@@ -322,7 +322,8 @@ _HIDDEN = "\x00hidden"
 
 
 def _strings(value: Any, keep: frozenset[str] = _NO_KEYS) -> Iterable[tuple[str, str | None]]:
-    """Yield every string of a JSON value with the key it is under (keys too, with None).
+    """Yield every string of a JSON value with the key it is under (keys too, with None), but
+    those shorter than ``MIN_PROPAGATED``: too short to be a secret or to hold a copy of one.
 
     Image data and the top-level ``keep`` fields are left out, a hidden field's value is given
     under ``_HIDDEN``; no recursion.
@@ -334,18 +335,21 @@ def _strings(value: Any, keep: frozenset[str] = _NO_KEYS) -> Iterable[tuple[str,
         if isinstance(item, str):
             yield item, under
         elif isinstance(item, list):
-            stack.extend((child, under) for child in item)
+            stack.extend(
+                (child, under) for child in item if not isinstance(child, str) or len(child) >= MIN_PROPAGATED
+            )
         elif isinstance(item, dict):
             is_image = item.get("type") == "image"
             hidden = _hidden_key(item)
             for key, child in item.items():
-                if isinstance(key, str):
+                if isinstance(key, str) and len(key) >= MIN_PROPAGATED:
                     yield key, None
-                if isinstance(child, str) and (key in HIDDEN_FIELDS or key == hidden):
-                    yield child, _HIDDEN
-                    continue
-                if isinstance(child, str) and ((is_image and key == "data") or (top and key in keep)):
-                    continue
+                if isinstance(child, str):
+                    if key in HIDDEN_FIELDS or key == hidden:
+                        yield child, _HIDDEN
+                        continue
+                    if len(child) < MIN_PROPAGATED or (is_image and key == "data") or (top and key in keep):
+                        continue
                 stack.append((child, key if isinstance(key, str) else None))
         top = False
 
