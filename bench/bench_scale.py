@@ -10,7 +10,8 @@ days; a rare word planted in three sessions), then:
 - serve, warm (the same server): the same, median of ``--repeat``, and the rare word searched;
 - serve's peak RSS (VmHWM) and the CPU it used;
 - build (``--no-build`` skips it): wall and CPU of ``sessiontree build`` from empty, the bytes of
-  the site's index page and of the pane's data every session page fetches.
+  the site's index page and of the pane's data every session page fetches (its first file and
+  chunks), and the site's search page until Pagefind shows the rare word (median of ``--repeat``).
 
 The load average is printed with every size: quote CPU figures when the machine is not idle.
 
@@ -43,6 +44,7 @@ sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "bench"))
 
 from bench_usage import corpus, fresh_page, ours_load  # noqa: E402
+from tests.browser.test_site import serve_folder  # noqa: E402
 from tests.chromium import CHROMIUM, CHROMIUM_ARGS  # noqa: E402
 from tests.serve.process import Served, serve_process  # noqa: E402
 
@@ -161,7 +163,21 @@ def bench_serve(root: Path, work: Path, browser: Browser, repeat: int, session_u
         print(f"  {name:46s} {figure}")
 
 
-def bench_build(root: Path, work: Path) -> None:
+def site_search(browser: Browser, site: Path, repeat: int) -> None:
+    """The site's search page until Pagefind's hits of the rare word are shown (a new context each)."""
+    times: list[float] = []
+    with serve_folder(site) as url:
+        for _ in range(repeat):
+            page = fresh_page(browser)
+            started = time.perf_counter()
+            page.goto(f"{url}/search.html?q={RARE}", wait_until="commit")
+            page.wait_for_selector(".st-fulltext-group", timeout=600_000)
+            times.append(time.perf_counter() - started)
+            page.context.close()
+    print(f"  {'site search, rare word (Pagefind, Chromium)':46s} {med(times)}")
+
+
+def bench_build(root: Path, work: Path, browser: Browser, repeat: int) -> None:
     site = work / "site"
     env = {**os.environ, "XDG_CACHE_HOME": str(work / "build-cache")}
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
@@ -180,6 +196,7 @@ def bench_build(root: Path, work: Path) -> None:
     if chunks:
         largest = max(p.stat().st_size for p in chunks) / 1e3
         print(f"  {'site pane data chunks':46s} {len(chunks)} of at most {largest:.0f} kB")
+    site_search(browser, site, repeat)
 
 
 def main() -> int:
@@ -213,7 +230,7 @@ def main() -> int:
             key = files[len(files) // 3].relative_to(root).as_posix()
             bench_serve(root, work, browser, args.repeat, "/s/" + key)
             if not args.no_build:
-                bench_build(root, work)
+                bench_build(root, work, browser, args.repeat)
             print(f"  {load()}")
             if args.keep:
                 print(f"  kept: {work}")
