@@ -275,7 +275,7 @@ def test_long_output_has_preview_hidden_rest_and_button() -> None:
     assert f'data-more="{more}"' in html
     # the rest sits hidden in the same <pre>, after the preview's last line: expanded, one block
     assert f'line {PREVIEW_LINES - 1}<span class="st-rest" hidden>\nline {PREVIEW_LINES}\n' in html
-    assert f'<button class="st-more" type="button">{more} more lines</button>' in html
+    assert '<button class="st-more" type="button">Show all 45 lines</button>' in html
 
 
 def test_live_appends_render_one_entry_at_a_time_with_new_images_once() -> None:

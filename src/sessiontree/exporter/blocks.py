@@ -17,12 +17,12 @@ MACROS = MacroSet("macros.html.j2")
 PREVIEW_CHARS = 120
 Meta = dict[str, Any]
 
-# Outputs show this many lines, then "N more lines"; the rest is in the same <pre>, hidden, so
+# Outputs show this many lines, then "Show all N lines"; the rest is in the same <pre>, hidden, so
 # expanded it reads as one block. Highlighting is the costly part of an export (about 0.1-0.3
 # Mchar/s): an output longer than MAX_HIGHLIGHT_CHARS is shown plain, preview and rest alike;
 # one longer than HIGHLIGHT_REST_CHARS has its preview highlighted and its hidden rest plain, so
 # what nobody has opened costs no highlighting (the 2,000-turn session: 65% of an export).
-PREVIEW_LINES = 10
+PREVIEW_LINES = 20
 MAX_HIGHLIGHT_CHARS = 16_000
 HIGHLIGHT_REST_CHARS = 2_000
 MAX_JSON_CHARS = 100_000
@@ -91,11 +91,10 @@ def render_output(
         head = _inner(preview, lexer, ansi)
         return Markup(f'<div class="st-output st-{kind}"><pre class="st-pre{hl}">{head}</pre></div>')
     head, tail = _halves(text, len(preview), lexer, ansi)
-    plural = "" if more == 1 else "s"
     return Markup(
         f'<div class="st-output st-{kind}" data-more="{more}"><pre class="st-pre{hl}">{head}'
         f'<span class="st-rest" hidden>\n{tail}</span></pre>'
-        f'<button class="st-more" type="button">{more} more line{plural}</button></div>'
+        f'<button class="st-more" type="button">Show all {limit + more:,} lines</button></div>'
     )
 
 
