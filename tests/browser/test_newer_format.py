@@ -14,7 +14,7 @@ from tests.browser.conftest import Watch, open_page, wait_js
 pytestmark = pytest.mark.browser
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures"
-CODE = ['doc = """a string that runs'] + [f"    on, line {i}" for i in range(24)] + ['"""', "answer = 42"]
+CODE = ['doc = """a string that runs'] + [f"    on, line {i}" for i in range(14)] + ['"""', "answer = 42"]
 
 
 def code_session(tmp_path: Path, code: list[str] = CODE) -> Path:
