@@ -50,7 +50,8 @@ def test_the_pane_lists_opens_next_and_marks_what_grew(page: Page, watch: Watch,
             "--work-demo--/old.jsonl",
         ]
         current = page.locator("#st-browse a[aria-current=page]")
-        assert current.inner_text().startswith("Session new")
+        assert current.locator(".st-browse-title").inner_text().startswith("Session new")
+        assert current.locator(".st-browse-agent-badge").inner_text() == "pi"  # every row names its agent
         assert "1 message" not in page.inner_text("#st-browse") and "2 messages" in page.inner_text(
             "#st-browse"
         )

@@ -199,5 +199,5 @@ def test_pending_count_fills_in_on_the_open_index(
     assert response is not None and "messages pending" in response.text()  # the first answer
     meta = page.locator(f"li.st-session[data-key='{KEY}'] .st-meta")
     wait_js(page, "!document.querySelector('.st-meta').textContent.includes('messages pending')")
-    assert meta.inner_text().startswith(f"{expected} messages · ")
+    assert meta.inner_text().startswith(f"pi · 30 prompts · {expected} messages · ")
     assert watch.page_errors == [] and watch.console_errors == []
