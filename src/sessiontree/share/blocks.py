@@ -1,6 +1,6 @@
 """Secrets whose slot spans lines: table columns, folded YAML scalars, printed secrets, continuations.
 
-- a column of a table (markdown, psql, MySQL boxes, tab-separated) whose header names a secret;
+- a column of a table (markdown, psql, MySQL boxes) or of a CSV / TSV whose header names a secret;
 - a folded or literal YAML scalar (``password: >`` and the indented lines under it);
 - the output of a command whose job is to print a secret (``cat …/initialAdminPassword``,
   ``openssl rand -hex 32``, ``gh auth token``): the line after the command, or the whole output;
@@ -17,7 +17,7 @@ import re
 from collections.abc import Iterator
 
 from sessiontree.share.entropy import is_hex, looks_generated, looks_random_value, reads_as_words
-from sessiontree.share.keyvalue import classify_key
+from sessiontree.share.keyvalue import classify_key, says_secret
 from sessiontree.share.scan import Hits, register
 from sessiontree.share.slots import is_password
 
@@ -90,6 +90,93 @@ def _rows(text: str, pos: int, columns: dict[int, str], width: int) -> Iterator[
                 yield lead, lead + len(value), "table-secret"
 
 
+# A delimited file's header (CSV, TSV, semicolon-separated): a cell names a secret's column.
+COLUMN_HINTS = register("pass", "pwd", "secret", "token", "key", "cred", "auth")
+# A header line whole: two names or more, each perhaps quoted, between one kind of delimiter (a
+# quick test in C before the fields are split: most lines holding "key" are code). A name holds
+# no delimiter and starts with a letter, so the line splits one way only (linear time).
+_NAME = r'[ \t]*"?[A-Za-z_][\w .()-]{0,39}"?'
+_MAX_HEADER = 600
+_HEADER_LINE = re.compile(_NAME + r"(?P<d>[,\t;])" + _NAME + r"(?:(?P=d)" + _NAME + r")*[ \t]*\r?")
+
+
+def _fields(line: str, delimiter: str) -> list[tuple[int, int]] | None:
+    """Return the spans of a delimited line's fields (a quoted field's content), or None if malformed."""
+    spans: list[tuple[int, int]] = []
+    pos = 0
+    while True:
+        if line.startswith('"', pos):
+            close = pos + 1
+            while True:
+                close = line.find('"', close)
+                if close < 0:
+                    return None
+                if not line.startswith('"', close + 1):
+                    break
+                close += 2  # "" is a quote inside the field
+            spans.append((pos + 1, close))
+            pos = close + 1
+            if pos < len(line) and line[pos] != delimiter:
+                return None
+        else:
+            end = line.find(delimiter, pos)
+            end = len(line) if end < 0 else end
+            spans.append((pos, end))
+            pos = end
+        if pos >= len(line):
+            return spans
+        pos += 1
+
+
+def find_column_secrets(text: str, hits: Hits) -> Iterator[Span]:
+    """Yield the cells of a CSV / TSV column whose header names a secret (any position, any case)."""
+    seen: set[int] = set()
+    for at in (at for hint in COLUMN_HINTS for at in hits.at(hint)):  # each line once, any order
+        # A header is a short line with a row under it: a longer one is not looked at.
+        head = text.rfind("\n", max(0, at - _MAX_HEADER), at) + 1
+        if (head == 0 and at > _MAX_HEADER) or head in seen:
+            continue
+        seen.add(head)
+        end = text.find("\n", at, head + _MAX_HEADER)
+        if end < 0:
+            continue
+        line = _HEADER_LINE.fullmatch(text, head, end)
+        if line is not None:
+            yield from _column_cells(text, text[head:end].rstrip("\r"), end + 1, line.group("d"))
+
+
+def _column_secret(name: str, value: str) -> bool:
+    """Tell a secret in a data file's column: any password under a password's header, a random token."""
+    if classify_key(name.replace(" ", "_")) == "password":
+        return is_password(value)
+    return " " not in value and is_password(value) and looks_random_value(value, 8)
+
+
+def _column_cells(text: str, header: str, pos: int, delimiter: str) -> Iterator[Span]:
+    fields = _fields(header, delimiter)
+    if fields is None or len(fields) < 2:
+        return
+    names = [header[a:b].strip() for a, b in fields]
+    if not all(_HEADER_CELL.fullmatch(name) for name in names):
+        return
+    columns = {i: name for i, name in enumerate(names) if classify_key(name.replace(" ", "_"))}
+    if not columns:
+        return
+    while pos < len(text):
+        end = text.find("\n", pos)
+        end = len(text) if end < 0 else end
+        line, start, pos = text[pos:end].rstrip("\r"), pos, end + 1
+        row = _fields(line, delimiter) if line.strip() else None
+        if row is None or len(row) != len(fields):
+            return
+        for i, name in columns.items():
+            a, b = row[i]
+            value = line[a:b].strip()
+            if value and _column_secret(name, value):
+                lead = start + a + line[a:b].find(value)
+                yield lead, lead + len(value), "column-secret"
+
+
 _FOLDED = re.compile(r"(?m)^(?P<indent>[ \t]*)(?P<key>[\w.-]{1,80})[ \t]*:[ \t]*[>|][-+0-9]*[ \t]*$")
 
 
@@ -121,8 +208,15 @@ _PRINTS_SECRET = re.compile(
     r"|keygen|mkpasswd|uuidgen[ \t]+-r"
 )
 # Lowercase pieces one of which every command that prints a secret holds (a cheap test first).
-PRINTS_SECRET_HINTS = ("pass", "secret", "token", "key", "cred", "rand", "pwgen", "apg", "urandom", "uuidgen")
+PRINTS_SECRET_HINTS = (
+    *("pass", "secret", "token", "key", "cred", "auth", "pwd"),
+    *("rand", "pwgen", "apg", "urandom", "uuidgen"),
+)
 _NOT_PRINTING = re.compile(r"(?i)\b(?:ls|tree|find|grep|rg|git|wc|stat|file|du|which|man|head -n 0)\b")
+# A command that prints a digest or a fingerprint of a secret, not the secret.
+_PRINTS_DIGEST = re.compile(r"(?i)(?:sha\d*|md5|b2|ck)sum|shasum|hash|digest|fingerprint")
+# The words of a command and its arguments (``get-access-token``, ``{.data.password}``, ``op://x/credential``).
+_COMMAND_WORD = re.compile(r"[A-Za-z][A-Za-z0-9]{1,60}")
 _PROMPT_LINE = re.compile(
     r"(?m)^[ \t]*(?:[\w@.~:/()\[\]-]{0,80}[$#%]|>{1,3}|PS [^>\n]{0,80}>)[ \t]+(?P<cmd>[^\n]{2,400})\n"
 )
@@ -130,8 +224,17 @@ _ALONE = re.compile(r"[ \t]*(?P<secret>[^\s]{8,500})[ \t]*(?:\r?\n|$)")
 
 
 def prints_secret(command: str) -> bool:
-    """Tell whether a command's job is to print a secret (its output is then masked)."""
-    return _PRINTS_SECRET.search(command) is not None and _NOT_PRINTING.match(command.strip()) is None
+    """Tell whether a command's job is to print a secret (its output is then masked).
+
+    Learnt from what the command is, not from a list of tools: a word of its name or arguments
+    says token, password, secret, key, auth or credential (``gh auth token``, ``op read
+    op://vault/db/credential``, ``aws ecr get-login-password``), or it makes a random value.
+    """
+    if _NOT_PRINTING.match(command.strip()) is not None or _PRINTS_DIGEST.search(command) is not None:
+        return False
+    return _PRINTS_SECRET.search(command) is not None or any(
+        says_secret(word) for word in _COMMAND_WORD.findall(command)
+    )
 
 
 def printed_secret(output: str, alone: bool = True) -> tuple[int, int] | None:

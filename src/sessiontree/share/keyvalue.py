@@ -120,6 +120,12 @@ def classify_key(key: str) -> str | None:
     return None
 
 
+def says_secret(word: str) -> bool:
+    """Tell whether a word names a credential: token, password, secret, key, auth, cred (``accessToken``)."""
+    lowered = word.lower()
+    return any(piece in lowered for piece in _STRONG_PIECES) and classify_key(word) is not None
+
+
 _CODE_WORDS = frozenset(
     {"await", "new", "this", "self", "null", "undefined", "function", "async", "require", "import"}
     | {"return", "typeof", "None", "True", "False", "lambda", "yield", "nil", "let", "const", "var"}

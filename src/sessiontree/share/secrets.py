@@ -14,13 +14,16 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 
 from sessiontree.share.blocks import (
+    COLUMN_HINTS,
     PRINTS_SECRET_HINTS,
+    find_column_secrets,
     find_context_secrets,
     find_folded_secrets,
     find_printed_secrets,
     find_table_secrets,
 )
 from sessiontree.share.contexts import find_credential_contexts
+from sessiontree.share.cookies import COOKIE_HINTS, find_cookie_secrets
 from sessiontree.share.entropy import looks_random_value
 from sessiontree.share.keyvalue import find_key_values, find_kubernetes_secret_values
 from sessiontree.share.pem import find_private_keys
@@ -273,7 +276,11 @@ def find_secrets(text: str, hits: Hits | None = None) -> Iterator[Span]:
     yield from find_credential_contexts(text, hits)
     yield from find_slot_secrets(text, hits)
     yield from find_context_secrets(text, hits)
+    if hits.any(COOKIE_HINTS):
+        yield from find_cookie_secrets(text, hits)
     if "\n" in text:
+        if ("," in text or "\t" in text or ";" in text) and hits.any(COLUMN_HINTS):
+            yield from find_column_secrets(text, hits)
         if "---" in text and ("|" in text or "\u2502" in text):
             yield from find_table_secrets(text)
         if ": >" in text or ": |" in text or ":>" in text or ":|" in text:
