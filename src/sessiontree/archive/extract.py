@@ -7,7 +7,7 @@ from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from sessiontree.store.claude_markup import block_parts
+from sessiontree.store.content import part_texts
 from sessiontree.store.entries import content_blocks
 from sessiontree.store.surrogates import replace_surrogates
 from sessiontree.store.times import time_millis
@@ -77,10 +77,8 @@ def _content_text(content: object) -> str:
     for block in content_blocks(content):
         text = block.get("text")
         if block.get("type") == "text" and isinstance(text, str):
-            marked = block_parts(block)  # what the markup the reader parsed holds, its tags left out
-            parts.append(
-                text if marked is None else "\n".join(p.text.strip() for p in marked if p.text.strip())
-            )
+            marked = part_texts(block)  # what the markup the reader parsed holds, its tags left out
+            parts.append(text if marked is None else "\n".join(t.strip() for t in marked if t.strip()))
     return "\n".join(parts)
 
 

@@ -7,7 +7,7 @@ pane's model filter read these rows, so a fresh server answers both without the 
 index. A row: ``[day, model, copied, messages, input, output, cache_read, cache_write, cost,
 costed, estimated, unpriced, messages]`` (``day`` empty when unknown; ``messages`` one
 ``[copy key, input, output, cache_read, cache_write, cost, estimated, unpriced]`` per message
-with an id, the key ``usage_store.copy_key``'s: id, time, model and counts).
+with an id, the key ``usage.copy_key``'s: id, time, model and counts).
 
 A message copied into another file (a fork starts with its parent's messages, a resumed Claude
 Code session with its predecessor's, a file may be copied whole) counts once, as in the index:
@@ -22,8 +22,7 @@ from collections.abc import Iterable, Mapping
 from typing import Any
 
 from sessiontree.archive.dates import day_of, midnight_of
-from sessiontree.archive.usage import Usage, UsageRecord, usage_of_entry
-from sessiontree.archive.usage_store import copy_key
+from sessiontree.archive.usage import Usage, UsageRecord, copy_key, usage_of_entry
 from sessiontree.store.discovery import SessionInfo
 from sessiontree.store.surrogates import replace_surrogates
 

@@ -9,6 +9,7 @@ and absurdly large values count as nothing.
 
 from __future__ import annotations
 
+import hashlib
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
@@ -42,6 +43,13 @@ class Usage:
     """How many of them have a cost estimated from their tokens (none recorded)."""
     unpriced: int = 0
     """How many of them spent tokens with neither a recorded cost nor a price for the model."""
+
+
+def copy_key(entry_id: str, usage: Usage) -> int:
+    """A 63-bit key shared by a message and its copies in forks."""
+    text = f"{entry_id}\0{usage.ts}\0{usage.model}\0{usage.input}\0{usage.output}\0"
+    text += f"{usage.cache_read}\0{usage.cache_write}\0{usage.cost!r}"
+    return int.from_bytes(hashlib.blake2b(text.encode("utf-8", "replace"), digest_size=8).digest()) >> 1
 
 
 def count_of(value: object) -> int:

@@ -8,7 +8,6 @@ one copy takes its place.
 
 from __future__ import annotations
 
-import hashlib
 import sqlite3
 from collections.abc import Sequence
 from pathlib import Path
@@ -71,13 +70,6 @@ _ADD = (
 )
 
 
-def copy_key(entry_id: str, usage: Usage) -> int:
-    """A 63-bit key shared by a message and its copies in forks."""
-    text = f"{entry_id}\0{usage.ts}\0{usage.model}\0{usage.input}\0{usage.output}\0"
-    text += f"{usage.cache_read}\0{usage.cache_write}\0{usage.cost!r}"
-    return int.from_bytes(hashlib.blake2b(text.encode("utf-8", "replace"), digest_size=8).digest()) >> 1
-
-
 def _day(usage: Usage) -> str:
     return day_of(usage.ts) if usage.ts > 0 else ""
 
@@ -97,6 +89,8 @@ def _add_total(conn: sqlite3.Connection, file_id: int, day: str, row: Sequence[A
 
 def add_usage(conn: sqlite3.Connection, file_id: int, spent: Sequence[tuple[str | None, Usage]]) -> None:
     """Record the usage of newly indexed messages of one file."""
+    from sessiontree.archive.usage import copy_key  # with the prices: only when something is indexed
+
     for entry_id, usage in spent:
         key = copy_key(entry_id, usage) if entry_id is not None else None
         dup = key is not None and (

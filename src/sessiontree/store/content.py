@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 
@@ -13,3 +14,12 @@ def text_of(value: Any) -> str:
         parts = [b.get("text") for b in value if isinstance(b, dict)]
         return "\n".join(p for p in parts if isinstance(p, str))
     return ""
+
+
+def part_texts(block: Mapping[str, Any]) -> list[str] | None:
+    """The texts of the parts a reader parsed out of a text block's markup (``store.claude_markup``:
+    what a command, its output or IDE context holds, the tags left out); None when it holds none."""
+    parts = block.get("parts")
+    if not isinstance(parts, list):
+        return None
+    return [p["text"] for p in parts if isinstance(p, dict) and isinstance(p.get("text"), str)]
