@@ -195,8 +195,10 @@ def test_pending_count_fills_in_on_the_open_index(
     path = folder / "sessions" / KEY
     lines = path.read_text(encoding="utf-8").splitlines()
     expected = sum(1 for line in lines if line.strip() and json.loads(line).get("type") == "message")
+    # The server lists at start and reads pending files in the background: the first answer may
+    # say "pending" (then the open page gets the exact count over the event stream) or be exact.
     response = page.goto(served.url + "/")
-    assert response is not None and "messages pending" in response.text()  # the first answer
+    assert response is not None and response.ok
     meta = page.locator(f"li.st-session[data-key='{KEY}'] .st-meta")
     wait_js(page, "!document.querySelector('.st-meta').textContent.includes('messages pending')")
     assert meta.inner_text().startswith(f"pi · 30 prompts · {expected} messages · ")

@@ -60,21 +60,23 @@ def test_cold_index_answers_from_prefixes_then_streams_exact_counts(tmp_path: Pa
         first = client.get(served.url + "/")
         assert first.status_code == 200
         title, meta = item_meta(first.text, BIG_KEY)
-        # The first answer came before the big file was read whole: its count is pending (never
-        # 0), its title the header's; the small files, read whole in passing, are exact.
-        assert "messages pending" in meta and "0 messages" not in meta
-        assert title == "Synthetic demo session"
+        # The small files, read whole in passing, are exact. The server lists its folders at
+        # start and reads pending files in the background, so the first answer may come before
+        # the big file was read whole or after: before, its count is pending (never 0) and its
+        # title the header's, and the exact ones come over the event stream.
         assert "2 messages" in item_meta(first.text, "--work-demo--/small1.jsonl")[1]
-
-        events = EventReader(client, served.url + "/events")
-        try:
-            while True:
-                data = events.next_named("index").data
-                title, meta = item_meta(data["html"], BIG_KEY)
-                if "messages pending" not in meta:
-                    break
-        finally:
-            events.close()
+        assert "0 messages" not in meta
+        if "messages pending" in meta:
+            assert title == "Synthetic demo session"
+            events = EventReader(client, served.url + "/events")
+            try:
+                while True:
+                    data = events.next_named("index").data
+                    title, meta = item_meta(data["html"], BIG_KEY)
+                    if "messages pending" not in meta:
+                        break
+            finally:
+                events.close()
         assert f" {expected} messages · " in meta
         assert title == "Renamed at the end"
 
