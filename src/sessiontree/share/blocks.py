@@ -17,7 +17,7 @@ import re
 from collections.abc import Iterator
 
 from sessiontree.share.entropy import is_hex, looks_generated, looks_random_value, reads_as_words
-from sessiontree.share.keyvalue import classify_key, says_secret
+from sessiontree.share.keyvalue import SECRET_PIECES, classify_key, says_secret
 from sessiontree.share.scan import Hits, register
 from sessiontree.share.slots import is_password
 
@@ -91,7 +91,7 @@ def _rows(text: str, pos: int, columns: dict[int, str], width: int) -> Iterator[
 
 
 # A delimited file's header (CSV, TSV, semicolon-separated): a cell names a secret's column.
-COLUMN_HINTS = register("pass", "pwd", "secret", "token", "key", "cred", "auth")
+COLUMN_HINTS = register(*SECRET_PIECES)
 # A header line whole: two names or more, each perhaps quoted, between one kind of delimiter (a
 # quick test in C before the fields are split: most lines holding "key" are code). A name holds
 # no delimiter and starts with a letter, so the line splits one way only (linear time).
@@ -217,6 +217,7 @@ _NOT_PRINTING = re.compile(r"(?i)\b(?:ls|tree|find|grep|rg|git|wc|stat|file|du|w
 _PRINTS_DIGEST = re.compile(r"(?i)(?:sha\d*|md5|b2|ck)sum|shasum|hash|digest|fingerprint")
 # The words of a command and its arguments (``get-access-token``, ``{.data.password}``, ``op://x/credential``).
 _COMMAND_WORD = re.compile(r"[A-Za-z][A-Za-z0-9]{1,60}")
+_COMMAND_LINE = 400
 _PROMPT_LINE = re.compile(
     r"(?m)^[ \t]*(?:[\w@.~:/()\[\]-]{0,80}[$#%]|>{1,3}|PS [^>\n]{0,80}>)[ \t]+(?P<cmd>[^\n]{2,400})\n"
 )
@@ -232,9 +233,14 @@ def prints_secret(command: str) -> bool:
     """
     if _NOT_PRINTING.match(command.strip()) is not None or _PRINTS_DIGEST.search(command) is not None:
         return False
-    return _PRINTS_SECRET.search(command) is not None or any(
-        says_secret(word) for word in _COMMAND_WORD.findall(command)
-    )
+    if _PRINTS_SECRET.search(command) is not None:
+        return True
+    # The command's own line only: a script or here-doc after it says what it writes, not prints.
+    line = command.lstrip()[:_COMMAND_LINE].split("\n", 1)[0]
+    lowered = line.lower()
+    if not any(piece in lowered for piece in SECRET_PIECES):
+        return False
+    return any(says_secret(word) for word in _COMMAND_WORD.findall(line))
 
 
 def printed_secret(output: str, alone: bool = True) -> tuple[int, int] | None:

@@ -24,7 +24,7 @@ _CODE_ROOTS = frozenset(
     | {"import", "request", "req", "ctx", "context", "app", "args", "options", "opts", "params", "secrets"}
     | {"vars", "inputs", "github", "Deno", "Bun", "System", "Environment", "ENV", "props", "cfg"}
 )
-_STRONG_PIECES = ("pass", "pwd", "secret", "token", "key", "cred", "auth")
+SECRET_PIECES = ("pass", "pwd", "secret", "token", "key", "cred", "auth")
 
 # A key is found from its keyword outwards (the one scan's hits of these words); then the
 # separator and the value. "pat" ends a word; "pw", "sas", "otp" and "psk" are whole words.
@@ -123,7 +123,7 @@ def classify_key(key: str) -> str | None:
 def says_secret(word: str) -> bool:
     """Tell whether a word names a credential: token, password, secret, key, auth, cred (``accessToken``)."""
     lowered = word.lower()
-    return any(piece in lowered for piece in _STRONG_PIECES) and classify_key(word) is not None
+    return any(piece in lowered for piece in SECRET_PIECES) and classify_key(word) is not None
 
 
 _CODE_WORDS = frozenset(
@@ -233,7 +233,7 @@ def find_key_values(text: str, hits: Hits | None = None) -> Iterator[Span]:
         after = text[end : end + 1]
         if key.lower() in ("key", "name") and _NAMES_A_VALUE.match(text, end + 1):
             continue  # <add key="ApiSecret" value="...">: the name of a setting, its value follows
-        strong = any(piece in key.lower() for piece in _STRONG_PIECES)
+        strong = any(piece in key.lower() for piece in SECRET_PIECES)
         if not _accept_value(key_class, value, match.group("sep"), bare, after, key, strong):
             continue
         env = match.group("sep") == "=" and re.fullmatch(r"[A-Z0-9_]+", key)
@@ -264,7 +264,7 @@ def secret_under_key(key: str, value: str) -> str | None:
     key_class = classify_key(key)
     if key_class is None or "\n" in value or len(value) > _MAX_VALUE:
         return None
-    strong = any(piece in key.lower() for piece in _STRONG_PIECES)
+    strong = any(piece in key.lower() for piece in SECRET_PIECES)
     value = value.strip()
     if not _accept_value(key_class, value, "=", False, "", key, strong):
         return None
