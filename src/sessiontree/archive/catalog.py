@@ -3,9 +3,10 @@
 A folder is either an agent dir's ``sessions/`` (one sub-folder per project) or a flat folder of
 ``.jsonl`` files; a session's own folder (``<file without .jsonl>/``) holds its artifacts and,
 for oh-my-pi, its subagents' sessions (``<AgentId>.jsonl``), which are listed under their parent.
-Metadata comes from a prefix read (``store.discovery``); the message count and a title set
-later in the file (``session_info`` / ``title_change``) from one pass over the lines, which a
-growing file continues from its last offset instead of reading again. ``scan(exact=False)``
+A small pi file met for the first time is read in one pass (``archive.line_scan.read_small``:
+its header record, counts, later title and usage rows); a large one's metadata comes from a
+prefix read (``store.discovery``) and its counts from the line pass, which a growing file
+continues from its last offset instead of reading again. ``scan(exact=False)``
 lists new files from their prefix alone (a large file's count pending: ``message_count`` None)
 and ``pending`` / ``read_exact`` / ``settle`` finish them later (serve's background pass), so a
 cold listing of a big folder answers at once. The cache lives in a cache dir, never in the
@@ -17,124 +18,24 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-import re
 from collections.abc import Iterable, Iterator
 from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
+from sessiontree.archive.line_scan import Scan, read_small, scan_file
 from sessiontree.store.atomic import make_private_dir, write_atomic
 from sessiontree.store.discovery import (
+    CHEAP_COUNT_BYTES,
     SessionInfo,
     one_line,
     read_session_info,
     scandir_sorted,
 )
-from sessiontree.store.jsonl import decode_line, decode_text
 from sessiontree.store.storage import entry_is, open_regular, read_reason, resolves_inside
-from sessiontree.store.tail import TailReader, TailState
 
 CACHE_VERSION = 6
 MAX_SUBAGENT_DEPTH = 4
-
-# The entry type when a line starts with it (as every agent writes; spaced or compact JSON).
-_LEADING_TYPE = re.compile(rb'\{\s*"type"\s*:\s*"([A-Za-z_]+)"\s*[,}]')
-_PARSED = frozenset({b"session_info", b"title_change", b"session"})
-"""Entry types parsed whenever met: a rename, a header (a fork's start)."""
-_USER_ROLE = re.compile(rb'"role"\s*:\s*"user"')
-"""A message line that may be a typed prompt (parsed to count it)."""
-_LAST_LINES = 8
-"""Lines kept from the end of a read to find the last entry's time."""
-
-
-@dataclass(slots=True)
-class _Scan:
-    """The line pass over one file, continued as the file grows."""
-
-    messages: int = 0
-    prompts: int = 0
-    """Typed prompts (``store.kinds.is_typed_prompt``: the page's and the outline's rule)."""
-    rename: str | None = None
-    tail: dict[str, Any] | None = None
-    last: str | None = None
-    """The timestamp of the last entry that has one."""
-    usage: list[list[Any]] = field(default_factory=list)
-    """Usage totals per (day, model) (``archive.session_usage``)."""
-    fork_ms: int = 0
-    """A fork's start (its header's time): usage dated before it is its parent's, copied."""
-
-    def feed(self, lines: Iterable[bytes]) -> None:
-        from sessiontree.archive.session_usage import may_carry_usage  # with the prices: not for search
-
-        match = _LEADING_TYPE.match
-        recent: list[bytes] = []
-        for line in lines:
-            recent.append(line)
-            if len(recent) > 2 * _LAST_LINES:
-                del recent[:_LAST_LINES]
-            found = match(line)
-            if found is None:
-                self._parse(line)  # another key order (or not JSON): parse to be sure
-            elif found.group(1) == b"message":
-                self.messages += 1
-                if may_carry_usage(b"message", line) or _USER_ROLE.search(line):
-                    self._parse(line, counted=True)
-            elif found.group(1) in _PARSED or may_carry_usage(found.group(1), line):
-                self._parse(line)
-        self.last = _last_time(recent) or self.last
-
-    def _parse(self, line: bytes, *, counted: bool = False) -> None:
-        from sessiontree.archive.extract import parse_time
-        from sessiontree.archive.session_usage import add_entry_usage
-        from sessiontree.store.kinds import is_typed_prompt
-
-        try:
-            value = decode_line(decode_text(line))
-        except ValueError:
-            return
-        if not isinstance(value, dict):
-            return
-        kind = value.get("type")
-        if kind == "message" or kind == "model_usage" or kind == "custom":
-            self.messages += kind == "message" and not counted
-            self.prompts += is_typed_prompt(value)
-            add_entry_usage(self.usage, value, self.fork_ms)
-        elif kind == "session" and value.get("parentSession"):
-            self.fork_ms = parse_time(value.get("timestamp"))
-        elif kind == "session_info" and isinstance(value.get("name"), str):
-            self.rename = value["name"] or None
-        elif kind == "title_change" and isinstance(value.get("title"), str):
-            self.rename = value["title"] or None
-
-
-def _last_time(lines: list[bytes]) -> str | None:
-    """The timestamp of the last of ``lines`` that has one (only these few lines are parsed)."""
-    for line in reversed(lines):
-        try:
-            value = decode_line(decode_text(line))
-        except ValueError:
-            continue
-        stamp = value.get("timestamp") if isinstance(value, dict) else None
-        if isinstance(stamp, str) and stamp:
-            return stamp
-    return None
-
-
-def _scan_file(path: Path, previous: _Scan | None) -> _Scan:
-    """Count messages and find renames, from the last offset when the file only grew."""
-    if previous is not None and previous.tail is not None:
-        reader = TailReader(path, TailState.from_json(previous.tail))
-        result = reader.poll()
-        if result.kind == "append" and reader.state is not None:
-            scan = replace(previous, usage=[list(row) for row in previous.usage])
-            scan.feed(result.lines)
-            scan.tail = reader.state.to_json()
-            return scan
-    reader = TailReader(path)
-    scan = _Scan()
-    scan.feed(reader.read_all())
-    scan.tail = reader.state.to_json() if reader.state is not None else None
-    return scan
 
 
 def read_entry(
@@ -151,25 +52,25 @@ def read_entry(
     except OSError as exc:
         return _Cached(_bare(path, key, parent, 0, 0.0, why_unreadable(exc)))
     base = _bare(path, key, parent, st.st_size, st.st_mtime)
-    scan: _Scan | None = None
+    scan: Scan | None = None
     mtime_ns = st.st_mtime_ns
+    before = previous.scan if previous is not None else None
+    info: SessionInfo | None = None
     try:
-        check_readable(path)
-        info = read_session_info(path)
-        if info is not None:
-            before = previous.scan if previous is not None else None
-            if exact or info.message_count is not None or (before is not None and before.tail is not None):
-                scan = _scan_file(path, before)
-                info = replace(
-                    info,
-                    title=scan.rename or info.title,
-                    message_count=scan.messages,
-                    prompt_count=scan.prompts,
-                    last_activity=scan.last,
-                )
+        if st.st_size <= CHEAP_COUNT_BYTES and (before is None or before.tail is None):
+            found = read_small(path, st.st_mtime, st.st_size)  # one open, one pass
+            if found is not None:
+                info, scan = _counted(*found), found[1]
         else:
+            check_readable(path)
+            info = read_session_info(path)
+            grown = before is not None and before.tail is not None
+            if info is not None and (exact or info.message_count is not None or grown):
+                scan = scan_file(path, before)
+                info = _counted(info, scan)
+        if info is None:
             info, rows = _foreign_info(path, exact=exact)
-            scan = None if rows is None else _Scan(usage=rows)
+            scan = None if rows is None else Scan(usage=rows)
             mtime_ns = path.stat().st_mtime_ns  # after the whole read a large file may need
     except OSError as exc:
         return _Cached(replace(base, error=why_unreadable(exc)))
@@ -185,6 +86,17 @@ def read_entry(
         size=st.st_size,
     )
     return _Cached(entry, scan, mtime_ns)
+
+
+def _counted(info: SessionInfo, scan: Scan) -> SessionInfo:
+    """A header record with what the line pass found: a later name, the counts, the last time."""
+    return replace(
+        info,
+        title=scan.rename or info.title,
+        message_count=scan.messages,
+        prompt_count=scan.prompts,
+        last_activity=scan.last,
+    )
 
 
 def _bare(
@@ -252,7 +164,7 @@ def check_readable(path: Path) -> None:
 @dataclass(slots=True)
 class _Cached:
     entry: SessionInfo
-    scan: _Scan | None = None
+    scan: Scan | None = None
     mtime_ns: int = 0
 
     def to_json(self) -> dict[str, Any]:
@@ -264,7 +176,7 @@ class _Cached:
     def from_json(cls, data: dict[str, Any]) -> _Cached:
         scan = data.get("scan")
         entry = SessionInfo(**{**data["entry"], "path": Path(data["entry"]["path"])})
-        return cls(entry, _Scan(**scan) if scan else None, int(data["mtimeNs"]))
+        return cls(entry, Scan(**scan) if scan else None, int(data["mtimeNs"]))
 
 
 def iter_session_files(root: Path, *, unreadable: bool = False) -> Iterator[tuple[Path, str | None]]:

@@ -188,7 +188,15 @@ def read_session_info(path: Path, storage: SessionStorage | None = None) -> Sess
         text, whole = _read_head(path, storage, stat.size)
     except OSError:
         return None
-    values = _parse_lines(text.lstrip("\ufeff"))
+    return session_info_of(path, _parse_lines(text.lstrip("\ufeff")), stat.mtime, stat.size, whole=whole)
+
+
+def session_info_of(
+    path: Path, values: list[Any], mtime: float, size: int, *, whole: bool
+) -> SessionInfo | None:
+    """The record of a file whose non-blank lines parse to ``values`` (None: not JSON), in order:
+    all of its first 51, then any later ones that hold a message, a title or a name (the catalog's
+    one pass parses only those); None when it is not a session."""
     slot = values[0] if len(values) > 1 and is_title_slot(values[0]) else None
     if slot is not None:
         values = values[1:]
@@ -216,8 +224,8 @@ def read_session_info(path: Path, storage: SessionStorage | None = None) -> Sess
         title=_preview(title) if isinstance(title, str) else None,
         first_message=first,
         created=created,
-        modified=stat.mtime,
-        size=stat.size,
+        modified=mtime,
+        size=size,
         message_count=count if whole else None,
         parent_session=parent if isinstance(parent, str) else None,
     )

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import hashlib
 import os
-from collections.abc import Iterator
+from collections.abc import Generator
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any, Literal
@@ -147,7 +147,12 @@ class TailReader:
         )
         return TailRead("append", lines, state.lines + 1)
 
-    def read_all(self) -> Iterator[bytes]:
+    @property
+    def partial(self) -> bytes:
+        """The bytes after the last complete line read (a last line still being written)."""
+        return self._pending
+
+    def read_all(self) -> Generator[bytes, None, None]:
         """Yield every complete line from the start; the reader then continues from the end.
 
         The state is only updated once the iterator is exhausted, so an abandoned reload is
