@@ -221,6 +221,8 @@ _COMMAND_LINE = 400
 _PROMPT_LINE = re.compile(
     r"(?m)^[ \t]*(?:[\w@.~:/()\[\]-]{0,80}[$#%]|>{1,3}|PS [^>\n]{0,80}>)[ \t]+(?P<cmd>[^\n]{2,400})\n"
 )
+# An assignment printed (``KEY=value``, ``token=…``), not a value: a name of words before "=".
+_ASSIGNED = re.compile(r"(?:[A-Z][A-Z0-9_]*|[a-z][a-z0-9_.-]*|[A-Za-z][a-z]+(?:[A-Z_][a-z0-9]+)*)=(?=.)")
 _ALONE = re.compile(r"[ \t]*(?P<secret>[^\s]{8,500})[ \t]*(?:\r?\n|$)")
 
 
@@ -254,7 +256,7 @@ def printed_secret(output: str, alone: bool = True) -> tuple[int, int] | None:
     value = match.group("secret")
     if not is_password(value) or (value.isalpha() and value.islower()) or reads_as_words(value):
         return None
-    if "=" in value.rstrip("=") or value.endswith((".txt", ".json", ".pem", ".key", ".env")):
+    if _ASSIGNED.match(value) or value.endswith((".txt", ".json", ".pem", ".key", ".env")):
         return None
     return shift + match.start("secret"), shift + match.end("secret")
 
