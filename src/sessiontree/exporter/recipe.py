@@ -20,7 +20,6 @@ from sessiontree.exporter.options import (
     ExportOptions,
     PageOptions,
     PageShell,
-    RelatedPages,
     RenderedSession,
     RenderOptions,
 )
@@ -38,13 +37,14 @@ class PageTarget:
       site); a served page's live scripts (``extra_scripts``) and where they connect
       (``connect_src``); the sessions pane's ``early_scripts``, run with a streamed page's first
       chunk; the collection's links above the header (``nav_html``) and their CSS.
-    - ``subagent_href``: agent id -> URL of that subagent's own page (serve, build); None keeps
-      subagents inline only (export, share).
-    - ``related``: the pages of the sessions it spawned or was spawned by (serve, build).
-    - ``cache``: fragments rendered before, and the new ones kept (the caller's, open);
-      ``open_cache`` instead opens one for the render and closes it after (a server renders in
-      threads, each with its own connection).
-    - ``parallel``: the render may fork a second process (never in a server or a pool worker).
+    - ``render``: how the entries are rendered for this place (``RenderOptions``; the leaf, the
+      system prompt, the tools and ``compress`` come from the user's ``ExportOptions``):
+      ``subagent_href`` (agent id -> URL of that subagent's own page, serve and build; None keeps
+      subagents inline only), ``related`` (the pages of the sessions it spawned or was spawned
+      by), ``cache`` (fragments rendered before, and the new ones kept: the caller's, open),
+      ``parallel`` (the render may fork a second process: never in a server or a pool worker).
+    - ``open_cache``: opens a fragment cache for the render and closes it after (a server renders
+      in threads, each with its own connection), instead of ``render.cache``.
     - ``shell``, ``preview``: what a server has of the page already (its header) and streams
       first (the path's first screen).
     - ``on_rendered``: sees the rendered session before its data goes out (serve keeps its images).
@@ -54,11 +54,8 @@ class PageTarget:
     """
 
     page: PageOptions = field(default_factory=PageOptions)
-    subagent_href: Callable[[str], str | None] | None = None
-    related: RelatedPages | None = None
-    cache: FragmentCache | None = None
+    render: RenderOptions = field(default_factory=RenderOptions)
     open_cache: Callable[[], FragmentCache] | None = None
-    parallel: bool = True
     shell: PageShell | None = None
     preview: str = ""
     on_rendered: Callable[[RenderedSession], None] | None = None
@@ -73,15 +70,12 @@ class Page:
         self._target = target
         self._rendered: RenderedSession | None = None
         self.page_options = dataclasses.replace(target.page, theme=options.theme, compress=options.compress)
-        self.render_options = RenderOptions(
+        self.render_options = dataclasses.replace(
+            target.render,
             leaf_id=options.leaf_id,
             system_prompt=options.system_prompt,
             tools=options.tools,
             compress=options.compress,
-            parallel=target.parallel,
-            subagent_href=target.subagent_href,
-            cache=target.cache,
-            related=target.related,
         )
         # Options and the leaf are checked before anything is rendered (a bad --leaf fails at once).
         self.shell = target.shell or render_shell(session, self.render_options)

@@ -8,7 +8,7 @@ from pathlib import Path
 
 from sessiontree.errors import ExportError
 from sessiontree.exporter.fragment_cache import FragmentCache, page_key, page_record
-from sessiontree.exporter.options import ExportOptions
+from sessiontree.exporter.options import ExportOptions, RenderOptions
 from sessiontree.exporter.recipe import PageTarget, make_page
 from sessiontree.readers import load_for_export
 from sessiontree.store.atomic import write_atomic
@@ -69,7 +69,7 @@ def export_to_file(
             yield data
 
     with frozen_gc():  # the loaded session: rendered and written, never walked by the collector
-        page = make_page(session, opts, PageTarget(cache=fragments))
+        page = make_page(session, opts, PageTarget(render=RenderOptions(cache=fragments)))
         # The page drops the entries once they are rendered; holding them here would keep the
         # whole session alive while the page is written.
         del session

@@ -23,6 +23,7 @@ from urllib.parse import unquote
 
 from sessiontree.readers.base import Chain, as_str, make_session, read_whole_object, register, session_header
 from sessiontree.readers.opencode_layout import field, iso_time
+from sessiontree.store.entries import content_blocks
 from sessiontree.store.jsonl import BadLine, decode_text
 from sessiontree.store.kinds import LineKind, add_kinds
 from sessiontree.store.session import Session
@@ -122,8 +123,7 @@ class _Made(Chain):
         usage = field(record, "usage")
         stamp = usage.get("timestamp")  # a reply's time (newer files); a prompt has ``meta.sentAt``
         ts = iso_time(field(record, "meta").get("sentAt")) or (stamp if isinstance(stamp, str) else None)
-        listed = record.get("content")
-        blocks = [b for b in listed if isinstance(b, dict)] if isinstance(listed, list) else []
+        blocks = content_blocks(record.get("content"))
         content: list[dict[str, Any]] = []
         for at, block in enumerate(blocks):
             kind = block.get("type")

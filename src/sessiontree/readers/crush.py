@@ -23,7 +23,7 @@ from typing import Any, ClassVar
 
 from sessiontree.readers.base import Chain, as_str, make_session, register, session_header
 from sessiontree.readers.database_copy import open_copy
-from sessiontree.store.entries import Entry
+from sessiontree.store.entries import Entry, dicts_of
 from sessiontree.store.formats import is_crush_file, is_sqlite_file
 from sessiontree.store.jsonl import BadLine, decode_text
 from sessiontree.store.kinds import LineKind, add_kinds
@@ -59,7 +59,7 @@ def _parts(value: Any) -> list[dict[str, Any]]:
             value = json.loads(value)
         except (ValueError, RecursionError):
             return []
-    return [p for p in value if isinstance(p, dict)] if isinstance(value, list) else []
+    return dicts_of(value)
 
 
 def _data(part: dict[str, Any]) -> dict[str, Any]:
@@ -167,8 +167,7 @@ def read_document(path: Path, document: dict[str, Any], bad: list[BadLine]) -> S
     info = document.get("crushSession")
     info = info if isinstance(info, dict) else {}
     made = _Made()
-    listed = document.get("messages")
-    rows = [m for m in listed if isinstance(m, dict)] if isinstance(listed, list) else []
+    rows = dicts_of(document.get("messages"))
     for row in sorted(rows, key=lambda r: (_number(r.get("created_at")), str(r.get("id")))):
         made.message(row)
     _usage(made, info)

@@ -26,6 +26,7 @@ from sessiontree.readers.base import (
     register,
     session_header,
 )
+from sessiontree.store.entries import content_blocks
 from sessiontree.store.jsonl import BadLine
 from sessiontree.store.kinds import LineKind, add_kinds
 from sessiontree.store.session import Session
@@ -72,8 +73,7 @@ class _Made(Chain):
             record.get("role"),
             _iso(record.get("created")),
         )
-        listed = record.get("content")
-        items = [i for i in listed if isinstance(i, dict)] if isinstance(listed, list) else []
+        items = content_blocks(record.get("content"))
         content: list[dict[str, Any]] = []
         results: list[dict[str, Any]] = []
         for index, item in enumerate(items):

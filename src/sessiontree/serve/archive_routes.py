@@ -1,4 +1,5 @@
-"""Serve's search API over the archive index kept in the cache dir, and the usage page.
+"""Serve's search API over the archive index kept in the cache dir, and the usage page (the routes
+table, `serve.routes.routes`, names these handlers with the rest).
 
 The index is brought up to date before each search (a stat pass over the folder; only appended
 bytes and changed files are read), so hits follow growing sessions. The usage page and the
@@ -16,7 +17,6 @@ from typing import Any
 import anyio
 from starlette.requests import Request
 from starlette.responses import JSONResponse, PlainTextResponse, Response
-from starlette.routing import Route
 
 from sessiontree.archive.search import ROLE_CHOICES, SearchFilters, SearchHit, SearchIndex
 from sessiontree.archive.usage import UsageRecord
@@ -220,15 +220,3 @@ async def usage_page(request: Request) -> Response:
     except SearchError as exc:
         return PlainTextResponse(str(exc), status_code=500, headers=NO_STORE)
     return html_response(html)
-
-
-def archive_routes() -> list[Route]:
-    """The search API and the usage page (GET only)."""
-    get: Any = ["GET", "HEAD"]
-    return [
-        Route("/api/search", search_api, methods=get, name="search_api"),
-        Route("/usage", usage_page, methods=get, name="usage"),
-        Route("/search", search_page, methods=get, name="search"),
-        Route("/api/sessions", sessions_api, methods=get, name="sessions_api"),
-        Route("/api/session-models", session_models_api, methods=get, name="session_models_api"),
-    ]

@@ -16,7 +16,13 @@ from starlette.responses import HTMLResponse
 from sessiontree.exporter.api import render_shell
 from sessiontree.exporter.fragment_cache import FragmentCache
 from sessiontree.exporter.fragments import json_for_script
-from sessiontree.exporter.options import ExportOptions, PageOptions, PageShell, RelatedPages, RenderOptions
+from sessiontree.exporter.options import (
+    ExportOptions,
+    PageOptions,
+    PageShell,
+    RelatedPages,
+    RenderOptions,
+)
 from sessiontree.exporter.page import image_files, live_script
 from sessiontree.exporter.preview import render_preview
 from sessiontree.exporter.recipe import Page, PageTarget, make_page
@@ -196,10 +202,8 @@ def live_page(
     )
     target = PageTarget(
         page=look,
-        subagent_href=subagent_page,
-        related=related,
+        render=RenderOptions(subagent_href=subagent_page, related=related, parallel=False),  # never forks
         open_cache=_cache_opener(config),
-        parallel=False,  # a server never forks
         shell=shell,
         preview=preview,
         on_rendered=lambda rendered: live.keep_images(image_files(rendered)),
@@ -222,7 +226,7 @@ def _size(live: LiveSession) -> int:
 def standalone_page(path: Path, config: ServeConfig) -> Page:
     """The self-contained export of a session file (what ``sessiontree export`` writes)."""
     session = load_any(path, agent_dir=config.agent_dir)
-    target = PageTarget(open_cache=_cache_opener(config), parallel=False)
+    target = PageTarget(render=RenderOptions(parallel=False), open_cache=_cache_opener(config))
     return make_page(session, ExportOptions(theme=config.theme), target)
 
 

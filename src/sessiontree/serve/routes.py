@@ -23,8 +23,7 @@ from sessiontree.archive.catalog import check_readable, why_unreadable
 from sessiontree.errors import ArtifactError, SessiontreeError
 from sessiontree.pages.related import related_pages
 from sessiontree.readers.claude import AGENT_ID, subagent_file
-from sessiontree.serve import pages
-from sessiontree.serve.archive_routes import archive_routes
+from sessiontree.serve import archive_routes, pages
 from sessiontree.serve.followed import topic_of
 from sessiontree.serve.hub import Event
 from sessiontree.serve.index_feed import INDEX_TOPIC
@@ -313,5 +312,11 @@ def routes() -> list[Route]:
         Route("/events", index_events, methods=["GET"], name="index_events"),
         Route("/events/s/{key:key}", session_events, methods=["GET"], name="session_events"),
         Route("/favicon.ico", no_icon, methods=get, name="favicon"),
-        *archive_routes(),
+        Route("/api/search", archive_routes.search_api, methods=get, name="search_api"),
+        Route("/usage", archive_routes.usage_page, methods=get, name="usage"),
+        Route("/search", archive_routes.search_page, methods=get, name="search"),
+        Route("/api/sessions", archive_routes.sessions_api, methods=get, name="sessions_api"),
+        Route(
+            "/api/session-models", archive_routes.session_models_api, methods=get, name="session_models_api"
+        ),
     ]

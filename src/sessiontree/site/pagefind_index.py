@@ -26,6 +26,7 @@ from sessiontree.errors import SearchIndexError
 from sessiontree.site.layout import STATE_DIR
 from sessiontree.site.pagefind_service import index_documents
 from sessiontree.site.progress import BuildProgress, Silent
+from sessiontree.store.entries import dicts_of
 
 __all__ = [
     "BUNDLE_PREFIX",
@@ -149,7 +150,7 @@ def _records_of(site: Path, item: IndexedPage) -> list[dict[str, Any]]:
         raw = json.loads(gzip.decompress((site / item.records).read_bytes()))
     except (OSError, ValueError, EOFError):
         return []
-    return [r for r in raw if isinstance(r, dict)] if isinstance(raw, list) else []
+    return dicts_of(raw)
 
 
 def chunk_documents(item: IndexedPage, records: list[dict[str, Any]]) -> Iterator[tuple[str, str]]:

@@ -115,7 +115,7 @@ def _write_page(
     href: Callable[[str], str] | None = None,
 ) -> tuple[str, list[str]]:
     """Write one session's page (its images in assets/ when shared); return its title and assets."""
-    from sessiontree.exporter.options import ExportOptions, PageOptions
+    from sessiontree.exporter.options import ExportOptions, PageOptions, RenderOptions
     from sessiontree.exporter.page import image_files
     from sessiontree.exporter.recipe import PageTarget, make_page
     from sessiontree.pages.nav import PANE_SCRIPTS, browse_scripts, nav_css, pane_css
@@ -137,7 +137,8 @@ def _write_page(
             early_scripts=browse_scripts(settings, *PANE_SCRIPTS),
             connect_src=("'self'",),  # the pane's list, from the site itself
         )
-    target = PageTarget(page=look, subagent_href=href, related=job.related, cache=cache, parallel=False)
+    render = RenderOptions(subagent_href=href, related=job.related, cache=cache, parallel=False)
+    target = PageTarget(page=look, render=render)
     page = make_page(session, ExportOptions(theme=job.theme), target)
     assets: list[str] = []
     if job.shared_assets:

@@ -209,6 +209,11 @@ def message_of(entry: Entry) -> Message | None:
 
 def content_blocks(value: object) -> list[dict[str, Any]]:
     """The dict blocks of a content value (a string content has none)."""
+    return dicts_of(value)
+
+
+def dicts_of(value: object) -> list[dict[str, Any]]:
+    """The objects of a JSON list, in order (anything else in it, or no list: none)."""
     if isinstance(value, list):
-        return [block for block in value if isinstance(block, dict)]
+        return [item for item in value if isinstance(item, dict)]
     return []
