@@ -25,7 +25,7 @@ from sessiontree.archive.usage_store import SCHEMA as USAGE_SCHEMA
 from sessiontree.archive.usage_store import TABLES as USAGE_TABLES
 from sessiontree.errors import SearchError
 from sessiontree.store.atomic import make_private_dir, make_private_file
-from sessiontree.store.sqlite_errors import sqlite_message
+from sessiontree.store.sqlite_errors import SqliteAdvice
 from sessiontree.store.storage import read_reason
 
 SCHEMA_VERSION = 10
@@ -149,16 +149,16 @@ def _create_schema(conn: sqlite3.Connection) -> None:
         raise
 
 
+_ADVICE = SqliteAdvice(
+    busy="The search index {path} is busy in another process; try again",
+    damaged="{path} is not a usable search index; delete it to rebuild the index",
+    other="Cannot use the search index {path}: {exc}",
+)
+
+
 def describe_error(path: Path, exc: sqlite3.Error) -> SearchError:
     """Turn an SQLite error into a one-line message that says what to do."""
-    return SearchError(
-        sqlite_message(
-            exc,
-            busy=f"The search index {path} is busy in another process; try again",
-            damaged=f"{path} is not a usable search index; delete it to rebuild the index",
-            other=f"Cannot use the search index {path}: {exc}",
-        )
-    )
+    return SearchError(_ADVICE.say(path, exc))
 
 
 def read_texts(conn: sqlite3.Connection, row_ids: Iterable[int]) -> dict[int, str]:

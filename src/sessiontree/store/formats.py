@@ -147,14 +147,20 @@ def is_codex_file(values: list[Any]) -> bool:
     )
 
 
+def _metadata_head(values: list[Any]) -> dict[str, Any] | None:
+    """The first value when it is an object with no ``type``: the metadata a file of Gemini CLI,
+    Goose or Amp starts with (a line of every other format says its type)."""
+    first = values[0] if values else None
+    return first if isinstance(first, dict) and "type" not in first else None
+
+
 def is_gemini_file(values: list[Any]) -> bool:
     """A Gemini CLI chat file starts with its metadata line ``{sessionId, projectHash, ...}``."""
-    first = values[0] if values else None
+    head = _metadata_head(values)
     return (
-        isinstance(first, dict)
-        and "type" not in first
-        and isinstance(first.get("sessionId"), str)
-        and isinstance(first.get("projectHash"), str)
+        head is not None
+        and isinstance(head.get("sessionId"), str)
+        and isinstance(head.get("projectHash"), str)
     )
 
 
@@ -230,26 +236,20 @@ def is_copilot_file(values: list[Any]) -> bool:
 
 def is_goose_file(values: list[Any]) -> bool:
     """A Goose session file starts with its metadata ``{working_dir, description, message_count, ...}``."""
-    first = values[0] if values else None
+    head = _metadata_head(values)
     return (
-        isinstance(first, dict)
-        and "type" not in first
-        and isinstance(first.get("working_dir"), str)
-        and "description" in first
-        and "message_count" in first
+        head is not None
+        and isinstance(head.get("working_dir"), str)
+        and "description" in head
+        and "message_count" in head
     )
 
 
 def is_amp_file(values: list[Any]) -> bool:
     """An Amp thread: one object ``{id: "T-…", messages: [...], ...}`` with no ``type``."""
-    first = values[0] if values else None
-    return (
-        isinstance(first, dict)
-        and "type" not in first
-        and isinstance(first.get("id"), str)
-        and first["id"].startswith("T-")
-        and "messages" in first
-    )
+    head = _metadata_head(values) or {}
+    ident = head.get("id")
+    return isinstance(ident, str) and ident.startswith("T-") and "messages" in head
 
 
 _SNIFFERS = {

@@ -14,7 +14,7 @@ from pathlib import Path
 from sessiontree.errors import HistoryError
 from sessiontree.store.closing import Closing
 from sessiontree.store.paths import AgentPaths
-from sessiontree.store.sqlite_errors import sqlite_message
+from sessiontree.store.sqlite_errors import SqliteAdvice
 
 DEFAULT_BUSY_TIMEOUT = 5.0
 # Inserts queued while the writer was busy go in one transaction, up to this many.
@@ -103,16 +103,16 @@ def _open_reader(path: Path, busy_timeout: float) -> sqlite3.Connection:
     return conn
 
 
+_ADVICE = SqliteAdvice(
+    busy="{path} is locked by another process; try again when it is done",
+    damaged="{path} is not a usable SQLite database; move it away to start a new history",
+    other="Cannot use {path}: {exc}",
+)
+
+
 def _describe(path: Path, exc: sqlite3.Error) -> HistoryError:
     """Turn an SQLite error into a one-line message that says what to do."""
-    return HistoryError(
-        sqlite_message(
-            exc,
-            busy=f"{path} is locked by another process; try again when it is done",
-            damaged=f"{path} is not a usable SQLite database; move it away to start a new history",
-            other=f"Cannot use {path}: {exc}",
-        )
-    )
+    return HistoryError(_ADVICE.say(path, exc))
 
 
 class HistoryStorage(Closing):

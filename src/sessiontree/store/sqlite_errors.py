@@ -3,14 +3,27 @@
 from __future__ import annotations
 
 import sqlite3
+from dataclasses import dataclass
+from pathlib import Path
 
 
-def sqlite_message(exc: sqlite3.Error, *, busy: str, damaged: str, other: str) -> str:
-    """The one line to say for an SQLite error: ``busy`` when another process holds the database,
-    ``damaged`` when it is not a database or is malformed, else ``other``."""
-    text = str(exc)
-    if "locked" in text or "busy" in text:
-        return busy
-    if "not a database" in text or "malformed" in text:
-        return damaged
-    return other
+@dataclass(frozen=True)
+class SqliteAdvice:
+    """What one of our databases says for an SQLite error: ``busy`` when another process holds
+    it, ``damaged`` when it is not a database or is malformed, else ``other`` (each a format
+    string of ``{path}`` and ``{exc}``)."""
+
+    busy: str
+    damaged: str
+    other: str
+
+    def say(self, path: Path, exc: sqlite3.Error) -> str:
+        """The one line to print for this error of the database at ``path``."""
+        text = str(exc)
+        if "locked" in text or "busy" in text:
+            chosen = self.busy
+        elif "not a database" in text or "malformed" in text:
+            chosen = self.damaged
+        else:
+            chosen = self.other
+        return chosen.format(path=path, exc=exc)
