@@ -112,8 +112,7 @@ def command_of(parts: list[MarkupPart]) -> str:
 
 def describe_markup(text: str) -> str:
     """A one-line description of a user text for previews: the typed text, else what the markup is."""
-    typed = typed_text(text)
-    return typed or describe_parts(split_markup(text))
+    return describe_parts(split_markup(text)) if has_markup(text) else text.strip()
 
 
 def describe_parts(parts: Sequence[MarkupPart]) -> str:
