@@ -108,7 +108,7 @@ def connect(db_path: Path, busy_timeout: float = BUSY_TIMEOUT) -> sqlite3.Connec
     try:
         conn = sqlite3.connect(db_path, timeout=busy_timeout, isolation_level=None, check_same_thread=False)
     except sqlite3.Error as exc:
-        raise describe_error(db_path, exc) from None
+        raise INDEX_ERRORS.error_of(db_path, exc) from None
     try:
         conn.execute("PRAGMA journal_mode=WAL")
         conn.execute("PRAGMA synchronous=NORMAL")
@@ -117,7 +117,7 @@ def connect(db_path: Path, busy_timeout: float = BUSY_TIMEOUT) -> sqlite3.Connec
             _create_schema(conn)
     except sqlite3.Error as exc:
         conn.close()
-        raise describe_error(db_path, exc) from None
+        raise INDEX_ERRORS.error_of(db_path, exc) from None
     return conn
 
 
@@ -149,16 +149,13 @@ def _create_schema(conn: sqlite3.Connection) -> None:
         raise
 
 
-_ADVICE = SqliteAdvice(
+INDEX_ERRORS = SqliteAdvice(
+    SearchError,
     busy="The search index {path} is busy in another process; try again",
     damaged="{path} is not a usable search index; delete it to rebuild the index",
     other="Cannot use the search index {path}: {exc}",
 )
-
-
-def describe_error(path: Path, exc: sqlite3.Error) -> SearchError:
-    """Turn an SQLite error into a one-line message that says what to do."""
-    return SearchError(_ADVICE.say(path, exc))
+"""What an SQLite error of the search index says: a one-line ``SearchError``."""
 
 
 def read_texts(conn: sqlite3.Connection, row_ids: Iterable[int]) -> dict[int, str]:

@@ -25,7 +25,7 @@ from sessiontree.archive.collection import (
     root_clause,
 )
 from sessiontree.archive.index import UpdateReport, update_index
-from sessiontree.archive.index_db import connect, describe_error, read_texts
+from sessiontree.archive.index_db import INDEX_ERRORS, connect, read_texts
 from sessiontree.archive.snippet import Snippet, fts_patterns, make_snippet, plain_pattern
 from sessiontree.archive.usage_store import read_usage
 from sessiontree.errors import SearchError
@@ -188,7 +188,7 @@ class SearchIndex(Closing):
             try:
                 return update_index(self._conn, self.roots, on_start)
             except sqlite3.Error as exc:
-                raise describe_error(self.db_path, exc) from None
+                raise INDEX_ERRORS.error_of(self.db_path, exc) from None
 
     def usage(self, query: UsageQuery | None = None) -> list[UsageRecord]:
         """The indexed usage records under the roots that ``query`` keeps (call ``update`` first)."""
@@ -196,7 +196,7 @@ class SearchIndex(Closing):
             try:
                 return read_usage(self._conn, self.roots, query)
             except sqlite3.Error as exc:
-                raise describe_error(self.db_path, exc) from None
+                raise INDEX_ERRORS.error_of(self.db_path, exc) from None
 
     def data_version(self) -> int:
         """A number that changes when another connection commits to the index (SQLite's ``data_version``)."""
@@ -204,7 +204,7 @@ class SearchIndex(Closing):
             try:
                 return int(self._conn.execute("PRAGMA data_version").fetchone()[0])
             except sqlite3.Error as exc:
-                raise describe_error(self.db_path, exc) from None
+                raise INDEX_ERRORS.error_of(self.db_path, exc) from None
 
     def session_count(self, project: str | None = None) -> int:
         """How many indexed sessions a search covers (under the roots; in ``project`` when given)."""
@@ -218,7 +218,7 @@ class SearchIndex(Closing):
                     f"SELECT count(*) FROM files WHERE session_id IS NOT NULL AND {clause}", params
                 ).fetchone()
             except sqlite3.Error as exc:
-                raise describe_error(self.db_path, exc) from None
+                raise INDEX_ERRORS.error_of(self.db_path, exc) from None
         return int(row[0])
 
     def search(self, query: str, filters: SearchFilters | None = None) -> list[SearchHit]:
@@ -243,13 +243,13 @@ class SearchIndex(Closing):
                 return [self._hit(row, patterns) for row in rows]
             except sqlite3.Error as exc:
                 if not _is_fts_syntax_error(exc):
-                    raise describe_error(self.db_path, exc) from None
+                    raise INDEX_ERRORS.error_of(self.db_path, exc) from None
             try:
                 pattern = plain_pattern(query)
                 found = islice(self._plain_rows(query, where, params), skip, end)
                 return [self._hit(row, [pattern], text) for row, text in found]
             except sqlite3.Error as exc:
-                raise describe_error(self.db_path, exc) from None
+                raise INDEX_ERRORS.error_of(self.db_path, exc) from None
 
     def count(self, query: str, filters: SearchFilters | None = None) -> SearchCount:
         """Count every hit ``search`` can page through for ``query`` (its limit and offset aside)."""
@@ -270,11 +270,11 @@ class SearchIndex(Closing):
                 return SearchCount(int(hits), int(sessions))
             except sqlite3.Error as exc:
                 if not _is_fts_syntax_error(exc):
-                    raise describe_error(self.db_path, exc) from None
+                    raise INDEX_ERRORS.error_of(self.db_path, exc) from None
             try:
                 files = [row[4] for row, _text in self._plain_rows(query, where, params)]
             except sqlite3.Error as exc:
-                raise describe_error(self.db_path, exc) from None
+                raise INDEX_ERRORS.error_of(self.db_path, exc) from None
         return SearchCount(len(files), len(set(files)))
 
     def _newest(self, query: str, where: str, params: list[Any], limit: int) -> list[Any]:

@@ -103,16 +103,12 @@ def _open_reader(path: Path, busy_timeout: float) -> sqlite3.Connection:
     return conn
 
 
-_ADVICE = SqliteAdvice(
+_ERRORS = SqliteAdvice(
+    HistoryError,
     busy="{path} is locked by another process; try again when it is done",
     damaged="{path} is not a usable SQLite database; move it away to start a new history",
     other="Cannot use {path}: {exc}",
 )
-
-
-def _describe(path: Path, exc: sqlite3.Error) -> HistoryError:
-    """Turn an SQLite error into a one-line message that says what to do."""
-    return HistoryError(_ADVICE.say(path, exc))
 
 
 class HistoryStorage(Closing):
@@ -128,7 +124,7 @@ class HistoryStorage(Closing):
             self._reader = _open_reader(db_path, busy_timeout) if readonly else self._open_writable()
             row = self._reader.execute("SELECT prompt FROM history ORDER BY id DESC LIMIT 1").fetchone()
         except sqlite3.Error as exc:
-            raise _describe(db_path, exc) from None
+            raise _ERRORS.error_of(db_path, exc) from None
         # Consecutive duplicates are caught here, in the caller's thread, without touching the DB.
         self._last_prompt: str | None = row[0] if row else None
         self._read_lock = threading.Lock()
@@ -224,7 +220,7 @@ class HistoryStorage(Closing):
             if conn is not None and conn.in_transaction:
                 with contextlib.suppress(sqlite3.Error):
                     conn.execute("ROLLBACK")
-            self._error = _describe(self.db_path, exc)
+            self._error = _ERRORS.error_of(self.db_path, exc)
         return conn
 
     def flush(self) -> None:
@@ -267,7 +263,7 @@ class HistoryStorage(Closing):
                 f"SELECT {_COLUMNS} FROM history h {where} ORDER BY h.id DESC LIMIT ?", params
             )
         except sqlite3.Error as exc:
-            raise _describe(self.db_path, exc) from None
+            raise _ERRORS.error_of(self.db_path, exc) from None
 
     def search(self, query: str, *, cwd: str | None = None, limit: int = 20) -> list[HistoryEntry]:
         """Search with FTS5 syntax, newest first; text that is not valid FTS5 is matched as a substring."""
@@ -285,7 +281,7 @@ class HistoryStorage(Closing):
             return self._select(fts_sql, (query, *extra, limit))
         except sqlite3.Error as exc:
             if not is_fts_syntax_error(exc):
-                raise _describe(self.db_path, exc) from None
+                raise _ERRORS.error_of(self.db_path, exc) from None
         like_sql = (
             f"SELECT {_COLUMNS} FROM history h WHERE h.prompt LIKE ? ESCAPE '\\'{scope} "
             "ORDER BY h.id DESC LIMIT ?"
@@ -293,4 +289,4 @@ class HistoryStorage(Closing):
         try:
             return self._select(like_sql, (f"%{escape_like(query)}%", *extra, limit))
         except sqlite3.Error as exc:
-            raise _describe(self.db_path, exc) from None
+            raise _ERRORS.error_of(self.db_path, exc) from None
