@@ -19,7 +19,7 @@ import pytest
 from sessiontree.archive import catalog as catalog_module
 from sessiontree.archive.catalog import Catalog
 from sessiontree.archive.line_scan import scan_file
-from sessiontree.readers.discovery import agent_info_and_entries
+from sessiontree.readers.agent_info import agent_info_and_entries
 from sessiontree.store.discovery import CHEAP_COUNT_BYTES, SessionInfo, one_line, read_session_info
 from tests.conftest import real_file
 from tests.store.helpers import assistant, entry, header, msg, write_jsonl

@@ -16,7 +16,7 @@ from sessiontree.cli import cli
 from sessiontree.exporter import RenderOptions, render_session
 from sessiontree.exporter.render import RenderContext, render_entry
 from sessiontree.readers import load_any
-from sessiontree.readers.discovery import read_agent_info
+from sessiontree.readers.agent_info import read_agent_info
 from sessiontree.share.publish import describe_share
 from sessiontree.store.claude_markup import parsed_content, split_markup, typed_text
 from tests.exporter.entries import TS

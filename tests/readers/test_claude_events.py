@@ -149,7 +149,7 @@ def test_export_of_the_events_file(tmp_path: Path) -> None:
 
 
 def test_the_listing_takes_the_ai_title_and_the_first_typed_prompt(tmp_path: Path) -> None:
-    from sessiontree.readers.discovery import read_agent_info
+    from sessiontree.readers.agent_info import read_agent_info
 
     info = read_agent_info(EVENTS)
     assert info is not None and info.title == "PolyDot renderer and SVG export"

@@ -13,7 +13,7 @@ import pytest
 
 from sessiontree.exporter.api import render_session
 from sessiontree.readers import load_any
-from sessiontree.readers.discovery import read_agent_info
+from sessiontree.readers.agent_info import read_agent_info
 from sessiontree.store.kinds import summarize
 from tests.conftest import SHIPPED_REAL
 from tests.readers.helpers import REAL, raw_objects, run

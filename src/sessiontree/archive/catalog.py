@@ -124,7 +124,7 @@ def _foreign_info(path: Path, *, exact: bool = True) -> tuple[SessionInfo | None
     its exact count when ``exact`` (else a large file's count and usage stay None: pending)."""
     from sessiontree.archive.session_usage import usage_rows_of
     from sessiontree.readers import load_any
-    from sessiontree.readers.discovery import agent_info_and_entries, last_entry_time
+    from sessiontree.readers.agent_info import agent_info_and_entries, last_entry_time
     from sessiontree.store.entries import message_of
     from sessiontree.store.kinds import is_typed_prompt
 
