@@ -21,8 +21,9 @@ sys.path.insert(0, str(ROOT / "src"))
 
 from sessiontree.readers import load_for_export  # noqa: E402
 from sessiontree.share import random_default  # noqa: E402
-from sessiontree.share.redact import _HIDDEN, _strings, find_secret_spans  # noqa: E402
+from sessiontree.share.redact import _HIDDEN, _strings  # noqa: E402
 from sessiontree.share.scan import token_runs  # noqa: E402
+from sessiontree.share.spans import find_secret_spans  # noqa: E402
 
 
 def _texts(paths: list[Path]) -> list[str]:

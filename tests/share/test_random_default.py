@@ -11,8 +11,9 @@ import pytest
 
 from sessiontree.readers import load_for_export
 from sessiontree.share.publish import redact_session
-from sessiontree.share.redact import RedactionReport, Redactor, find_secret_spans, redact_text
+from sessiontree.share.redact import RedactionReport, Redactor, redact_text
 from sessiontree.share.review import review_lines
+from sessiontree.share.spans import find_secret_spans
 
 ROOT = Path(__file__).resolve().parents[2]
 RNG = random.Random(40)
