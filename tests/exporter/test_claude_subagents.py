@@ -16,7 +16,7 @@ from click.testing import CliRunner
 
 from sessiontree.cli import cli
 from sessiontree.readers import load_any
-from sessiontree.readers.claude import subagent_file
+from sessiontree.readers.claude_layout import subagent_file
 from sessiontree.serve.config import ServeConfig
 from sessiontree.site.build import BuildOptions, build_site
 from sessiontree.site.manifest import load_manifest

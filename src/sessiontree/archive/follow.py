@@ -20,7 +20,7 @@ from typing import Any, Protocol
 from sessiontree.archive.follow_keys import Keys, Reload
 from sessiontree.readers.base import EntryBuilder, iter_dicts
 from sessiontree.readers.claude import _Converter as _ClaudeConverter
-from sessiontree.readers.claude import subagent_files
+from sessiontree.readers.claude_layout import subagent_files
 from sessiontree.readers.claude_links import Linker, Node
 from sessiontree.readers.codex import _Converter as _CodexConverter
 from sessiontree.readers.codex import has_response_messages

@@ -10,7 +10,6 @@ The linking itself (what is a real fork, subagents as side branches) is in ``cla
 from __future__ import annotations
 
 import functools
-import re
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any, ClassVar
@@ -20,7 +19,6 @@ from sessiontree.readers.base import (
     as_str,
     iter_dicts,
     make_session,
-    read_prefix_values,
     read_values,
     register,
     strip_csi,
@@ -45,6 +43,7 @@ from sessiontree.readers.claude_kinds import (
     task_notification_text,
     thinking_evidence,
 )
+from sessiontree.readers.claude_layout import AGENT_ID, subagent_files
 from sessiontree.readers.claude_links import Linker, Node
 from sessiontree.readers.claude_replay import Replays
 from sessiontree.store.claude_markup import content_parts, parsed_content, typed_content
@@ -55,7 +54,7 @@ from sessiontree.store.kinds import KINDS
 
 # Fields of a message line that the mapping uses or that every line repeats; others are shown.
 from sessiontree.store.session import Session, Subagents
-from sessiontree.store.subagents import SUBAGENT_KEY, contained
+from sessiontree.store.subagents import SUBAGENT_KEY
 
 KNOWN_FIELDS = frozenset(
     {"type", "uuid", "parentUuid", "logicalParentUuid", "sessionId", "timestamp", "cwd", "gitBranch",
@@ -69,8 +68,6 @@ KNOWN_FIELDS = frozenset(
 )  # fmt: skip
 TITLE_LINES = {"summary": "summary", "custom-title": "customTitle", "ai-title": "aiTitle"}
 """Line types that name the session -> the field holding the name (the newest line wins)."""
-AGENT_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9_-]{0,127}")
-"""A subagent's id as Claude Code writes it (``agent-<id>.jsonl``): a plain name."""
 SHOWN_SYSTEM_SUBTYPES = frozenset({"api_error", "local_command", "informational"})
 # What Claude Code writes for slash commands and bash mode: said by the user, but not a prompt.
 LOCAL_COMMAND_TAGS = ("<command-name>", "<command-message>", "<local-command-", "<bash-input>", "<bash-std")
@@ -420,51 +417,6 @@ class _Converter:
             header["thinkingLevel"] = self.thinking
         header["agent"] = "claude"
         return make_session(path, header, entries, bad, leaf)
-
-
-def _names_session(path: Path, session_id: str) -> bool:
-    """Tell whether a 2.0 ``agent-*.jsonl`` file belongs to this session (its first line says so)."""
-    try:
-        first = read_prefix_values(path, 1)
-    except OSError:
-        return False
-    return bool(first) and isinstance(first[0], dict) and first[0].get("sessionId") == session_id
-
-
-def subagent_files(path: Path, session_id: str) -> list[Path]:
-    """The subagent transcripts kept beside a session: ``<id>/subagents/agent-*.jsonl`` (2.1) or
-    ``agent-*.jsonl`` in the same folder whose lines name this session (2.0)."""
-    if path.name.startswith("agent-"):
-        return []
-    folder = path.parent
-    found = [
-        p for p in sorted((folder / path.stem / "subagents").glob("agent-*.jsonl")) if contained(p, folder)
-    ]
-    found.extend(
-        p
-        for p in sorted(folder.glob("agent-*.jsonl"))
-        if contained(p, folder) and _names_session(p, session_id)
-    )
-    return found
-
-
-def subagent_file(path: Path, agent_id: str, session_id: str | None = None) -> Path | None:
-    """One subagent's transcript, by agent id, among the files ``subagent_files`` finds; else None.
-
-    Contained: the agent id is a plain name (no separator, no dot) and the file, links followed,
-    lies inside the session's own folder. ``session_id`` defaults to the file's stem (Claude Code
-    names a session's file by its id).
-    """
-    if not AGENT_ID.fullmatch(agent_id) or path.name.startswith("agent-"):
-        return None
-    name = f"agent-{agent_id}.jsonl"
-    nested, beside = path.parent / path.stem / "subagents" / name, path.parent / name
-    for candidate in (nested, beside):
-        if not contained(candidate, path.parent):
-            continue
-        if candidate is nested or _names_session(candidate, session_id or path.stem):
-            return candidate
-    return None
 
 
 class ClaudeReader:

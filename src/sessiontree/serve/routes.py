@@ -22,7 +22,7 @@ from starlette.routing import Route
 from sessiontree.archive.catalog import check_readable, why_unreadable
 from sessiontree.errors import ArtifactError, SessiontreeError
 from sessiontree.pages.related import related_pages
-from sessiontree.readers.claude import AGENT_ID, subagent_file
+from sessiontree.readers.claude_layout import AGENT_ID, subagent_file
 from sessiontree.serve import archive_routes, pages
 from sessiontree.serve.followed import topic_of
 from sessiontree.serve.hub import Event

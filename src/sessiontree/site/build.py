@@ -160,7 +160,7 @@ def _plan(
 
 def _still_made(site: Path, rec: PageRecord, path: Path) -> bool:
     """Tell whether a page's files are all there and its subagents' transcripts unchanged."""
-    from sessiontree.readers.claude import subagent_file
+    from sessiontree.readers.claude_layout import subagent_file
 
     if not ((site / rec.page).is_file() and (site / rec.records).is_file()):
         return False

@@ -157,7 +157,7 @@ def _write_subagent_pages(
 ) -> dict[str, dict[str, Any]]:
     """Write the page of each Claude Code subagent the session's page links to, beside it."""
     from sessiontree.readers import load_for_export
-    from sessiontree.readers.claude import subagent_file
+    from sessiontree.readers.claude_layout import subagent_file
 
     written: dict[str, dict[str, Any]] = {}
     for agent_id in agent_ids:
