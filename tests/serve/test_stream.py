@@ -125,14 +125,20 @@ def test_several_clients_get_every_append(served: Served, http: httpx.Client, se
 
 def test_new_session_appears_on_the_index(served: Served, http: httpx.Client, sessions_dir: Path) -> None:
     reader = EventReader(http, f"{served.url}/events")
+    first = reader.next_named("index").data  # what the listing is; no rows
+    assert first["first"] is True and first["html"] == "" and first["state"]
+    assert first["summary"] == "2 sessions in 2 projects"
     write_session(sessions_dir / "--work-new--" / "2026-02-01_new.jsonl", "new1", "/work/new")
     while True:
         event = reader.next_named("index")
         if "hello from new1" in event.data["html"]:
             break
+    # Only what changed: the new row in its project's group, not the rows that did not change.
     assert 'data-cwd="/work/new"' in event.data["html"]
+    assert "hello from s1" not in event.data["html"] and "hello from s2" not in event.data["html"]
+    assert event.data["summary"] == "3 sessions in 3 projects" and event.data["state"] != first["state"]
     (sessions_dir / "--work-new--" / "2026-02-01_new.jsonl").unlink()
-    while "hello from new1" in reader.next_named("index").data["html"]:
+    while "--work-new--/2026-02-01_new.jsonl" not in reader.next_named("index").data["gone"]:
         pass
     reader.close()
 
@@ -143,7 +149,7 @@ def test_folder_deleted_and_recreated(
     reader = EventReader(http, f"{served.url}/events")
     backup = tmp_path / "backup"
     shutil.move(sessions_dir, backup)
-    while "hello from s1" in reader.next_named("index").data["html"]:
+    while KEY not in reader.next_named("index").data["gone"]:
         pass  # the folder is gone: its sessions leave the index
     sessions_dir.mkdir()
     write_session(sessions_dir / "--work-back--" / "2026-03-01_back.jsonl", "back1", "/work/back")

@@ -14,8 +14,9 @@ from typing import Any
 
 from markupsafe import Markup
 
-from sessiontree.archive.catalog import CatalogNode, group_by_project
+from sessiontree.archive.catalog import CatalogNode, ProjectGroup, group_by_project
 from sessiontree.exporter.templating import MacroSet, get_template, read_asset
+from sessiontree.pages.index_rows import RowQuery, search_text, select_rows, shown_title, sort_value
 from sessiontree.pages.nav import NavLinks
 from sessiontree.pages.shell import shell_fields
 from sessiontree.readers import agent_label
@@ -45,6 +46,10 @@ class IndexOptions:
     """The time the live dots are computed against (default: now)."""
     nav: NavLinks | None = None
     """Where the collection's other pages are (usage, search), shown under the title."""
+    rows_url: str | None = None
+    """Where the rows after the first window come from (``index_rows``); None: every row in the page."""
+    state: str = ""
+    """What the listing was when the page was made (a live page compares it with the feed's)."""
 
 
 def _size(n: int) -> str:
@@ -75,23 +80,22 @@ def _created(text: str | None) -> dict[str, str]:
 
 def _item(node: CatalogNode, link_for: LinkBuilder, now: float) -> dict[str, Any]:
     e = node.entry
-    key = shown_name(e.key)  # a file name's bytes that are not UTF-8 shown as \xff
-    title = e.display_title or (key.rsplit("/", 1)[-1] if e.error else e.id)
+    title = shown_title(e)
     count = e.message_count
     return {
-        "key": key,
+        "key": shown_name(e.key),  # a file name's bytes that are not UTF-8 shown as \xff
         "href": None if e.error else link_for(e),
         "title": title,
-        "search": " ".join((title, e.first_message or "", e.cwd, key, e.agent)).lower(),
+        "search": search_text(e, title),
         "agent": agent_label(e.agent),
         "agent_key": e.agent,
         "prompts": ""
         if e.prompt_count is None
         else f"{e.prompt_count} prompt{'s' if e.prompt_count != 1 else ''}",
-        "prompt_count": -1 if e.prompt_count is None else e.prompt_count,
-        "created_ms": time_millis(e.created) or 0,
+        "prompt_count": sort_value(e, "prompts"),
+        "created_ms": sort_value(e, "created"),
         "bytes": e.size,
-        "mtime_ms": int(e.modified * 1000),
+        "mtime_ms": sort_value(e, "mtime"),
         "live": e.is_live(now),
         "error": e.error,
         "size": _size(e.size),
@@ -102,16 +106,19 @@ def _item(node: CatalogNode, link_for: LinkBuilder, now: float) -> dict[str, Any
     }
 
 
+def render_groups(groups: Iterable[ProjectGroup], link_for: LinkBuilder, now: float | None = None) -> str:
+    """Return the HTML of these project groups (a window of the index, or the rows a live index
+    swaps in on a change)."""
+    moment = time.time() if now is None else now
+    shown = [{"cwd": g.cwd, "sessions": [_item(n, link_for, moment) for n in g.nodes]} for g in groups]
+    return str(MACROS.groups(shown))
+
+
 def render_index_groups(
     entries: Iterable[SessionInfo], link_for: LinkBuilder, now: float | None = None
 ) -> str:
-    """Return the HTML of the project groups (what a live index swaps in on a change)."""
-    moment = time.time() if now is None else now
-    groups = [
-        {"cwd": g.cwd, "sessions": [_item(n, link_for, moment) for n in g.nodes]}
-        for g in group_by_project(entries)
-    ]
-    return str(MACROS.groups(groups))
+    """Return the HTML of every project group."""
+    return render_groups(group_by_project(entries), link_for, now)
 
 
 def _choices(listed: list[SessionInfo]) -> dict[str, list[tuple[str, str]]]:
@@ -140,6 +147,12 @@ def render_index(
     """Return the whole index page of a catalog's records."""
     opts = options or IndexOptions()
     listed = list(entries)
+    if opts.rows_url is None:
+        groups_html, paging = render_index_groups(listed, link_for, opts.now), None
+    else:
+        window = select_rows(listed, RowQuery())
+        groups_html = render_groups(window.groups, link_for, opts.now)
+        paging = {"url": opts.rows_url, "next": "" if window.next is None else str(window.next)}
     scripts = (read_asset("viewer/local-time.js"), read_asset("index.js"), *opts.extra_scripts)
     return get_template("index.html.j2").render(
         **shell_fields(
@@ -147,6 +160,8 @@ def render_index(
         ),
         summary=index_summary(listed),
         choices=_choices(listed),
-        groups_html=Markup(render_index_groups(listed, link_for, opts.now)),
+        groups_html=Markup(groups_html),
+        paging=paging,
+        state=opts.state,
         nav_html=opts.nav.html("index") if opts.nav is not None else "",
     )

@@ -1,16 +1,24 @@
-"""The listing's live feed: the index page's groups pushed to open index pages when the listing
-changes, and a ``sessions`` event to every open session page (its pane fetches the list again)."""
+"""The listing's live feed: the index rows that changed pushed to open index pages when the listing
+changes, and a ``sessions`` event to every open session page (its pane fetches the list again).
+
+An index event holds only what changed since the last push: the HTML of the changed rows (each in
+its project's group, a row with its subagents) and the keys of the rows that left; the first event
+of a stream holds none, only the listing's state (a page made from another one asks again).
+"""
 
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Iterable
+from typing import Any
 
-from sessiontree.pages.index_page import index_summary, render_index_groups
+from sessiontree.archive.catalog import CatalogNode, ProjectGroup, group_by_project
+from sessiontree.pages.index_page import index_summary, render_groups
 from sessiontree.serve.followed import SESSION_TOPIC
 from sessiontree.serve.hub import Event, Hub
 from sessiontree.serve.listing import Listing
 from sessiontree.store.discovery import SessionInfo
+from sessiontree.store.surrogates import shown_name
 
 INDEX_TOPIC = "index"
 INDEX_MIN_INTERVAL = 0.25
@@ -18,32 +26,73 @@ INDEX_MIN_INTERVAL = 0.25
 SESSIONS_CHANGED = Event("sessions", {})
 
 
-def listing_state(entries: list[SessionInfo]) -> int:
-    """A hash of what the pane shows of the listing (a change of it is pushed)."""
-    return hash(
-        tuple((e.key, e.modified, e.size, e.message_count, e.prompt_count, e.title, e.error) for e in entries)
-    )
+def _shown(e: SessionInfo) -> tuple[object, ...]:
+    return (e.key, e.modified, e.size, e.message_count, e.prompt_count, e.title, e.error)
+
+
+def listing_state(entries: Iterable[SessionInfo]) -> str:
+    """A hash of what the pane and the index show of the listing (a change of it is pushed)."""
+    return str(hash(tuple(_shown(e) for e in entries)))
+
+
+def _row_state(node: CatalogNode) -> tuple[object, ...]:
+    e = node.entry
+    own = (*_shown(e), e.display_title, e.created, e.agent, e.first_message, e.cwd)
+    return (own, tuple(_row_state(child) for child in node.children))
+
+
+def index_rows(groups: Iterable[ProjectGroup]) -> dict[str, int]:
+    """Each top-level row's state (its session's and its subagents' shown fields), by key."""
+    return {node.entry.key: hash((g.cwd, _row_state(node))) for g in groups for node in g.nodes}
 
 
 class IndexFeed:
-    """Renders the listing's groups and publishes them when they differ from the last push."""
+    """Publishes the index rows that differ from the last push."""
 
     def __init__(self, listing: Listing, hub: Hub, link_for: Callable[[SessionInfo], str]) -> None:
         self.listing = listing
         self.hub = hub
         self.link_for = link_for
         self.dirty = asyncio.Event()
-        self._html = ""
-        self._state: int | None = None
+        self._rows: dict[str, int] | None = None
+        """The rows as of the last push (None: no index page open since)."""
+        self._state = ""
+        self._summary = ""
+        self._pane_state: str | None = None
 
-    async def event(self, *, force: bool = False, entries: list[SessionInfo] | None = None) -> Event | None:
-        """The index's groups as an event, or None when nothing shown has changed."""
-        entries = entries if entries is not None else await self.listing.scan_async()
-        html = render_index_groups(entries, self.link_for)
-        if html == self._html and not force:
+    def _catch_up(self, entries: list[SessionInfo]) -> dict[str, Any] | None:
+        """What changed since the last push (None: nothing), and that listing as the last push."""
+        groups = group_by_project(entries)
+        rows = index_rows(groups)
+        old, self._rows = self._rows, rows
+        self._state, self._summary = listing_state(entries), index_summary(entries)
+        if old is None:
             return None
-        self._html = html
-        return Event("index", {"html": html, "summary": index_summary(entries)})
+        changed = [
+            ProjectGroup(g.cwd, nodes)
+            for g in groups
+            if (nodes := [n for n in g.nodes if old.get(n.entry.key) != rows[n.entry.key]])
+        ]
+        gone = [shown_name(key) for key in old if key not in rows]
+        if not changed and not gone:
+            return None
+        return {"html": render_groups(changed, self.link_for), "gone": gone}
+
+    async def first_event(self) -> Event:
+        """A new stream's first event: the listing's state as of the last push, no rows."""
+        if self._rows is None:
+            self._catch_up(await self.listing.scan_async())
+        return Event(
+            "index", {"first": True, "html": "", "gone": [], "summary": self._summary, "state": self._state}
+        )
+
+    async def event(self, entries: list[SessionInfo] | None = None) -> Event | None:
+        """The rows changed since the last push as an event, or None when nothing shown has changed."""
+        entries = entries if entries is not None else await self.listing.scan_async()
+        found = self._catch_up(entries)
+        if found is None:
+            return None
+        return Event("index", {**found, "summary": self._summary, "state": self._state})
 
     async def push_forever(self, pause: Callable[[float], Awaitable[None]]) -> None:
         """Publish the index whenever it was marked dirty and someone has it or a session page open."""
@@ -51,14 +100,16 @@ class IndexFeed:
             await self.dirty.wait()
             self.dirty.clear()
             pages = [topic for topic in self.hub.topics() if topic.startswith(SESSION_TOPIC)]
+            if not self.hub.count(INDEX_TOPIC):
+                self._rows = None  # the next page open starts from the listing as it is then
             if self.hub.count(INDEX_TOPIC) or pages:
                 entries = await self.listing.scan_async()
                 state = listing_state(entries)
-                if state != self._state:
-                    self._state = state
+                if state != self._pane_state:
+                    self._pane_state = state
                     for topic in pages:
                         self.hub.publish(topic, SESSIONS_CHANGED)
-                event = await self.event(entries=entries) if self.hub.count(INDEX_TOPIC) else None
+                event = await self.event(entries) if self.hub.count(INDEX_TOPIC) else None
                 if event is not None:
                     self.hub.publish(INDEX_TOPIC, event)
             await pause(INDEX_MIN_INTERVAL)

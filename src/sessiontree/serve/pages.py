@@ -9,6 +9,7 @@ import threading
 import weakref
 from collections.abc import Callable, Mapping
 from pathlib import Path
+from typing import Any
 from urllib.parse import quote
 
 from starlette.responses import HTMLResponse
@@ -27,11 +28,13 @@ from sessiontree.exporter.page import image_files, live_script
 from sessiontree.exporter.preview import render_preview
 from sessiontree.exporter.recipe import Page, PageTarget, make_page
 from sessiontree.exporter.templating import read_asset
-from sessiontree.pages.index_page import IndexOptions, render_index
+from sessiontree.pages.index_page import IndexOptions, render_groups, render_index
+from sessiontree.pages.index_rows import RowQuery, select_rows
 from sessiontree.pages.nav import PANE_SCRIPTS, browse_scripts, nav_css, pane_css
 from sessiontree.pages.search_page import SearchPageOptions, render_search_page, search_scripts
 from sessiontree.readers import load_any
 from sessiontree.serve.config import ServeConfig
+from sessiontree.serve.index_feed import listing_state
 from sessiontree.serve.live import LiveSession, Snapshot
 from sessiontree.serve.renders import Renders
 from sessiontree.serve.urls import Urls
@@ -81,8 +84,11 @@ def _search_settings(urls: Urls) -> str:
 
 
 def render_served_index(entries: list[SessionInfo], config: ServeConfig, urls: Urls) -> str:
-    """The index page with the live scripts (index events, message search) and their URLs added."""
+    """The index page (its first window of rows) with the live scripts (index events, message
+    search) and their URLs added."""
     options = IndexOptions(
+        rows_url=urls.index_rows(),
+        state=listing_state(entries),
         title="Sessions",
         theme=config.theme,
         extra_scripts=(
@@ -96,6 +102,18 @@ def render_served_index(entries: list[SessionInfo], config: ServeConfig, urls: U
         nav=urls.nav(),
     )
     return render_index(entries, lambda entry: urls.session(entry.key), options)
+
+
+def index_window(entries: list[SessionInfo], query: RowQuery, urls: Urls) -> dict[str, Any]:
+    """A window of the index's rows as the page fetches it: their HTML, the next window's offset,
+    how many rows match, and the listing's state."""
+    window = select_rows(entries, query)
+    return {
+        "html": render_groups(window.groups, lambda entry: urls.session(entry.key)),
+        "next": window.next,
+        "total": window.total,
+        "state": listing_state(entries),
+    }
 
 
 def render_served_search(config: ServeConfig, urls: Urls) -> str:

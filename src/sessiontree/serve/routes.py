@@ -16,11 +16,12 @@ from sse_starlette import EventSourceResponse, ServerSentEvent
 from starlette.background import BackgroundTask
 from starlette.convertors import Convertor, register_url_convertor
 from starlette.requests import Request
-from starlette.responses import FileResponse, PlainTextResponse, Response, StreamingResponse
+from starlette.responses import FileResponse, JSONResponse, PlainTextResponse, Response, StreamingResponse
 from starlette.routing import Route
 
 from sessiontree.archive.catalog import check_readable, why_unreadable
 from sessiontree.errors import ArtifactError, SessiontreeError
+from sessiontree.pages.index_rows import RowQuery
 from sessiontree.pages.related import related_pages
 from sessiontree.readers.claude_layout import AGENT_ID, subagent_file
 from sessiontree.serve import archive_routes, pages
@@ -91,10 +92,21 @@ def session_route(handler: SessionHandler) -> Callable[[Request], Awaitable[Resp
 
 
 async def index(request: Request) -> Response:
+    """The index page with its first window of rows (the rest from ``index_rows``)."""
     state = _state(request)
     entries = await state.listing.scan_async()
     html = await anyio.to_thread.run_sync(pages.render_served_index, entries, state.config, state.urls)
     return pages.html_response(html)
+
+
+async def index_rows(request: Request) -> Response:
+    """``/api/index-rows?sort=&agent=&project=&q=&offset=&limit=``: a window of the index's rows
+    (sorted and filtered as the page does) as HTML, the offset of the next one, and how many match."""
+    state = _state(request)
+    entries = await state.listing.scan_async()
+    query = RowQuery.of(request.query_params)
+    found = await anyio.to_thread.run_sync(pages.index_window, entries, query, state.urls)
+    return JSONResponse(found, headers=pages.PAGE_HEADERS)
 
 
 @session_route
@@ -266,9 +278,13 @@ def _sse(
 async def index_events(request: Request) -> Response:
     state = _state(request)
     queue = state.hub.subscribe(INDEX_TOPIC)
-    # The index as it is now first: the page may be older than the stream (a reconnect).
-    event = await state.index_feed.event(force=True)
-    return _sse(state, INDEX_TOPIC, queue, [event] if event is not None else [])
+    # What the listing is first: the page may be older than the stream (a reconnect).
+    try:
+        event = await state.index_feed.first_event()
+    except BaseException:
+        state.hub.unsubscribe(INDEX_TOPIC, queue)
+        raise
+    return _sse(state, INDEX_TOPIC, queue, [event])
 
 
 @session_route
@@ -303,6 +319,7 @@ def routes() -> list[Route]:
     get: Any = ["GET", "HEAD"]
     return [
         Route("/", index, methods=get, name="index"),
+        Route("/api/index-rows", index_rows, methods=get, name="index_rows"),
         Route("/s/{key:key}", session_page, methods=get, name="session"),
         Route("/agent/{agent}/{key:key}", subagent_page, methods=get, name="subagent"),
         Route("/raw/{key:key}", raw_download, methods=get, name="raw"),

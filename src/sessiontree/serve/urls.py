@@ -35,6 +35,9 @@ class Urls:
     def usage(self) -> str:
         return self._path("usage")
 
+    def index_rows(self) -> str:
+        return self._path("index_rows")
+
     def sessions_api(self) -> str:
         return self._path("sessions_api")
 

@@ -1,6 +1,8 @@
 // sessiontree index: filter box over titles, folders and first prompts, a sort (last activity,
 // created, size, prompts) and agent / project filters; live dots age out; times in the reader's
-// zone (local-time.js before it).
+// zone (local-time.js before it). A paged index (#st-groups' data-rows, served) carries its first
+// rows: the server sorts and filters them the same way, and sends the next window when the "more"
+// button comes into view (or is pressed), the first one again when the sort or a filter changes.
 (function () {
   'use strict';
   const LIVE_MS = 60000;
@@ -12,6 +14,12 @@
   const sortBox = doc.getElementById('st-sort');
   const agentBox = doc.getElementById('st-agent-filter');
   const projectBox = doc.getElementById('st-project-filter');
+  const rowsUrl = groups.getAttribute('data-rows');
+  const more = doc.getElementById('st-more');
+  let next = groups.getAttribute('data-next') || '';
+  let asked = 0; // the last request sent: an older answer is dropped
+  let loading = false;
+  let typing = 0;
 
   function terms() {
     return input.value.toLowerCase().split(/\s+/).filter(Boolean);
@@ -70,7 +78,95 @@
       group.hidden = !shown;
       if (shown) any = true;
     }
-    none.hidden = any || !groups.querySelector('.st-group');
+    const filtering = ts.length > 0 || agent !== '' || project !== '';
+    none.hidden = any || (rowsUrl ? !filtering : !groups.querySelector('.st-group'));
+  }
+
+  function topRows() {
+    return groups.querySelectorAll(':scope > .st-group > .st-sessions > .st-session');
+  }
+
+  function rowOf(key) {
+    for (const li of topRows()) if (li.getAttribute('data-key') === key) return li;
+    return null;
+  }
+
+  function groupOf(cwd) {
+    for (const g of groups.querySelectorAll(':scope > .st-group')) if (g.getAttribute('data-cwd') === cwd) return g;
+    return null;
+  }
+
+  // Rows of our own template's HTML (every session string escaped by the server, never session
+  // HTML) into the page: a row already there is replaced, a new one joins its project's group
+  // (or its group is added); ``gone`` names rows that left. Then sorted and filtered again.
+  function merge(html, gone) {
+    for (const key of gone || []) {
+      const li = rowOf(key);
+      if (li) li.remove();
+    }
+    const box = doc.createElement('div');
+    box.innerHTML = html;
+    for (const section of [...box.querySelectorAll(':scope > .st-group')]) {
+      const target = groupOf(section.getAttribute('data-cwd') || '');
+      for (const li of [...section.querySelectorAll(':scope > .st-sessions > .st-session')]) {
+        const old = rowOf(li.getAttribute('data-key'));
+        if (old && target && old.closest('.st-group') === target) { old.replaceWith(li); continue; }
+        if (old) old.remove();
+        if (target) target.querySelector(':scope > .st-sessions').append(li);
+      }
+      if (!target) groups.append(section);
+    }
+    for (const g of groups.querySelectorAll(':scope > .st-group')) {
+      if (!g.querySelector(':scope > .st-sessions > .st-session')) g.remove();
+    }
+    applyFilter();
+  }
+
+  function query(offset, limit) {
+    const params = new URLSearchParams({ sort: sortBox ? sortBox.value : 'mtime', q: input.value, offset, limit });
+    if (agentBox && agentBox.value) params.set('agent', agentBox.value);
+    if (projectBox && projectBox.value) params.set('project', projectBox.value);
+    return rowsUrl + '?' + params;
+  }
+
+  // One window of rows from the server: appended, or in place of every row (``fresh``).
+  async function load(offset, limit, fresh) {
+    const n = ++asked;
+    loading = true;
+    doc.documentElement.setAttribute('data-st-rows', 'loading');
+    try {
+      const answer = await fetch(query(offset, limit), { headers: { Accept: 'application/json' } });
+      const data = answer.ok ? await answer.json() : null;
+      if (n !== asked || !data || typeof data.html !== 'string') return;
+      if (fresh) groups.replaceChildren();
+      merge(data.html, []);
+      next = data.next === null || data.next === undefined ? '' : String(data.next);
+      if (typeof data.state === 'string' && fresh) groups.setAttribute('data-state', data.state);
+    } catch (_) {
+      return; // the server stopped: the rows shown stay
+    } finally {
+      if (n === asked) {
+        loading = false;
+        if (more) more.hidden = !next;
+        doc.documentElement.setAttribute('data-st-rows', 'done');
+      }
+    }
+  }
+
+  function loadMore() {
+    if (rowsUrl && next && !loading) load(Number(next), 200, false);
+  }
+
+  // The rows shown again from the server, as many as are shown now (a live page that missed changes).
+  function reload() {
+    if (rowsUrl) load(0, Math.min(500, Math.max(100, topRows().length)), true);
+  }
+
+  function changed() {
+    applyFilter(); // the rows shown now at once, then the server's answer
+    if (!rowsUrl) return;
+    clearTimeout(typing);
+    typing = setTimeout(() => load(0, 100, true), 150);
   }
 
   function ageDots() {
@@ -81,9 +177,16 @@
     }
   }
 
-  input.addEventListener('input', applyFilter);
-  for (const box of [sortBox, agentBox, projectBox]) if (box) box.addEventListener('change', applyFilter);
+  input.addEventListener('input', changed);
+  for (const box of [sortBox, agentBox, projectBox]) if (box) box.addEventListener('change', changed);
+  if (more) {
+    more.addEventListener('click', loadMore);
+    if (window.IntersectionObserver) {
+      new IntersectionObserver((seen) => { if (seen.some((s) => s.isIntersecting)) loadMore(); },
+        { rootMargin: '800px 0px' }).observe(more);
+    }
+  }
   setInterval(ageDots, 5000);
   applyFilter();
-  window.sessiontreeIndex = { applyFilter, ageDots };
+  window.sessiontreeIndex = { applyFilter, ageDots, merge, reload };
 })();

@@ -1,0 +1,125 @@
+"""The index page's rows in windows: sorted and filtered as ``index.js`` sorts and filters a page's
+rows, so a served index carries its first rows and fetches the rest on demand (``/api/index-rows``).
+
+The order: rows in each project by the sort chosen (larger first; ties keep the listing's order,
+newest first), projects by their first row. A row shows when it or one of its subagents matches
+every term (in its search text or its project's folder) and the agent chosen.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+
+from sessiontree.archive.catalog import CatalogNode, ProjectGroup, group_by_project
+from sessiontree.store.discovery import SessionInfo
+from sessiontree.store.surrogates import shown_name
+from sessiontree.store.times import time_millis
+
+SORTS = ("mtime", "created", "size", "prompts")
+FIRST_ROWS = 100
+"""The rows a served index page carries (the rest come as the reader scrolls)."""
+MAX_ROWS = 500
+
+
+@dataclass(frozen=True, slots=True)
+class RowQuery:
+    """Which rows of the index: the page's sort and filters, and a window of the rows they give."""
+
+    sort: str = "mtime"
+    agent: str = ""
+    project: str | None = None
+    """A project's folder ("" is the group of sessions with no working directory); None: every one."""
+    terms: tuple[str, ...] = ()
+    offset: int = 0
+    limit: int = FIRST_ROWS
+
+    @classmethod
+    def of(cls, params: Mapping[str, str]) -> RowQuery:
+        """The query of a request's parameters (sort, agent, project, q, offset, limit); bad numbers
+        and unknown sorts fall back to the defaults."""
+
+        def number(name: str, default: int, high: int) -> int:
+            try:
+                return min(high, max(0, int(params.get(name) or default)))
+            except ValueError:
+                return default
+
+        sort = params.get("sort") or "mtime"
+        return cls(
+            sort=sort if sort in SORTS else "mtime",
+            agent=params.get("agent") or "",
+            project=params.get("project"),
+            terms=tuple(params.get("q", "").lower().split()),
+            offset=number("offset", 0, 10_000_000),
+            limit=max(1, number("limit", FIRST_ROWS, MAX_ROWS)),
+        )
+
+
+@dataclass(frozen=True, slots=True)
+class RowWindow:
+    """The rows of one window, grouped by project as the page shows them."""
+
+    groups: list[ProjectGroup]
+    total: int
+    """Rows (top-level sessions) the query matches, in every window."""
+    next: int | None
+    """The offset of the next window, or None after the last."""
+
+
+def search_text(entry: SessionInfo, title: str) -> str:
+    """What the filter box looks in: title, first prompt, folder, key and agent, lower case."""
+    return " ".join((title, entry.first_message or "", entry.cwd, shown_name(entry.key), entry.agent)).lower()
+
+
+def shown_title(entry: SessionInfo) -> str:
+    """A row's title: the session's, or its file's name when unreadable, or its id."""
+    key = shown_name(entry.key)
+    return entry.display_title or (key.rsplit("/", 1)[-1] if entry.error else entry.id)
+
+
+def sort_value(entry: SessionInfo, by: str) -> int:
+    """A row's value for a sort (as the page's ``data-mtime``, ``-created``, ``-size``, ``-prompts``)."""
+    if by == "created":
+        return time_millis(entry.created) or 0
+    if by == "size":
+        return entry.size
+    if by == "prompts":
+        return -1 if entry.prompt_count is None else entry.prompt_count
+    return int(entry.modified * 1000)
+
+
+def _matches(node: CatalogNode, terms: tuple[str, ...], cwd: str, agent: str) -> bool:
+    entry = node.entry
+    text = search_text(entry, shown_title(entry))
+    own = (not agent or entry.agent == agent) and all(t in cwd or t in text for t in terms)
+    return own or any(_matches(child, terms, cwd, agent) for child in node.children)
+
+
+def select_rows(entries: Iterable[SessionInfo], query: RowQuery) -> RowWindow:
+    """The window of rows a query asks for, grouped by project in the page's order."""
+    ordered: list[tuple[int, int, ProjectGroup]] = []
+    for place, group in enumerate(group_by_project(entries)):
+        if query.project is not None and group.cwd != query.project:
+            continue
+        cwd = group.cwd.lower()
+        nodes = [
+            n
+            for n in group.nodes
+            if not (query.terms or query.agent) or _matches(n, query.terms, cwd, query.agent)
+        ]
+        if not nodes:
+            continue
+        keyed = sorted(enumerate(nodes), key=lambda n: (-sort_value(n[1].entry, query.sort), n[0]))
+        nodes = [n for _, n in keyed]
+        ordered.append((-sort_value(nodes[0].entry, query.sort), place, ProjectGroup(group.cwd, nodes)))
+    ordered.sort(key=lambda g: (g[0], g[1]))
+    rows = [(group.cwd, node) for _, _, group in ordered for node in group.nodes]
+    end = query.offset + query.limit
+    window: list[ProjectGroup] = []
+    for cwd, node in rows[query.offset : end]:
+        if window and window[-1].cwd == cwd:
+            window[-1].nodes.append(node)
+        else:
+            window.append(ProjectGroup(cwd, [node]))
+    return RowWindow(window, len(rows), end if end < len(rows) else None)
