@@ -43,6 +43,11 @@ def first_prompt(folder: Path) -> str:
     return str(text if isinstance(text, str) else text[0]["text"]).split("\n")[0][:40]
 
 
+def first_prompt_title(folder: Path) -> str:
+    """The header's title of the generated session (its header names it)."""
+    return str(lines(folder)[0]["title"])
+
+
 class HeldCache:
     """The fragment cache's file locked by this test: the server's full render waits on it.
 
@@ -81,10 +86,19 @@ def test_the_first_prompt_shows_before_the_last_entry_arrives(
         assert page.evaluate(incomplete) is True
         assert page.evaluate("typeof window.sessiontree") == "undefined"
         assert page.evaluate("document.documentElement.hasAttribute('data-st-ready')") is False
+        # The header's identity came with the first screen; its statistics not yet.
+        assert page.locator("#st-header .st-title").inner_text() == first_prompt_title(folder)
+        assert page.locator("#st-header .st-cwd").count() == 1
+        assert page.locator("#st-header .st-counts, #st-header .st-tokens-total").count() == 0
     finally:
         held.release()
     page.wait_for_selector("html[data-st-ready]", timeout=60_000)
     wait_js(page, "document.documentElement.getAttribute('data-st-live') === 'open'")
+    # The whole header followed the data and took the first one's place (the server's links kept).
+    assert page.locator("#st-header .st-counts").count() == 1
+    assert page.locator("#st-header .st-title").count() == 1
+    assert page.locator("#st-header .st-serve-links").count() == 1
+    assert page.evaluate("typeof window.sessiontreeServe.generation") == "string"
     # The viewer drew the messages in the preview's place: the first prompt once, now with its index.
     first_id = next(e["id"] for e in lines(folder) if e.get("message", {}).get("role") == "user")
     assert page.locator(f'#st-messages article[data-id="{first_id}"]').count() == 1

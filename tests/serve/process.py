@@ -140,8 +140,12 @@ class EventReader:
 
 
 def page_settings(html: str) -> dict[str, Any]:
-    """The ``window.sessiontreeServe`` settings a served session page carries."""
+    """The ``window.sessiontreeServe`` settings a served session page carries, with the state its
+    data was rendered from (generation, count, badLines: ``#st-serve-state``, after the data)."""
     match = re.search(r"window\.sessiontreeServe = (\{.*?\});", html)
     assert match is not None, "no live settings in the page"
     settings: dict[str, Any] = json.loads(match.group(1))
+    state = re.search(r'<script type="application/json" id="st-serve-state">(\{.*?\})</script>', html)
+    assert state is not None, "no served state in the page"
+    settings.update(json.loads(state.group(1)))
     return settings

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Generator, Iterator
+from collections.abc import Callable, Generator, Iterator, Mapping
 from concurrent.futures import CancelledError
 from typing import Any
 
@@ -19,7 +19,7 @@ from sessiontree.exporter.sections import (
     render_header,
     render_system,
 )
-from sessiontree.exporter.stats import UsageMemo, compute_stats, cumulative_by_turn
+from sessiontree.exporter.stats import SessionStats, UsageMemo, compute_stats, cumulative_by_turn
 from sessiontree.store import Session, SessionTree
 from sessiontree.store.kinds import typed_prompt
 from sessiontree.store.pricing import within_lookup_budget
@@ -118,11 +118,6 @@ def render_shell(session: Session, options: RenderOptions | None = None) -> Page
     """
     opts = options or RenderOptions()
     leaf = _resolve_leaf(session, opts.leaf_id)
-    init = session.session_init(leaf) or {}
-    prompt = opts.system_prompt if opts.system_prompt is not None else init.get("systemPrompt")
-    tool_specs: list[ToolSpec] = normalise_tools(
-        list(opts.tools) if opts.tools is not None else init.get("tools")
-    )
     title = _title(session)
     memo: UsageMemo = {}  # the chart's messages priced once, by the totals
     stats = compute_stats(session.entries, memo)
@@ -133,13 +128,35 @@ def render_shell(session: Session, options: RenderOptions | None = None) -> Page
         chart_points=cumulative_by_turn(session.tree.path_to(leaf), memo, stats.subagents) if leaf else [],
         related=opts.related,
     )
+    system = _system_html(session.session_init(leaf), opts)
+    return PageShell(title=title, stats=stats, header_html=str(header), system_html=system, leaf_id=leaf)
+
+
+def render_identity_shell(
+    session: Session, init: Mapping[str, Any] | None, leaf_id: str | None, options: RenderOptions
+) -> PageShell:
+    """Render the shell a server sends before it has read every entry: the header's identity
+    (no statistics, span or chart: ``render_header``), the system section of ``init`` (the last
+    ``session_init`` entry on the path to ``leaf_id``); ``session`` need hold only the entries
+    its title and start time come from (a quick scan's, ``store.quick_scan``)."""
+    title = _title(session)
+    header = render_header(session, title=title, stats=None, chart_points=[], related=options.related)
     return PageShell(
         title=title,
-        stats=stats,
+        stats=SessionStats(),
         header_html=str(header),
-        system_html=str(render_system(prompt if isinstance(prompt, str) else "", tool_specs)),
-        leaf_id=leaf,
+        system_html=_system_html(init, options),
+        leaf_id=leaf_id,
     )
+
+
+def _system_html(init: Mapping[str, Any] | None, opts: RenderOptions) -> str:
+    found = init or {}
+    prompt = opts.system_prompt if opts.system_prompt is not None else found.get("systemPrompt")
+    tool_specs: list[ToolSpec] = normalise_tools(
+        list(opts.tools) if opts.tools is not None else found.get("tools")
+    )
+    return str(render_system(prompt if isinstance(prompt, str) else "", tool_specs))
 
 
 def _render_records(

@@ -28,6 +28,7 @@ DATA_VERSION = 1
 # which only our own scripts follow, so session text can never fake it.
 _DATA_SLOT = "\x00st-data\x00"
 _PREVIEW_SLOT = "\x00st-preview\x00"
+_LATE_SLOT = "\x00st-late\x00"
 _SCRIPT_SLOT = re.compile("\x00st-script-([0-9]+)\x00")
 
 # The viewer's modules in the order they are joined into its one inline script: the pure data
@@ -160,12 +161,15 @@ def iter_streamed_page(
     options: PageOptions | None = None,
     *,
     preview: str = "",
+    after_data: Callable[[], str] | None = None,
 ) -> Iterator[str]:
     """Yield a page whose head, header and ``preview`` go out before ``render()`` is called.
 
     ``preview`` is trusted HTML (fragments of our renderer) shown in the messages area until
     the viewer boots and draws the messages in its place: a server streams a big session's
-    first screen at once and the rest when rendered.
+    first screen at once and the rest when rendered. A rendered header that differs from the
+    one sent first (a server's first header has no statistics) follows the data, for the viewer
+    to put in its place (``#st-header-late``), and so does ``after_data()`` (trusted HTML).
     """
     opts = options or PageOptions()
     css, js = viewer_assets()
@@ -180,19 +184,25 @@ def iter_streamed_page(
         system_html=Markup(shell.system_html),
         preview=Markup(_PREVIEW_SLOT),
         data_json=Markup(_DATA_SLOT),
+        late=Markup(_LATE_SLOT),
         early=[Markup(s) for s in opts.early_scripts],  # our own scripts: before the data, in the first chunk
         scripts=[Markup(_script_slot(i)) for i in range(1 + len(opts.extra_scripts))],
     )
     head, _, tail = page.rpartition(_DATA_SLOT)
     # Only our own markup lies between the preview's slot and the data's: its last occurrence is ours.
     before, _, after = head.rpartition(_PREVIEW_SLOT)
+    data_end, _, tail = tail.partition(_LATE_SLOT)
     # The scripts go in after the split, in one pass: their text may hold anything, even a marker.
     scripts = (js, *opts.extra_scripts)
     parts = _SCRIPT_SLOT.split(tail)
     yield before + preview + after
     rendered = render()
     yield from iter_page_data(rendered, opts)
-    yield "".join(scripts[int(p)] if k % 2 else p for k, p in enumerate(parts))
+    late = ""
+    if rendered.header_html != shell.header_html:
+        late = f'<template id="st-header-late">{rendered.header_html}</template>'
+    late += after_data() if after_data is not None else ""
+    yield data_end + late + "".join(scripts[int(p)] if k % 2 else p for k, p in enumerate(parts))
 
 
 def _script_slot(i: int) -> str:

@@ -51,6 +51,11 @@ class PageTarget:
     - ``share``: a server's shared renders (``serve.renders``): given ``make(cancelled)``, the
       rendered session, made here or by the client already making it; ``cancelled`` stops a
       render every client of which left.
+    - ``load``: a session read only once the first chunk is out (a server's first visit; the
+      page is made with no session): the first chunk is ``shell`` and ``preview`` (a quick
+      scan's), then ``load()`` gives the whole session and the target it is rendered for (its
+      shell's header, with the statistics, follows the data and takes the first one's place).
+    - ``after_data``: trusted HTML put after the page's data, made once it is rendered.
     """
 
     page: PageOptions = field(default_factory=PageOptions)
@@ -60,13 +65,15 @@ class PageTarget:
     preview: str = ""
     on_rendered: Callable[[RenderedSession], None] | None = None
     share: Callable[[Callable[[Callable[[], bool] | None], RenderedSession]], RenderedSession] | None = None
+    load: Callable[[], tuple[Session, PageTarget]] | None = None
+    after_data: Callable[[], str] | None = None
 
 
 class Page:
     """A session's page: its CSP (the meta tag's, for a header too), title, and chunks (iterate once)."""
 
-    def __init__(self, session: Session, options: ExportOptions, target: PageTarget) -> None:
-        self._session: Session | None = session
+    def __init__(self, session: Session | None, options: ExportOptions, target: PageTarget) -> None:
+        self._session = session
         self._target = target
         self._rendered: RenderedSession | None = None
         self.page_options = dataclasses.replace(target.page, theme=options.theme, compress=options.compress)
@@ -77,8 +84,13 @@ class Page:
             tools=options.tools,
             compress=options.compress,
         )
-        # Options and the leaf are checked before anything is rendered (a bad --leaf fails at once).
-        self.shell = target.shell or render_shell(session, self.render_options)
+        if session is None:
+            if target.shell is None or target.load is None:
+                raise ValueError("a page made before its session is loaded needs a shell and a load")
+            self.shell = target.shell
+        else:
+            # Options and the leaf are checked before anything is rendered (a bad --leaf fails at once).
+            self.shell = target.shell or render_shell(session, self.render_options)
         self.csp = page_csp(self.page_options)
         self.title = self.shell.title
 
@@ -86,38 +98,55 @@ class Page:
         """The session's entries rendered (once): what the page's data and a site's assets come from."""
         if self._rendered is None:
             session, self._session = self._session, None  # the entries are freed once rendered
-            assert session is not None
-            target = self._target
-
-            def make(cancelled: Callable[[], bool] | None) -> RenderedSession:
-                options = dataclasses.replace(self.render_options, cancelled=cancelled)
-                cache = target.open_cache() if target.open_cache is not None else None
-                try:
-                    if cache is not None:
-                        options = dataclasses.replace(options, cache=cache)
-                    rendered = render_session(session, options, shell=self.shell)
-                finally:
-                    if cache is not None:
-                        cache.close()
-                if target.share is not None:
-                    rendered.frags.finish()  # read by every client sharing it
-                if target.on_rendered is not None:
-                    target.on_rendered(rendered)
-                return rendered
-
-            self._rendered = make(None) if target.share is None else target.share(make)
+            target, shell = self._target, self.shell
+            if session is None:
+                assert target.load is not None
+                session, target = self._target.load()  # type: ignore[misc]
+                shell = target.shell or render_shell(session, self.render_options)
+                self._target = target
+            self._rendered = self._render(session, target, shell)
         return self._rendered
+
+    def _render(self, session: Session, target: PageTarget, shell: PageShell) -> RenderedSession:
+
+        def make(cancelled: Callable[[], bool] | None) -> RenderedSession:
+            options = dataclasses.replace(self.render_options, cancelled=cancelled)
+            cache = target.open_cache() if target.open_cache is not None else None
+            try:
+                if cache is not None:
+                    options = dataclasses.replace(options, cache=cache)
+                rendered = render_session(session, options, shell=shell)
+            finally:
+                if cache is not None:
+                    cache.close()
+            if target.share is not None:
+                rendered.frags.finish()  # read by every client sharing it
+            if target.on_rendered is not None:
+                target.on_rendered(rendered)
+            return rendered
+
+        return make(None) if target.share is None else target.share(make)
+
+    def _after_data(self) -> str:
+        after = self._target.after_data
+        return after() if after is not None else ""
 
     @property
     def chunks(self) -> Iterator[str]:
         """The page in chunks: the head and header (and preview) before the entries are rendered."""
-        return iter_streamed_page(self.shell, self.render, self.page_options, preview=self._target.preview)
+        return iter_streamed_page(
+            self.shell,
+            self.render,
+            self.page_options,
+            preview=self._target.preview,
+            after_data=self._after_data,
+        )
 
 
 def make_page(
-    session: Session, options: ExportOptions | None = None, target: PageTarget | None = None
+    session: Session | None, options: ExportOptions | None = None, target: PageTarget | None = None
 ) -> Page:
-    """Make the page of a loaded session for a target (export when none is given)."""
+    """Make the page of a session for a target (export when none is given; no session: ``target.load``)."""
     return Page(session, options or ExportOptions(), target or PageTarget())
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -130,12 +131,23 @@ def render_header(
     session: Session,
     *,
     title: str,
-    stats: SessionStats,
+    stats: SessionStats | None,
     chart_points: list[tuple[int, float]],
     related: RelatedPages | None = None,
 ) -> Markup:
-    """Return the inner HTML of ``#st-header``."""
+    """Return the inner HTML of ``#st-header``.
+
+    ``stats`` None gives the header's identity alone (title, id, agent, directory, branch, start
+    date, related pages): what a server shows before it has gone over every entry."""
     date = session.started or ""
+    if stats is None:  # no counts, tokens, cost, span or chart
+        facts = dataclasses.replace(
+            header_facts(session, SessionStats(), related), first="", last="", duration=""
+        )
+        identity: Markup = SECTIONS.header(
+            title, session.id or "", session.cwd or "", date, format_ts(date), [], facts, {}, None, ""
+        )
+        return identity
     html: Markup = SECTIONS.header(
         title,
         session.id or "",

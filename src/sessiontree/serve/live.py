@@ -94,6 +94,11 @@ class LiveSession:
         self._base = len(session.entries)
         self._appended = []
 
+    @property
+    def loaded(self) -> bool:
+        """Whether the file was read whole (a page of it then needs no quick scan)."""
+        return bool(self.generation)
+
     def snapshot(self) -> Snapshot:
         """The session as it is now (a shallow copy: later appends do not change it)."""
         with self.lock:

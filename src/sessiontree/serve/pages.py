@@ -34,10 +34,12 @@ from sessiontree.pages.nav import PANE_SCRIPTS, browse_scripts, nav_css, pane_cs
 from sessiontree.pages.search_page import SearchPageOptions, render_search_page, search_scripts
 from sessiontree.readers import load_any
 from sessiontree.serve.config import ServeConfig
+from sessiontree.serve.first_screen import first_screen
 from sessiontree.serve.index_feed import listing_state
 from sessiontree.serve.live import LiveSession, Snapshot
 from sessiontree.serve.renders import Renders
 from sessiontree.serve.urls import Urls
+from sessiontree.store import Session
 from sessiontree.store.discovery import SessionInfo
 from sessiontree.store.jsonl import paused_gc
 from sessiontree.store.subagents import subagent_key
@@ -167,18 +169,11 @@ def live_page(
     """A session's live page: head, header and the first screen of the path (for the link's
     ``leaf_id`` / ``target_id``) at once, then the data of every entry once rendered.
 
+    A session not read yet sends its first screen from a quick scan (``serve.first_screen``: the
+    header without statistics) and is read whole after; the whole header follows the data.
     With ``renders``, clients of one session state share one render, and ``gone`` (set when this
     client leaves) lets a render nobody waits for any more stop and free what it holds.
     ``related`` links the header to the listed sessions it spawned or was spawned by."""
-    snap = live.snapshot()
-    session = snap.session
-
-    def subagent_page(agent_id: str) -> str:
-        # Claude Code's transcripts are in the parent's tree (not listed): a route of their own.
-        if session.subagents.embedded:
-            return urls.session(subagent_key(key, agent_id))
-        return urls.subagent(key, agent_id)
-
     settings = {
         "key": shown_name(key),  # text for the page: no lone surrogate in an inline script
         "events": urls.session_events(key),
@@ -186,17 +181,8 @@ def live_page(
         "export": urls.export(key),
         "artifacts": urls.artifacts(key),
         "index": urls.index(),
-        "generation": snap.generation,
-        "count": snap.count,
-        "badLines": len(session.bad_lines),
         "imagePrefix": live.image_prefix,
     }
-    # The first screen before the collector's passes over a session just loaded (its millions of
-    # objects, walked at the first allocations after the load): 0.55 → 0.41 s of CPU for the
-    # 2,000-turn session's load, header and first entries. They come with the rest of the page.
-    with paused_gc():
-        shell = _shell_of(live, snap, related)
-        preview = render_preview(session, leaf_id=leaf_id, target_id=target_id)
     look = PageOptions(
         image_prefix=live.image_prefix,
         extra_scripts=(
@@ -218,20 +204,62 @@ def live_page(
         nav_html=urls.nav().html(),
         extra_css=nav_css() + pane_css(),
     )
-    target = PageTarget(
-        page=look,
-        render=RenderOptions(subagent_href=subagent_page, related=related, parallel=False),  # never forks
-        open_cache=_cache_opener(config),
-        shell=shell,
-        preview=preview,
-        on_rendered=lambda rendered: live.keep_images(image_files(rendered)),
-        share=None
-        if renders is None
-        else functools.partial(
-            renders.render, (key, snap.generation, snap.count), _size(live), gone=gone or threading.Event()
-        ),
-    )
-    return make_page(session, ExportOptions(theme=config.theme), target)
+    render = _render_options(live, key, urls, related)
+
+    def loaded() -> tuple[Session, PageTarget]:
+        snap = live.snapshot()
+        # The first screen before the collector's passes over a session just loaded (its millions
+        # of objects, walked at the first allocations after the load): 0.55 → 0.41 s of CPU for the
+        # 2,000-turn session's load, header and first entries. They come with the rest of the page.
+        with paused_gc():
+            shell = _shell_of(live, snap, related)
+            preview = (
+                ""
+                if quick is not None
+                else render_preview(snap.session, leaf_id=leaf_id, target_id=target_id)
+            )
+        state = {"generation": snap.generation, "count": snap.count, "badLines": len(snap.session.bad_lines)}
+        target = PageTarget(
+            page=look,
+            render=render,
+            open_cache=_cache_opener(config),
+            shell=shell,
+            preview=preview,
+            on_rendered=lambda rendered: live.keep_images(image_files(rendered)),
+            share=None
+            if renders is None
+            else functools.partial(
+                renders.render,
+                (key, snap.generation, snap.count),
+                _size(live),
+                gone=gone or threading.Event(),
+            ),
+            after_data=lambda: (
+                '<script type="application/json" id="st-serve-state">' + json_for_script(state) + "</script>"
+            ),
+        )
+        return snap.session, target
+
+    quick = None
+    if not live.loaded:
+        quick = first_screen(
+            live.path, agent_dir=live.agent_dir, leaf_id=leaf_id, target_id=target_id, related=related
+        )
+    if quick is None:
+        session, target = loaded()
+        return make_page(session, ExportOptions(theme=config.theme), target)
+    target = PageTarget(page=look, render=render, shell=quick.shell, preview=quick.preview, load=loaded)
+    return make_page(None, ExportOptions(theme=config.theme), target)
+
+
+def _render_options(live: LiveSession, key: str, urls: Urls, related: RelatedPages | None) -> RenderOptions:
+    def subagent_page(agent_id: str) -> str:
+        # Claude Code's transcripts are in the parent's tree (not listed): a route of their own.
+        if live.session.subagents.embedded:
+            return urls.session(subagent_key(key, agent_id))
+        return urls.subagent(key, agent_id)
+
+    return RenderOptions(subagent_href=subagent_page, related=related, parallel=False)  # never forks
 
 
 def _size(live: LiveSession) -> int:

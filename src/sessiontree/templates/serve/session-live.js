@@ -10,6 +10,10 @@
   if (!cfg || !viewer) return;
   const doc = document;
   const root = doc.documentElement;
+  // The state the page's data was rendered from (generation, entry count, unreadable lines): known
+  // only once the session was read whole, after the first screen went out, so it follows the data.
+  const stateNode = doc.getElementById('st-serve-state');
+  try { Object.assign(cfg, JSON.parse(stateNode ? stateNode.textContent : '{}')); } catch (_) { /* kept as given */ }
   const placeKey = 'st-place:' + cfg.key;
   let count = cfg.count;
   let events = null;

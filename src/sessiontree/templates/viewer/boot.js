@@ -82,6 +82,9 @@ async function boot() {
   try { data = JSON.parse(node ? node.textContent : 'null'); } catch (_) { data = null; }
   if (!data || typeof data !== 'object') { fail('missing or invalid session data'); return false; }
   mark('st-data-parsed');
+  // A server sends its first header before the statistics, and the whole header after the data.
+  const lateHeader = $('st-header-late');
+  if (lateHeader && $('st-header')) $('st-header').replaceChildren(lateHeader.content);
   state.index = entryIndex.create(data.entries);
   if (data.images && typeof data.images === 'object') state.images = Object.assign(Object.create(null), data.images);
   buildUi();
