@@ -10,12 +10,14 @@ import re
 from sessiontree.exporter.blocks import (
     HIGHLIGHT_REST_CHARS,
     MAX_HIGHLIGHT_CHARS,
+    PREVIEW_LINES,
     compute_diff,
     render_diff_text,
     render_output,
 )
-from sessiontree.exporter.highlight import lexer_by_name
+from sessiontree.exporter.highlight import highlight_code, highlight_split, lexer_by_name, theme_css
 from sessiontree.exporter.images import ImageRegistry
+from sessiontree.exporter.templating import read_asset
 from tests.exporter.entries import PNG_1X1
 
 
@@ -48,11 +50,12 @@ def test_preview_keeps_exact_line_split() -> None:
 
 def test_highlighting_runs_across_the_preview_cut() -> None:
     """The rest of a long output is highlighted as part of the whole, not left plain."""
-    text = "\n".join(['doc = """first'] + [f"line {i}" for i in range(12)] + ['"""', "x = 1"])
+    text = "\n".join(['doc = """first'] + [f"line {i}" for i in range(22)] + ['"""', "x = 1"])
     html = str(render_output(text, lexer=lexer_by_name("python")))
     head, rest = html.split('<span class="st-rest" hidden>')
     assert '<span class="s2">&quot;&quot;&quot;first' in head.replace('"""', "&quot;&quot;&quot;")
-    assert rest.startswith('\n<span class="s2">line 9')  # the string token goes on past the cut
+    assert head.count("\n") == PREVIEW_LINES - 1 == 19  # the issue's ~20 lines
+    assert rest.startswith('\n<span class="s2">line 19')  # the string token goes on past the cut
     assert '<span class="mi">1</span>' in rest
     plain = re.sub(r"<[^>]+>", "", html.split('<pre class="st-pre st-hl">')[1].split("</pre>")[0])
     assert html_lib.unescape(plain) == text  # preview and rest put together: the text, exactly
@@ -65,7 +68,7 @@ def test_a_long_outputs_hidden_rest_costs_no_highlighting() -> None:
     head, rest = html.split('<span class="st-rest" hidden>')
     assert '<span class="mi">9</span>' in head
     assert "<span class" not in rest.split("</span></pre>")[0]
-    assert "&lt;12&gt;" in rest
+    assert "&lt;22&gt;" in rest and "&lt;19&gt;" in head
     plain = re.sub(r"<[^>]+>", "", html.split('<pre class="st-pre st-hl">')[1].split("</pre>")[0])
     assert html_lib.unescape(plain) == text
 
@@ -99,3 +102,30 @@ def test_bad_mime_types_and_data_are_refused_with_a_note() -> None:
     assert reg.add("not base64!!", "image/png").sha is None
     assert reg.add("blob:sha256:" + "0" * 64, "image/png").note == "image not available (blob missing)"
     assert all(url.startswith("data:image/png;base64,") for url in reg.images.values())
+
+
+def test_classes_drawn_as_plain_text_get_no_span() -> None:
+    """Names and punctuation look like plain text in both themes: no span, the same look, text exact."""
+    code = "value = compute(a, b)  # <note> & more\n"
+    html = highlight_code(code, lexer_by_name("python"))
+    assert 'class="n"' not in html and 'class="p"' not in html
+    assert '<span class="o">=</span>' in html and '<span class="c1"># &lt;note&gt; &amp; more</span>' in html
+    assert html_lib.unescape(re.sub(r"<[^>]+>", "", html)) == code
+    # Plain in the dark theme only because the page's dark text is the dark style's text colour.
+    dark_text = re.search(r"--fg: light-dark\(#[0-9a-f]+, (#[0-9a-f]+)\)", read_asset("palette.css"))
+    assert dark_text is not None and dark_text[1] == "#e6edf3"
+    assert (
+        ".st-hl .nv { color: #79C0FF }" in theme_css()
+        and f"color: {dark_text[1].upper()}" in theme_css()
+        and '[data-theme="light"] .st-hl .n ' not in theme_css()
+    )
+
+
+def test_code_holding_the_formatters_own_mark_characters_reads_exactly() -> None:
+    """Runs are joined with private-use marks; code that holds those characters is still exact."""
+    code = 'x = "\ue000k\ue001" + \ue002 < y\n'
+    html = highlight_code(code, lexer_by_name("python"))
+    assert '<span class="err">\ue002</span> <span class="o">&lt;</span> y' in html
+    assert html_lib.unescape(re.sub(r"<[^>]+>", "", html)) == code
+    head, rest = highlight_split(code, lexer_by_name("python"), 5, 6)
+    assert html_lib.unescape(re.sub(r"<[^>]+>", "", head + rest)) == code[:5] + code[6:]

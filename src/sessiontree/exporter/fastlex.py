@@ -219,16 +219,6 @@ class _Pick:
         # A few rules are cheaper to try one by one than to compile into a new pattern.
         self.matcher = _combine(rules) if len(rules) > _COMBINE_FROM else None
 
-    def find(self, text: str, pos: int) -> tuple[Rule, re.Match[str]] | None:
-        if self.matcher is not None:
-            m = self.matcher(text, pos)
-            return None if m is None else (self.rules[_INDEX[m.lastgroup or ""]], m)
-        for rule in self.rules:
-            m = rule[0](text, pos)
-            if m:
-                return rule, m
-        return None
-
 
 class _StateRules:
     """A state's rules and, per next character, only the rules that can match there."""
@@ -297,6 +287,7 @@ class FastRegexLexer:
     def tokens(self, text: str) -> Iterator[Token]:
         """Yield (index, token type, value) exactly as the Pygments lexer would."""
         lexer, state_of = self.lexer, self.state
+        index_of = _INDEX
         pos = 0
         end = len(text)
         statestack = ["root"]
@@ -307,9 +298,21 @@ class FastRegexLexer:
                 pick = current.by_char.get(char) or current.for_char(char)
             else:
                 pick = current.at_end()
-            found = pick.find(text, pos)
-            if found is not None:
-                (rexmatch, action, new_state), m = found
+            # The first of the picked rules that matches (once per token: no call for it).
+            rule: Rule | None = None
+            matcher = pick.matcher
+            if matcher is not None:
+                m = matcher(text, pos)
+                if m is not None:
+                    rule = pick.rules[index_of[m.lastgroup or ""]]
+            else:
+                for candidate in pick.rules:
+                    m = candidate[0](text, pos)
+                    if m:
+                        rule = candidate
+                        break
+            if rule is not None and m is not None:
+                rexmatch, action, new_state = rule
                 if action is not None:
                     if type(action) is _TokenType:
                         yield pos, action, m.group()
