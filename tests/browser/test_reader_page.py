@@ -197,6 +197,41 @@ def test_a_patch_row_names_its_files_and_a_long_patch_is_cut(
         page.context.close()
 
 
+LONG_OUTPUT = """() => {
+  const boxes = [...document.querySelectorAll('.st-output[data-more]')];
+  const box = boxes.find((b) => !b.classList.contains('st-diff-box'));
+  if (!box) return null;
+  box.scrollIntoView();
+  return box.closest('[data-id]').dataset.id;
+}"""
+
+
+@pytest.mark.parametrize(("width", "scheme"), SIZES)
+def test_a_long_output_shows_twenty_lines_then_all(
+    browser: Browser, served: Served, width: int, scheme: Scheme
+) -> None:
+    page = _open(browser, served, f"claude/{SESSION}", width, scheme)
+    try:
+        entry = page.evaluate(LONG_OUTPUT)
+        assert entry is not None, "a long output in the session"
+        box = page.locator(f'[data-id="{entry}"] .st-output[data-more]').first
+        if box.is_hidden():  # in a folded call or run: open what holds it
+            box.evaluate("b => b.closest('.st-call')?.querySelector('.st-call-head')?.click()")
+        more = box.locator(".st-more")
+        label = more.inner_text()
+        total = int(re.fullmatch(r"Show all ([\d,]+) lines", label).group(1).replace(",", ""))  # type: ignore[union-attr]
+        pre = box.locator("pre.st-pre")
+        shown = pre.evaluate("p => p.innerText")
+        assert len(shown.rstrip("\n").split("\n")) == 20 and total > 20, (len(shown.split("\n")), total)
+        assert total == 20 + int(box.get_attribute("data-more") or 0)
+        more.click()
+        assert more.inner_text() == "Show less"
+        assert len(pre.evaluate("p => p.innerText").rstrip("\n").split("\n")) == total
+        assert_clean(page, f"a long output shown whole at {width} px, {scheme}")
+    finally:
+        page.context.close()
+
+
 ROWS = """() => [...document.querySelectorAll('#st-groups .st-sessions > .st-session')]
   .filter((li) => !li.hidden && !li.closest('.st-group').hidden)
   .map((li) => [li.dataset.key, li.querySelector('.st-meta').textContent])"""
