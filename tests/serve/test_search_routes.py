@@ -12,6 +12,7 @@ import pytest
 from httpx import AsyncClient
 
 from sessiontree.archive.search import SearchIndex
+from sessiontree.pages.sessions_data import PART_ROWS
 from sessiontree.pages.usage_data import ROW_WIDTH
 from tests.pages.usage_records import data_totals, page_data
 from tests.serve.conftest import KEY, append_line, write_session
@@ -125,3 +126,19 @@ async def test_sessions_api_lists_the_pane_newest_first(client: AsyncClient, ses
     assert mine["h"] == f"/s/{quote(KEY)}" and isinstance(mine["n"], int) and mine["t"]
     models = (await client.get("/api/session-models")).json()["models"]
     assert isinstance(models, dict)
+
+
+@pytest.mark.anyio
+async def test_sessions_api_comes_in_parts_newest_first(client: AsyncClient, sessions_dir: Path) -> None:
+    for n in range(PART_ROWS + 20):
+        write_session(sessions_dir / "--work-many--" / f"m{n:03}.jsonl", f"m{n:03}", "/work/many")
+    first = (await client.get("/api/sessions")).json()
+    assert len(first["sessions"]) == PART_ROWS and first["more"] == ["/api/sessions?part=2"]
+    rest = (await client.get(first["more"][0])).json()
+    rows = first["sessions"] + rest["sessions"]
+    assert rest["v"] == 1 and len(rows) == PART_ROWS + 22  # with the two sessions of the folder
+    assert len({r["k"] for r in rows}) == len(rows)
+    assert [(-r["u"], r["k"]) for r in rows] == sorted((-r["u"], r["k"]) for r in rows)
+    # A part past the last is the last one; a bad number the first.
+    assert (await client.get("/api/sessions", params={"part": "9"})).json() == rest
+    assert (await client.get("/api/sessions", params={"part": "x"})).json() == first

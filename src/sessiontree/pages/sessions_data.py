@@ -1,7 +1,8 @@
 """The sessions pane's data: one small JSON record per listed session, the same for serve and a site.
 
 Served at ``/api/sessions`` and written as a site's ``sessions.json``, fetched by the pane after
-the page shows (a page never carries the list itself, so it stays small with 1,000 sessions).
+the page shows (a page never carries the list itself, so it stays small with 1,000 sessions). A
+long list comes in parts (``in_parts``): the first holds the newest sessions and names the others.
 """
 
 from __future__ import annotations
@@ -15,6 +16,8 @@ from sessiontree.store.surrogates import shown_name
 from sessiontree.store.titles import plain_title
 
 DATA_VERSION = 1
+PART_ROWS = 500
+"""Sessions per part of the pane's list (500: about 150 kB); the pane draws the first at once."""
 
 
 def models_by_path(records: Iterable[UsageRecord]) -> dict[str, list[str]]:
@@ -61,3 +64,16 @@ def sessions_data(
         rows.append(session_record(entry, href, (models or {}).get(str(entry.path), ())))
     rows.sort(key=lambda r: (-r["u"], r["k"]))
     return {"v": DATA_VERSION, "models": models is not None, "sessions": rows}
+
+
+def in_parts(
+    data: dict[str, Any], name_of: Callable[[int], str], rows: int = PART_ROWS
+) -> tuple[dict[str, Any], list[tuple[str, dict[str, Any]]]]:
+    """The pane's list as its first part (the newest ``rows`` sessions, naming the others in
+    ``more``) and the others, each with its name (``name_of`` its number: 2, 3, ...)."""
+    listed = data["sessions"]
+    parts = [
+        (name_of(n), {"v": data["v"], "sessions": listed[at : at + rows]})
+        for n, at in enumerate(range(rows, len(listed), rows), start=2)
+    ]
+    return {**data, "sessions": listed[:rows], "more": [name for name, _ in parts]}, parts

@@ -22,7 +22,7 @@ from sessiontree.archive.search import ROLE_CHOICES, SearchFilters, SearchHit, S
 from sessiontree.archive.usage import UsageRecord
 from sessiontree.errors import SearchError
 from sessiontree.pages.nav import NavLinks
-from sessiontree.pages.sessions_data import models_by_path, sessions_data
+from sessiontree.pages.sessions_data import in_parts, models_by_path, sessions_data
 from sessiontree.pages.usage_page import UsagePageOptions, render_usage_page
 from sessiontree.serve.pages import html_response, render_served_search
 from sessiontree.store.surrogates import shown_name
@@ -180,7 +180,8 @@ async def search_api(request: Request) -> Response:
 
 
 async def sessions_api(request: Request) -> Response:
-    """``/api/sessions``: the sessions pane's list (``pages.sessions_data``), from the listing (its
+    """``/api/sessions?part=N``: the sessions pane's list (``pages.sessions_data``), from the
+    listing, in parts: the first (no ``part``) holds the newest sessions and names the others (its
     JSON made again only when the listing changed since)."""
     state = request.app.state.serve
     entries = await state.listing.scan_async()
@@ -188,8 +189,13 @@ async def sessions_api(request: Request) -> Response:
     made = state.sessions_json
     if made is None or made[0] != version:
         data = sessions_data(entries, lambda entry: state.urls.session(entry.key))
-        made = state.sessions_json = (version, JSONResponse(data).body)
-    return Response(made[1], media_type="application/json", headers=NO_STORE)
+        first, parts = in_parts(data, lambda n: f"{state.urls.sessions_api()}?part={n}")
+        made = state.sessions_json = (
+            version,
+            [JSONResponse(d).body for d in (first, *(d for _, d in parts))],
+        )
+    part = _number(request.query_params.get("part"), 1, 1, len(made[1]))
+    return Response(made[1][part - 1], media_type="application/json", headers=NO_STORE)
 
 
 async def session_models_api(request: Request) -> Response:

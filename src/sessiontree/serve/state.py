@@ -76,8 +76,8 @@ class ServeState:
         self.mirrors = [root for root in config.roots if mirror_source(root) is not None]
         self._mirroring: asyncio.Task[None] | None = None
         self._archive_dirty = asyncio.Event()
-        self.sessions_json: tuple[tuple[int, ...], bytes] | None = None
-        """The pane's list as last sent, by the listing's version (``archive_routes.sessions_api``)."""
+        self.sessions_json: tuple[tuple[int, ...], list[bytes]] | None = None
+        """The pane's list as last sent (its parts), by the listing's version (``sessions_api``)."""
         self._tasks: list[asyncio.Task[None]] = []
 
     def session_link(self, path: str | Path, entry_id: str | None = None) -> str | None:

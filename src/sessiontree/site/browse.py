@@ -9,6 +9,7 @@ from typing import Any
 
 from sessiontree.archive.collection import Sources
 from sessiontree.pages.nav import NavLinks
+from sessiontree.pages.sessions_data import PART_ROWS
 from sessiontree.site import layout
 from sessiontree.site.manifest import PageRecord
 from sessiontree.store.discovery import SessionInfo
@@ -18,8 +19,8 @@ SEARCH_PAGE = "search.html"
 SESSIONS_DATA = "sessions.json"
 """The sessions pane's list (``pages.sessions_data``), fetched by every session page of the site:
 its newest ``CHUNK_ROWS`` sessions, and the names of the files holding the rest (``more``)."""
-CHUNK_ROWS = 500
-"""Sessions per file of the pane's list (500: about 150 kB); the pane draws the first at once."""
+CHUNK_ROWS = PART_ROWS
+"""Sessions per file of the pane's list."""
 MORE_DATA = "sessions-{}.json"
 PAGEFIND_CSP: dict[str, tuple[str, ...]] = {"script-src": ("'self'", "'wasm-unsafe-eval'")}
 """What a page running Pagefind needs: its module from the site and its WebAssembly."""
@@ -62,7 +63,7 @@ def write_sessions_data(
 ) -> None:
     """Write ``sessions.json`` (and ``sessions-N.json`` past ``CHUNK_ROWS``) for the pane: the built
     sessions with their models, from the listing's usage rows (no full-text index)."""
-    from sessiontree.pages.sessions_data import models_by_path, sessions_data
+    from sessiontree.pages.sessions_data import in_parts, models_by_path, sessions_data
 
     models = models_by_path(sources.usage_records())
 
@@ -70,13 +71,11 @@ def write_sessions_data(
         rec = pages.get(entry.key)
         return rec.page if rec is not None else None
 
-    data = sessions_data(entries, link_for, models)
-    rows = data["sessions"]
-    chunks = [rows[at : at + CHUNK_ROWS] for at in range(CHUNK_ROWS, len(rows), CHUNK_ROWS)]
-    names = [MORE_DATA.format(n) for n in range(2, len(chunks) + 2)]
-    for name, chunk in zip(names, chunks, strict=True):
-        _write_json(site / name, {"v": data["v"], "sessions": chunk})
-    _write_json(site / SESSIONS_DATA, {**data, "sessions": rows[:CHUNK_ROWS], "more": names})
+    first, parts = in_parts(sessions_data(entries, link_for, models), MORE_DATA.format, CHUNK_ROWS)
+    for name, part in parts:
+        _write_json(site / name, part)
+    _write_json(site / SESSIONS_DATA, first)
+    names = first["more"]
     for old in site.glob(MORE_DATA.format("*")):
         if old.name not in names:
             old.unlink(missing_ok=True)  # a larger list's chunks an earlier build wrote
