@@ -5,10 +5,12 @@ const path = require('node:path');
 const D = require(path.join(__dirname, '..', '..', 'src', 'sessiontree', 'templates', 'usage', 'usage-data.js'));
 
 // Three sessions: two pi ones in /w/app (one in /w/app/sub), a Claude Code one in /w/lib.
+const noon = (day) => Date.parse(day + 'T12:00:00Z');
+
 function sample() {
   return D.decode({
-    format: 1,
-    days: ['2026-03-01', '2026-03-02', '2026-03-10'],
+    format: 2,
+    times: [noon('2026-03-01'), noon('2026-03-02'), noon('2026-03-10')],
     models: ['a/m1', 'b/m2', 'z/free'],
     projects: ['/w/app', '/w/app/sub', '/w/lib', '/w/application'],
     agents: ['pi', 'claude'],
@@ -28,14 +30,15 @@ function sample() {
       2, -1, 0, 1, 1, 1, 0, 0, 0.01, 0, 0,
       3, 2, 2, 5, 1000, 10, 0, 0, 0, 0, 0,
     ],
-  });
+  }, 'UTC');
 }
 
 const ALL = { from: '', to: '', project: '', agent: '', model: '', by: 'model', measure: 'cost' };
 
 test('data of another shape is refused', () => {
-  assert.equal(D.decode({ format: 2, rows: [] }), null);
-  assert.equal(D.decode({ format: 1, rows: [1, 2] }), null);
+  assert.equal(D.decode({ format: 1, days: [], rows: [] }), null); // UTC days: the old shape
+  assert.equal(D.decode({ format: 3, rows: [] }), null);
+  assert.equal(D.decode({ format: 2, rows: [1, 2] }), null);
   assert.equal(D.decode(null), null);
 });
 
@@ -56,6 +59,31 @@ test('totals: sums, cost recorded / estimated / unpriced / zero, hit ratio, sess
   assert.equal(D.costShort(t), '$3.76 estimated + 2 models without a price');
   const one = D.totals(data, D.select(data, { model: 'b/m2', agent: 'pi' }));
   assert.equal(D.costShort(one), 'no price for 1 model');
+});
+
+test("the days are the reader's: quarter hours near midnight UTC fall on the zone's own days", () => {
+  // 18:15 and 18:45 UTC: either side of midnight in India (+5:30), both after it in Nepal (+5:45);
+  // 03:45 UTC on the 2nd is still the 1st in New York (-5).
+  const times = ['2026-03-01T18:15:00Z', '2026-03-01T18:45:00Z', '2026-03-01T23:45:00Z', '2026-03-02T03:45:00Z'].map(Date.parse);
+  const raw = {
+    format: 2, times, models: ['m'], projects: ['/w'], agents: ['pi'], agentLabels: ['pi'],
+    sessions: [['t', '/s', 0, 0, null]],
+    rows: [0, 0, 0, 1, 1, 0, 0, 0, 0.1, 0, 0, 0, 1, 0, 2, 2, 0, 0, 0, 0.2, 0, 0, 0, 2, 0, 4, 4, 0, 0, 0, 0.4, 0, 0,
+      0, 3, 0, 8, 8, 0, 0, 0, 0.8, 0, 0, 0, -1, 0, 16, 16, 0, 0, 0, 1.6, 0, 0],
+  };
+  const perDay = (zone) => {
+    const data = D.decode(raw, zone);
+    assert.equal(data.zone, zone);
+    return Object.fromEntries(D.calendar(data, D.select(data, {}), 'tokens').days.filter((d) => d.total).map((d) => [d.day, d.messages]));
+  };
+  assert.deepEqual(perDay('UTC'), { '2026-03-01': 1 + 2 + 4, '2026-03-02': 8 });
+  assert.deepEqual(perDay('Asia/Kolkata'), { '2026-03-01': 1, '2026-03-02': 2 + 4 + 8 });
+  assert.deepEqual(perDay('Asia/Kathmandu'), { '2026-03-02': 1 + 2 + 4 + 8 });
+  assert.deepEqual(perDay('America/New_York'), { '2026-03-01': 1 + 2 + 4 + 8 }); // 03:45 UTC: 22:45 the day before
+  const india = D.decode(raw, 'Asia/Kolkata');
+  const range = D.totals(india, D.select(india, { from: '2026-03-02', to: '2026-03-02' }));
+  assert.equal(range.messages, 14); // a range counts the reader's whole days, the undated row left out
+  assert.equal(D.totals(india, D.select(india, {})).messages, 31);
 });
 
 test('a project is its folder and the folders under it, never a name that only starts alike', () => {
@@ -100,7 +128,7 @@ test('more groups than the palette fold into one "other"', () => {
   const models = Array.from({ length: 12 }, (_, k) => 'p/m' + k);
   const rows = [];
   models.forEach((_, k) => rows.push(0, 0, k, 1, 10 * (k + 1), 0, 0, 0, k + 1, 0, 0));
-  const data = D.decode({ format: 1, days: ['2026-01-01'], models, projects: ['/w'], agents: ['pi'], agentLabels: ['pi'], sessions: [['t', '/s', 0, 0, null]], rows });
+  const data = D.decode({ format: 2, times: [noon('2026-01-01')], models, projects: ['/w'], agents: ['pi'], agentLabels: ['pi'], sessions: [['t', '/s', 0, 0, null]], rows });
   const s = D.series(data, D.select(data, {}), 'model', 'cost');
   assert.equal(s.groups.length, 9);
   assert.equal(s.groups[0].key, 'p/m11');
@@ -183,9 +211,9 @@ test('money and tokens are shown as stats shows them', () => {
 test('a filter over 10,000 rows keeps only its project (the bench times it)', () => {
   const rows = [];
   for (let k = 0; k < 10000; k += 1) rows.push(k % 1000, k % 300, k % 7, 3, 1000, 100, 5000, 200, k % 5 ? 0.01 * k : null, 1, k % 5 ? 0 : 1);
-  const days = Array.from({ length: 300 }, (_, k) => new Date(Date.UTC(2026, 0, 1) + k * 86400000).toISOString().slice(0, 10));
+  const times = Array.from({ length: 300 }, (_, k) => Date.UTC(2026, 0, 1) + k * 86400000);
   const data = D.decode({
-    format: 1, days, models: Array.from({ length: 7 }, (_, k) => 'p/m' + k),
+    format: 2, times, models: Array.from({ length: 7 }, (_, k) => 'p/m' + k),
     projects: Array.from({ length: 20 }, (_, k) => '/w/p' + k), agents: ['pi', 'claude'], agentLabels: ['pi', 'Claude Code'],
     sessions: Array.from({ length: 1000 }, (_, k) => ['t' + k, '/s/' + k + '.jsonl', k % 20, k % 2, null]), rows,
   });

@@ -34,7 +34,8 @@ from sessiontree.store.discovery import (
 )
 from sessiontree.store.storage import entry_is, open_regular, read_reason, resolves_inside
 
-CACHE_VERSION = 6
+CACHE_VERSION = 7
+"""7: usage rows per UTC quarter hour, not per UTC day (the usage page's days are the reader's)."""
 MAX_SUBAGENT_DEPTH = 4
 
 

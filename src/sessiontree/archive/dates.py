@@ -15,10 +15,21 @@ def day_of(ms: int) -> str:
 
 
 def midnight_of(day: str) -> int:
-    """The time (epoch ms) a ``YYYY-MM-DD`` day starts in UTC (0 for an empty day: unknown)."""
+    """The time (epoch ms) a ``YYYY-MM-DD`` day (or a ``quarter_of``) starts in UTC (0 for an
+    empty one: unknown)."""
     if not day:
         return 0
     return int(datetime.fromisoformat(day).replace(tzinfo=UTC).timestamp() * 1000)
+
+
+QUARTER_MS = 15 * 60 * 1000
+"""Every time zone's offset is a multiple of a quarter hour (India +5:30, Nepal +5:45), so usage
+kept per UTC quarter hour is put into the reader's days exactly, by the page in the browser."""
+
+
+def quarter_of(ms: int) -> str:
+    """The UTC quarter hour a time falls in, ``YYYY-MM-DDTHH:MM`` (a key that sorts as time)."""
+    return utc_datetime((ms - ms % QUARTER_MS) / 1000).strftime("%Y-%m-%dT%H:%M")
 
 
 def week_of(ms: int) -> str:

@@ -1,11 +1,13 @@
-"""Usage per session from the listing's own line pass: totals per (day, model), no search index.
+"""Usage per session from the listing's own line pass: totals per (UTC quarter hour, model), no
+search index.
 
 The catalog's pass over a file's lines (``archive/catalog.py``) parses only the lines that carry
-a usage (an assistant message's ``usage``, a ``model_usage`` entry) and keeps one row per day
-and model in its cache, continued from its offset as the file grows; serve's usage page and the
-pane's model filter read these rows, so a fresh server answers both without the full-text
-index. A row: ``[day, model, copied, messages, input, output, cache_read, cache_write, cost,
-costed, estimated, unpriced, messages]`` (``day`` empty when unknown; ``messages`` one
+a usage (an assistant message's ``usage``, a ``model_usage`` entry) and keeps one row per UTC
+quarter hour and model in its cache (the usage page puts the quarters into the reader's days),
+continued from its offset as the file grows; serve's usage page and the pane's model filter read
+these rows, so a fresh server answers both without the full-text index. A row: ``[quarter,
+model, copied, messages, input, output, cache_read, cache_write, cost, costed, estimated,
+unpriced, messages]`` (``quarter`` ``YYYY-MM-DDTHH:MM``, empty when unknown; ``messages`` one
 ``[copy key, input, output, cache_read, cache_write, cost, estimated, unpriced]`` per message
 with an id, the key ``usage.copy_key``'s: id, time, model and counts).
 
@@ -21,7 +23,7 @@ import os
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-from sessiontree.archive.dates import day_of, midnight_of
+from sessiontree.archive.dates import midnight_of, quarter_of
 from sessiontree.archive.usage import Usage, UsageRecord, copy_key, usage_of_entry
 from sessiontree.store.discovery import SessionInfo
 from sessiontree.store.surrogates import replace_surrogates
@@ -40,15 +42,16 @@ def may_carry_usage(kind: bytes, line: bytes) -> bool:
 
 
 def add_entry_usage(rows: UsageRows, entry: Mapping[str, Any], fork_ms: int = 0) -> None:
-    """Add the usage an entry records (if any) to its (day, model) row."""
+    """Add the usage an entry records (if any) to its (quarter hour, model) row."""
     usage = usage_of_entry(entry)
     if usage is None:
         return
-    day = day_of(usage.ts) if usage.ts > 0 else ""
+    when = quarter_of(usage.ts) if usage.ts > 0 else ""
     copied = int(0 < usage.ts < fork_ms)
-    row = next((r for r in rows if r[0] == day and r[1] == usage.model and r[2] == copied), None)
+    # Newest first: a session's messages come in time order, so its row is nearly always the last.
+    row = next((r for r in reversed(rows) if r[0] == when and r[1] == usage.model and r[2] == copied), None)
     if row is None:
-        row = [day, usage.model, copied, 0, 0, 0, 0, 0, 0.0, 0, 0, 0, []]
+        row = [when, usage.model, copied, 0, 0, 0, 0, 0, 0.0, 0, 0, 0, []]
         rows.append(row)
     entry_id = entry.get("id")
     if isinstance(entry_id, str):
@@ -66,9 +69,20 @@ def add_entry_usage(rows: UsageRows, entry: Mapping[str, Any], fork_ms: int = 0)
 
 def _uncounted(row: list[Any], seen: set[int]) -> Usage | None:
     """A row's total less its messages counted already (``seen`` keys; this row's are added)."""
-    day, model, _copied, messages, tokens_in, tokens_out, read, write, cost, costed, estimated, unpriced = (
-        row[:12]
-    )
+    (
+        quarter,
+        model,
+        _copied,
+        messages,
+        tokens_in,
+        tokens_out,
+        read,
+        write,
+        cost,
+        costed,
+        estimated,
+        unpriced,
+    ) = row[:12]
     for key, *counts in row[12]:
         if key not in seen:
             seen.add(key)
@@ -87,7 +101,7 @@ def _uncounted(row: list[Any], seen: set[int]) -> Usage | None:
         return None
     spent = float(cost) if costed else None
     return Usage(
-        model, midnight_of(day), tokens_in, tokens_out, read, write, spent, messages, estimated, unpriced
+        model, midnight_of(quarter), tokens_in, tokens_out, read, write, spent, messages, estimated, unpriced
     )
 
 
@@ -100,7 +114,8 @@ def usage_rows_of(entries: Iterable[Mapping[str, Any]]) -> UsageRows:
 
 
 def usage_records(listed: Iterable[tuple[SessionInfo, UsageRows]]) -> list[UsageRecord]:
-    """The usage totals per (session, day, model) of listed sessions, copied messages counted once."""
+    """The usage totals per (session, UTC quarter hour, model) of listed sessions, copied messages
+    counted once."""
     pairs = sorted(listed, key=lambda pair: (pair[0].modified, pair[0].key))
     seen: set[int] = set()
     records: list[UsageRecord] = []

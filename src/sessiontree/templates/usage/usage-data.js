@@ -2,9 +2,11 @@
  * rank sessions, lay out the calendar, and write what is shown as CSV or JSON.
  * The rows come from pages/usage_data.py: eleven numbers each (see ROW below). The rules are
  * those of `sessiontree stats`: a project is its folder and the folders under it, a date range
- * counts whole UTC days, a cost is recorded or estimated, a model with no price is named. */
+ * counts whole days, a cost is recorded or estimated, a model with no price is named. The days
+ * are the reader's: the rows come per UTC quarter hour (every zone's offset is whole quarters),
+ * put into days in the browser's time zone here. */
 const usageData = (() => {
-  const FORMAT = 1;
+  const FORMAT = 2;
   const W = 11;
   const ROW = { session: 0, day: 1, model: 2, messages: 3, input: 4, output: 5, cacheRead: 6, cacheWrite: 7, cost: 8, estimated: 9, unpriced: 10 };
   const GROUPS = ['project', 'model', 'agent'];
@@ -12,8 +14,43 @@ const usageData = (() => {
   const PALETTE = 8;
   const DAY_MS = 86400000;
 
+  const dayFormats = new Map();
+
+  // The day (YYYY-MM-DD) of an epoch-ms time in a time zone (the browser's when none is named).
+  function dayIn(ms, timeZone) {
+    const key = timeZone || '';
+    let f = dayFormats.get(key);
+    if (!f) {
+      f = new Intl.DateTimeFormat('en-US', { timeZone: timeZone || undefined, year: 'numeric', month: '2-digit', day: '2-digit' });
+      dayFormats.set(key, f);
+    }
+    const parts = {};
+    for (const p of f.formatToParts(new Date(ms))) parts[p.type] = p.value;
+    return parts.year + '-' + parts.month + '-' + parts.day;
+  }
+
+  // The zone the days are in: its IANA name ("Asia/Kolkata"), "UTC" when the browser names none.
+  function zoneName(timeZone) {
+    return timeZone || new Intl.DateTimeFormat().resolvedOptions().timeZone || 'UTC';
+  }
+
+  // The packed rows with each quarter hour (an index into `times`) turned into its day (an index
+  // into the sorted days it falls on in the zone).
+  function rowsByDay(rows, times, timeZone) {
+    const dayOfTime = times.map((t) => dayIn(t, timeZone));
+    const days = [...new Set(dayOfTime)].sort();
+    const at = new Map(days.map((d, k) => [d, k]));
+    const out = rows.slice();
+    for (let i = ROW.day; i < out.length; i += W) {
+      const t = out[i];
+      out[i] = t >= 0 && t < times.length ? at.get(dayOfTime[t]) : -1;
+    }
+    return { days, rows: out };
+  }
+
   // The packed data as the page carries it, with its lists checked; null when it is not ours.
-  function decode(raw) {
+  // `timeZone`: the zone of the days (tests name one; the page leaves it to the browser).
+  function decode(raw, timeZone) {
     if (!raw || raw.format !== FORMAT || !Array.isArray(raw.rows) || raw.rows.length % W) return null;
     const list = (v) => (Array.isArray(v) ? v.map((x) => String(x == null ? '' : x)) : []);
     const sessions = (Array.isArray(raw.sessions) ? raw.sessions : []).map((s) => ({
@@ -21,10 +58,12 @@ const usageData = (() => {
       href: typeof s[4] === 'string' ? s[4] : null,
     }));
     const zero = new Set(Array.isArray(raw.zeroModels) ? raw.zeroModels : []);
+    const times = (Array.isArray(raw.times) ? raw.times : []).map((t) => (Number.isFinite(t) ? t : 0));
+    const { days, rows } = rowsByDay(raw.rows, times, timeZone);
     return {
-      zeroModel: list(raw.models).map((_, k) => zero.has(k)),
-      days: list(raw.days), models: list(raw.models), projects: list(raw.projects),
-      agents: list(raw.agents), agentLabels: list(raw.agentLabels), sessions, rows: raw.rows,
+      zeroModel: list(raw.models).map((_, k) => zero.has(k)), zone: zoneName(timeZone),
+      days, models: list(raw.models), projects: list(raw.projects),
+      agents: list(raw.agents), agentLabels: list(raw.agentLabels), sessions, rows,
     };
   }
 
@@ -374,7 +413,7 @@ const usageData = (() => {
   }
 
   return {
-    FORMAT, GROUPS, MEASURES, PALETTE, CSV_FIELDS, decode, inProject, select, totals, series, topSessions,
+    FORMAT, GROUPS, MEASURES, PALETTE, CSV_FIELDS, decode, dayIn, inProject, select, totals, series, topSessions,
     calendar, unitFor, bucketOf, bucketsBetween, dollars, costText, costShort, formatTokens, formatCount, percent,
     toCsv, toJson, parseState, formatState, view,
   };

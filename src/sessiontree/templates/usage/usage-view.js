@@ -41,6 +41,12 @@
     for (const c of [controls.from, controls.to]) { c.min = data.days[0]; c.max = data.days[data.days.length - 1]; }
   }
 
+  // The zone the days are in, named, its offset from UTC now on hover.
+  const offset = -new Date().getTimezoneOffset();
+  const hhmm = (m) => String(Math.floor(m / 60)).padStart(2, '0') + ':' + String(m % 60).padStart(2, '0');
+  $('st-zone').textContent = data.zone;
+  $('st-zone').title = 'UTC' + (offset < 0 ? '−' : '+') + hhmm(Math.abs(offset)) + ' now';
+
   let state = D.parseState(location.hash);
   let shown = null;
 
@@ -167,7 +173,7 @@
     const figure = $('st-calendar');
     figure.querySelectorAll('svg').forEach((n) => n.remove());
     const active = cal.days.filter((d) => d.messages > 0).length;
-    const caption = cal.days.length ? active + ' active day' + (active === 1 ? '' : 's') + ' (UTC), shaded by ' + (cal.measure === 'tokens' ? 'tokens' : 'cost') + ', ' + cal.days[0].day + ' to ' + cal.days[cal.days.length - 1].day : 'No dated usage.';
+    const caption = cal.days.length ? active + ' active day' + (active === 1 ? '' : 's') + ' (' + data.zone + '), shaded by ' + (cal.measure === 'tokens' ? 'tokens' : 'cost') + ', ' + cal.days[0].day + ' to ' + cal.days[cal.days.length - 1].day : 'No dated usage.';
     $('st-calendar-caption').textContent = caption;
     if (!cal.days.length) return;
     const size = 12;
