@@ -75,6 +75,10 @@ def test_scrolling_filtering_and_sorting_reach_every_row(
     with open(big, "a", encoding="utf-8") as fh:
         fh.write(" " * 5000 + "\n")  # a blank line makes the file the largest (and newest)
     os.utime(big, (1_600_000_000, 1_600_000_000))  # ... but the oldest by last activity
+    # The server lists what its watcher reported: the grown row comes over the event stream first.
+    wait_js(
+        page, "Number(document.querySelector(\"li[data-key='--work-p1--/s001.jsonl']\")?.dataset.size) > 5000"
+    )
     page.reload()
     page.wait_for_selector(".st-session")
     page.select_option("#st-sort", "size")

@@ -7,6 +7,7 @@ by serve's background pass, reads the pending ones whole for their exact counts.
 from __future__ import annotations
 
 import asyncio
+import functools
 import logging
 import math
 import threading
@@ -35,14 +36,38 @@ class Listing:
         self._usage: tuple[tuple[int, ...], list[UsageRecord]] | None = None
         self.unsettled = asyncio.Event()
         """Set when a scan left counts pending (the background pass waits on it)."""
+        self._watched = False
+        self._counting = threading.Lock()
+        self._changes = 0
+        """Changes reported by the watcher and the background pass (a scan notes it)."""
+        self._scanned: tuple[int, list[SessionInfo]] | None = None
 
-    def scan(self) -> list[SessionInfo]:
-        """Rescan the folders (stat only for unchanged files; new large files from their prefix)."""
+    def watched(self, on: bool) -> None:
+        """Say whether the watcher reports every change under the roots from now on (then a scan
+        with no change reported since the last one answers with that one's listing)."""
+        self.changed()
+        self._watched = on
+
+    def changed(self) -> None:
+        """Something under the roots changed (the watcher): the next scan looks at the files again.
+        Never under the listing's lock: the event loop calls it while a scan runs."""
+        with self._counting:
+            self._changes += 1
+
+    def scan(self, *, again: bool = False) -> list[SessionInfo]:
+        """The listing: the last scan's while the watcher has reported no change since, else a
+        rescan of the folders (stat only for unchanged files; new large files from their prefix);
+        ``again``: a rescan whatever the watcher said. The list is shared: never change it."""
         with self._lock:
-            return self.sources.scan(exact=False)
+            mark = self._changes
+            if not again and self._watched and self._scanned is not None and self._scanned[0] == mark:
+                return self._scanned[1]
+            entries = self.sources.scan(exact=False)
+            self._scanned = (mark, entries)
+            return entries
 
-    async def scan_async(self) -> list[SessionInfo]:
-        entries = await anyio.to_thread.run_sync(self.scan)
+    async def scan_async(self, *, again: bool = False) -> list[SessionInfo]:
+        entries = await anyio.to_thread.run_sync(functools.partial(self.scan, again=again))
         if any(e.pending for e in entries):
             self.unsettled.set()
         return entries
@@ -68,6 +93,7 @@ class Listing:
             if done is not None:
                 with self._lock:
                     catalog.settle(key, done)
+                self.changed()
                 settled = True
             if time.monotonic() >= deadline:
                 break
@@ -77,7 +103,7 @@ class Listing:
             return settled, bool(self.sources.pending())
 
     def usage_records(self) -> list[UsageRecord]:
-        """Every listed session's usage per (day, model): a rescan, the pending files read first."""
+        """Every listed session's usage per (day, model): the listing, the pending files read first."""
         self.scan()
         self.settle_some(math.inf)
         with self._lock:
@@ -107,7 +133,7 @@ class Listing:
     async def path_of(self, key: str) -> Path | None:
         """The file a key names, if it is a listed session file inside the roots."""
         if self.get(key) is None:
-            await self.scan_async()  # maybe a file that appeared since the last scan
+            await self.scan_async(again=True)  # maybe a file that appeared since the last scan
             if self.get(key) is None:
                 return None
         return contained(self.sources.path_of(key), self.roots)

@@ -70,7 +70,7 @@ class ServeState:
             usage_source=self.listing.usage_records,
             nav=urls.nav(),
         )
-        self.watcher = Watcher(config.roots, self.on_changes, self.hub.closed)
+        self.watcher = Watcher(config.roots, self.on_changes, self.hub.closed, self.listing.watched)
         # A database's sessions (OpenCode, Crush) are files of a cache folder, written from the database
         # when it changes (``readers.db_mirror``): checked at each tick of the watcher.
         self.mirrors = [root for root in config.roots if mirror_source(root) is not None]
@@ -133,6 +133,7 @@ class ServeState:
     async def on_changes(self, paths: Iterable[Path]) -> None:
         """Refresh the watched sessions whose files changed; mark the index and archive out of date."""
         changed = set(paths)
+        self.listing.changed()  # the next request lists the files again, not before
         everything = any(root in changed for root in self.config.roots)
         for key, live in self.followed.watched(self.hub.count):
             if everything or live.path in changed:

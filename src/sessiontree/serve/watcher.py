@@ -17,10 +17,19 @@ OnChanges = Callable[[Iterable[Path]], Awaitable[None]]
 class Watcher:
     """Watches the roots until ``stop`` is set; a root that goes away or is replaced is watched anew."""
 
-    def __init__(self, roots: Sequence[Path], on_changes: OnChanges, stop: asyncio.Event) -> None:
+    def __init__(
+        self,
+        roots: Sequence[Path],
+        on_changes: OnChanges,
+        stop: asyncio.Event,
+        watching: Callable[[bool], None] = lambda on: None,
+    ) -> None:
         self.roots = list(roots)
         self.on_changes = on_changes
         self.stop = stop
+        self.watching = watching
+        """Told True once every change under the roots is reported (the first batch of a watch, a
+        change before it reported too), False when a watch ends."""
 
     async def pause(self, seconds: float) -> None:
         """Wait ``seconds``, or less when the server stops."""
@@ -38,6 +47,7 @@ class Watcher:
                 await self.pause(0.5)
                 continue
             await self.on_changes(self.roots)  # anything may have changed while not watching
+            ready = False
             try:
                 async for changes in awatch(
                     *(root for root, ident in zip(self.roots, identity, strict=True) if ident),
@@ -50,12 +60,17 @@ class Watcher:
                 ):
                     if [_identity(root) for root in self.roots] != identity:
                         break  # deleted, or replaced by a new folder: watch the new one
+                    if not ready:
+                        ready = True
+                        self.watching(True)
                     if changes:
                         await self.on_changes(Path(p) for _, p in changes)
                     tick()
             except (OSError, RuntimeError) as exc:
                 log.debug("watcher stopped: %s", exc)
                 await self.pause(0.2)
+            finally:
+                self.watching(False)
             if not self.stop.is_set():
                 await self.on_changes(self.roots)  # a folder went away: its sessions leave the index
 

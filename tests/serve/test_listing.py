@@ -1,0 +1,56 @@
+"""Serve's listing while the watcher reports every change: a request answers from the last scan
+(no stat of every file) until a change is reported; without the watcher each scan looks again."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+from sessiontree.serve.listing import Listing
+from tests.conftest import GEN_SESSION
+from tests.serve.conftest import append_line, write_session
+from tests.serve.test_cold_listing import raw_message_count
+from tests.store.helpers import msg
+
+
+def test_a_watched_listing_scans_again_only_after_a_reported_change(tmp_path: Path) -> None:
+    root = tmp_path / "sessions"
+    path = write_session(root / "--work-a--" / "a.jsonl", "a")
+    listing = Listing([root], tmp_path / "cache")
+    first = listing.scan()
+    assert [e.message_count for e in first] == [2]
+    assert listing.scan() is not first  # not watched: every scan looks at the files
+
+    listing.watched(True)
+    watched = listing.scan()
+    append_line(path, msg("u2", "a1", "user", "more"))
+    write_session(root / "--work-b--" / "b.jsonl", "b")
+    assert listing.scan() is watched  # nothing reported yet: the last scan's listing
+    listing.changed()
+    again = listing.scan()
+    assert again is not watched and sorted(e.key for e in again) == [
+        "--work-a--/a.jsonl",
+        "--work-b--/b.jsonl",
+    ]
+    assert listing.scan() is again
+    assert listing.scan(again=True) is not again  # a key not listed yet looks again whatever was reported
+
+    listing.watched(False)  # the watch ended: changes may go unreported
+    assert listing.scan() is not listing.scan()
+
+
+def test_a_count_settled_by_the_background_pass_shows_at_the_next_scan(tmp_path: Path) -> None:
+    root = tmp_path / "sessions"
+    big = root / "--work-big--" / "big.jsonl"
+    big.parent.mkdir(parents=True)
+    cmd = [sys.executable, str(GEN_SESSION), "--turns", "100", "--seed", "3", "-o", str(big)]
+    subprocess.run(cmd, check=True)
+    listing = Listing([root], tmp_path / "cache")
+    listing.watched(True)
+    before = listing.scan()
+    assert before[0].message_count is None  # listed from its prefix: pending
+    assert listing.scan() is before
+    assert listing.settle_some(60) == (True, False)
+    after = listing.scan()
+    assert after is not before and after[0].message_count == raw_message_count(big)
