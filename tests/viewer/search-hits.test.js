@@ -71,3 +71,12 @@ test('the newest first is asked of the server; repeats are known by their words'
   assert.notEqual(searchHits.repeatKey('fix the board'), searchHits.repeatKey('fix the boards'));
   assert.equal(searchHits.repeatKey(undefined), '');
 });
+
+test('newest first: by ISO time, equal times in the engine order, no time last', () => {
+  const hits = [
+    { id: 'a', time: '2026-03-01T10:00:00.000Z' }, { id: 'b', time: '' }, { id: 'c', time: '2026-03-02T09:00:00.000Z' },
+    { id: 'd', time: '2026-03-01T10:00:00.000Z' }, { id: 'e' }, { id: 'f', time: '2025-12-31T23:59:59.000Z' },
+  ];
+  assert.deepEqual(searchHits.newestFirst(hits, (h) => h.time).map((h) => h.id), ['c', 'a', 'd', 'f', 'b', 'e']);
+  assert.deepEqual(searchHits.newestFirst([], (h) => h.time), []);
+});

@@ -37,6 +37,7 @@ from sessiontree.site.manifest import Failure, Manifest, PageRecord, load_manife
 from sessiontree.site.pagefind_index import IndexedPage, remove_old_bundles, remove_staging, update_bundles
 from sessiontree.site.pool import run_jobs
 from sessiontree.site.progress import BuildProgress, Silent
+from sessiontree.site.records import FORMAT as RECORDS_FORMAT
 from sessiontree.site.sources import file_sha256
 from sessiontree.site.worker import RenderJob
 from sessiontree.store.discovery import SessionInfo
@@ -89,6 +90,7 @@ def _settings(options: BuildOptions) -> dict[str, object]:
         "theme": options.theme,
         "sharedAssets": options.shared_assets,
         "nav": [options.usage, options.search],
+        "records": RECORDS_FORMAT,
     }
 
 

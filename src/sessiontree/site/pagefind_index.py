@@ -162,12 +162,17 @@ def chunk_documents(item: IndexedPage, records: list[dict[str, Any]]) -> Iterato
     """
     title = html.escape(item.title or item.page)
     parts: list[str] = []
+    times: list[str] = []
     size = 0
     chunk = 0
 
     def document() -> tuple[str, str]:
         body = "".join(parts)
-        doc = f'<html lang="en"><head><title>{title}</title></head><body><h1>{title}</h1>{body}</body></html>'
+        # Each message's time (epoch seconds, 0 unknown), in the order of its heading: the
+        # search's "newest first" orders the hits by it (a page's metadata, loaded with a hit).
+        meta = f'data-pagefind-meta="times:{" ".join(times)}"'
+        head = f'<html lang="en"><head><title>{title}</title></head><body {meta}>'
+        doc = f"{head}<h1>{title}</h1>{body}</body></html>"
         return f"{item.page}?chunk={chunk}", doc
 
     for rec in records:
@@ -175,10 +180,12 @@ def chunk_documents(item: IndexedPage, records: list[dict[str, Any]]) -> Iterato
         entry = html.escape(str(rec.get("id", "")))
         role = html.escape(str(rec.get("role", "")))
         parts.append(f'<section><h2 id="{entry}">{role}</h2><p>{html.escape(text)}</p></section>')
+        ts = rec.get("ts")
+        times.append(str(ts // 1000) if isinstance(ts, int) and ts > 0 else "0")
         size += len(text)
         if len(parts) >= CHUNK_MESSAGES or size >= CHUNK_CHARS:
             yield document()
-            parts, size, chunk = [], 0, chunk + 1
+            parts, times, size, chunk = [], [], 0, chunk + 1
     if parts:
         yield document()
 

@@ -15,14 +15,18 @@ writes the bundle: 40 sessions of 300 turns (130 MB) peaked at 2.7 GB with 24,00
 result, so the site indexes the start of each result and all of every other message.
 """
 OTHER_CHARS = 24_000
+FORMAT = 2
+"""Bumped when a record's fields change (a different one rebuilds the site). 2: ``ts``."""
 
 
 class SearchRecord(TypedDict):
-    """One searchable piece of a message: its entry id, a role, and its text."""
+    """One searchable piece of a message: its entry id, a role, its text and its time."""
 
     id: str
     role: str
     text: str
+    ts: int
+    """Epoch ms (0: unknown): the site's search can put the newest first."""
 
 
 def session_records(session: Session) -> list[SearchRecord]:
@@ -35,5 +39,5 @@ def session_records(session: Session) -> list[SearchRecord]:
         for row in rows_of_entry(entry, entry_id):
             text = row.text.strip()[: TOOL_CHARS if row.role == "tool" else OTHER_CHARS]
             if text and row.entry_id:
-                records.append({"id": row.entry_id, "role": row.role, "text": text})
+                records.append({"id": row.entry_id, "role": row.role, "text": text, "ts": row.ts})
     return records

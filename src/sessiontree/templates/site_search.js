@@ -1,7 +1,8 @@
 // sessiontree static site: message search over the site's Pagefind bundles (one per batch of
 // sessions: the first is loaded, the others merged into it), on the index (the filter box) and on
 // search.html. Every hit is a message: the total counts them all, exact words and phrases rank
-// before stems and partial matches, and the list grows to the last hit as it is scrolled.
+// before stems and partial matches (or the newest come first: each chunk's "times" metadata holds
+// its messages' times), and the list grows to the last hit as it is scrolled.
 // Opened from file:// (where a page cannot load modules or fetch the index) the index's box
 // filters titles, folders and first prompts only. Needs search-hits.js and search-view.js.
 (function () {
@@ -71,14 +72,28 @@
     return pageOf(url) + '?targetId=' + encodeURIComponent(decodeURIComponent(url.slice(hash + 1)));
   }
 
+  // Each message's time (ISO) by its entry id: the chunk's "times" are epoch seconds (0 unknown)
+  // in the order of its headings, which are its only anchors.
+  function timesOf(data) {
+    const secs = String((data.meta && data.meta.times) || '').split(' ');
+    const out = new Map();
+    (data.anchors || []).forEach((a, k) => {
+      const s = Number(secs[k]);
+      if (s > 0 && a && typeof a.id === 'string') out.set(a.id, new Date(s * 1000).toISOString());
+    });
+    return out;
+  }
+
   function hitsOf(data) {
     const subs = data.sub_results && data.sub_results.length ? data.sub_results : [data];
     const title = (data.meta && data.meta.title) || pageOf(data.url);
+    const times = timesOf(data);
     return subs.map((sub) => {
       const inMessage = (sub.url || '').includes('#');
       const role = inMessage ? sub.title || '' : 'title';
       const { text, marks } = excerptOf(sub.excerpt || data.excerpt || '', inMessage ? role : '');
-      return { session: pageOf(data.url), sessionTitle: title, href: entryLink(sub.url || data.url), label: role, snippet: text, marks };
+      const time = inMessage && sub.anchor ? times.get(sub.anchor.id) || '' : '';
+      return { session: pageOf(data.url), sessionTitle: title, href: entryLink(sub.url || data.url), label: role, snippet: text, marks, time };
     });
   }
 
@@ -97,12 +112,15 @@
 
   let ranked = [];
   const source = {
-    async first(query) {
+    orders: true, // best match first, or the newest message first
+    async first(query, order) {
       const pf = await engine();
       const search = await pf.search(query);
       const datas = await loadAll(search.results);
       const all = datas.flatMap(hitsOf);
-      ranked = searchHits.exactFirst(all, (h) => searchHits.matchRank(query, h.snippet, h.marks));
+      ranked = order === 'newest'
+        ? searchHits.newestFirst(all, (h) => h.time)
+        : searchHits.exactFirst(all, (h) => searchHits.matchRank(query, h.snippet, h.marks));
       const sessions = new Set(ranked.map((h) => h.session)).size;
       return { total: ranked.length, sessions, hits: ranked.slice(0, PAGE), more: ranked.length > PAGE };
     },

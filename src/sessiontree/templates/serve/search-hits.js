@@ -73,6 +73,13 @@ const searchHits = (() => {
     return items.map((item, i) => [rankOf(item), i, item]).sort((a, b) => a[0] - b[0] || a[1] - b[1]).map((x) => x[2]);
   }
 
+  // Newest first by an ISO time (a stable sort: equal times keep the engine's order; no time last).
+  function newestFirst(items, timeOf) {
+    const key = (item) => { const t = timeOf(item); return typeof t === 'string' ? t : ''; };
+    return items.map((item, i) => [key(item), i, item])
+      .sort((a, b) => (a[0] === b[0] ? a[1] - b[1] : a[0] < b[0] ? 1 : -1)).map((x) => x[2]);
+  }
+
   // [text, isMatch] pieces of a snippet; marks outside the text or overlapping are ignored.
   function snippetParts(text, marks) {
     const s = typeof text === 'string' ? text : '';
@@ -103,6 +110,6 @@ const searchHits = (() => {
     return { next: () => ++sent, isCurrent: (n) => n === sent };
   }
 
-  return { DEBOUNCE_MS, queryUrl, repeatKey, snippetParts, safeHref, sequencer, totalText, grouper, queryWords, matchRank, exactFirst };
+  return { DEBOUNCE_MS, queryUrl, repeatKey, snippetParts, safeHref, sequencer, totalText, grouper, queryWords, matchRank, exactFirst, newestFirst };
 })();
 if (typeof module === 'object' && module.exports) module.exports = searchHits;
