@@ -130,6 +130,11 @@ def test_a_damaged_line_falls_back_to_the_whole_load(tmp_path: Path) -> None:
     del text[4]
     glued.write_text("\n".join(text) + "\n")
     assert scan_session(glued) is None
+    cut = branched(tmp_path / "c.jsonl")
+    text = cut.read_text().splitlines()
+    text[3] = text[3][:60]  # a line cut short mid-file that starts as an entry does
+    cut.write_text("\n".join(text) + "\n")
+    assert scan_session(cut) is None
 
 
 @pytest.mark.parametrize(
