@@ -70,7 +70,7 @@ def test_csp_hashes_every_inline_script_and_style() -> None:
     policy = csp.group(1)
     scripts = re.findall(r"<script>(.*?)</script>", html, re.S)
     styles = re.findall(r"<style>(.*?)</style>", html, re.S)
-    assert len(scripts) == 3 and extra in scripts  # local-time.js, index.js, the extra one
+    assert len(scripts) == 4 and extra in scripts  # local-time.js, index-choices.js, index.js, the extra one
     for text in [*scripts]:
         assert f"'{sha(text)}'" in policy.split("script-src")[1].split(";")[0]
     assert f"'{sha(styles[0])}'" in policy.split("style-src")[1].split(";")[0]

@@ -153,7 +153,12 @@ def render_index(
         window = select_rows(listed, RowQuery())
         groups_html = render_groups(window.groups, link_for, opts.now)
         paging = {"url": opts.rows_url, "next": "" if window.next is None else str(window.next)}
-    scripts = (read_asset("viewer/local-time.js"), read_asset("index.js"), *opts.extra_scripts)
+    scripts = (
+        read_asset("viewer/local-time.js"),
+        read_asset("index-choices.js"),
+        read_asset("index.js"),
+        *opts.extra_scripts,
+    )
     return get_template("index.html.j2").render(
         **shell_fields(
             opts.theme, opts.title, "index.css", scripts, connect_src=opts.connect_src, more=opts.csp_sources

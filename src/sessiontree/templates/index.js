@@ -1,6 +1,7 @@
 // sessiontree index: filter box over titles, folders and first prompts, a sort (last activity,
 // created, size, prompts) and agent / project filters; live dots age out; times in the reader's
-// zone (local-time.js before it). A paged index (#st-groups' data-rows, served) carries its first
+// zone (local-time.js before it); a live update's new agent or project is offered in the filters
+// (index-choices.js before it). A paged index (#st-groups' data-rows, served) carries its first
 // rows: the server sorts and filters them the same way, and sends the next window when the "more"
 // button comes into view (or is pressed), the first one again when the sort or a filter changes.
 (function () {
@@ -106,6 +107,7 @@
     }
     const box = doc.createElement('div');
     box.innerHTML = html;
+    const arrived = rowsOffered(box); // before the rows move into the page
     for (const section of [...box.querySelectorAll(':scope > .st-group')]) {
       const target = groupOf(section.getAttribute('data-cwd') || '');
       for (const li of [...section.querySelectorAll(':scope > .st-sessions > .st-session')]) {
@@ -119,7 +121,33 @@
     for (const g of groups.querySelectorAll(':scope > .st-group')) {
       if (!g.querySelector(':scope > .st-sessions > .st-session')) g.remove();
     }
+    offerChoices(arrived);
     applyFilter();
+  }
+
+  // What rows offer the filters (read before they move: a row's project is its group's).
+  function rowsOffered(box) {
+    return [...box.querySelectorAll('.st-session')].map((li) => ({
+      agent: li.getAttribute('data-agent') || '',
+      agentLabel: (li.querySelector(':scope > .st-meta > .st-agent') || {}).textContent || '',
+      cwd: (li.closest('.st-group') || li).getAttribute('data-cwd') || '',
+      readable: !li.classList.contains('st-unreadable'),
+    }));
+  }
+
+  // A new agent's or project's rows bring their choice to the filters (index-choices.js).
+  function offerChoices(rows) {
+    if (typeof indexChoices !== 'object') return;
+    const found = indexChoices.offered(rows);
+    for (const [select, kind] of [[agentBox, 'agents'], [projectBox, 'projects']]) {
+      if (!select) continue;
+      const all = [...select.options].slice(1).map((o) => [o.value, o.textContent]);
+      const choices = indexChoices.merged(all, found[kind], kind);
+      if (!choices) continue;
+      const chosen = select.value;
+      select.replaceChildren(select.options[0], ...choices.map(([value, label]) => new Option(label, value)));
+      select.value = chosen;
+    }
   }
 
   function query(offset, limit) {
