@@ -206,11 +206,15 @@ _PRINTS_SECRET = re.compile(
     r"|openssl[ \t]+rand|pwgen|apg\b|/dev/urandom|secrets\.token_|token_(?:hex|urlsafe)|genkey"
     r"|rails[ \t]+secret|rake[ \t]+secret|key:generate|print-access-token|get-login-password"
     r"|keygen|mkpasswd|uuidgen[ \t]+-r"
+    # A read from a secret store or a decryption: what it prints is the secret, whatever its name.
+    r"|op://|\bop[ \t]+(?:read|inject)|\bbw[ \t]+get|\blpass[ \t]+show|--with-decryption|decrypt"
+    r"|\b(?:sops|age|gpg|rage)[ \t]+(?:[^\n|;&]{0,80}[ \t])?-d\b"
 )
 # Lowercase pieces one of which every command that prints a secret holds (a cheap test first).
 PRINTS_SECRET_HINTS = (
     *("pass", "secret", "token", "key", "cred", "auth", "pwd"),
     *("rand", "pwgen", "apg", "urandom", "uuidgen"),
+    *("op://", "op read", "op inject", "bw get", "lpass", "decrypt", "sops", "gpg", "age -d"),
 )
 _NOT_PRINTING = re.compile(r"(?i)\b(?:ls|tree|find|grep|rg|git|wc|stat|file|du|which|man|head -n 0)\b")
 # A command that prints a digest or a fingerprint of a secret, not the secret.
@@ -223,6 +227,18 @@ _PROMPT_LINE = re.compile(
 )
 # An assignment printed (``KEY=value``, ``token=…``), not a value: a name of words before "=".
 _ASSIGNED = re.compile(r"(?:[A-Z][A-Z0-9_]*|[a-z][a-z0-9_.-]*|[A-Za-z][a-z]+(?:[A-Z_][a-z0-9]+)*)=(?=.)")
+
+
+def _assigned(value: str) -> bool:
+    """Tell ``KEY=value`` or ``name=value`` printed from a generated value that holds "=" (``fs=uZAx~1m``)."""
+    name = _ASSIGNED.match(value)
+    if name is None:
+        return False
+    word = name.group()[:-1]
+    return len(word) >= 3 and (word.isupper() or reads_as_words(word))
+
+
+_SYMBOL_INSIDE = re.compile(r"[~*#!@$%^&+=?|]")
 _ALONE = re.compile(r"[ \t]*(?P<secret>[^\s]{8,500})[ \t]*(?:\r?\n|$)")
 
 
@@ -254,9 +270,11 @@ def printed_secret(output: str, alone: bool = True) -> tuple[int, int] | None:
     if alone and output[shift + match.end() :].strip():
         return None
     value = match.group("secret")
-    if not is_password(value) or (value.isalpha() and value.islower()) or reads_as_words(value):
+    if not is_password(value) or (value.isalpha() and value.islower()):
         return None
-    if _ASSIGNED.match(value) or value.endswith((".txt", ".json", ".pem", ".key", ".env")):
+    if reads_as_words(value) and not _SYMBOL_INSIDE.search(value, 1, len(value) - 1):
+        return None  # words ("Logged in"), unless a symbol inside makes them a generated password
+    if _assigned(value) or value.endswith((".txt", ".json", ".pem", ".key", ".env")):
         return None
     return shift + match.start("secret"), shift + match.end("secret")
 

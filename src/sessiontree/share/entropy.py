@@ -76,10 +76,19 @@ def reads_as_words(value: str) -> bool:
     if not parts:
         return False
     letters = [p for p in parts if p[0].isalpha()]
-    if not letters or any(len(p) > 4 for p in parts if p[0].isdigit()):
+    numbers = [p for p in parts if p[0].isdigit()]
+    if not letters or any(len(p) > 4 for p in numbers):
         return False
+    if len(numbers) >= 4 and len(value) >= 20 and value.isalnum() and value.isupper():
+        return False  # digits scattered through capitals: RHILW0HY2YUSE3QWAJ1E6GHQYV (no word is cased so)
     short = sum(len(p) == 1 for p in letters)
-    if any(len(p) > 4 and not _pronounceable(p) for p in letters):
+    # An acronym of four in a camelCase name (HTTPServer) is a word; any other four letters are
+    # one only if pronounceable ("Dnnv", "Spbg", "QWAJ" are pieces of a random token).
+    acronyms = not value.isupper()
+    if any(
+        (len(p) > 4 or (len(p) == 4 and not (acronyms and p.isupper()))) and not _pronounceable(p)
+        for p in letters
+    ):
         return False
     return sum(map(len, letters)) / len(letters) >= 3.0 and short <= 1
 

@@ -217,6 +217,8 @@ def find_key_values(text: str, hits: Hits | None = None) -> Iterator[Span]:
         key_class = classify_key(key)
         if key_class is None or text.endswith("[REDACTED:", 0, key_start):
             continue  # not a secret's key, or the kind inside a mask: "[REDACTED:slack-token]:..."
+        if _qualified_away(text, key_start, key):
+            continue  # a prose label's last word: "restored cache key: ...", "sort key: ..."
         bare = match.group("bv") is not None
         group = "bv" if bare else "qv"
         value = match.group(group).strip()
@@ -241,6 +243,15 @@ def find_key_values(text: str, hits: Hits | None = None) -> Iterator[Span]:
 
 
 _NAMES_A_VALUE = re.compile(r"[ \t]+value[ \t]*=")
+_WORD_BEFORE = re.compile(r"(?<![\w.-])(?P<word>[A-Za-z]{2,20})[ \t]\Z")
+
+
+def _qualified_away(text: str, key_start: int, key: str) -> bool:
+    """Tell a key that is the last word of a label whose word before it says no secret (``cache key``)."""
+    before = _WORD_BEFORE.search(text, max(0, key_start - 22), key_start)
+    return before is not None and classify_key(f"{before.group('word')}_{key}") is None
+
+
 _K8S_SECRET = re.compile(r"(?m)^kind:[ \t]*Secret[ \t]*$")
 _K8S_DATA = re.compile(r"(?m)^(?P<indent>[ \t]*)(?:data|stringData):[ \t]*\n")
 _K8S_ITEM = re.compile(r"(?P<indent>[ \t]+)[\w.-]+:[ \t]*(?P<value>[^\s#]+)[ \t]*(?:\n|$)")

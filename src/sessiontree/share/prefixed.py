@@ -120,6 +120,8 @@ def _accept(run: str) -> bool:
     slug = _SLUG_ID.fullmatch(run)
     if slug is not None and any(_is_word(w) for w in slug.group("words").split("-")):
         return False
+    if _named_id(run):
+        return False
     pos = 0
     pieces: list[str] = []
     for _ in range(_MAX_PREFIX_PIECES):
@@ -134,6 +136,21 @@ def _accept(run: str) -> bool:
         if len(body) >= 20 and _body_is_secret(body, pieces):
             return True
     return False
+
+
+# A kebab-case name of words, then one single-case id: node-modules-<base36>, a cache key, a
+# build's or a container's name. A vendor's words say where the key works (live, test) or what
+# it is (secret, token); a name's say what the thing holds.
+_NAMED_ID = re.compile(r"(?P<words>(?:[A-Za-z]{4,20}-){2,4})(?P<id>[0-9a-z]{20,64}|[0-9A-Z]{20,64})")
+_KEY_ENVIRONMENTS = frozenset({"live", "test", "prod", "production", "sandbox", "staging"})
+
+
+def _named_id(run: str) -> bool:
+    named = _NAMED_ID.fullmatch(run)
+    if named is None:
+        return False
+    words = named.group("words").rstrip("-").split("-")
+    return all(_is_word(w) and w.lower() not in _KEY_ENVIRONMENTS and classify_key(w) is None for w in words)
 
 
 def _cut_path(run: str) -> str:
@@ -192,7 +209,8 @@ def _body_is_secret(body: str, prefix: list[str]) -> bool:
 _BARE = re.compile(r"[A-Za-z0-9](?<![A-Za-z0-9_.+=-][A-Za-z0-9])[A-Za-z0-9]{31,}(?![A-Za-z0-9+=])")
 _BASE64_AROUND = re.compile(r"[A-Za-z0-9+/=]*")
 _DIGEST_BEFORE = re.compile(
-    r"(?:sha[0-9]*|SHA[0-9]*|md5|MD5|h1|base64|blake[0-9a-z]*)[:,=~-]?$"
+    # Not "~": "sha256~" begins an OpenShift access token, no digest is written so.
+    r"(?:sha[0-9]*|SHA[0-9]*|md5|MD5|h1|base64|blake[0-9a-z]*)[:,=-]?$"
     # A password hash in crypt(3) form: $2b$12$<salt+hash>, $6$<salt>$<hash>, $argon2id$...$
     r"|\$(?:2[abxy]?\$[0-9]{2}|1|5|6|y|apr1|argon2i?d?|pbkdf2[\w-]*|scrypt)\$(?:[^$\s]{0,60}\$)*[./A-Za-z0-9]{0,60}$"
 )
