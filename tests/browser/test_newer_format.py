@@ -8,13 +8,19 @@ from pathlib import Path
 import pytest
 from playwright.sync_api import Locator, Page
 
+from sessiontree.exporter.blocks import PREVIEW_LINES
 from sessiontree.pages.export import export_to_file
 from tests.browser.conftest import Watch, open_page, wait_js
 
 pytestmark = pytest.mark.browser
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures"
-CODE = ['doc = """a string that runs'] + [f"    on, line {i}" for i in range(14)] + ['"""', "answer = 42"]
+# Longer than the preview, so the string token runs across the cut.
+CODE = (
+    ['doc = """a string that runs']
+    + [f"    on, line {i}" for i in range(PREVIEW_LINES + 4)]
+    + ['"""', "answer = 42"]
+)
 
 
 def code_session(tmp_path: Path, code: list[str] = CODE) -> Path:

@@ -75,10 +75,11 @@ def test_scrolling_filtering_and_sorting_reach_every_row(
     with open(big, "a", encoding="utf-8") as fh:
         fh.write(" " * 5000 + "\n")  # a blank line makes the file the largest (and newest)
     os.utime(big, (1_600_000_000, 1_600_000_000))  # ... but the oldest by last activity
-    # The server lists what its watcher reported: the grown row comes over the event stream first.
-    wait_js(
-        page, "Number(document.querySelector(\"li[data-key='--work-p1--/s001.jsonl']\")?.dataset.size) > 5000"
-    )
+    # The server lists what its watcher reported: wait until its rows by size begin with the grown
+    # one (whether the open page learns it as a pushed row or as a reload depends on when its
+    # event stream reconnected after the navigations above, so the page is not what is waited on).
+    by_size = served.url + "/api/index-rows?sort=size&limit=1"
+    wait_js(page, f"fetch({by_size!r}).then((r) => r.json()).then((d) => d.html.includes('s001.jsonl'))")
     page.reload()
     page.wait_for_selector(".st-session")
     page.select_option("#st-sort", "size")
