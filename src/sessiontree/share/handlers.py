@@ -13,7 +13,6 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from sessiontree.asyncrun import run_sync
 from sessiontree.errors import ShareError
 from sessiontree.share.process import run_interruptible
 from sessiontree.share.progress import echo
@@ -96,6 +95,8 @@ def _call_python_handler(handler: Path, module: Any, html_path: Path) -> Any:
     try:
         result = share(str(html_path))
         if inspect.isawaitable(result):
+            from sessiontree.asyncrun import run_sync  # asyncio: only for an async handler
+
             result = run_sync(result)
     except (Exception, SystemExit) as exc:
         raise ShareError(f"Share handler {handler} failed: {_describe(exc)}") from exc

@@ -16,7 +16,6 @@ from sessiontree.errors import ExportError, ShareCancelled, ShareError
 from sessiontree.exporter import make_page
 from sessiontree.readers import load_for_export
 from sessiontree.share.gist import Gist, check_gh_auth, create_gist_gh, find_gh
-from sessiontree.share.github_api import GitHubAPI, github_token
 from sessiontree.share.handlers import find_handler, run_handler
 from sessiontree.share.progress import echo, spinner
 from sessiontree.share.records import ShareRecord, append_record, now_iso
@@ -165,6 +164,8 @@ def _publish(
         if backend.kind == "gh":
             gist = create_gist_gh(backend.target, html_path, description)
         else:
+            from sessiontree.share.github_api import GitHubAPI  # httpx: only for an upload by the API
+
             with GitHubAPI(backend.target, base_url=api_base) as api:
                 gist = api.create_gist(html_path.name, html, description)
     return ShareOutcome(backend=backend.label, url=gist.preview_url, gist=gist)
@@ -179,6 +180,8 @@ def choose_backend(agent_dir: Path) -> Backend:
     if gh is not None:
         check_gh_auth(gh)
         return Backend("gh", gh)
+    from sessiontree.share.github_api import github_token  # httpx: only when there is no gh
+
     token = github_token()
     if token is not None:
         return Backend("api", token)

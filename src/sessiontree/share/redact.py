@@ -111,6 +111,27 @@ class Redactor:
                 self._values.setdefault(text[start:end], kind)
         self._copies = None
 
+    def learn_strings(self, strings: Iterable[tuple[str, str | None]]) -> list[str] | None:
+        """``learn`` each (text, key) of a walk (``_strings``); return the texts when none holds a
+        secret of its own or is hidden, else None (see ``learn_value``)."""
+        texts: list[str] | None = []
+        known = self._spans
+        for text, key in strings:
+            # Most strings of a session are keys and texts seen before: answered without a call.
+            spans = known.get(text) if key is None else None
+            if spans is None:
+                if key is _HIDDEN:
+                    texts = None
+                    continue
+                self.learn(text, key)
+                spans = known.get(text)
+            if texts is not None:
+                if spans:
+                    texts = None
+                else:
+                    texts.append(text)
+        return texts
+
     def kept(self) -> list[Kept]:
         """Return the random-looking values kept by a look-alike rule and masked nowhere, and why."""
         copies = self._copy_pattern()
@@ -300,18 +321,7 @@ def learn_value(redactor: Redactor, value: Any, keep: frozenset[str] = _ENTRY_KE
     Return the strings looked at when none holds a secret of its own or is a hidden field (the
     value then needs redacting only if a value learnt elsewhere is in one of them), else None.
     """
-    texts: list[str] | None = []
-    for text, key in _strings(value, keep):
-        if key is _HIDDEN:
-            texts = None
-            continue
-        redactor.learn(text, key)
-        if texts is not None:
-            if redactor.holds_secret(text):
-                texts = None
-            else:
-                texts.append(text)
-    return texts
+    return redactor.learn_strings(_strings(value, keep))
 
 
 def _command(block: dict[str, Any]) -> str | None:

@@ -7,7 +7,6 @@ from pathlib import Path
 
 from sessiontree.errors import GistNotFound, ShareError
 from sessiontree.share.gist import delete_gist_gh, find_gh, gist_id_from_url
-from sessiontree.share.github_api import GitHubAPI, github_token
 from sessiontree.share.records import ShareRecord, find_record, now_iso, read_records, update_records
 
 
@@ -51,6 +50,8 @@ def delete_gist(gist_id: str, *, api_base: str | None = None) -> None:
     if gh is not None:
         delete_gist_gh(gh, gist_id)
         return
+    from sessiontree.share.github_api import GitHubAPI, github_token  # httpx: only without gh
+
     token = github_token()
     if token is None:
         raise ShareError(
