@@ -24,6 +24,7 @@ from tests.browser.pages import real_empty, real_session, write_sessions_folder
 from tests.conftest import GenSession
 from tests.readers.helpers import REAL
 from tests.serve.conftest import append_line
+from tests.serve.counting import USAGE_COUNTED
 from tests.serve.process import serve_process
 from tests.site.archive import PHRASE, make_archive
 from tests.store.helpers import assistant, msg
@@ -299,7 +300,7 @@ def test_served_pages_are_clean(browser: Browser, tmp_path: Path) -> None:
                 page.wait_for_selector(".st-fulltext-hit a", timeout=60_000)
                 assert_clean(page, f"served index with full-text hits, {theme}")
                 page.goto(served.url + "/usage")
-                page.wait_for_selector('#st-usage:not([data-drawn="0"])')
+                page.wait_for_selector(USAGE_COUNTED, state="attached", timeout=60_000)  # no reload due
                 audit_both_widths(page, f"served usage dashboard, {theme}")
                 page.set_viewport_size(WIDE)
                 for path in (root / "--home-dev-real--" / real_session().name, damaged):

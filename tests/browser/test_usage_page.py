@@ -24,6 +24,7 @@ from tests.browser.conftest import Server, Watch, wait_js
 from tests.browser.test_site import serve_folder
 from tests.pages.usage_records import many_models, start_of
 from tests.readers.helpers import CODEX_NEW, TOUR
+from tests.serve.counting import USAGE_COUNTED
 from tests.serve.process import serve_process
 
 pytestmark = pytest.mark.browser
@@ -215,6 +216,8 @@ def test_served_dashboard_filters_agree_with_stats(page: Page, watch: Watch, tmp
     extra = [a for r in roots[1:] for a in ("--root", str(r))]
     with serve_process(roots[0], tmp_path / "agent", tmp_path / "serve-cache", *extra) as served:
         page.goto(served.url + "/usage")
+        # Every file counted (a page of the totals so far reloads itself until then): a state.
+        page.wait_for_selector(USAGE_COUNTED, state="attached", timeout=60_000)
         _check_filters(page, roots, tmp_path / "stats-cache")
         _check_csv(page)
         # The filters live in the URL: a reload keeps them.

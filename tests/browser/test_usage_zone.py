@@ -19,6 +19,7 @@ from tests.archive.sessions import generate, write_lines
 from tests.browser.axe import assert_clean
 from tests.browser.conftest import wait_js
 from tests.browser.test_site import serve_folder
+from tests.serve.counting import USAGE_COUNTED
 from tests.serve.process import serve_process
 
 pytestmark = pytest.mark.browser
@@ -64,7 +65,7 @@ def _open(browser: Browser, url: str, zone: str, width: int, scheme: Scheme) -> 
     page = context.new_page()
     page.set_default_timeout(60_000)  # a ceiling on a loaded machine, not a timed assertion
     page.goto(url)
-    wait_js(page, "Number(document.getElementById('st-usage').dataset.drawn) > 0")
+    page.wait_for_selector(USAGE_COUNTED, state="attached")  # served: every file counted
     return page
 
 

@@ -24,6 +24,8 @@ from sessiontree.pages.usage_data import usage_data
 PALETTE_SIZE = 8
 """The top groups get colour classes st-m0 .. st-m7 by rank; the rest are drawn as one "other"."""
 SCRIPT_MODULES = ("usage/usage-data.js", "usage/usage-view.js")
+COUNTING_RELOAD = 2
+"""Seconds between reloads of a page whose totals are still being counted."""
 
 
 @dataclass(frozen=True)
@@ -38,6 +40,9 @@ class UsagePageOptions:
     """The href of the index of sessions (serve: its ``/``), when no ``nav`` is given."""
     nav: NavLinks | None = None
     """Where the collection's pages are (index, search), shown above the title."""
+    uncounted: int = 0
+    """Sessions whose usage is not counted yet (serve's background pass still reads them): the
+    page is marked ``data-counting``, says so, and reloads itself every ``COUNTING_RELOAD`` seconds."""
 
 
 def usage_script() -> str:
@@ -57,4 +62,6 @@ def render_usage_page(records: Sequence[UsageRecord], options: UsagePageOptions 
         data_json=Markup(json_for_script(usage_data(records, options.link_for))),
         nav_html=(options.nav or NavLinks(index=options.home)).html("usage"),
         note=options.extra_note,
+        uncounted=options.uncounted,
+        reload_seconds=COUNTING_RELOAD,
     )

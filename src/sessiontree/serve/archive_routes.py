@@ -4,7 +4,9 @@ table, `serve.routes.routes`, names these handlers with the rest).
 The index is brought up to date before each search (a stat pass over the folder; only appended
 bytes and changed files are read), so hits follow growing sessions. The usage page and the
 pane's model filter never wait for it: they read the listing's usage rows
-(``archive.session_usage``), made by the line pass that counts messages.
+(``archive.session_usage``), made by the line pass that counts messages. The usage page does not
+wait for that pass either: while serve's background pass still reads files listed from their
+prefixes, it shows the totals counted so far, says so, and reloads itself until the count is done.
 """
 
 from __future__ import annotations
@@ -36,6 +38,8 @@ LinkFor = Callable[[str | Path, str | None], str | None]
 """The served page of a session file at an entry, or None for a file outside the served folders."""
 UsageSource = Callable[[], list[UsageRecord]]
 """Every served session's usage per (day, model), up to date (serve: ``Listing.usage_records``)."""
+UsageSoFar = Callable[[], tuple[list[UsageRecord], int]]
+"""The usage counted so far and how many files are still to count (serve: ``Listing.usage_so_far``)."""
 
 
 class ArchiveService:
@@ -50,6 +54,7 @@ class ArchiveService:
         theme: str = "auto",
         link_for: LinkFor,
         usage_source: UsageSource,
+        usage_so_far: UsageSoFar,
         nav: NavLinks | None = None,
     ):
         self.roots = list(roots)
@@ -59,9 +64,10 @@ class ArchiveService:
         self.keep_out = keep_out
         self.theme = theme
         self.usage_source = usage_source
+        self.usage_so_far = usage_so_far
         self._index: SearchIndex | None = None
         self._lock = threading.Lock()
-        self._usage_page: tuple[list[UsageRecord], str] | None = None
+        self._usage_page: tuple[list[UsageRecord], int, str] | None = None
         self._usage_lock = threading.Lock()
 
     def _open(self) -> SearchIndex:
@@ -103,14 +109,16 @@ class ArchiveService:
         return models_by_path(self.usage_source())
 
     def usage_page(self) -> str:
-        """Render the usage page of every served folder from the listing's usage rows.
+        """Render the usage page of every served folder from the listing's usage rows counted so far
+        (``UsagePageOptions.uncounted``: the files the background pass has still to read).
 
         The page is made again only when the rows changed since: the same rows give the same bytes.
         """
         with self._usage_lock:
-            records = self.usage_source()
-            if self._usage_page is not None and self._usage_page[0] == records:
-                return self._usage_page[1]
+            records, uncounted = self.usage_so_far()
+            made = self._usage_page
+            if made is not None and made[0] == records and made[1] == uncounted:
+                return made[2]
             html = render_usage_page(
                 records,
                 UsagePageOptions(
@@ -118,9 +126,10 @@ class ArchiveService:
                     link_for=lambda path: self.link_for(path, None),
                     theme=self.theme,
                     nav=self.nav,
+                    uncounted=uncounted,
                 ),
             )
-            self._usage_page = (records, html)
+            self._usage_page = (records, uncounted, html)
             return html
 
     def update_if_open(self) -> None:
@@ -220,7 +229,9 @@ async def search_page(request: Request) -> Response:
 
 
 async def usage_page(request: Request) -> Response:
-    """``/usage``: the usage dashboard of every served folder."""
+    """``/usage``: the usage dashboard of every served folder, at once (the totals so far while the
+    background pass still counts: the scan here wakes it if a file changed since)."""
+    await request.app.state.serve.listing.scan_async()
     try:
         html = await anyio.to_thread.run_sync(_service(request).usage_page)
     except SearchError as exc:

@@ -107,10 +107,20 @@ class Listing:
         self.scan()
         self.settle_some(math.inf)
         with self._lock:
-            version = self.sources.version()
-            if self._usage is None or self._usage[0] != version:
-                self._usage = (version, self.sources.usage_records())
-            return self._usage[1]
+            return self._usage_records()
+
+    def usage_so_far(self) -> tuple[list[UsageRecord], int]:
+        """Every listed session's usage as counted so far, and how many listed files still wait for
+        the background pass (their usage not in yet): never waits for that pass."""
+        self.scan()
+        with self._lock:
+            return self._usage_records(), len(self.sources.pending())
+
+    def _usage_records(self) -> list[UsageRecord]:
+        version = self.sources.version()
+        if self._usage is None or self._usage[0] != version:
+            self._usage = (version, self.sources.usage_records())
+        return self._usage[1]
 
     def version(self) -> tuple[int, ...]:
         """The listing's version as of the last scan (equal: nothing listed changed)."""

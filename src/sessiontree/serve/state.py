@@ -68,6 +68,7 @@ class ServeState:
             theme=config.theme,
             link_for=self.session_link,
             usage_source=self.listing.usage_records,
+            usage_so_far=self.listing.usage_so_far,
             nav=urls.nav(),
         )
         self.watcher = Watcher(config.roots, self.on_changes, self.hub.closed, self.listing.watched)

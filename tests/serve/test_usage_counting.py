@@ -1,0 +1,49 @@
+"""serve's /usage never waits for the background pass: while files are still to count it answers
+with the totals counted so far, marked and reloading, until the count is done (issue 42 item 1).
+A real process whose count is held until the test lets it go (``held_count.py``)."""
+
+from __future__ import annotations
+
+import re
+import time
+from pathlib import Path
+
+import httpx
+
+from tests.pages.usage_records import data_totals, page_data
+from tests.serve.counting import counting_folders, held_python, stats_totals
+from tests.serve.process import serve_process
+
+COUNTING = re.compile(r'<main id="st-usage" data-drawn="0" data-counting="(\d+)">')
+
+
+def _usage(http: httpx.Client, url: str) -> tuple[int | None, dict[str, int]]:
+    """(files still to count or None when all are, the page's totals) of one /usage answer."""
+    reply = http.get(url + "/usage")
+    assert reply.status_code == 200
+    found = COUNTING.search(reply.text)
+    assert (found is not None) == ("Still counting" in reply.text) == ('http-equiv="refresh"' in reply.text)
+    return (int(found.group(1)) if found else None), data_totals(page_data(reply.text))
+
+
+def test_usage_answers_with_the_totals_so_far_until_the_count_ends(tmp_path: Path) -> None:
+    root, small = counting_folders(tmp_path)
+    everything, counted_first = stats_totals(root, tmp_path / "c1"), stats_totals(small, tmp_path / "c2")
+    assert counted_first["messages"] < everything["messages"]
+    gate = tmp_path / "count-now"
+    with (
+        serve_process(root, tmp_path / "agent", tmp_path / "cache", python=held_python(gate)) as served,
+        httpx.Client(timeout=120) as http,
+    ):
+        uncounted, totals = _usage(http, served.url)
+        assert uncounted == 3 and totals == counted_first  # the small files, read by the listing
+        assert _usage(http, served.url) == (3, counted_first)  # the same, while the count is held
+        gate.touch()
+        deadline = time.monotonic() + 120  # a bound for a hung server, not a timing assertion
+        while uncounted is not None:
+            assert time.monotonic() < deadline, "the count never ended"
+            uncounted, totals = _usage(http, served.url)
+            assert uncounted is None or uncounted <= 3
+            time.sleep(0.05)  # between polls of the state
+        assert totals == everything
+        assert served.stop() == 0
