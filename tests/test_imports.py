@@ -135,3 +135,16 @@ def test_the_exporter_imports_no_reader() -> None:
 
 def test_the_catalog_cache_is_not_saved_through_the_session_rewrite() -> None:
     assert "sessiontree.store.persist" not in imported(PACKAGE / "archive" / "catalog.py")
+
+
+MAX_MODULE_LINES = 500
+
+
+def test_no_module_is_over_500_lines() -> None:
+    """A module past 500 lines holds more than one idea: split it where a real seam is (issue 43)."""
+    long = {
+        str(path.relative_to(PACKAGE)): n
+        for path in PACKAGE.rglob("*.py")
+        if (n := len(path.read_text(encoding="utf-8").splitlines())) > MAX_MODULE_LINES
+    }
+    assert long == {}
