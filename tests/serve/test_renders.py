@@ -103,3 +103,52 @@ def test_renders_wait_within_the_budget_but_one_always_runs() -> None:
     for thread in threads:
         thread.join(DEADLINE)
     assert most[0] <= 250  # never over the budget, but for one session alone bigger than it
+
+
+def test_a_render_waits_between_entries_while_another_page_makes_its_first_screen() -> None:
+    from sessiontree.store.foreground import FOREGROUND
+
+    renders = Renders(budget=10)
+    entries: list[int] = []
+
+    def make(cancelled: object) -> object:
+        for n in range(3):
+            if cancelled():  # type: ignore[operator]
+                return None
+            entries.append(n)
+        return "page"
+
+    before = FOREGROUND.paused
+    results: list[object] = []
+    with FOREGROUND.serving():
+        worker = threading.Thread(
+            target=lambda: results.append(renders.render("k", 1, make, threading.Event()))
+        )
+        worker.start()
+        wait_for(lambda: FOREGROUND.paused > before, "the render paused")
+        assert entries == [] and worker.is_alive()
+    worker.join(DEADLINE)
+    assert entries == [0, 1, 2] and results == ["page"]
+
+
+def test_a_first_chunk_is_made_while_the_background_pauses() -> None:
+    from types import SimpleNamespace
+
+    from sessiontree.serve.pages import first_chunk
+    from sessiontree.store.foreground import FOREGROUND
+
+    seen: list[bool] = []
+
+    def parts() -> object:
+        seen.append(FOREGROUND.busy)
+        yield "head"
+        seen.append(FOREGROUND.busy)
+        yield "rest"
+
+    def make() -> object:
+        seen.append(FOREGROUND.busy)
+        return SimpleNamespace(chunks=parts())
+
+    _page, chunks, first = first_chunk(make)  # type: ignore[arg-type]
+    assert first == "head" and seen == [True, True] and not FOREGROUND.busy
+    assert next(chunks) == "rest" and seen == [True, True, False]

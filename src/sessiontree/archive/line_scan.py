@@ -161,7 +161,7 @@ def scan_file(path: Path, previous: Scan | None) -> Scan:
             return scan
     reader = TailReader(path)
     scan = Scan()
-    scan.feed(reader.read_all())
+    scan.feed(reader.read_all(yielding=True))
     scan.tail = reader.state.to_json() if reader.state is not None else None
     return scan
 
@@ -172,7 +172,7 @@ def read_small(path: Path, mtime: float, size: int) -> tuple[SessionInfo, Scan] 
     reader = TailReader(path)
     scan = Scan()
     seen: list[Any] = []
-    lines = reader.read_all()
+    lines = reader.read_all(yielding=True)
     if not scan.feed(lines, seen):
         lines.close()
         return None

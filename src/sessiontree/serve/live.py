@@ -19,6 +19,7 @@ from sessiontree.exporter.images import ImageFile, image_file, image_url
 from sessiontree.exporter.render import render_appended_entry
 from sessiontree.readers import agent_of, foreign_agent, load_any
 from sessiontree.serve.hub import Event
+from sessiontree.store.foreground import FOREGROUND
 from sessiontree.store.jsonl import decode_lines, parse_jsonl_lines
 from sessiontree.store.load import load_session
 from sessiontree.store.session import Session
@@ -73,7 +74,9 @@ class LiveSession:
 
     def _load(self) -> None:
         self._tail = TailReader(self.path)
-        lines = self._tail.read_all()
+        # Paused while another page's first screen is made (store.foreground): the load of a page
+        # whose reader left, or that shows its first screen already, is not what a reader waits for.
+        lines = self._tail.read_all(yielding=True)
         try:
             agent = foreign_agent(self.path)
             if agent is None:
@@ -101,7 +104,8 @@ class LiveSession:
 
     def snapshot(self) -> Snapshot:
         """The session as it is now (a shallow copy: later appends do not change it)."""
-        with self.lock:
+        FOREGROUND.acquire(self.lock)  # a first screen made from the load may wait for a paused one
+        try:
             if not self.generation:
                 self._load()
             s = self.session
@@ -116,6 +120,8 @@ class LiveSession:
                 joints=dict(s.joints),
             )
             return Snapshot(copy, self.generation, len(s.entries))
+        finally:
+            self.lock.release()
 
     def refresh(self) -> list[Event]:
         """Read what was appended since the last read: append events, or one "replaced"."""

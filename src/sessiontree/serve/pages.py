@@ -7,7 +7,7 @@ import html
 import re
 import threading
 import weakref
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from concurrent.futures import CancelledError
 from pathlib import Path
 from typing import Any
@@ -42,6 +42,7 @@ from sessiontree.serve.renders import Renders
 from sessiontree.serve.urls import Urls
 from sessiontree.store import Session
 from sessiontree.store.discovery import SessionInfo
+from sessiontree.store.foreground import FOREGROUND
 from sessiontree.store.jsonl import paused_gc
 from sessiontree.store.subagents import subagent_key
 from sessiontree.store.surrogates import shown_name
@@ -254,6 +255,15 @@ def live_page(
         return make_page(session, ExportOptions(theme=config.theme), target)
     target = PageTarget(page=look, render=render, shell=quick.shell, preview=quick.preview, load=loaded)
     return make_page(None, ExportOptions(theme=config.theme), target)
+
+
+def first_chunk(make: Callable[[], Page]) -> tuple[Page, Iterator[str], str]:
+    """A page, its chunks and the first of them, made while background passes pause
+    (``store.foreground``)."""
+    with FOREGROUND.serving():
+        page = make()
+        chunks = page.chunks
+        return page, chunks, next(chunks)
 
 
 def _render_options(live: LiveSession, key: str, urls: Urls, related: RelatedPages | None) -> RenderOptions:

@@ -23,6 +23,8 @@ from concurrent.futures import CancelledError
 from dataclasses import dataclass, field
 from typing import Generic, TypeVar
 
+from sessiontree.store.foreground import FOREGROUND
+
 T = TypeVar("T")
 
 BUDGET_ENV = "SESSIONTREE_SERVE_RENDER_MB"
@@ -66,6 +68,13 @@ class _Job(Generic[T]):
         return all(gone.is_set() for gone in self.clients)
 
 
+def _yielding(job: _Job[object]) -> bool:
+    """Whether every client of a render left, asked before each entry: the render waits there
+    while another page's first screen is being made (``store.foreground``)."""
+    FOREGROUND.pause()
+    return job.abandoned()
+
+
 class Renders:
     """The renders in flight, by what they render (a session's key and state)."""
 
@@ -105,7 +114,7 @@ class Renders:
             try:
                 self.started += 1
                 made = True
-                result = make(job.abandoned)
+                result = make(functools.partial(_yielding, job))
                 job.result = result
             finally:
                 self._release(size)

@@ -119,26 +119,23 @@ async def session_page(request: Request, key: str, path: Path) -> Response:
     live = state.followed.live(key, path)
     query = request.query_params
     gone = threading.Event()
-    page = await anyio.to_thread.run_sync(
-        functools.partial(
-            pages.live_page,
-            live,
-            key,
-            state.config,
-            state.urls,
-            leaf_id=query.get("leafId"),
-            target_id=query.get("targetId"),
-            renders=state.renders,
-            gone=gone,
-            related=related_pages(*state.listing.family(key), state.urls.session),
-        ),
-        limiter=state.render_limit,
+    make = functools.partial(
+        pages.live_page,
+        live,
+        key,
+        state.config,
+        state.urls,
+        leaf_id=query.get("leafId"),
+        target_id=query.get("targetId"),
+        renders=state.renders,
+        gone=gone,
+        related=related_pages(*state.listing.family(key), state.urls.session),
     )
-    chunks = page.chunks
-    # Head, header and the path's first screen go out at once; the rest as it is rendered. Each
-    # step runs in a thread of the page streams' own limiter (the render itself is shared and
+    # Head, header and the path's first screen go out at once, made while the server's
+    # background passes pause (store.foreground); the rest as it is rendered. Each later step
+    # runs in a thread of the page streams' own limiter (the render itself is shared and
     # limited by serve.renders), so other clients and routes are served meanwhile.
-    first = await anyio.to_thread.run_sync(next, chunks, limiter=state.stream_limit)
+    page, chunks, first = await anyio.to_thread.run_sync(pages.first_chunk, make, limiter=state.render_limit)
 
     async def rest() -> AsyncIterator[str]:
         try:

@@ -17,6 +17,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
+from sessiontree.store.foreground import FOREGROUND
 from sessiontree.store.storage import open_regular
 
 WINDOW = 4096
@@ -152,8 +153,11 @@ class TailReader:
         """The bytes after the last complete line read (a last line still being written)."""
         return self._pending
 
-    def read_all(self) -> Generator[bytes, None, None]:
+    def read_all(self, *, yielding: bool = False) -> Generator[bytes, None, None]:
         """Yield every complete line from the start; the reader then continues from the end.
+
+        ``yielding``: a background read, which pauses between chunks while a page's first screen
+        is being made (``store.foreground``).
 
         The state is only updated once the iterator is exhausted, so an abandoned reload is
         done again at the next ``poll``.
@@ -173,6 +177,8 @@ class TailReader:
                 offset += used
                 count += len(lines)
                 yield from lines
+                if yielding:
+                    FOREGROUND.pause()
             self._pending = carry
             self.state = _state_of(st, offset, count, window, size=offset + len(carry))
 
