@@ -16,7 +16,14 @@ from markupsafe import Markup
 
 from sessiontree.archive.catalog import CatalogNode, ProjectGroup, group_by_project
 from sessiontree.exporter.templating import MacroSet, get_template, read_asset
-from sessiontree.pages.index_rows import RowQuery, search_text, select_rows, shown_title, sort_value
+from sessiontree.pages.index_rows import (
+    RowQuery,
+    row_chunks,
+    search_text,
+    select_rows,
+    shown_title,
+    sort_value,
+)
 from sessiontree.pages.nav import NavLinks
 from sessiontree.pages.shell import shell_fields
 from sessiontree.readers import agent_label
@@ -48,6 +55,9 @@ class IndexOptions:
     """Where the collection's other pages are (usage, search), shown under the title."""
     rows_url: str | None = None
     """Where the rows after the first window come from (``index_rows``); None: every row in the page."""
+    chunks: str | None = None
+    """A built site's files of the rows after the first window (``{}`` for a file's number, from 1,
+    made by ``index_chunks``), when there are more rows than ``FIRST_ROWS``; None: every row in the page."""
     state: str = ""
     """What the listing was when the page was made (a live page compares it with the feed's)."""
 
@@ -147,12 +157,19 @@ def render_index(
     """Return the whole index page of a catalog's records."""
     opts = options or IndexOptions()
     listed = list(entries)
-    if opts.rows_url is None:
-        groups_html, paging = render_index_groups(listed, link_for, opts.now), None
-    else:
-        window = select_rows(listed, RowQuery())
+    window = select_rows(listed, RowQuery())
+    if opts.rows_url is not None:
         groups_html = render_groups(window.groups, link_for, opts.now)
-        paging = {"url": opts.rows_url, "next": "" if window.next is None else str(window.next)}
+        paging = {
+            "url": opts.rows_url,
+            "chunks": None,
+            "next": "" if window.next is None else str(window.next),
+        }
+    elif opts.chunks is not None and window.next is not None:
+        groups_html = render_groups(window.groups, link_for, opts.now)
+        paging = {"url": None, "chunks": opts.chunks, "next": "1"}
+    else:
+        groups_html, paging = render_index_groups(listed, link_for, opts.now), None
     scripts = (
         read_asset("viewer/local-time.js"),
         read_asset("index-choices.js"),
@@ -170,3 +187,16 @@ def render_index(
         state=opts.state,
         nav_html=opts.nav.html("index") if opts.nav is not None else "",
     )
+
+
+def index_chunks(
+    entries: Iterable[SessionInfo], link_for: LinkBuilder, now: float | None = None
+) -> list[dict[str, Any]]:
+    """The files of a built index's rows after its first window (``IndexOptions.chunks``): each the
+    HTML of its rows and the number of the next file (None after the last); none when every row
+    fits the first window."""
+    chunks = row_chunks(entries)
+    return [
+        {"html": render_groups(groups, link_for, now), "next": n + 2 if n + 1 < len(chunks) else None}
+        for n, groups in enumerate(chunks)
+    ]

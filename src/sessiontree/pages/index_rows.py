@@ -20,6 +20,8 @@ SORTS = ("mtime", "created", "size", "prompts")
 FIRST_ROWS = 100
 """The rows a served index page carries (the rest come as the reader scrolls)."""
 MAX_ROWS = 500
+CHUNK_ROWS = 200
+"""The rows of each file a built site's index fetches after its first window (as serve's next windows)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -96,8 +98,8 @@ def _matches(node: CatalogNode, terms: tuple[str, ...], cwd: str, agent: str) ->
     return own or any(_matches(child, terms, cwd, agent) for child in node.children)
 
 
-def select_rows(entries: Iterable[SessionInfo], query: RowQuery) -> RowWindow:
-    """The window of rows a query asks for, grouped by project in the page's order."""
+def _ordered(entries: Iterable[SessionInfo], query: RowQuery) -> list[tuple[str, CatalogNode]]:
+    """Every row a query matches, with its project's folder, in the page's order."""
     ordered: list[tuple[int, int, ProjectGroup]] = []
     for place, group in enumerate(group_by_project(entries)):
         if query.project is not None and group.cwd != query.project:
@@ -114,12 +116,28 @@ def select_rows(entries: Iterable[SessionInfo], query: RowQuery) -> RowWindow:
         nodes = [n for _, n in keyed]
         ordered.append((-sort_value(nodes[0].entry, query.sort), place, ProjectGroup(group.cwd, nodes)))
     ordered.sort(key=lambda g: (g[0], g[1]))
-    rows = [(group.cwd, node) for _, _, group in ordered for node in group.nodes]
-    end = query.offset + query.limit
+    return [(group.cwd, node) for _, _, group in ordered for node in group.nodes]
+
+
+def _grouped(rows: Iterable[tuple[str, CatalogNode]]) -> list[ProjectGroup]:
     window: list[ProjectGroup] = []
-    for cwd, node in rows[query.offset : end]:
+    for cwd, node in rows:
         if window and window[-1].cwd == cwd:
             window[-1].nodes.append(node)
         else:
             window.append(ProjectGroup(cwd, [node]))
-    return RowWindow(window, len(rows), end if end < len(rows) else None)
+    return window
+
+
+def select_rows(entries: Iterable[SessionInfo], query: RowQuery) -> RowWindow:
+    """The window of rows a query asks for, grouped by project in the page's order."""
+    rows = _ordered(entries, query)
+    end = query.offset + query.limit
+    return RowWindow(_grouped(rows[query.offset : end]), len(rows), end if end < len(rows) else None)
+
+
+def row_chunks(entries: Iterable[SessionInfo]) -> list[list[ProjectGroup]]:
+    """The rows after the first window in the default order (no filter), ``CHUNK_ROWS`` at a time:
+    what a built site's index fetches as the reader scrolls, or all of it to sort or filter."""
+    rows = _ordered(entries, RowQuery())
+    return [_grouped(rows[at : at + CHUNK_ROWS]) for at in range(FIRST_ROWS, len(rows), CHUNK_ROWS)]

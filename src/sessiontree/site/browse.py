@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -22,6 +22,8 @@ its newest ``CHUNK_ROWS`` sessions, and the names of the files holding the rest 
 CHUNK_ROWS = PART_ROWS
 """Sessions per file of the pane's list."""
 MORE_DATA = "sessions-{}.json"
+INDEX_CHUNK = "index-rows-{}.json"
+"""The index's rows after its first window, ``CHUNK_ROWS`` of ``pages.index_rows`` a file, from 1."""
 PAGEFIND_CSP: dict[str, tuple[str, ...]] = {"script-src": ("'self'", "'wasm-unsafe-eval'")}
 """What a page running Pagefind needs: its module from the site and its WebAssembly."""
 
@@ -79,6 +81,23 @@ def write_sessions_data(
     for old in site.glob(MORE_DATA.format("*")):
         if old.name not in names:
             old.unlink(missing_ok=True)  # a larger list's chunks an earlier build wrote
+
+
+def write_index_chunks(
+    site: Path, entries: Sequence[SessionInfo], link_for: Callable[[SessionInfo], str | None]
+) -> list[str]:
+    """Write the index's rows after its first window (``pages.index_page.index_chunks``) and remove
+    an earlier build's files past them; return the names written (none: every row fits the page)."""
+    from sessiontree.pages.index_page import index_chunks
+
+    names = []
+    for n, chunk in enumerate(index_chunks(entries, link_for), 1):
+        names.append(INDEX_CHUNK.format(n))
+        _write_json(site / names[-1], chunk)
+    for old in site.glob(INDEX_CHUNK.format("*")):
+        if old.name not in names:
+            old.unlink(missing_ok=True)
+    return names
 
 
 def _write_json(path: Path, data: dict[str, Any]) -> None:

@@ -23,11 +23,13 @@ from sessiontree.pages.nav import NavLinks, browse_scripts
 from sessiontree.pages.related import related_by_key, related_signature
 from sessiontree.site import layout
 from sessiontree.site.browse import (
+    INDEX_CHUNK,
     PAGEFIND_CSP,
     SEARCH_PAGE,
     SESSIONS_DATA,
     search_source,
     site_nav,
+    write_index_chunks,
     write_search_page,
     write_sessions_data,
 )
@@ -357,7 +359,8 @@ def _shown(entry: SessionInfo, manifest: Manifest) -> SessionInfo:
 def write_index(
     site: Path, entries: list[SessionInfo], manifest: Manifest, options: BuildOptions, bundles: list[str]
 ) -> None:
-    """Write ``index.html``: the shared index page, plus full-text search over ``bundles``."""
+    """Write ``index.html``: the shared index page, plus full-text search over ``bundles``; past its
+    first window of rows, the rest in files it fetches (``browse.write_index_chunks``)."""
     from sessiontree.pages.index_page import IndexOptions, render_index
 
     pages = manifest.pages
@@ -369,7 +372,8 @@ def write_index(
     nav = _nav(options)
     extra = browse_scripts({"search": nav.search})
     csp: dict[str, tuple[str, ...]] = {}
-    connect: tuple[str, ...] = ()
+    chunks = write_index_chunks(site, entries, link_for)
+    connect: tuple[str, ...] = ("'self'",) if chunks else ()
     if bundles:
         extra = (*search_source(bundles), *extra)
         # The index and search pages run Pagefind: its module from the site, its WebAssembly, its fetches.
@@ -385,6 +389,7 @@ def write_index(
             extra_scripts=extra,
             connect_src=connect,
             csp_sources=csp,
+            chunks=INDEX_CHUNK if chunks else None,
         ),
     )
     layout.write_atomic(site / "index.html", html.encode("utf-8", "replace"))

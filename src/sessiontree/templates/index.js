@@ -4,6 +4,8 @@
 // (index-choices.js before it). A paged index (#st-groups' data-rows, served) carries its first
 // rows: the server sorts and filters them the same way, and sends the next window when the "more"
 // button comes into view (or is pressed), the first one again when the sort or a filter changes.
+// A built site's paged index (data-chunks) fetches the next file of rows the same way, and every
+// one of them before it sorts or filters otherwise than the first window (there is no server).
 (function () {
   'use strict';
   const LIVE_MS = 60000;
@@ -16,11 +18,13 @@
   const agentBox = doc.getElementById('st-agent-filter');
   const projectBox = doc.getElementById('st-project-filter');
   const rowsUrl = groups.getAttribute('data-rows');
+  const chunks = groups.getAttribute('data-chunks');
   const more = doc.getElementById('st-more');
   let next = groups.getAttribute('data-next') || '';
   let asked = 0; // the last request sent: an older answer is dropped
   let loading = false;
   let typing = 0;
+  let unreachable = false; // a built site opened from a file: its other rows cannot be fetched
 
   function terms() {
     return input.value.toLowerCase().split(/\s+/).filter(Boolean);
@@ -80,7 +84,14 @@
       if (shown) any = true;
     }
     const filtering = ts.length > 0 || agent !== '' || project !== '';
-    none.hidden = any || (rowsUrl ? !filtering : !groups.querySelector('.st-group'));
+    const paged = rowsUrl ? !filtering : chunks ? !filtering || next !== '' : !groups.querySelector('.st-group');
+    none.hidden = any || paged;
+  }
+
+  // Whether the rows shown are other than the first window's order: a site's every row is needed.
+  function wantsAll() {
+    const sorted = sortBox && sortBox.value !== 'mtime';
+    return Boolean(sorted || terms().length || (agentBox && agentBox.value) || (projectBox && projectBox.value));
   }
 
   function topRows() {
@@ -157,44 +168,50 @@
     return rowsUrl + '?' + params;
   }
 
-  // One window of rows from the server: appended, or in place of every row (``fresh``).
-  async function load(offset, limit, fresh) {
+  // One window of rows from the server (or a site's file): appended, or in place of every row (``fresh``).
+  async function load(url, fresh) {
     const n = ++asked;
     loading = true;
     doc.documentElement.setAttribute('data-st-rows', 'loading');
     try {
-      const answer = await fetch(query(offset, limit), { headers: { Accept: 'application/json' } });
+      const answer = await fetch(url, { headers: { Accept: 'application/json' } });
       const data = answer.ok ? await answer.json() : null;
       if (n !== asked || !data || typeof data.html !== 'string') return;
       if (fresh) groups.replaceChildren();
+      next = data.next === null || data.next === undefined ? '' : String(data.next); // before the filter runs
       merge(data.html, []);
-      next = data.next === null || data.next === undefined ? '' : String(data.next);
       if (typeof data.state === 'string' && fresh) groups.setAttribute('data-state', data.state);
     } catch (_) {
+      if (chunks) unreachable = true; // from a file (no fetch there): the rows shown stay
       return; // the server stopped: the rows shown stay
     } finally {
       if (n === asked) {
         loading = false;
         if (more) more.hidden = !next;
-        doc.documentElement.setAttribute('data-st-rows', 'done');
+        if (more && unreachable) more.textContent = 'More sessions show when the site is served over HTTP';
+        doc.documentElement.setAttribute('data-st-rows', chunks && next && wantsAll() && !unreachable ? 'loading' : 'done');
       }
     }
+    if (chunks && next && wantsAll()) loadMore(); // to sort or filter, every row
   }
 
   function loadMore() {
-    if (rowsUrl && next && !loading) load(Number(next), 200, false);
+    if (!next || loading || unreachable) return;
+    if (rowsUrl) load(query(Number(next), 200), false);
+    else if (chunks) load(chunks.replace('{}', next), false);
   }
 
   // The rows shown again from the server, as many as are shown now (a live page that missed changes).
   function reload() {
-    if (rowsUrl) load(0, Math.min(500, Math.max(100, topRows().length)), true);
+    if (rowsUrl) load(query(0, Math.min(500, Math.max(100, topRows().length))), true);
   }
 
   function changed() {
     applyFilter(); // the rows shown now at once, then the server's answer
+    if (chunks && wantsAll()) loadMore();
     if (!rowsUrl) return;
     clearTimeout(typing);
-    typing = setTimeout(() => load(0, 100, true), 150);
+    typing = setTimeout(() => load(query(0, 100), true), 150);
   }
 
   function ageDots() {
