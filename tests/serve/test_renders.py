@@ -152,3 +152,34 @@ def test_a_first_chunk_is_made_while_the_background_pauses() -> None:
     _page, chunks, first = first_chunk(make)  # type: ignore[arg-type]
     assert first == "head" and seen == [True, True] and not FOREGROUND.busy
     assert next(chunks) == "rest" and seen == [True, True, False]
+
+
+def test_a_cancelled_render_gives_memory_back_only_once_no_first_screen_is_being_made() -> None:
+    from sessiontree.store.foreground import FOREGROUND
+
+    renders = Renders(budget=10)
+    gone = threading.Event()
+    started = threading.Event()
+    ended: list[str] = []
+
+    def endless(cancelled: object) -> object:
+        started.set()
+        gone.wait(DEADLINE)  # (not cancelled(): it would pause there first)
+        raise CancelledError
+
+    def client() -> None:
+        try:
+            renders.render("k", 1, endless, gone)
+        except CancelledError:
+            ended.append("cancelled")
+
+    worker = threading.Thread(target=client)
+    worker.start()
+    started.wait(DEADLINE)
+    before = FOREGROUND.paused
+    with FOREGROUND.serving():
+        gone.set()  # the client left: the render stops, its memory is given back after the screen
+        wait_for(lambda: FOREGROUND.paused > before and "k" not in renders._jobs, "the give-back waits")
+        assert worker.is_alive() and ended == []
+    worker.join(DEADLINE)
+    assert ended == ["cancelled"]

@@ -44,7 +44,10 @@ def _malloc_trim() -> Callable[[int], int] | None:
 
 def give_back_memory() -> None:
     """Hand the heap a big render freed back to the system (glibc keeps it for the process else:
-    forty renders of a 220 MB session left the server at 2.9 GB)."""
+    forty renders of a 220 MB session left the server at 2.9 GB). Not while a page's first screen
+    is being made: a full collection holds the interpreter (50-100 ms with a 22 MB session loaded),
+    and a reader's next page is asked for just as the last one closes."""
+    FOREGROUND.pause()
     gc.collect()
     trim = _malloc_trim()
     if trim is not None:
