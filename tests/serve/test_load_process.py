@@ -104,13 +104,15 @@ def test_usage_answers_while_a_big_page_renders(tmp_path: Path) -> None:
 
 
 @pytest.mark.slow(seconds=90)
-def test_fifty_clients_opening_fifty_sessions_at_once_get_first_screens_within_twice_the_memory(
+def test_fifty_clients_opening_fifty_sessions_at_once_get_first_screens_within_1_75_times_the_memory(
     tmp_path: Path,
 ) -> None:
-    """No 5xx, and the server's peak memory within 2x of one client's. Issue 42 asks 1.5x: the idle
-    sessions' budget (``followed.IDLE_BYTES``) took it from 1.83x to 1.55-1.63x here; the rest is
-    fifty sessions loaded whole for their first screens, which a first screen read from a quick
-    scan (issue 39 item 3) would not need."""
+    """No 5xx, and the server's peak memory within 1.75x of one client's, one client's taken once
+    the listing's background pass counted every file (its own memory, not the clients'). The pages'
+    whole reads two at a time (``pages.WHOLE_READS``) and glibc's heaps (``renders.MALLOC_ARENAS``)
+    took it from 1.76-1.92x to 1.26-1.46x (load 8-10); issue 42 asks 1.5x, which a busier machine
+    passes now and then (up to 1.58x at load 14: sessions read for clients that left before the
+    server noticed, waiting for a render slot)."""
     agent = agent_folder(tmp_path, "--work-many--/s00.jsonl", turns=20)
     folder = agent / "sessions" / "--work-many--"
     for n in range(1, 50):
@@ -120,6 +122,8 @@ def test_fifty_clients_opening_fifty_sessions_at_once_get_first_screens_within_t
         httpx.Client(timeout=300) as http,
     ):
         urls = [f"{served.url}/s/--work-many--/s{n:02d}.jsonl" for n in range(50)]
+        while "data-counting" in http.get(served.url + "/usage").text:  # the count's end: a state
+            time.sleep(0.05)
         assert _whole(http, urls[0]) == 200
         one = _memory_kib(served, "VmHWM")
         start = threading.Barrier(50)
@@ -134,4 +138,4 @@ def test_fifty_clients_opening_fifty_sessions_at_once_get_first_screens_within_t
         peak = _memory_kib(served, "VmHWM")
         assert served.stop() == 0
     assert statuses == [200] * 50
-    assert peak <= 2 * one, (one, peak)
+    assert peak <= 1.75 * one, (one, peak)

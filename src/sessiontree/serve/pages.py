@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import html
 import re
@@ -48,6 +49,12 @@ from sessiontree.store.subagents import subagent_key
 from sessiontree.store.surrogates import shown_name
 
 PAGE_HEADERS = {"Cache-Control": "no-store"}
+WHOLE_READS = threading.BoundedSemaphore(2)
+"""Sessions read whole at once for the rest of their pages (a load holds several times its file;
+two, as renders run, so that one big read does not hold up every other page): fifty clients
+leaving fifty pages after the first screen had up to 32 read at once (the page streams'
+threads); a client that leaves while waiting has nothing read for it."""
+_WAIT_POLL = 0.05  # how often a page waiting to read its session looks whether its client left
 # What a quoted header parameter cannot hold as it is (controls, non-ASCII, quote, backslash).
 _NOT_HEADER_SAFE = re.compile(r'[^\x20-\x7e]|["\\?]')
 _PAGE_CSP = re.compile(
@@ -210,7 +217,11 @@ def live_page(
     render = _render_options(live, key, urls, related)
 
     def loaded() -> tuple[Session, PageTarget]:
-        snap = live.snapshot()
+        if quick is None:  # the first screen itself (made at most two at a time: the render limiter)
+            snap = live.snapshot()
+        else:  # the rest of a page whose first screen went out
+            with _reading_whole(gone):
+                snap = live.snapshot()
         if gone is not None and gone.is_set():
             raise CancelledError  # the client left while the session was read: nothing more to make
         # The first screen before the collector's passes over a session just loaded (its millions
@@ -255,6 +266,20 @@ def live_page(
         return make_page(session, ExportOptions(theme=config.theme), target)
     target = PageTarget(page=look, render=render, shell=quick.shell, preview=quick.preview, load=loaded)
     return make_page(None, ExportOptions(theme=config.theme), target)
+
+
+@contextlib.contextmanager
+def _reading_whole(gone: threading.Event | None) -> Iterator[None]:
+    """Hold one of ``WHOLE_READS`` (raise ``CancelledError`` if the client left before it came)."""
+    while not WHOLE_READS.acquire(timeout=_WAIT_POLL):
+        if gone is not None and gone.is_set():
+            raise CancelledError
+    try:
+        if gone is not None and gone.is_set():
+            raise CancelledError
+        yield
+    finally:
+        WHOLE_READS.release()
 
 
 def first_chunk(make: Callable[[], Page]) -> tuple[Page, Iterator[str], str]:

@@ -22,6 +22,7 @@ from sessiontree.errors import ServeError
 from sessiontree.exporter.warm import warm_up
 from sessiontree.serve.config import ServeConfig
 from sessiontree.serve.hub import Hub
+from sessiontree.serve.renders import limit_heaps
 
 GRACEFUL_SECONDS = 1
 """How long Ctrl-C waits for open requests and event streams before closing them."""
@@ -113,6 +114,7 @@ def run_server(
 
     for root in config.roots:
         check_folders(root, config.cache_dir)
+    limit_heaps()
     sock = bind_socket(config.host, config.port)
     port = sock.getsockname()[1]  # the one picked, for --port 0
     app = create_app(config)
