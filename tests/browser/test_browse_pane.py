@@ -122,3 +122,30 @@ def test_the_pane_draws_its_first_rows_then_more_and_hears_new_sessions(
     assert watch.page_errors == []
     requests = [url for url in watch.requests if "/api/sessions" in url]
     assert 2 <= len(requests) <= 4  # the first load, then once per pushed change: no polling
+
+
+# Set before the page's own scripts: a frame is asked for as soon as the first prompt is in the
+# DOM; when the pane is put in, whether that frame (the first screen's paint) has come.
+_FRAME_BEFORE_PANE = """
+window.__stFramed = false;
+new MutationObserver(() => {
+  if (window.__stAsked === undefined && document.querySelector('.st-entry.st-user')) {
+    window.__stAsked = true;
+    requestAnimationFrame(() => { window.__stFramed = true; });
+  }
+  if (window.__stPaneFramed === undefined && document.getElementById('st-browse')) {
+    window.__stPaneFramed = window.__stFramed;
+  }
+}).observe(document, { childList: true, subtree: true });
+"""
+
+
+def test_the_pane_starts_after_the_first_screen_is_painted(page: Page, tmp_path: Path) -> None:
+    agent = tmp_path / "agent"
+    root = agent / "sessions"
+    _write(root / "--work-demo--" / "one.jsonl", "one", "/work/demo", 1)
+    with serve_process(root, agent, tmp_path / "cache") as served:
+        page.add_init_script(_FRAME_BEFORE_PANE)
+        page.goto(served.url + "/s/--work-demo--/one.jsonl")
+        page.wait_for_selector("#st-browse .st-browse-row")
+        assert page.evaluate("window.__stPaneFramed") is True

@@ -5,327 +5,333 @@
  * (same origin) after the page shows, and again when a server says its listing changed (the
  * 'st-sessions-changed' event session-live.js raises from the page's event stream); only the first
  * rows are drawn, more as the list is scrolled. "Last seen" is kept per session in localStorage.
- * Every string from the list is set as text. Needs session-list.js before it. */
+ * Every string from the list is set as text. Needs session-list.js before it. The pane starts
+ * once the page's first screen is painted (a frame after this script, or at once in a hidden tab):
+ * its drawing and its fetch are not what the reader waits for first. */
 (() => {
   'use strict';
-  const settings = window.sessiontreeBrowse || {};
-  const doc = document;
-  const side = doc.getElementById('st-sidebar');
-  if (!settings.data || !side || !window.fetch || location.protocol === 'file:') return;
-  const list = sessionList;
-  const POLL_MS = settings.poll || 0;
-  const FIRST_ROWS = 100;
-  const MORE_ROWS = 200;
-  const dataUrl = new URL(settings.data, location.href);
-  const STORE = 'sessiontree.seen:' + dataUrl.pathname;
-  const OPEN = 'sessiontree.pane:' + dataUrl.pathname;
+  const start = () => {
+    const settings = window.sessiontreeBrowse || {};
+    const doc = document;
+    const side = doc.getElementById('st-sidebar');
+    if (!settings.data || !side || !window.fetch || location.protocol === 'file:') return;
+    const list = sessionList;
+    const POLL_MS = settings.poll || 0;
+    const FIRST_ROWS = 100;
+    const MORE_ROWS = 200;
+    const dataUrl = new URL(settings.data, location.href);
+    const STORE = 'sessiontree.seen:' + dataUrl.pathname;
+    const OPEN = 'sessiontree.pane:' + dataUrl.pathname;
 
-  function load(key) {
-    try { return JSON.parse(localStorage.getItem(key) || 'null'); } catch (e) { return null; }
-  }
-  function save(key, value) {
-    try { localStorage.setItem(key, JSON.stringify(value)); } catch (e) { /* private mode, full */ }
-  }
-  const seen = load(STORE) || {};
-  const before = seen[settings.current] || null; // this page's last visit, read before it is updated
-
-  function el(tag, cls, text) {
-    const node = doc.createElement(tag);
-    if (cls) node.className = cls;
-    if (text != null) node.textContent = text;
-    return node;
-  }
-  function select(label, cls) {
-    const wrap = el('label', 'st-browse-field');
-    wrap.append(el('span', 'st-browse-label', label));
-    const box = el('select', cls);
-    wrap.append(box);
-    return [wrap, box];
-  }
-  function options(box, values, all) {
-    const keep = box.value;
-    box.replaceChildren(new Option(all, ''), ...values.map((v) => new Option(v, v)));
-    box.value = values.includes(keep) ? keep : '';
-  }
-
-  const pane = el('section');
-  pane.id = 'st-browse';
-  pane.setAttribute('aria-label', 'Sessions');
-  const head = el('div', 'st-browse-head');
-  const toggle = el('button', 'st-browse-toggle', 'Sessions');
-  toggle.type = 'button';
-  const [scopeWrap, scope] = select('Show', 'st-browse-scope');
-  scope.append(new Option('This project', 'project'), new Option('All projects', 'all'));
-  head.append(toggle, scopeWrap);
-  const filters = el('details', 'st-browse-filters');
-  filters.append(el('summary', '', 'Filters'));
-  const [projectWrap, project] = select('Project', 'st-browse-project');
-  const [agentWrap, agent] = select('Agent', 'st-browse-agent');
-  const [modelWrap, model] = select('Model', 'st-browse-model');
-  const dates = [];
-  for (const name of ['From', 'To']) {
-    const wrap = el('label', 'st-browse-field');
-    wrap.append(el('span', 'st-browse-label', name));
-    const box = el('input', 'st-browse-' + name.toLowerCase());
-    box.type = 'date';
-    wrap.append(box);
-    dates.push([wrap, box]);
-  }
-  filters.append(projectWrap, agentWrap, modelWrap, dates[0][0], dates[1][0]);
-  const status = el('p', 'st-browse-status');
-  status.setAttribute('aria-live', 'polite');
-  const rows = el('ol', 'st-browse-list');
-  const body = el('div', 'st-browse-body');
-  body.append(filters, status, rows);
-  pane.append(head, body);
-  side.prepend(pane);
-
-  let sessions = [];
-  let shown = [];
-  let current = null;
-  let drawn = FIRST_ROWS;
-  // The rows past the drawn ones come as the list is scrolled to its end.
-  const more = el('li', 'st-browse-more');
-  const moreRows = window.IntersectionObserver
-    ? new IntersectionObserver((seen) => { if (seen.some((e) => e.isIntersecting)) drawMore(); }, { root: null })
-    : null;
-  if (moreRows) moreRows.observe(more);
-  more.addEventListener('click', () => drawMore());
-
-  function setOpen(open) {
-    toggle.setAttribute('aria-expanded', String(open));
-    body.hidden = !open;
-    pane.classList.toggle('st-browse-closed', !open);
-  }
-  setOpen(load(OPEN) !== false);
-  toggle.addEventListener('click', () => {
-    const open = body.hidden;
-    setOpen(open);
-    save(OPEN, open);
-  });
-
-  function filter() {
-    const all = scope.value === 'all';
-    return {
-      scope: all && !project.value ? 'all' : 'project',
-      project: all ? project.value : current ? current.p : null,
-      agent: agent.value,
-      model: model.value,
-      from: dates[0][1].value,
-      to: dates[1][1].value,
-    };
-  }
-
-  function row(s, now) {
-    const li = el('li', 'st-browse-row');
-    const link = el('a', 'st-browse-link');
-    link.href = s.h;
-    if (s.k === settings.current) link.setAttribute('aria-current', 'page');
-    const line = el('span', 'st-browse-line');
-    if (s.a) line.append(el('span', 'st-browse-agent-badge', s.a)); // every row, pi's too
-    line.append(el('span', 'st-browse-title', s.t || s.k));
-    const meta = el('span', 'st-browse-meta');
-    const bits = [list.ago(s.u, now)];
-    if (typeof s.q === 'number') bits.push(s.q + (s.q === 1 ? ' prompt' : ' prompts'));
-    if (typeof s.n === 'number') bits.push(s.n + (s.n === 1 ? ' message' : ' messages'));
-    meta.textContent = bits.join(' · ');
-    const fresh = s.k === settings.current ? 0 : list.unseen(s, seen[s.k]);
-    if (fresh) {
-      li.classList.add('st-browse-grew');
-      const dot = el('span', 'st-browse-dot');
-      dot.setAttribute('aria-hidden', 'true');
-      line.prepend(dot);
-      meta.append(' · ', el('span', 'st-browse-new', fresh + ' new'));
+    function load(key) {
+      try { return JSON.parse(localStorage.getItem(key) || 'null'); } catch (e) { return null; }
     }
-    const when = typeof localTime === 'object' ? localTime.format(new Date(s.u).toISOString(), {}) : null;
-    link.title = [s.t, s.p, when && 'last activity ' + when.text + ' (' + when.title + ')'].filter(Boolean).join('\n');
-    link.append(line, meta);
-    li.append(link);
-    li.dataset.key = s.k;
-    return li;
-  }
+    function save(key, value) {
+      try { localStorage.setItem(key, JSON.stringify(value)); } catch (e) { /* private mode, full */ }
+    }
+    const seen = load(STORE) || {};
+    const before = seen[settings.current] || null; // this page's last visit, read before it is updated
 
-  function setMore() {
-    const left = shown.length - drawn;
-    more.textContent = left > 0 ? left + ' more…' : '';
-    if (left > 0) rows.append(more);
-    else more.remove();
-  }
-  function drawMore() {
-    if (drawn >= shown.length) return;
-    const now = Date.now();
-    const next = shown.slice(drawn, drawn + MORE_ROWS);
-    drawn += next.length;
-    more.remove();
-    rows.append(...next.map((s) => row(s, now)));
-    setMore();
-  }
+    function el(tag, cls, text) {
+      const node = doc.createElement(tag);
+      if (cls) node.className = cls;
+      if (text != null) node.textContent = text;
+      return node;
+    }
+    function select(label, cls) {
+      const wrap = el('label', 'st-browse-field');
+      wrap.append(el('span', 'st-browse-label', label));
+      const box = el('select', cls);
+      wrap.append(box);
+      return [wrap, box];
+    }
+    function options(box, values, all) {
+      const keep = box.value;
+      box.replaceChildren(new Option(all, ''), ...values.map((v) => new Option(v, v)));
+      box.value = values.includes(keep) ? keep : '';
+    }
 
-  function draw(keep) {
-    const started = performance.now();
-    shown = list.visible(sessions, filter());
-    const now = Date.now();
-    drawn = Math.max(FIRST_ROWS, keep ? drawn : 0);
-    rows.replaceChildren(...shown.slice(0, drawn).map((s) => row(s, now)));
-    setMore();
-    const grew = shown.filter((s) => s.k !== settings.current && list.unseen(s, seen[s.k]) > 0).length;
-    status.textContent = shown.length + (shown.length === 1 ? ' session' : ' sessions') + (grew ? ', ' + grew + ' with new messages' : '');
-    projectWrap.hidden = scope.value !== 'all';
-    doc.documentElement.setAttribute('data-st-browse', String(shown.length));
-    pane.dataset.drawMs = String(Math.round(performance.now() - started));
-    if (!performance.getEntriesByName('st-browse-drawn').length) performance.mark('st-browse-drawn');
-  }
+    const pane = el('section');
+    pane.id = 'st-browse';
+    pane.setAttribute('aria-label', 'Sessions');
+    const head = el('div', 'st-browse-head');
+    const toggle = el('button', 'st-browse-toggle', 'Sessions');
+    toggle.type = 'button';
+    const [scopeWrap, scope] = select('Show', 'st-browse-scope');
+    scope.append(new Option('This project', 'project'), new Option('All projects', 'all'));
+    head.append(toggle, scopeWrap);
+    const filters = el('details', 'st-browse-filters');
+    filters.append(el('summary', '', 'Filters'));
+    const [projectWrap, project] = select('Project', 'st-browse-project');
+    const [agentWrap, agent] = select('Agent', 'st-browse-agent');
+    const [modelWrap, model] = select('Model', 'st-browse-model');
+    const dates = [];
+    for (const name of ['From', 'To']) {
+      const wrap = el('label', 'st-browse-field');
+      wrap.append(el('span', 'st-browse-label', name));
+      const box = el('input', 'st-browse-' + name.toLowerCase());
+      box.type = 'date';
+      wrap.append(box);
+      dates.push([wrap, box]);
+    }
+    filters.append(projectWrap, agentWrap, modelWrap, dates[0][0], dates[1][0]);
+    const status = el('p', 'st-browse-status');
+    status.setAttribute('aria-live', 'polite');
+    const rows = el('ol', 'st-browse-list');
+    const body = el('div', 'st-browse-body');
+    body.append(filters, status, rows);
+    pane.append(head, body);
+    side.prepend(pane);
 
-  // Sessions the pane has not seen before get a baseline: growth from now on shows as new. This
-  // session is seen as it is now: its entries counted on the first load, by time once it grew here.
-  function remember(first) {
-    let changed = false;
-    for (const s of sessions) {
-      if (!seen[s.k] && typeof s.n === 'number' && s !== current) {
-        seen[s.k] = { n: s.n, t: s.u };
-        changed = true;
+    let sessions = [];
+    let shown = [];
+    let current = null;
+    let drawn = FIRST_ROWS;
+    // The rows past the drawn ones come as the list is scrolled to its end.
+    const more = el('li', 'st-browse-more');
+    const moreRows = window.IntersectionObserver
+      ? new IntersectionObserver((seen) => { if (seen.some((e) => e.isIntersecting)) drawMore(); }, { root: null })
+      : null;
+    if (moreRows) moreRows.observe(more);
+    more.addEventListener('click', () => drawMore());
+
+    function setOpen(open) {
+      toggle.setAttribute('aria-expanded', String(open));
+      body.hidden = !open;
+      pane.classList.toggle('st-browse-closed', !open);
+    }
+    setOpen(load(OPEN) !== false);
+    toggle.addEventListener('click', () => {
+      const open = body.hidden;
+      setOpen(open);
+      save(OPEN, open);
+    });
+
+    function filter() {
+      const all = scope.value === 'all';
+      return {
+        scope: all && !project.value ? 'all' : 'project',
+        project: all ? project.value : current ? current.p : null,
+        agent: agent.value,
+        model: model.value,
+        from: dates[0][1].value,
+        to: dates[1][1].value,
+      };
+    }
+
+    function row(s, now) {
+      const li = el('li', 'st-browse-row');
+      const link = el('a', 'st-browse-link');
+      link.href = s.h;
+      if (s.k === settings.current) link.setAttribute('aria-current', 'page');
+      const line = el('span', 'st-browse-line');
+      if (s.a) line.append(el('span', 'st-browse-agent-badge', s.a)); // every row, pi's too
+      line.append(el('span', 'st-browse-title', s.t || s.k));
+      const meta = el('span', 'st-browse-meta');
+      const bits = [list.ago(s.u, now)];
+      if (typeof s.q === 'number') bits.push(s.q + (s.q === 1 ? ' prompt' : ' prompts'));
+      if (typeof s.n === 'number') bits.push(s.n + (s.n === 1 ? ' message' : ' messages'));
+      meta.textContent = bits.join(' · ');
+      const fresh = s.k === settings.current ? 0 : list.unseen(s, seen[s.k]);
+      if (fresh) {
+        li.classList.add('st-browse-grew');
+        const dot = el('span', 'st-browse-dot');
+        dot.setAttribute('aria-hidden', 'true');
+        line.prepend(dot);
+        meta.append(' · ', el('span', 'st-browse-new', fresh + ' new'));
       }
+      const when = typeof localTime === 'object' ? localTime.format(new Date(s.u).toISOString(), {}) : null;
+      link.title = [s.t, s.p, when && 'last activity ' + when.text + ' (' + when.title + ')'].filter(Boolean).join('\n');
+      link.append(line, meta);
+      li.append(link);
+      li.dataset.key = s.k;
+      return li;
     }
-    if (current && typeof current.n === 'number') {
-      const was = seen[current.k];
-      const entries = first ? pageEntries() : null;
-      if (first || !was || was.n !== current.n) {
-        seen[current.k] = entries ? { n: current.n, e: entries.length, t: Date.now() } : { n: current.n, t: Date.now() };
-        changed = true;
+
+    function setMore() {
+      const left = shown.length - drawn;
+      more.textContent = left > 0 ? left + ' more…' : '';
+      if (left > 0) rows.append(more);
+      else more.remove();
+    }
+    function drawMore() {
+      if (drawn >= shown.length) return;
+      const now = Date.now();
+      const next = shown.slice(drawn, drawn + MORE_ROWS);
+      drawn += next.length;
+      more.remove();
+      rows.append(...next.map((s) => row(s, now)));
+      setMore();
+    }
+
+    function draw(keep) {
+      const started = performance.now();
+      shown = list.visible(sessions, filter());
+      const now = Date.now();
+      drawn = Math.max(FIRST_ROWS, keep ? drawn : 0);
+      rows.replaceChildren(...shown.slice(0, drawn).map((s) => row(s, now)));
+      setMore();
+      const grew = shown.filter((s) => s.k !== settings.current && list.unseen(s, seen[s.k]) > 0).length;
+      status.textContent = shown.length + (shown.length === 1 ? ' session' : ' sessions') + (grew ? ', ' + grew + ' with new messages' : '');
+      projectWrap.hidden = scope.value !== 'all';
+      doc.documentElement.setAttribute('data-st-browse', String(shown.length));
+      pane.dataset.drawMs = String(Math.round(performance.now() - started));
+      if (!performance.getEntriesByName('st-browse-drawn').length) performance.mark('st-browse-drawn');
+    }
+
+    // Sessions the pane has not seen before get a baseline: growth from now on shows as new. This
+    // session is seen as it is now: its entries counted on the first load, by time once it grew here.
+    function remember(first) {
+      let changed = false;
+      for (const s of sessions) {
+        if (!seen[s.k] && typeof s.n === 'number' && s !== current) {
+          seen[s.k] = { n: s.n, t: s.u };
+          changed = true;
+        }
       }
+      if (current && typeof current.n === 'number') {
+        const was = seen[current.k];
+        const entries = first ? pageEntries() : null;
+        if (first || !was || was.n !== current.n) {
+          seen[current.k] = entries ? { n: current.n, e: entries.length, t: Date.now() } : { n: current.n, t: Date.now() };
+          changed = true;
+        }
+      }
+      if (changed) save(STORE, seen);
     }
-    if (changed) save(STORE, seen);
-  }
 
-  let entriesCache = null;
-  function pageEntries() {
-    if (entriesCache) return entriesCache;
-    try {
-      const data = JSON.parse(doc.getElementById('st-data').textContent);
-      entriesCache = Array.isArray(data.entries) ? data.entries : null;
-    } catch (e) { entriesCache = null; }
-    return entriesCache;
-  }
-
-  // A marker above the first entry this reader has not seen (styled through the CSSOM, so it
-  // shows wherever the viewer draws that entry; CSP governs no CSSOM rule).
-  function markUnseen() {
-    const entries = pageEntries();
-    if (!entries || !before) return;
-    const at = list.firstUnseen(entries, before);
-    if (at < 0 || typeof entries[at].id !== 'string') return;
-    const id = entries[at].id;
-    doc.documentElement.setAttribute('data-st-unseen', id);
-    const sheet = new CSSStyleSheet();
-    sheet.replaceSync('#st-messages .st-entry[data-id="' + CSS.escape(id) + '"]::before { content: "New since your last visit"; }');
-    doc.adoptedStyleSheets = [...doc.adoptedStyleSheets, sheet];
-    doc.documentElement.classList.add('st-has-unseen');
-  }
-
-  async function getJson(url) {
-    const reply = await fetch(url, { headers: { Accept: 'application/json' }, cache: 'no-store' });
-    if (!reply.ok) throw new Error(String(reply.status));
-    return reply.json();
-  }
-
-  // A server lists models apart (they come from its search index, which may still be building).
-  let models = null;
-  async function loadModels() {
-    try {
-      const data = await getJson(new URL(settings.models, location.href).href);
-      models = data && typeof data.models === 'object' && data.models ? data.models : {};
-    } catch (e) { return; }
-    for (const s of sessions) s.m = models[s.k] || [];
-    options(model, list.choices(sessions, (s) => s.m), 'Every model');
-    modelWrap.hidden = !sessions.some((s) => s.m && s.m.length);
-    draw(true);
-  }
-
-  // A site's links are relative to its top folder, where the data files are.
-  function linked(rows) {
-    const found = Array.isArray(rows) ? rows : [];
-    for (const s of found) s.h = new URL(String(s.h), dataUrl).href;
-    return found;
-  }
-
-  // A large site's list comes in files of some hundred sessions: the first drawn at once, the
-  // others ('more', next to it) fetched after and the list drawn again once all are in.
-  async function loadMore(names) {
-    const parts = await Promise.all(names.map((name) => getJson(new URL(String(name), dataUrl).href)));
-    sessions = sessions.concat(...parts.map((part) => linked(part && part.sessions)));
-    if (models) for (const s of sessions) s.m = models[s.k] || [];
-    current = sessions.find((s) => s.k === settings.current) || null;
-    options(project, list.choices(sessions, (s) => s.p), 'Every project');
-    options(agent, list.choices(sessions, (s) => s.a), 'Every agent');
-    options(model, list.choices(sessions, (s) => s.m), 'Every model');
-    draw(true);
-  }
-
-  let loaded = false;
-  async function refresh() {
-    let more = [];
-    try {
-      const data = await getJson(dataUrl.href);
-      sessions = linked(data.sessions);
-      more = Array.isArray(data.more) ? data.more : [];
-    } catch (e) {
-      status.textContent = 'The session list could not be loaded.';
-      return;
+    let entriesCache = null;
+    function pageEntries() {
+      if (entriesCache) return entriesCache;
+      try {
+        const data = JSON.parse(doc.getElementById('st-data').textContent);
+        entriesCache = Array.isArray(data.entries) ? data.entries : null;
+      } catch (e) { entriesCache = null; }
+      return entriesCache;
     }
-    if (models) for (const s of sessions) s.m = models[s.k] || [];
-    current = sessions.find((s) => s.k === settings.current) || null;
-    const first = !loaded;
-    loaded = true;
-    options(project, list.choices(sessions, (s) => s.p), 'Every project');
-    options(agent, list.choices(sessions, (s) => s.a), 'Every agent');
-    options(model, list.choices(sessions, (s) => s.m), 'Every model');
-    modelWrap.hidden = !sessions.some((s) => s.m && s.m.length);
-    draw(true);
-    if (more.length) {
-      try { await loadMore(more); } catch (e) { status.textContent = 'Part of the session list could not be loaded.'; }
+
+    // A marker above the first entry this reader has not seen (styled through the CSSOM, so it
+    // shows wherever the viewer draws that entry; CSP governs no CSSOM rule).
+    function markUnseen() {
+      const entries = pageEntries();
+      if (!entries || !before) return;
+      const at = list.firstUnseen(entries, before);
+      if (at < 0 || typeof entries[at].id !== 'string') return;
+      const id = entries[at].id;
+      doc.documentElement.setAttribute('data-st-unseen', id);
+      const sheet = new CSSStyleSheet();
+      sheet.replaceSync('#st-messages .st-entry[data-id="' + CSS.escape(id) + '"]::before { content: "New since your last visit"; }');
+      doc.adoptedStyleSheets = [...doc.adoptedStyleSheets, sheet];
+      doc.documentElement.classList.add('st-has-unseen');
     }
-    // Every part of the list in: the baselines of what grew (this page's entries known once the viewer booted).
-    booted.then(() => remember(first));
-    if (settings.models) loadModels();
-  }
 
-  for (const box of [scope, project, agent, model, dates[0][1], dates[1][1]]) {
-    box.addEventListener('change', () => draw(false));
-  }
-
-  function go(step) {
-    const { prev, next } = list.neighbours(shown, settings.current);
-    const to = step < 0 ? prev : next;
-    if (to) location.href = to.h;
-  }
-  doc.addEventListener('keydown', (e) => {
-    if (!e.altKey || e.ctrlKey || e.metaKey || e.shiftKey) return;
-    if (e.key === 'ArrowUp' || e.key === 'ArrowDown') {
-      e.preventDefault();
-      go(e.key === 'ArrowUp' ? -1 : 1);
+    async function getJson(url) {
+      const reply = await fetch(url, { headers: { Accept: 'application/json' }, cache: 'no-store' });
+      if (!reply.ok) throw new Error(String(reply.status));
+      return reply.json();
     }
-  });
 
-  // Run before the page's data (with a streamed page's first chunk): the list is fetched and drawn
-  // at once; the viewer redraws the sidebar when it boots, so the pane is put back first then.
-  const booted = new Promise((resolve) => {
-    const wait = () => {
-      const viewer = window.sessiontree;
-      if (viewer && viewer.ready) viewer.ready.then(resolve, resolve);
-      else if (doc.readyState === 'loading') doc.addEventListener('DOMContentLoaded', wait, { once: true });
-      else resolve(false);
-    };
-    wait();
-  });
-  booted.then(() => {
-    if (side.firstChild !== pane) side.prepend(pane);
-    markUnseen();
-  });
-  refresh();
-  if (POLL_MS > 0) {
-    setInterval(() => { if (!doc.hidden) refresh(); }, POLL_MS);
-  }
-  // A server pushes a change of its listing (a hidden page asks again when it is shown).
-  doc.addEventListener('st-sessions-changed', () => { if (!doc.hidden) refresh(); });
-  doc.addEventListener('visibilitychange', () => { if (!doc.hidden) refresh(); });
+    // A server lists models apart (they come from its search index, which may still be building).
+    let models = null;
+    async function loadModels() {
+      try {
+        const data = await getJson(new URL(settings.models, location.href).href);
+        models = data && typeof data.models === 'object' && data.models ? data.models : {};
+      } catch (e) { return; }
+      for (const s of sessions) s.m = models[s.k] || [];
+      options(model, list.choices(sessions, (s) => s.m), 'Every model');
+      modelWrap.hidden = !sessions.some((s) => s.m && s.m.length);
+      draw(true);
+    }
+
+    // A site's links are relative to its top folder, where the data files are.
+    function linked(rows) {
+      const found = Array.isArray(rows) ? rows : [];
+      for (const s of found) s.h = new URL(String(s.h), dataUrl).href;
+      return found;
+    }
+
+    // A large site's list comes in files of some hundred sessions: the first drawn at once, the
+    // others ('more', next to it) fetched after and the list drawn again once all are in.
+    async function loadMore(names) {
+      const parts = await Promise.all(names.map((name) => getJson(new URL(String(name), dataUrl).href)));
+      sessions = sessions.concat(...parts.map((part) => linked(part && part.sessions)));
+      if (models) for (const s of sessions) s.m = models[s.k] || [];
+      current = sessions.find((s) => s.k === settings.current) || null;
+      options(project, list.choices(sessions, (s) => s.p), 'Every project');
+      options(agent, list.choices(sessions, (s) => s.a), 'Every agent');
+      options(model, list.choices(sessions, (s) => s.m), 'Every model');
+      draw(true);
+    }
+
+    let loaded = false;
+    async function refresh() {
+      let more = [];
+      try {
+        const data = await getJson(dataUrl.href);
+        sessions = linked(data.sessions);
+        more = Array.isArray(data.more) ? data.more : [];
+      } catch (e) {
+        status.textContent = 'The session list could not be loaded.';
+        return;
+      }
+      if (models) for (const s of sessions) s.m = models[s.k] || [];
+      current = sessions.find((s) => s.k === settings.current) || null;
+      const first = !loaded;
+      loaded = true;
+      options(project, list.choices(sessions, (s) => s.p), 'Every project');
+      options(agent, list.choices(sessions, (s) => s.a), 'Every agent');
+      options(model, list.choices(sessions, (s) => s.m), 'Every model');
+      modelWrap.hidden = !sessions.some((s) => s.m && s.m.length);
+      draw(true);
+      if (more.length) {
+        try { await loadMore(more); } catch (e) { status.textContent = 'Part of the session list could not be loaded.'; }
+      }
+      // Every part of the list in: the baselines of what grew (this page's entries known once the viewer booted).
+      booted.then(() => remember(first));
+      if (settings.models) loadModels();
+    }
+
+    for (const box of [scope, project, agent, model, dates[0][1], dates[1][1]]) {
+      box.addEventListener('change', () => draw(false));
+    }
+
+    function go(step) {
+      const { prev, next } = list.neighbours(shown, settings.current);
+      const to = step < 0 ? prev : next;
+      if (to) location.href = to.h;
+    }
+    doc.addEventListener('keydown', (e) => {
+      if (!e.altKey || e.ctrlKey || e.metaKey || e.shiftKey) return;
+      if (e.key === 'ArrowUp' || e.key === 'ArrowDown') {
+        e.preventDefault();
+        go(e.key === 'ArrowUp' ? -1 : 1);
+      }
+    });
+
+    // Run before the page's data (with a streamed page's first chunk): the list is fetched and drawn
+    // at once; the viewer redraws the sidebar when it boots, so the pane is put back first then.
+    const booted = new Promise((resolve) => {
+      const wait = () => {
+        const viewer = window.sessiontree;
+        if (viewer && viewer.ready) viewer.ready.then(resolve, resolve);
+        else if (doc.readyState === 'loading') doc.addEventListener('DOMContentLoaded', wait, { once: true });
+        else resolve(false);
+      };
+      wait();
+    });
+    booted.then(() => {
+      if (side.firstChild !== pane) side.prepend(pane);
+      markUnseen();
+    });
+    refresh();
+    if (POLL_MS > 0) {
+      setInterval(() => { if (!doc.hidden) refresh(); }, POLL_MS);
+    }
+    // A server pushes a change of its listing (a hidden page asks again when it is shown).
+    doc.addEventListener('st-sessions-changed', () => { if (!doc.hidden) refresh(); });
+    doc.addEventListener('visibilitychange', () => { if (!doc.hidden) refresh(); });
+  };
+  if (document.hidden || !window.requestAnimationFrame) start();
+  else requestAnimationFrame(() => setTimeout(start, 0));
 })();
