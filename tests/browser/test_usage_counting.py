@@ -1,25 +1,49 @@
 """The served usage page while serve still counts, in Chromium: the totals so far, said to be so,
-then the full totals once the count ends, with no action of the reader (issue 42 item 1)."""
+then the full totals once the count ends, with no action of the reader and the filters in the
+URL kept through the reloads (issue 42 item 2)."""
 
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
+from urllib.parse import quote
 
 import pytest
-from playwright.sync_api import Page
+from playwright.sync_api import Error, Page
 
-from tests.browser.conftest import Watch
+from tests.browser.conftest import Watch, wait_js
 from tests.serve.counting import USAGE_COUNTED, counting_folders, held_python, stats_totals
 from tests.serve.process import serve_process
 
 pytestmark = pytest.mark.browser
 
-DRAWN = '#st-usage:not([data-drawn="0"])'
+SHOWN = """() => {
+    const main = document.getElementById('st-usage');
+    const total = (name) => {
+        const dd = document.querySelector(`#st-totals [data-total="${name}"] dd`);
+        return dd ? Number(dd.textContent.replace(/,/g, '')) : null;
+    };
+    return {
+        drawn: Number(main.dataset.drawn), counting: main.getAttribute('data-counting'),
+        note: (document.getElementById('st-counting') || {}).textContent || '',
+        project: document.getElementById('st-project').value,
+        messages: total('Assistant messages'), sessions: total('Sessions'),
+    };
+}"""
 
 
-def _shown(page: Page, name: str) -> int:
-    text = page.inner_text(f'#st-totals [data-total="{name}"] dd')
-    return int(text.replace(",", ""))
+def _shown(page: Page) -> dict[str, Any]:
+    """What the page shows, read in one step once drawn (a reload may come between two steps)."""
+    while True:
+        page.wait_for_selector('#st-usage:not([data-drawn="0"])', state="attached", timeout=60_000)
+        try:
+            shown: dict[str, Any] = page.evaluate(SHOWN)
+        except Error as exc:  # the page went away under the read: read the next one
+            if "destroyed" in str(exc) or "navigat" in str(exc):
+                continue
+            raise
+        if shown["drawn"] > 0:
+            return shown
 
 
 def test_usage_page_shows_the_totals_so_far_then_reaches_the_full_totals(
@@ -29,15 +53,19 @@ def test_usage_page_shows_the_totals_so_far_then_reaches_the_full_totals(
     everything, counted_first = stats_totals(root, tmp_path / "c1"), stats_totals(small, tmp_path / "c2")
     gate = tmp_path / "count-now"
     with serve_process(root, tmp_path / "agent", tmp_path / "cache", python=held_python(gate)) as served:
-        page.goto(served.url + "/usage")
-        page.wait_for_selector(DRAWN)
-        assert page.get_attribute("#st-usage", "data-counting") == "3"
-        assert "Still counting" in page.inner_text("#st-counting")
-        assert _shown(page, "Assistant messages") == counted_first["messages"]
-        assert _shown(page, "Sessions") == 2
+        # A project chosen (in the URL's hash, as the filters keep it): kept through every reload.
+        page.goto(served.url + "/usage#project=" + quote("/home/dev/demo", safe=""))
+        shown = _shown(page)
+        assert shown["counting"] == "3" and "Still counting" in shown["note"]
+        assert (shown["messages"], shown["sessions"]) == (counted_first["messages"], 2)
+        assert shown["project"] == "/home/dev/demo"
         gate.touch()
         page.wait_for_selector(USAGE_COUNTED, state="attached", timeout=120_000)  # reloaded until counted
-        assert page.locator("#st-counting").count() == 0
-        assert _shown(page, "Assistant messages") == everything["messages"]
-        assert _shown(page, "Sessions") == 5
+        shown = _shown(page)
+        assert shown["counting"] is None and shown["note"] == ""
+        assert (shown["project"], shown["messages"]) == ("/home/dev/demo", counted_first["messages"])
+        page.select_option("#st-project", "")
+        wait_js(page, f"Number(document.getElementById('st-usage').dataset.drawn) > {shown['drawn']}")
+        shown = _shown(page)
+        assert (shown["messages"], shown["sessions"]) == (everything["messages"], 5)
     assert watch.console_errors == [] and watch.page_errors == [] and watch.dialogs == []

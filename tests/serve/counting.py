@@ -33,14 +33,18 @@ def _generate(path: Path, turns: int, seed: int) -> None:
 
 
 def counting_folders(tmp_path: Path) -> tuple[Path, Path]:
-    """(every session, the small ones alone): two small sessions a listing reads whole, and three
-    large ones it lists from their prefixes, their usage counted by serve's background pass."""
+    """(every session, the small ones alone): two small sessions a listing reads whole (project
+    /home/dev/demo), and three large ones it lists from their prefixes (/home/dev/big), their
+    usage counted by serve's background pass."""
     root, small = tmp_path / "sessions", tmp_path / "small"
     for n in range(2):
         _generate(root / "--home-dev-small--" / f"small{n}.jsonl", 2, 10 + n)
     shutil.copytree(root, small)
     for n in range(3):
-        _generate(root / "--home-dev-big--" / f"big{n}.jsonl", 20, 20 + n)
+        big = root / "--home-dev-big--" / f"big{n}.jsonl"
+        _generate(big, 20, 20 + n)
+        text = big.read_text(encoding="utf-8").replace('"cwd": "/home/dev/demo"', '"cwd": "/home/dev/big"')
+        big.write_text(text, encoding="utf-8")  # a project of its own
     sizes = {p.name: p.stat().st_size for p in root.rglob("*.jsonl")}
     assert all((size > CHEAP_COUNT_BYTES) == name.startswith("big") for name, size in sizes.items()), sizes
     return root, small

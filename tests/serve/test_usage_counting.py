@@ -14,7 +14,7 @@ from tests.pages.usage_records import data_totals, page_data
 from tests.serve.counting import counting_folders, held_python, stats_totals
 from tests.serve.process import serve_process
 
-COUNTING = re.compile(r'<main id="st-usage" data-drawn="0" data-counting="(\d+)">')
+COUNTING = re.compile(r'<main id="st-usage" data-drawn="0" data-counting="(\d+)" data-reload="2">')
 
 
 def _usage(http: httpx.Client, url: str) -> tuple[int | None, dict[str, int]]:
@@ -22,7 +22,7 @@ def _usage(http: httpx.Client, url: str) -> tuple[int | None, dict[str, int]]:
     reply = http.get(url + "/usage")
     assert reply.status_code == 200
     found = COUNTING.search(reply.text)
-    assert (found is not None) == ("Still counting" in reply.text) == ('http-equiv="refresh"' in reply.text)
+    assert (found is not None) == ("Still counting" in reply.text) == ("location.reload()" in reply.text)
     return (int(found.group(1)) if found else None), data_totals(page_data(reply.text))
 
 

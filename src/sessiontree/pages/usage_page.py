@@ -26,6 +26,7 @@ PALETTE_SIZE = 8
 SCRIPT_MODULES = ("usage/usage-data.js", "usage/usage-view.js")
 COUNTING_RELOAD = 2
 """Seconds between reloads of a page whose totals are still being counted."""
+COUNTING_SCRIPT = "usage/usage-counting.js"
 
 
 @dataclass(frozen=True)
@@ -42,7 +43,8 @@ class UsagePageOptions:
     """Where the collection's pages are (index, search), shown above the title."""
     uncounted: int = 0
     """Sessions whose usage is not counted yet (serve's background pass still reads them): the
-    page is marked ``data-counting``, says so, and reloads itself every ``COUNTING_RELOAD`` seconds."""
+    page is marked ``data-counting``, says so, and reloads itself every ``COUNTING_RELOAD`` seconds
+    (``COUNTING_SCRIPT``: the filters in the URL's hash kept)."""
 
 
 def usage_script() -> str:
@@ -54,6 +56,8 @@ def render_usage_page(records: Sequence[UsageRecord], options: UsagePageOptions 
     """Return the whole usage page as HTML (every string from a session escaped or JSON-quoted)."""
     options = options or UsagePageOptions()
     script = usage_script()
+    if options.uncounted:  # serve's, while it counts: reloads the page (never in a built site)
+        script += "\n" + read_asset(COUNTING_SCRIPT)
     if options.nav is not None and options.nav.search is not None:  # Ctrl-K: the search page, as elsewhere
         script += "\n" + "\n".join(browse_scripts({"search": options.nav.search}))
     return get_template("usage.html.j2").render(
