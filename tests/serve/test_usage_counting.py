@@ -1,5 +1,6 @@
-"""serve's /usage never waits for the background pass: while files are still to count it answers
-with the totals counted so far, marked and reloading, until the count is done (issue 42 item 1).
+"""serve's /usage and the pane's model filter never wait for the background pass: while files are
+still to count they answer with what is counted so far (the page marked and reloading) until the
+count is done (issue 42 item 2).
 A real process whose count is held until the test lets it go (``held_count.py``)."""
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ from tests.pages.usage_records import data_totals, page_data
 from tests.serve.counting import counting_folders, held_python, stats_totals
 from tests.serve.process import serve_process
 
+SMALL = [f"--home-dev-small--/small{n}.jsonl" for n in range(2)]
 COUNTING = re.compile(r'<main id="st-usage" data-drawn="0" data-counting="(\d+)" data-reload="2">')
 
 
@@ -38,6 +40,8 @@ def test_usage_answers_with_the_totals_so_far_until_the_count_ends(tmp_path: Pat
         uncounted, totals = _usage(http, served.url)
         assert uncounted == 3 and totals == counted_first  # the small files, read by the listing
         assert _usage(http, served.url) == (3, counted_first)  # the same, while the count is held
+        # The pane's model filter answers at once too, with the sessions counted so far.
+        assert sorted(http.get(served.url + "/api/session-models").json()["models"]) == SMALL
         gate.touch()
         deadline = time.monotonic() + 120  # a bound for a hung server, not a timing assertion
         while uncounted is not None:
@@ -46,4 +50,7 @@ def test_usage_answers_with_the_totals_so_far_until_the_count_ends(tmp_path: Pat
             assert uncounted is None or uncounted <= 3
             time.sleep(0.05)  # between polls of the state
         assert totals == everything
+        assert sorted(http.get(served.url + "/api/session-models").json()["models"]) == sorted(
+            [*SMALL, *(f"--home-dev-big--/big{n}.jsonl" for n in range(3))]
+        )
         assert served.stop() == 0

@@ -4,9 +4,10 @@ table, `serve.routes.routes`, names these handlers with the rest).
 The index is brought up to date before each search (a stat pass over the folder; only appended
 bytes and changed files are read), so hits follow growing sessions. The usage page and the
 pane's model filter never wait for it: they read the listing's usage rows
-(``archive.session_usage``), made by the line pass that counts messages. The usage page does not
-wait for that pass either: while serve's background pass still reads files listed from their
-prefixes, it shows the totals counted so far, says so, and reloads itself until the count is done.
+(``archive.session_usage``), made by the line pass that counts messages. Nor do they wait for
+that pass: while serve's background pass still reads files listed from their prefixes, they
+answer with what is counted so far (the usage page says so and reloads itself until the count is
+done; the pane asks for the models again as the listing changes).
 """
 
 from __future__ import annotations
@@ -36,8 +37,6 @@ NO_STORE = {"Cache-Control": "no-store"}
 
 LinkFor = Callable[[str | Path, str | None], str | None]
 """The served page of a session file at an entry, or None for a file outside the served folders."""
-UsageSource = Callable[[], list[UsageRecord]]
-"""Every served session's usage per (day, model), up to date (serve: ``Listing.usage_records``)."""
 UsageSoFar = Callable[[], tuple[list[UsageRecord], int]]
 """The usage counted so far and how many files are still to count (serve: ``Listing.usage_so_far``)."""
 
@@ -53,7 +52,6 @@ class ArchiveService:
         *,
         theme: str = "auto",
         link_for: LinkFor,
-        usage_source: UsageSource,
         usage_so_far: UsageSoFar,
         nav: NavLinks | None = None,
     ):
@@ -63,7 +61,6 @@ class ArchiveService:
         self.cache_dir = cache_dir
         self.keep_out = keep_out
         self.theme = theme
-        self.usage_source = usage_source
         self.usage_so_far = usage_so_far
         self._index: SearchIndex | None = None
         self._lock = threading.Lock()
@@ -105,8 +102,9 @@ class ArchiveService:
             return found
 
     def session_models(self) -> dict[str, list[str]]:
-        """The models each session file used (by file path), from the listing's usage rows."""
-        return models_by_path(self.usage_source())
+        """The models each session file used (by file path), from the listing's usage rows counted
+        so far (the pane asks again when the listing changes, as the background pass counts)."""
+        return models_by_path(self.usage_so_far()[0])
 
     def usage_page(self) -> str:
         """Render the usage page of every served folder from the listing's usage rows counted so far
@@ -208,8 +206,10 @@ async def sessions_api(request: Request) -> Response:
 
 
 async def session_models_api(request: Request) -> Response:
-    """``/api/session-models``: the models of each session by key (from the listing's usage rows)."""
+    """``/api/session-models``: the models of each session by key (from the listing's usage rows
+    counted so far)."""
     state = request.app.state.serve
+    await state.listing.scan_async()
     try:
         by_path = await anyio.to_thread.run_sync(_service(request).session_models)
     except SearchError as exc:

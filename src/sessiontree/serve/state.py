@@ -67,7 +67,6 @@ class ServeState:
             keep_out,
             theme=config.theme,
             link_for=self.session_link,
-            usage_source=self.listing.usage_records,
             usage_so_far=self.listing.usage_so_far,
             nav=urls.nav(),
         )
