@@ -93,6 +93,23 @@ def reads_as_words(value: str) -> bool:
     return sum(map(len, letters)) / len(letters) >= 3.0 and short <= 1
 
 
+def irregular_parts(value: str) -> int:
+    """Count the parts of a name no word-by-word name has many of: two letters (``Qe``, ``Xp``),
+    capitals of three or more (``BSMV``), digits between letters (``Wetd61he``).
+
+    A camelCase name has at most one (``HTTPBasicAuth``, ``createOAuth2Client``, ``IdToken``);
+    a random token whose parts happen to read has several.
+    """
+    parts = _PARTS.findall(value)
+    odd = 0
+    for i, part in enumerate(parts):
+        if part[0].isdigit():
+            odd += 0 < i < len(parts) - 1
+        else:
+            odd += len(part) == 2 or (len(part) >= 3 and part.isupper())
+    return odd
+
+
 _CONSONANTS = re.compile(r"[b-df-hj-np-tv-xzB-DF-HJ-NP-TV-XZ]{4}")
 
 
