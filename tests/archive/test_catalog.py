@@ -9,7 +9,8 @@ from typing import Any
 
 import pytest
 
-from sessiontree.archive.catalog import Catalog, group_by_project, iter_session_files
+from sessiontree.archive.catalog import Catalog, group_by_project
+from sessiontree.archive.session_files import iter_session_files
 from tests.store.helpers import assistant, entry, header, msg, write_jsonl
 
 

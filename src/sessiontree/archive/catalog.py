@@ -18,25 +18,24 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable
 from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
 from sessiontree.archive.line_scan import Scan, read_small, scan_file
+from sessiontree.archive.session_files import iter_session_files
 from sessiontree.store.atomic import make_private_dir, write_atomic
 from sessiontree.store.discovery import (
     CHEAP_COUNT_BYTES,
     SessionInfo,
     one_line,
     read_session_info,
-    scandir_sorted,
 )
-from sessiontree.store.storage import entry_is, open_regular, read_reason, resolves_inside
+from sessiontree.store.storage import open_regular, read_reason
 
 CACHE_VERSION = 7
 """7: usage rows per UTC quarter hour, not per UTC day (the usage page's days are the reader's)."""
-MAX_SUBAGENT_DEPTH = 4
 
 
 def read_entry(
@@ -178,47 +177,6 @@ class _Cached:
         scan = data.get("scan")
         entry = SessionInfo(**{**data["entry"], "path": Path(data["entry"]["path"])})
         return cls(entry, Scan(**scan) if scan else None, int(data["mtimeNs"]))
-
-
-def iter_session_files(root: Path, *, unreadable: bool = False) -> Iterator[tuple[Path, str | None]]:
-    """Yield (session file, parent key) under ``root``: flat files, project folders, subagents.
-
-    A Claude Code or Codex CLI folder is walked its own way (Codex nests YYYY/MM/DD; subagent
-    transcripts are part of their session's file, not listed apart). With ``unreadable``, what
-    is named like a session file but is none (a folder, a named pipe, a link to nothing) comes
-    too, for the listing to say why it cannot be read.
-    """
-    from sessiontree.readers.discovery import iter_agent_files, root_agent
-
-    if root_agent(root) not in (None, "pi"):
-        yield from ((path, None) for path in iter_agent_files(root, unreadable=unreadable))
-        return
-    real_root = root.resolve()
-
-    def files_in(directory: Path, parent: str | None, depth: int) -> Iterator[tuple[Path, str | None]]:
-        entries = scandir_sorted(directory)
-        names = {e.name for e in entries}
-        for e in entries:
-            path = Path(e.path)
-            # Only a link can leave: a plain entry of a folder inside the root is inside too
-            # (resolving every file costs a stat per path component: 1,000 files, ~60% of a scan).
-            if e.is_symlink() and not resolves_inside(path, real_root):
-                continue  # a symlink leaving the root: never listed, never served
-            if unreadable and e.name.endswith(".jsonl") and not entry_is(e, "file"):
-                yield path, parent
-            if e.name.endswith(".jsonl") and entry_is(e, "file"):
-                yield path, parent
-                folder = path.with_name(e.name[: -len(".jsonl")])
-                if (
-                    depth < MAX_SUBAGENT_DEPTH
-                    and entry_is(folder, "dir")
-                    and (not folder.is_symlink() or resolves_inside(folder, real_root))
-                ):
-                    yield from files_in(folder, path.relative_to(root).as_posix(), depth + 1)
-            elif parent is None and depth == 0 and entry_is(e, "dir") and f"{e.name}.jsonl" not in names:
-                yield from files_in(path, None, 1)  # a project folder: sessions/<encoded cwd>/
-
-    yield from files_in(root, None, 0)
 
 
 class Catalog:

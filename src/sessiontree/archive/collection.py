@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 from urllib.parse import quote, unquote_to_bytes
 
-from sessiontree.archive.catalog import Catalog, iter_session_files
+from sessiontree.archive.session_files import iter_session_files
 from sessiontree.errors import FilterError
 from sessiontree.readers.discovery import default_roots, root_agent
 from sessiontree.store.atomic import make_private_dir
@@ -30,6 +30,7 @@ from sessiontree.store.storage import read_reason, resolves_inside
 from sessiontree.store.times import datetime_millis, parse_iso
 
 if TYPE_CHECKING:
+    from sessiontree.archive.catalog import Catalog
     from sessiontree.archive.usage import UsageRecord
 
 # -- folders ---------------------------------------------------------------------------------
@@ -262,7 +263,11 @@ class Sources:
     def __init__(self, roots: Sequence[Path], cache_dir: Path | None) -> None:
         self.roots = list(roots)
         self.labels = root_labels(self.roots)
-        self.catalogs = [Catalog(root, cache_dir=cache_dir) for root in self.roots]
+        # The catalog (records, caches, line scans) loads with the first listing, not with the
+        # file walk a search index's stat pass needs.
+        from sessiontree.archive.catalog import Catalog
+
+        self.catalogs: list[Catalog] = [Catalog(root, cache_dir=cache_dir) for root in self.roots]
 
     def _prefix(self, index: int) -> str:
         return f"{self.labels[index]}/" if self.labels[index] else ""

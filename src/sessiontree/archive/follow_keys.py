@@ -5,7 +5,6 @@ Kept apart from ``follow`` (which loads the readers) so opening the index loads 
 
 from __future__ import annotations
 
-import hashlib
 import sqlite3
 
 SCHEMA = """
@@ -33,6 +32,8 @@ class Keys:
 
     @staticmethod
     def _key(kind: str, text: str) -> int:
+        import hashlib  # OpenSSL's load is for a file being read, not for opening the index
+
         digest = hashlib.blake2b(f"{kind}\0{text}".encode("utf-8", "replace"), digest_size=8).digest()
         return int.from_bytes(digest) >> 1
 

@@ -30,11 +30,11 @@ from sessiontree.errors import SessiontreeError
 from sessiontree.store.entries import header_version, is_title_slot, is_valid_header
 from sessiontree.store.jsonl import decode_line, decode_text
 from sessiontree.store.surrogates import replace_surrogates
-from sessiontree.store.tail import TailRead, TailReader, TailState
 from sessiontree.store.titles import cut_title
 
 if TYPE_CHECKING:
     from sessiontree.archive.usage import Usage
+    from sessiontree.store.tail import TailRead, TailReader, TailState
 
 BATCH_CHARS = 8_000_000
 """Text characters gathered before they are written (a row holds up to 1 M)."""
@@ -137,6 +137,8 @@ def _load_state(conn: sqlite3.Connection, path: Path) -> _FileState | None:
     ).fetchone()
     if row is None:
         return None
+    from sessiontree.store.tail import TailState  # the tail reader loads only for a changed file
+
     tail = TailState.from_json(json.loads(row[4])) if row[4] else None
     follow = json.loads(row[6]) if row[6] else None
     return _FileState(row[0], row[1], row[2], row[3], tail, row[5], follow)
@@ -147,6 +149,7 @@ def _update_file(conn: sqlite3.Connection, path: Path, report: UpdateReport) -> 
     # The readers load only when a file changed (a query over an index in step imports none).
     from sessiontree.archive.follow import FOLLOWERS, has_subagents, parse_lines
     from sessiontree.readers import foreign_agent
+    from sessiontree.store.tail import TailReader
 
     with _write(conn):
         state = _load_state(conn, path)

@@ -13,7 +13,6 @@ ever read (``readers.database_copy``).
 from __future__ import annotations
 
 import contextlib
-import hashlib
 import json
 import os
 import re
@@ -52,6 +51,8 @@ def _formats() -> dict[str, tuple[Stamps, Documents]]:
 
 def mirror_dir(db: Path, agent: str, cache_dir: Path | None = None) -> Path:
     """The cache folder that holds a database's sessions as files."""
+    import hashlib  # OpenSSL's load is paid by a mirror's user, not by every folder walk
+
     digest = hashlib.sha256(str(db.absolute()).encode("utf-8", "surrogateescape")).hexdigest()[:16]
     return (cache_dir or default_cache_dir()) / agent / digest
 
@@ -100,6 +101,8 @@ def _load_state(folder: Path) -> dict[str, Any]:
 def _file_name(session_id: str) -> str:
     if _SAFE_ID.match(session_id):
         return f"{session_id}.json"
+    import hashlib
+
     return f"ses_{hashlib.sha256(session_id.encode('utf-8', 'surrogateescape')).hexdigest()[:24]}.json"
 
 
