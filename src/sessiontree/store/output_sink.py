@@ -18,44 +18,47 @@ DEFAULT_MAX_BYTES = 50 * 1024
 # left behind, then every C0/C1 control character except newline and tab. An OSC without its
 # terminator loses only its ESC: swallowing "the rest" could hide a whole chunk of real output.
 _ESCAPE = r"\x1b(?:\[[0-?]*[ -/]*[@-~]|\][^\x07\x1b]*(?:\x07|\x1b\\)|[@-Z\\-_])?"
-_UNPRINTABLE = re.compile(_ESCAPE + r"|[\x00-\x08\x0b-\x1f\x7f-\x9f]")
+_UNPRINTABLE = _ESCAPE + r"|[\x00-\x08\x0b-\x1f\x7f-\x9f]"
 # Lone surrogates (from JSON or a str that never was UTF-8) cannot be written as UTF-8.
-_SURROGATE = re.compile(r"[\ud800-\udfff]")
+_SURROGATE = r"[\ud800-\udfff]"
 # Most output has nothing to remove; one quick scan lets it skip both substitutions.
-_NEEDS_WORK = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f\ud800-\udfff]")
+_NEEDS_WORK = r"[\x00-\x08\x0b-\x1f\x7f-\x9f\ud800-\udfff]"
 
 # The same rules on raw bytes, before decoding: several times faster than on str. C1 controls
 # are U+0080..U+009F, which UTF-8 writes as C2 80..C2 9F.
-_ESCAPE_BYTES = re.compile(_ESCAPE.encode())
+_ESCAPE_BYTES = _ESCAPE.encode()
 _C0_BYTES = bytes(b for b in range(0x20) if b not in (0x09, 0x0A)) + b"\x7f"
-_C1_BYTES = re.compile(rb"\xc2[\x80-\x9f]")
+_C1_BYTES = rb"\xc2[\x80-\x9f]"
 # An escape sequence still open at the end of a chunk: held back until the next chunk completes it.
-_OPEN_ESCAPE = re.compile(rb"\x1b(?:\[[0-?]*[ -/]*|\][^\x07\x1b]{0,256}\x1b?)?")
+_OPEN_ESCAPE = rb"\x1b(?:\[[0-?]*[ -/]*|\][^\x07\x1b]{0,256}\x1b?)?"
+# The patterns above are compiled at first use (``re``'s own cache), not at import: every
+# command that prints a path imports this module, and most never see a control character.
 _HOLD_SCAN = 300
 
 
 def sanitize_text(text: str) -> str:
     """Drop ANSI escapes and control characters except ``\\n`` and ``\\t``; replace lone surrogates."""
-    if not _NEEDS_WORK.search(text):
+    # Printable text holds no control character and no surrogate: no scan, no compile.
+    if text.isprintable() or not re.search(_NEEDS_WORK, text):
         return text
-    text = _UNPRINTABLE.sub("", text)
-    return _SURROGATE.sub("\ufffd", text)
+    text = re.sub(_UNPRINTABLE, "", text)
+    return re.sub(_SURROGATE, "\ufffd", text)
 
 
 def sanitize_bytes(data: bytes) -> bytes:
     """Apply :func:`sanitize_text`'s rules to UTF-8 bytes (invalid bytes are left to the decoder)."""
     if b"\x1b" in data:
-        data = _ESCAPE_BYTES.sub(b"", data)
+        data = re.sub(_ESCAPE_BYTES, b"", data)
     data = data.translate(None, _C0_BYTES)
     if b"\xc2" in data:
-        data = _C1_BYTES.sub(b"", data)
+        data = re.sub(_C1_BYTES, b"", data)
     return data
 
 
 def split_open_tail(data: bytes) -> int:
     """Return where an unfinished escape sequence or C1 lead byte at the end of ``data`` starts."""
     esc = data.rfind(b"\x1b", max(0, len(data) - _HOLD_SCAN))
-    if esc != -1 and _OPEN_ESCAPE.fullmatch(data, esc):
+    if esc != -1 and re.compile(_OPEN_ESCAPE).fullmatch(data, esc):
         return esc
     return len(data) - 1 if data.endswith(b"\xc2") else len(data)
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import codecs
 import re
 
-_LONE_SURROGATE = re.compile("[\ud800-\udfff]")
+_LONE_SURROGATE = "[\ud800-\udfff]"  # compiled at first non-ASCII text (re's cache), not at import
 
 # The codec error handler for every UTF-8 write of session text: ``errors=SURROGATES``.
 SURROGATES = "sessiontree.replace-surrogates"
@@ -26,10 +26,10 @@ def replace_surrogates(text: str) -> str:
     """Return ``text`` with every lone surrogate replaced by U+FFFD (the same object when none)."""
     if text.isascii():
         return text
-    return _LONE_SURROGATE.sub("\ufffd", text)
+    return re.sub(_LONE_SURROGATE, "\ufffd", text)
 
 
-_UNDECODABLE = re.compile("[\udc80-\udcff]")
+_UNDECODABLE = "[\udc80-\udcff]"
 
 
 def shown_name(text: str) -> str:
@@ -37,4 +37,4 @@ def shown_name(text: str) -> str:
     lone surrogates, ``surrogateescape``) written ``\\xff``; the same object when there are none."""
     if text.isascii():
         return text
-    return _UNDECODABLE.sub(lambda m: f"\\x{ord(m.group()) - 0xDC00:02x}", text)
+    return re.sub(_UNDECODABLE, lambda m: f"\\x{ord(m.group()) - 0xDC00:02x}", text)
