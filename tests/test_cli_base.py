@@ -68,11 +68,12 @@ NOT_FOR_A_WARM_SEARCH = (
     "shutil",
     "tempfile",
     "secrets",
-    # The listing's catalog and line scans, the tail reader and OpenSSL's hashes: a warm search
-    # walks the folders and stats the files, it reads none of them.
+    # The listing's catalog and line scans, the index's file reader (its tail reader) and
+    # OpenSSL's hashes: a warm search walks the folders and stats the files, it reads none.
     "sessiontree.archive.catalog",
     "sessiontree.archive.line_scan",
     "sessiontree.store.tail",
+    "sessiontree.archive.index_file",
     "hashlib",
 )
 

@@ -16,6 +16,7 @@ import json
 import sqlite3
 import zlib
 from collections.abc import Iterable
+from dataclasses import dataclass
 from pathlib import Path
 
 from sessiontree.archive.extract import BODY_TIER, TITLE_TIER
@@ -27,6 +28,18 @@ from sessiontree.errors import SearchError
 from sessiontree.store.atomic import make_private_dir, make_private_file
 from sessiontree.store.sqlite_errors import SqliteAdvice
 from sessiontree.store.storage import read_reason
+
+
+@dataclass
+class UpdateReport:
+    """What one ``update_index`` did (here, below the stat pass and the file reader that both fill it)."""
+
+    files: int = 0
+    whole: int = 0
+    appended: int = 0
+    removed: int = 0
+    rows: int = 0
+
 
 SCHEMA_VERSION = 10
 BUSY_TIMEOUT = 120.0

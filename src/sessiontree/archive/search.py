@@ -24,8 +24,8 @@ from sessiontree.archive.collection import (
     path_of_key,
     root_clause,
 )
-from sessiontree.archive.index import UpdateReport, update_index
-from sessiontree.archive.index_db import INDEX_ERRORS, connect, read_texts
+from sessiontree.archive.index import update_index
+from sessiontree.archive.index_db import INDEX_ERRORS, UpdateReport, connect, read_texts
 from sessiontree.archive.snippet import Snippet, fts_patterns, make_snippet, plain_pattern
 from sessiontree.archive.usage_store import read_usage
 from sessiontree.errors import SearchError
