@@ -68,3 +68,23 @@ def test_markdown_marks_are_stripped_from_titles() -> None:
     # What only looks like marks stays: identifiers, arithmetic, a lone star.
     assert strip_markdown("snake_case_name 2*3*4 a * b") == "snake_case_name 2*3*4 a * b"
     assert plain_title("# " + "word " * 30, 20) == "word word word…"
+
+
+def test_a_title_without_marks_skips_the_rules_and_a_numbered_one_does_not() -> None:
+    import random
+    import re
+
+    from sessiontree.store import titles
+
+    def by_every_rule(text: str) -> str:
+        for pattern, replacement in titles._MARKDOWN_RULES:
+            text = re.sub(pattern, replacement, text)
+        return text
+
+    plain = "Synthetic demo session: 3 files, v2"
+    assert titles.strip_markdown(plain) is plain
+    assert titles.strip_markdown("1. Fix it\n  ٢) and this") == "Fix it\nand this"
+    pick = random.Random(3)
+    for _ in range(5_000):
+        text = "".join(pick.choice("ab 12.)[]()!#>-*+_~`\n٣") for _ in range(pick.randint(0, 14)))
+        assert titles.strip_markdown(text) == by_every_rule(text), repr(text)
