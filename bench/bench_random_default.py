@@ -20,7 +20,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "src"))
 
 from sessiontree.readers import load_for_export  # noqa: E402
-from sessiontree.share import random_default  # noqa: E402
+from sessiontree.share import entropy, random_default  # noqa: E402
 from sessiontree.share.redact import _HIDDEN, _strings  # noqa: E402
 from sessiontree.share.scan import token_runs  # noqa: E402
 from sessiontree.share.spans import find_secret_spans  # noqa: E402
@@ -45,10 +45,10 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--show", type=int, default=40)
     parser.add_argument("--min-length", type=int, default=random_default.MIN_LENGTH)
-    parser.add_argument("--min-entropy", type=float, default=random_default.MIN_ENTROPY)
+    parser.add_argument("--min-entropy", type=float, default=entropy.MIN_ENTROPY)
     args = parser.parse_args()
     random_default.MIN_LENGTH = args.min_length
-    random_default.MIN_ENTROPY = args.min_entropy
+    entropy.MIN_ENTROPY = args.min_entropy
     roots = [ROOT / "tests" / "fixtures" / "real", ROOT.parent / "shared" / "fixtures" / "real"]
     paths = sorted(p for root in roots if root.exists() for p in root.rglob("*.jsonl"))
     texts = _texts(paths)

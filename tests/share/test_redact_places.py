@@ -156,3 +156,34 @@ def test_a_random_token_whose_parts_read_as_words_is_no_class_name() -> None:
     assert len(kept) <= 3, kept  # 1 in 1,000 at most (was 1 in 200)
     for name in CLASS_NAMES:
         assert redact_text(f"credentials: {name}") == f"credentials: {name}"
+
+
+def _random_token(rng: random.Random, n: int) -> str:
+    alphabet = string.ascii_letters + string.digits
+    while True:
+        token = "".join(rng.choice(alphabet) for _ in range(n))
+        if any(c.isdigit() for c in token) and not token.isdigit():
+            return token
+
+
+@pytest.mark.parametrize("words", ["capture-ak_live_", "shot-rk_prod_", "report-final-", "export-data-x_"])
+def test_words_glued_before_a_token_in_a_file_name_hide_nothing(words: str) -> None:
+    """A file name or a slug is kept by its words, unless one of its parts is a token alone."""
+    rng = random.Random(words)
+    for n in (20, 26, 34):
+        token = _random_token(rng, n)
+        for text in (f"![screenshot](./shots/{words}{token}.png)", f"ls /srv/{words}{token}/config.json"):
+            assert token not in redact_text(text), text
+    for kept in ("feat-remaining-phases-1780741904", "node-modules-013ht2vgdzxgtv12snzoabfgmfjj9fu8"):
+        assert redact_text(f"git checkout {kept}") == f"git checkout {kept}"
+
+
+def test_a_hex_id_after_a_name_is_a_key_when_the_name_says_key() -> None:
+    hexed = "a8942ae70464002ba2bb18def67e3cc8"
+    assert hexed not in redact_text(f"POST https://api.example.com/botkey-{hexed}/sendMessage")
+    assert redact_text(f"see build-{hexed}") == f"see build-{hexed}"
+
+
+def test_a_token_cut_by_a_dash_in_a_path_is_no_base64_of_its_own() -> None:
+    token = "GR13489419D0dB0eepzC3W36RG-cY"
+    assert token not in redact_text(f"ls /var/lib/vendor/{token}/config.json")

@@ -19,6 +19,7 @@ from sessiontree.share.entropy import (
     is_uuid,
     looks_generated,
     public_shape,
+    random_part,
     reads_as_words,
     shannon,
 )
@@ -182,7 +183,10 @@ def _is_word(piece: str) -> bool:
 def names_a_file(run: str) -> bool:
     if _DATE.search(run):
         return True
-    words = [_is_word(p) for p in _SEPARATED.split(run) if p]
+    parts = [p for p in _SEPARATED.split(run) if p]
+    if any(random_part(p) for p in parts):
+        return False  # words glued before a token: capture-ak_live_<30 random>.png
+    words = [_is_word(p) for p in parts]
     first_other = words.index(False) if False in words else len(words)
     return sum(words) >= 2 and any(words[first_other:])
 
@@ -308,7 +312,8 @@ def inside_base64(text: str, start: int, end: int) -> bool:
     around = _BASE64_AROUND.match(text, left)
     wider = text[left : around.end()] if around is not None else ""
     if len(wider) > end - start:
-        others = [p for p in re.split(r"[+/=]+", wider) if p and p != text[start:end]]
+        # (the piece's own parts are no others: "-" ends a base64 run, not a piece)
+        others = [p for p in re.split(r"[+/=]+", wider) if p and p not in text[start:end]]
         if "+" in wider or not all(reads_as_words(p) or len(p) <= 3 for p in others):
             return True
     line_start = text.rfind("\n", 0, start) + 1

@@ -15,7 +15,16 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
-from sessiontree.share.entropy import class_switches, is_hex, is_uuid, public_shape, reads_as_words, shannon
+from sessiontree.share.entropy import (
+    MIN_HEX_ENTROPY,
+    is_hex,
+    is_uuid,
+    public_shape,
+    random_alone,
+    random_part,
+    reads_as_words,
+    shannon,
+)
 from sessiontree.share.keyvalue import classify_key
 from sessiontree.share.placeholders import DOCUMENTED_JWT_PAYLOAD
 from sessiontree.share.prefixed import (
@@ -31,11 +40,6 @@ KIND = "random-token"
 KEPT = "kept:"  # the kind of a span kept by a look-alike rule: "kept:<reason>"
 
 MIN_LENGTH = 24
-MIN_ENTROPY = 4.0  # bits per character: random base62 of 32 has ~4.6, words ~3
-# A short sample repeats characters by chance: 24 random base62 characters measure 4.0 to 4.4,
-# and one in twenty falls under 4.0 (measured over 2,000 draws). Words stay near 3.
-MIN_SHORT_ENTROPY = 3.75
-MIN_HEX_ENTROPY = 3.4  # random hex of 32 has ~3.7
 # A piece of a run: split at ".", "/", "=" and "~" (paths, dotted names, URLs, flags and their
 # values) unless the run is base64 ("+" in it, or "=" padding at its end).
 _PIECE = re.compile(r"[A-Za-z0-9_+-]+={0,2}")
@@ -51,6 +55,7 @@ _NAMES_NOT_SECRET = frozenset(
     | {"nonce", "cursor", "fingerprint", "commit", "revision", "rev", "version", "tag", "ref", "cid"}
     | {"address", "addr", "public", "pub", "x", "y", "n", "e", "resolved", "name", "path", "url", "file"}
     | {"signature", "hmac256", "state", "page", "request", "trace", "span", "correlation", "order"}
+    | {"challenge"}  # a PKCE code_challenge: the hash of a verifier the page never holds
 )
 _PUBLIC_KEY_BEFORE = re.compile(
     r"(?:ssh-(?:rsa|ed25519|dss)|ecdsa-sha2-nistp[0-9]+|sk-ssh-ed25519@openssh\.com)[ \t]+$"
@@ -84,12 +89,12 @@ def looks_random(piece: str) -> bool:
         return n >= 32 and shannon(core) >= MIN_HEX_ENTROPY
     if n < 32 and (core.upper() == core or core.lower() == core):
         return False  # one case, under 32: an id's alphabet (ULID, base32, Crockford), not a key's
-    if class_switches(core) < n / 5 or reads_as_words(core):
-        return False
     parts = [p for p in _PARTS.split(core) if p]
     if sum(_is_word(p) for p in parts) >= 2:
-        return False  # a slug or a branch: feat-remaining-phases-1780741904
-    return shannon(core) >= (MIN_SHORT_ENTROPY if n < 32 else MIN_ENTROPY)
+        # A slug or a branch (feat-remaining-phases-1780741904), unless one of its parts is random
+        # alone: words glued before a token (capture-ak_live_<30 random>.png) hide nothing.
+        return any(random_part(p) for p in parts)
+    return random_alone(core)
 
 
 def _is_word(part: str) -> bool:
@@ -123,7 +128,9 @@ def _reason(text: str, start: int, end: int, piece: str, run: str) -> str | None
         return "a file name"
     words = [p for p in _PARTS.split(bare) if p and not _is_word(p)]
     if len(words) == 1 and bare != words[0] and (is_hex(words[0]) or is_uuid(words[0])):
-        return "a name and its hex id"
+        name = bare.replace(words[0], "").strip("-_")
+        if classify_key(name) is None:  # "botkey-<32 hex>" is a key, "build-<32 hex>" an id
+            return "a name and its hex id"
     if _UUID_IN.search(bare) and not looks_random(_UUID_IN.sub("", bare)):
         return "a name and its UUID"
     path = _LOCAL_PATH.search(text, max(0, start - 300), start)
