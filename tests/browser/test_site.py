@@ -148,4 +148,35 @@ def test_message_search_merges_every_batch_bundle(
     assert len({bundle_of[p.relative_to(archive.root).as_posix()] for p, _ in planted.values()}) == 5
     assert watch.page_errors == []
     fetched = {urlparse(u).path.split("/")[1] for u in watch.requests if "/pagefind-" in u}
-    assert fetched == set(manifest.bundles)  # every bundle was merged into the search
+    # Only the bundles the router says can hold the phrases' words were merged (not every one).
+    assert {bundle_of[p.relative_to(archive.root).as_posix()] for p, _ in planted.values()} <= fetched
+    assert fetched <= set(manifest.bundles)
+
+
+def test_rare_word_search_fetches_only_its_bundle(
+    page: Page, tmp_path: Path, gen_session: GenSession, monkeypatch: pytest.MonkeyPatch, watch: Watch
+) -> None:
+    """The files the search fetches for a rare word do not grow with the sessions (issue 42 item
+    3): at 10,000 sessions every one of 1,278 bundles was merged (2,560 requests, 11.8 s)."""
+    archive = make_archive(tmp_path, gen_session)
+    monkeypatch.setattr(pagefind_index, "CUT_ONE_IN", 1)  # one bundle per session
+    path, entry_id = archive.app[1], plant(archive.app[1], "zqxjwvrareword kept here")
+    site = tmp_path / "site"
+    build_site(BuildOptions(root=archive.root, site=site, jobs=2))
+    manifest = load_manifest(site)
+    assert len(manifest.bundles) == 6
+    key = path.relative_to(archive.root).as_posix()
+    (own,) = [name for name, b in manifest.bundles.items() if key in b.keys]
+    with serve_folder(site) as url:
+        page.goto(url + "/search.html?q=zqxjwvrareword")
+        page.wait_for_selector(f'.st-fulltext-hit a[href$="?targetId={entry_id}"]', timeout=30_000)
+        page.fill("#st-q", "zqxjwvnowhere")  # a word no session holds: no bundle at all
+        wait_js(
+            page,
+            "(document.getElementById('st-fulltext') || {}).textContent?.includes('No message matches.')",
+        )
+    assert watch.page_errors == []
+    fetched = {urlparse(u).path.split("/")[1] for u in watch.requests if "/pagefind-" in u}
+    assert fetched == {own}
+    routed = [u for u in watch.requests if "/search-router/" in u]
+    assert {urlparse(u).path.rsplit("/", 1)[1] for u in routed} == {"zq.json"}

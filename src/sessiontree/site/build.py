@@ -40,6 +40,7 @@ from sessiontree.site.pagefind_index import IndexedPage, remove_old_bundles, rem
 from sessiontree.site.pool import run_jobs
 from sessiontree.site.progress import BuildProgress, Silent
 from sessiontree.site.records import FORMAT as RECORDS_FORMAT
+from sessiontree.site.search_router import ROUTER_DIR, write_router
 from sessiontree.site.sources import file_sha256
 from sessiontree.site.worker import RenderJob
 from sessiontree.store.discovery import SessionInfo
@@ -300,6 +301,8 @@ def _build(options: BuildOptions, report: BuildProgress) -> BuildResult:
     else:
         new.bundles = {}
     changed = changed or new.bundles.keys() != manifest.bundles.keys()
+    if options.search and new.bundles and (changed or not (site / ROUTER_DIR).is_dir()):
+        write_router(site, sorted(new.bundles))  # before the pages that name its digest
 
     index = site / "index.html"
     if changed or not index.is_file():

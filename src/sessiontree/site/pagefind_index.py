@@ -26,6 +26,7 @@ from sessiontree.errors import SearchIndexError
 from sessiontree.site.layout import STATE_DIR
 from sessiontree.site.pagefind_service import index_documents
 from sessiontree.site.progress import BuildProgress, Silent
+from sessiontree.site.search_router import KEYS_FILE, keys_file, word_keys
 from sessiontree.store.entries import dicts_of
 
 __all__ = [
@@ -242,6 +243,7 @@ def index_batch(
     """Index one batch into its bundle folder, whole or not at all; return it and its record count."""
     name = bundle_name(batch)
     count = 0
+    words: set[str] = set()
 
     def documents() -> Iterator[tuple[str, str]]:
         nonlocal count
@@ -249,6 +251,9 @@ def index_batch(
             records = _records_of(site, item)
             if item.part == 0:
                 count += len(records)
+            word_keys(item.title or item.page, words)
+            for rec in records:  # of every part: a bundle may claim more words, never fewer
+                word_keys(f"{rec.get('role', '')} {rec.get('text', '')}", words)
             for number, document in enumerate(chunk_documents(item, records)):
                 if number % item.parts == item.part:
                     yield document
@@ -256,6 +261,7 @@ def index_batch(
     files = index_documents(documents(), on_document)
     if "pagefind-entry.json" not in files or "pagefind.js" not in files:
         raise SearchIndexError("Pagefind gave a bundle without its entry file")
+    files[KEYS_FILE] = keys_file(words)
     staging = site / _STAGING / f"{name}-{os.getpid()}"
     shutil.rmtree(staging, ignore_errors=True)
     try:

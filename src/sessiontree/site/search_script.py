@@ -1,4 +1,4 @@
-"""The index page's script for full-text search over the site's Pagefind bundle."""
+"""The pages' script for full-text search over the site's Pagefind bundles and their router."""
 
 from __future__ import annotations
 
@@ -8,6 +8,7 @@ from collections.abc import Sequence
 
 from sessiontree.errors import SessiontreeError
 from sessiontree.exporter.templating import read_asset
+from sessiontree.site.search_router import bundles_digest
 
 _BUNDLE = re.compile(r"pagefind-[0-9a-f]{1,64}")
 
@@ -17,4 +18,5 @@ def search_script(bundles: Sequence[str]) -> str:
     for bundle in bundles:
         if not _BUNDLE.fullmatch(bundle):
             raise SessiontreeError(f"Bad search bundle name {bundle!r}")
-    return read_asset("site_search.js").replace("__BUNDLES__", json.dumps(list(bundles)))
+    script = read_asset("site_search.js").replace("__BUNDLES__", json.dumps(list(bundles)))
+    return script.replace("__ROUTER__", json.dumps(bundles_digest(bundles)))

@@ -1,6 +1,6 @@
 // sessiontree static site: message search over the site's Pagefind bundles (one per batch of
-// sessions: the first is loaded, the others merged into it), on the index (the filter box) and on
-// search.html. Every hit is a message: the total counts them all, exact words and phrases rank
+// sessions: those the router says can hold the query's words are merged into one), on the index
+// (the filter box) and on search.html. Every hit is a message: the total counts them all, exact words and phrases rank
 // before stems and partial matches (or the newest come first: each chunk's "times" metadata holds
 // its messages' times), and the list grows to the last hit as it is scrolled.
 // Opened from file:// (where a page cannot load modules or fetch the index) the index's box
@@ -8,6 +8,7 @@
 (function () {
   'use strict';
   const BUNDLES = __BUNDLES__;
+  const ROUTER = __ROUTER__;
   const PAGE = 50;
   const LOAD_AT_ONCE = 16;
   const doc = document;
@@ -26,21 +27,75 @@
     return;
   }
 
+  const base = new URL('.', location.href).pathname;
+  const settings = { baseUrl: base, excerptLength: 24 };
   let loading = null;
-  // Loaded once, on the first query: the first bundle's engine, every other bundle merged into it.
-  function engine() {
+  const merged = new Map();
+  // Pagefind with every bundle of ``names`` merged: loaded on the first query with its first
+  // bundle, the bundles later queries need merged in as they come (once each).
+  async function engine(names) {
     if (!loading) {
+      merged.set(names[0], null);
       loading = (async () => {
-        const base = new URL('.', location.href).pathname;
-        const settings = { baseUrl: base, excerptLength: 24 };
-        const loaded = await import(base + BUNDLES[0] + '/pagefind.js');
+        const loaded = await import(base + names[0] + '/pagefind.js');
         await loaded.options(settings);
         loaded.init();
-        await Promise.all(BUNDLES.slice(1).map((name) => loaded.mergeIndex(base + name + '/', settings)));
         return loaded;
       })();
     }
-    return loading;
+    const loaded = await loading;
+    await Promise.all(names.map((name) => {
+      if (!merged.has(name)) merged.set(name, loaded.mergeIndex(base + name + '/', settings));
+      return merged.get(name);
+    }));
+    return loaded;
+  }
+
+  // The router (site/search_router.py) names the bundles that can hold a word, by its first
+  // three letters: merging every bundle cost two requests and a worker instance each. A word
+  // under four letters (its stem may be under three: its -> it) or not of a-z and 0-9 loads them all.
+  const ROUTED_MIN = 4;
+  const STEMMED = { dyi: 'die', lyi: 'lie', tyi: 'tie', ski: 'sky', sky: 'ski' };
+  function routerKeys(query) {
+    const words = query.toLowerCase().replace(/"/g, ' ').split(/\s+/).filter(Boolean);
+    if (!words.length) return null;
+    const keys = new Set();
+    for (const word of words) {
+      if (word.length < ROUTED_MIN || !/^[a-z0-9]+$/.test(word)) return null;
+      const key = word.slice(0, 3);
+      keys.add(key);
+      if (key.endsWith('y')) keys.add(key.slice(0, 2) + 'i');
+      if (STEMMED[key]) keys.add(STEMMED[key]);
+    }
+    return [...keys];
+  }
+
+  const shards = new Map();
+  function shard(name) {
+    if (!shards.has(name)) {
+      // A shard the build did not write holds no key; one of another build, or none, routes nothing.
+      const empty = { v: ROUTER, always: [], keys: {} };
+      shards.set(name, fetch(base + 'search-router/' + name + '.json')
+        .then((r) => (r.status === 404 ? empty : r.ok ? r.json() : null))
+        .catch(() => null));
+    }
+    return shards.get(name);
+  }
+
+  async function bundlesFor(query) {
+    const keys = routerKeys(query);
+    if (!keys) return BUNDLES;
+    const names = [...new Set(keys.map((k) => k.slice(0, 2)))];
+    const tables = new Map(names.map((n, i) => [n, i]));
+    const loaded = await Promise.all(names.map(shard));
+    if (loaded.some((t) => !t || t.v !== ROUTER)) return BUNDLES;
+    const chosen = new Set();
+    for (const key of keys) {
+      const table = loaded[tables.get(key.slice(0, 2))];
+      for (const i of table.always || []) chosen.add(i);
+      if (table.keys && Object.hasOwn(table.keys, key)) for (const i of table.keys[key]) chosen.add(i);
+    }
+    return BUNDLES.filter((_, i) => chosen.has(i));
   }
 
   // An excerpt's text and the places of its <mark>s (session text: never used as HTML), the
@@ -114,7 +169,12 @@
   const source = {
     orders: true, // best match first, or the newest message first
     async first(query, order) {
-      const pf = await engine();
+      const names = await bundlesFor(query);
+      if (!names.length) {
+        ranked = [];
+        return { total: 0, sessions: 0, hits: [], more: false };
+      }
+      const pf = await engine(names);
       const search = await pf.search(query);
       const datas = await loadAll(search.results);
       const all = datas.flatMap(hitsOf);

@@ -1,0 +1,107 @@
+"""Which search bundles can hold a word: the small router the search reads before Pagefind.
+
+Every bundle the page merges costs Pagefind two requests and an instance in its worker, so a
+search that merged them all grew with the archive (10,000 sessions, 1,250 bundles: 11.8 s until
+a rare word's hits). Each bundle keeps the three-character prefixes of its words (``KEYS_FILE``,
+part of the bundle); the build gathers them by their first two characters into
+``search-router/<xy>.json`` (``{"v": <bundles digest>, "keys": {"xyz": [bundle numbers]}}``) and
+the page merges only the bundles its words can be in.
+
+Pagefind matches a query word's stem as the prefix of an indexed word, so a bundle's prefixes
+are kept generously: of every alphanumeric run, of each whitespace word with its punctuation
+removed, of camelCase parts, diacritics folded, and the stemmer's changes of a third letter
+(``variants``). The page loads every bundle for a word it cannot key (see site_search.js).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+import unicodedata
+from collections.abc import Iterable, Sequence
+from pathlib import Path
+
+from sessiontree.site.layout import write_atomic
+
+__all__ = ["KEYS_FILE", "ROUTER_DIR", "bundles_digest", "keys_file", "word_keys", "write_router"]
+
+KEYS_FILE = "sessiontree-keys.txt"
+ROUTER_DIR = "search-router"
+_RUN_START = re.compile(r"(?<![a-z0-9])[a-z0-9]{3}")
+_GLUE = re.compile(r"[^\w\s]|_")
+_CAMEL = re.compile(r"[A-Z][a-z]{2}|(?<=[0-9])[a-z]{3}|(?<=[a-z])[0-9]{3}")
+_VARIANTS = {"dyi": "die", "lyi": "lie", "tyi": "tie", "ski": "sky", "sky": "ski"}
+"""The English stemmer's changes of a word's first three letters (dying -> die, skies -> sky)."""
+
+
+def variants(key: str) -> tuple[str, ...]:
+    """``key`` and what the stemmer may make of it (a final y becomes i: cry -> cri)."""
+    extra = _VARIANTS.get(key)
+    if key.endswith("y"):
+        return (key, key[:2] + "i") + ((extra,) if extra else ())
+    return (key, extra) if extra else (key,)
+
+
+def _fold(text: str) -> str:
+    decomposed = unicodedata.normalize("NFKD", text)
+    return "".join(c for c in decomposed if not unicodedata.combining(c))
+
+
+def word_keys(text: str, into: set[str]) -> None:
+    """Add to ``into`` the prefix keys of every word of ``text``."""
+    if not text.isascii():
+        text = text + " " + _fold(text)
+    low = text.lower()
+    found = set(_RUN_START.findall(low))
+    found.update(_RUN_START.findall(_GLUE.sub("", low)))
+    found.update(k.lower() for k in _CAMEL.findall(text))
+    for key in found:
+        into.update(variants(key))
+
+
+def keys_file(keys: Iterable[str]) -> bytes:
+    """The bytes of a bundle's ``KEYS_FILE``."""
+    return "\n".join(sorted(keys)).encode("ascii")
+
+
+def bundles_digest(bundles: Sequence[str]) -> str:
+    """Names the bundle list a router was written for (the page and its router must agree)."""
+    return hashlib.sha256("\n".join(bundles).encode("ascii")).hexdigest()[:16]
+
+
+def _read_keys(site: Path, bundle: str) -> list[str] | None:
+    try:
+        return (site / bundle / KEYS_FILE).read_text(encoding="ascii").split()
+    except (OSError, UnicodeDecodeError):
+        return None
+
+
+def write_router(site: Path, bundles: Sequence[str]) -> None:
+    """Write ``search-router/`` for ``bundles`` (in the page's order); a bundle without keys is
+    in every shard's ``always``; shards of an earlier build that hold no key now are removed."""
+    shards: dict[str, dict[str, list[int]]] = {}
+    always: list[int] = []
+    for number, bundle in enumerate(bundles):
+        keys = _read_keys(site, bundle)
+        if keys is None:
+            always.append(number)
+            continue
+        for key in keys:
+            shards.setdefault(key[:2], {}).setdefault(key, []).append(number)
+    folder = site / ROUTER_DIR
+    digest = bundles_digest(bundles)
+    for name, table in shards.items():
+        body = {"v": digest, "always": always, "keys": table}
+        write_atomic(folder / f"{name}.json", [json.dumps(body, separators=(",", ":"))])
+    # A shard no key needs now would point at bundles of the old list: a missing shard means
+    # no bundle holds its keys (the page checks "v" against the digest it was written with).
+    for path in folder.glob("*.json"):
+        if path.stem not in shards:
+            path.unlink(missing_ok=True)
+    if always:  # the page cannot tell a missing shard from an empty one: keep them all present
+        for a in "abcdefghijklmnopqrstuvwxyz0123456789":
+            for b in "abcdefghijklmnopqrstuvwxyz0123456789":
+                if a + b not in shards:
+                    body = {"v": digest, "always": always, "keys": {}}
+                    write_atomic(folder / f"{a}{b}.json", [json.dumps(body, separators=(",", ":"))])
