@@ -97,7 +97,6 @@ MIN_ENTROPY = 4.0  # bits per character: random base62 of 32 has ~4.6, words ~3
 # A short sample repeats characters by chance: 24 random base62 characters measure 4.0 to 4.4,
 # and one in twenty falls under 4.0 (measured over 2,000 draws). Words stay near 3.
 MIN_SHORT_ENTROPY = 3.75
-MIN_HEX_ENTROPY = 3.4  # random hex of 32 has ~3.7
 MIN_PART = 20
 
 

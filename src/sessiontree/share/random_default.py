@@ -16,7 +16,6 @@ import re
 from collections.abc import Iterator
 
 from sessiontree.share.entropy import (
-    MIN_HEX_ENTROPY,
     is_hex,
     is_uuid,
     public_shape,
@@ -40,6 +39,7 @@ KIND = "random-token"
 KEPT = "kept:"  # the kind of a span kept by a look-alike rule: "kept:<reason>"
 
 MIN_LENGTH = 24
+MIN_HEX_ENTROPY = 3.4  # random hex of 32 has ~3.7
 # A piece of a run: split at ".", "/", "=" and "~" (paths, dotted names, URLs, flags and their
 # values) unless the run is base64 ("+" in it, or "=" padding at its end).
 _PIECE = re.compile(r"[A-Za-z0-9_+-]+={0,2}")
@@ -87,8 +87,8 @@ def looks_random(piece: str) -> bool:
         return False
     if is_hex(core.replace("-", "")):  # a digest or an id, listed as kept: 16 symbols, 4 bits at most
         return n >= 32 and shannon(core) >= MIN_HEX_ENTROPY
-    if n < 32 and (core.upper() == core or core.lower() == core):
-        return False  # one case, under 32: an id's alphabet (ULID, base32, Crockford), not a key's
+    # One case under 32 characters is an id's alphabet (ULID, base32, Crockford), not a key's:
+    # random_alone says so of the whole, random_part asks both cases of a slug's part.
     parts = [p for p in _PARTS.split(core) if p]
     if sum(_is_word(p) for p in parts) >= 2:
         # A slug or a branch (feat-remaining-phases-1780741904), unless one of its parts is random

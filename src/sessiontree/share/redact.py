@@ -141,10 +141,6 @@ class Redactor:
             if value not in self._values and (copies is None or copies.search(value) is None)
         ]
 
-    def holds_secret(self, text: str) -> bool:
-        """Tell whether ``text`` (learnt) holds a secret of its own."""
-        return bool(self._spans.get(text))
-
     def holds_copy(self, texts: list[str]) -> bool:
         """Tell whether a value learnt anywhere may be in one of ``texts``."""
         copies = self._copy_pattern()
