@@ -7,6 +7,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import anyio
+
 from sessiontree.serve.listing import Listing
 from tests.conftest import GEN_SESSION
 from tests.serve.conftest import append_line, write_session
@@ -54,3 +56,25 @@ def test_a_count_settled_by_the_background_pass_shows_at_the_next_scan(tmp_path:
     assert listing.settle_some(60) == (True, False)
     after = listing.scan()
     assert after is not before and after[0].message_count == raw_message_count(big)
+
+
+def test_a_scans_version_names_the_list_it_returned(tmp_path: Path) -> None:
+    # The pane's JSON is kept by the version a scan returns: a version read after the scan, once the
+    # background pass had settled a file, named the pending list, and the pane showed no counts.
+    root = tmp_path / "sessions"
+    big = root / "--work-big--" / "big.jsonl"
+    big.parent.mkdir(parents=True)
+    cmd = [sys.executable, str(GEN_SESSION), "--turns", "100", "--seed", "3", "-o", str(big)]
+    subprocess.run(cmd, check=True)
+    listing = Listing([root], tmp_path / "cache")
+    listing.watched(True)
+    version, before = anyio.run(listing.versioned_scan)
+    assert before[0].message_count is None
+    catalog = listing.sources.catalogs[0]
+    done = catalog.read_exact(before[0].key)
+    assert done is not None
+    catalog.settle(before[0].key, done)  # settled, its change not reported yet
+    assert anyio.run(listing.versioned_scan) == (version, before)  # the last list, with its own version
+    listing.changed()
+    settled_version, after = anyio.run(listing.versioned_scan)
+    assert settled_version != version and after[0].message_count == raw_message_count(big)

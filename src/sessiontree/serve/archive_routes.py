@@ -191,8 +191,7 @@ async def sessions_api(request: Request) -> Response:
     listing, in parts: the first (no ``part``) holds the newest sessions and names the others (its
     JSON made again only when the listing changed since)."""
     state = request.app.state.serve
-    entries = await state.listing.scan_async()
-    version = state.listing.version()
+    version, entries = await state.listing.versioned_scan()
     made = state.sessions_json
     if made is None or made[0] != version:
         data = sessions_data(entries, lambda entry: state.urls.session(entry.key))

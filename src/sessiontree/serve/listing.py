@@ -7,7 +7,6 @@ by serve's background pass, reads the pending ones whole for their exact counts.
 from __future__ import annotations
 
 import asyncio
-import functools
 import logging
 import math
 import threading
@@ -40,7 +39,8 @@ class Listing:
         self._counting = threading.Lock()
         self._changes = 0
         """Changes reported by the watcher and the background pass (a scan notes it)."""
-        self._scanned: tuple[int, list[SessionInfo]] | None = None
+        self._scanned: tuple[int, tuple[int, ...], list[SessionInfo]] | None = None
+        """The last scan: the changes reported before it, the sources' version, its list."""
 
     def watched(self, on: bool) -> None:
         """Say whether the watcher reports every change under the roots from now on (then a scan
@@ -58,19 +58,27 @@ class Listing:
         """The listing: the last scan's while the watcher has reported no change since, else a
         rescan of the folders (stat only for unchanged files; new large files from their prefix);
         ``again``: a rescan whatever the watcher said. The list is shared: never change it."""
+        return self._scan(again)[1]
+
+    def _scan(self, again: bool) -> tuple[tuple[int, ...], list[SessionInfo]]:
         with self._lock:
             mark = self._changes
             if not again and self._watched and self._scanned is not None and self._scanned[0] == mark:
-                return self._scanned[1]
+                return self._scanned[1], self._scanned[2]
             entries = self.sources.scan(exact=False)
-            self._scanned = (mark, entries)
-            return entries
+            self._scanned = (mark, self.sources.version(), entries)
+            return self._scanned[1], entries
 
     async def scan_async(self, *, again: bool = False) -> list[SessionInfo]:
-        entries = await anyio.to_thread.run_sync(functools.partial(self.scan, again=again))
+        return (await self.versioned_scan(again=again))[1]
+
+    async def versioned_scan(self, *, again: bool = False) -> tuple[tuple[int, ...], list[SessionInfo]]:
+        """``scan`` (in a worker thread) with the version its list is of: the background pass may
+        settle a file between a scan and a later ``version()``, which would name the older list."""
+        version, entries = await anyio.to_thread.run_sync(self._scan, again)
         if any(e.pending for e in entries):
             self.unsettled.set()
-        return entries
+        return version, entries
 
     def settle_some(self, budget: float) -> tuple[bool, bool]:
         """Read pending files whole for about ``budget`` seconds (at least one file), outside the
@@ -121,11 +129,6 @@ class Listing:
         if self._usage is None or self._usage[0] != version:
             self._usage = (version, self.sources.usage_records())
         return self._usage[1]
-
-    def version(self) -> tuple[int, ...]:
-        """The listing's version as of the last scan (equal: nothing listed changed)."""
-        with self._lock:
-            return self.sources.version()
 
     def get(self, key: str) -> SessionInfo | None:
         """The listed record of a key, as of the last scan."""
