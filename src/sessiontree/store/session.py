@@ -115,15 +115,17 @@ class Session:
         """True when the file was missing, empty or had no valid header."""
         return not self.header
 
-    @property
-    def id(self) -> str | None:
-        value = self.header.get("id")
+    def _header_text(self, name: str) -> str | None:
+        value = self.header.get(name)
         return value if isinstance(value, str) else None
 
     @property
+    def id(self) -> str | None:
+        return self._header_text("id")
+
+    @property
     def cwd(self) -> str | None:
-        value = self.header.get("cwd")
-        return value if isinstance(value, str) else None
+        return self._header_text("cwd")
 
     @property
     def title(self) -> str | None:
@@ -132,8 +134,7 @@ class Session:
 
     @property
     def timestamp(self) -> str | None:
-        value = self.header.get("timestamp")
-        return value if isinstance(value, str) else None
+        return self._header_text("timestamp")
 
     @property
     def started(self) -> str | None:
