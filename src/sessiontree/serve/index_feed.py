@@ -9,6 +9,7 @@ of a stream holds none, only the listing's state (a page made from another one a
 from __future__ import annotations
 
 import asyncio
+import logging
 from collections.abc import Awaitable, Callable, Iterable
 from typing import Any
 
@@ -19,6 +20,8 @@ from sessiontree.serve.hub import Event, Hub
 from sessiontree.serve.listing import Listing
 from sessiontree.store.discovery import SessionInfo
 from sessiontree.store.surrogates import shown_name
+
+log = logging.getLogger(__name__)
 
 INDEX_TOPIC = "index"
 INDEX_MIN_INTERVAL = 0.25
@@ -99,17 +102,24 @@ class IndexFeed:
         while not self.hub.closed.is_set():
             await self.dirty.wait()
             self.dirty.clear()
-            pages = [topic for topic in self.hub.topics() if topic.startswith(SESSION_TOPIC)]
-            if not self.hub.count(INDEX_TOPIC):
-                self._rows = None  # the next page open starts from the listing as it is then
-            if self.hub.count(INDEX_TOPIC) or pages:
-                entries = await self.listing.scan_async()
-                state = listing_state(entries)
-                if state != self._pane_state:
-                    self._pane_state = state
-                    for topic in pages:
-                        self.hub.publish(topic, SESSIONS_CHANGED)
-                event = await self.event(entries) if self.hub.count(INDEX_TOPIC) else None
-                if event is not None:
-                    self.hub.publish(INDEX_TOPIC, event)
+            try:
+                await self.push()
+            except Exception:  # never the end of the feed (open pages would stop following): logged
+                log.exception("index not pushed")
             await pause(INDEX_MIN_INTERVAL)
+
+    async def push(self) -> None:
+        """Publish what changed in the listing to the open index pages and session pages."""
+        pages = [topic for topic in self.hub.topics() if topic.startswith(SESSION_TOPIC)]
+        if not self.hub.count(INDEX_TOPIC):
+            self._rows = None  # the next page open starts from the listing as it is then
+        if self.hub.count(INDEX_TOPIC) or pages:
+            entries = await self.listing.scan_async()
+            state = listing_state(entries)
+            if state != self._pane_state:
+                self._pane_state = state
+                for topic in pages:
+                    self.hub.publish(topic, SESSIONS_CHANGED)
+            event = await self.event(entries) if self.hub.count(INDEX_TOPIC) else None
+            if event is not None:
+                self.hub.publish(INDEX_TOPIC, event)

@@ -137,7 +137,14 @@ class ServeState:
         everything = any(root in changed for root in self.config.roots)
         for key, live in self.followed.watched(self.hub.count):
             if everything or live.path in changed:
-                for event in await anyio.to_thread.run_sync(live.refresh, limiter=self.render_limit):
+                try:
+                    events = await anyio.to_thread.run_sync(live.refresh, limiter=self.render_limit)
+                except Exception:
+                    # One session that cannot be read again must not keep the others' appends (nor the
+                    # index's change) from going out: its page hears nothing until it reads again.
+                    log.exception("session %s not refreshed", key)
+                    continue
+                for event in events:
                     self.hub.publish(topic_of(key), event)
         if everything or any(
             p.suffix in (".jsonl", ".json") or entry_is(p, "dir") or not os.path.lexists(p) for p in changed
@@ -152,7 +159,14 @@ class ServeState:
             self.listing.unsettled.clear()
             more = True
             while more and not self.hub.closed.is_set():
-                settled, more = await anyio.to_thread.run_sync(self.listing.settle_some, SETTLE_BATCH_SECONDS)
+                try:
+                    settled, more = await anyio.to_thread.run_sync(
+                        self.listing.settle_some, SETTLE_BATCH_SECONDS
+                    )
+                except Exception:
+                    # Never the end of the pass: the next scan that lists a pending file wakes it.
+                    log.exception("background count failed")
+                    settled, more = True, False  # what it settled before failing is shown too
                 if settled:
                     self.index_feed.dirty.set()
 
@@ -165,4 +179,6 @@ class ServeState:
                 await anyio.to_thread.run_sync(self.archive.update_if_open)
             except SessiontreeError as exc:
                 log.debug("search index not updated: %s", exc)
+            except Exception:  # never the end of the updates: the next change tries again
+                log.exception("search index not updated")
             await self.watcher.pause(ARCHIVE_MIN_INTERVAL)

@@ -46,7 +46,7 @@ class Watcher:
                 # The folders are gone: wait for one to come back (checked twice a second).
                 await self.pause(0.5)
                 continue
-            await self.on_changes(self.roots)  # anything may have changed while not watching
+            await self._report(self.roots)  # anything may have changed while not watching
             ready = False
             try:
                 async for changes in awatch(
@@ -64,7 +64,7 @@ class Watcher:
                         ready = True
                         self.watching(True)
                     if changes:
-                        await self.on_changes(Path(p) for _, p in changes)
+                        await self._report(Path(p) for _, p in changes)
                     tick()
             except (OSError, RuntimeError) as exc:
                 log.debug("watcher stopped: %s", exc)
@@ -72,7 +72,15 @@ class Watcher:
             finally:
                 self.watching(False)
             if not self.stop.is_set():
-                await self.on_changes(self.roots)  # a folder went away: its sessions leave the index
+                await self._report(self.roots)  # a folder went away: its sessions leave the index
+
+    async def _report(self, paths: Iterable[Path]) -> None:
+        """Hand changes to ``on_changes``: a failure there is logged, never the end of the watch
+        (every open page would stop following its file)."""
+        try:
+            await self.on_changes(paths)
+        except Exception:
+            log.exception("file changes not handled")
 
 
 def _identity(path: Path) -> tuple[int, int] | None:
