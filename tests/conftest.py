@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
+import time
 import webbrowser
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -147,6 +148,16 @@ def no_browser(monkeypatch: pytest.MonkeyPatch) -> list[str]:
 
 
 GenSession = Callable[..., Path]
+
+
+@pytest.fixture
+def utc(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
+    """This process's local time is UTC (the CLI shows and counts the machine's zone: ``TZ``)."""
+    monkeypatch.setenv("TZ", "UTC")
+    time.tzset()
+    yield
+    monkeypatch.undo()
+    time.tzset()
 
 
 @pytest.fixture(scope="session")

@@ -6,6 +6,7 @@ import functools
 import json
 import subprocess
 import sys
+from collections.abc import Callable, Sequence
 from datetime import datetime, timedelta
 from pathlib import Path
 from typing import Any
@@ -43,6 +44,26 @@ def shift_days(lines: list[dict[str, Any]], days: int) -> None:
         message = line.get("message")
         if isinstance(message, dict) and isinstance(message.get("timestamp"), int):
             message["timestamp"] += days * _DAY_MS
+
+
+def set_times(
+    lines: list[dict[str, Any]], part_of: Callable[[int], int], starts: Sequence[datetime]
+) -> list[int]:
+    """Put line ``n`` at ``starts[part_of(n)]`` plus ``n`` seconds (ISO strings and epoch ms alike);
+    how many assistant messages with a usage each part holds."""
+    counts = [0] * len(starts)
+    for n, line in enumerate(lines):
+        part = part_of(n)
+        when = starts[part] + timedelta(seconds=n)
+        line["timestamp"] = when.isoformat().replace("+00:00", "Z")
+        message = line.get("message")
+        if isinstance(message, dict):
+            if isinstance(message.get("timestamp"), int):
+                message["timestamp"] = int(when.timestamp() * 1000)
+            if message.get("role") == "assistant" and message.get("usage"):
+                counts[part] += 1
+    assert all(counts), counts
+    return counts
 
 
 def write_lines(path: Path, lines: list[dict[str, Any]]) -> Path:

@@ -4,8 +4,10 @@ from __future__ import annotations
 
 import sqlite3
 import sys
+import time
 from datetime import UTC, datetime
 from pathlib import Path
+from zoneinfo import ZoneInfo
 
 import pytest
 
@@ -14,11 +16,13 @@ from sessiontree.archive.collection import (
     in_project,
     is_inside,
     parse_since,
+    parse_until,
     project_clause,
     project_path,
 )
 from sessiontree.errors import FilterError
 from sessiontree.store.paths import blob_dirs_for, blob_dirs_near
+from sessiontree.store.times import LOCAL_ZONE, MAX_TIME_MS
 
 NOW = datetime(2026, 3, 10, 12, tzinfo=UTC).timestamp()
 
@@ -34,6 +38,31 @@ def test_since_takes_dates_times_and_relative_spans() -> None:
     for bad in ("last tuesday", "7 days", "", "-3d"):
         with pytest.raises(FilterError, match="Not a date for --since"):
             parse_since(bad)
+
+
+def test_dates_in_the_machines_zone_begin_at_its_midnight(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("TZ", "America/Los_Angeles")
+    time.tzset()
+    try:
+        la = ZoneInfo("America/Los_Angeles")
+        assert parse_since("2026-03-01", zone=LOCAL_ZONE) == int(
+            datetime(2026, 3, 1, tzinfo=la).timestamp() * 1000
+        )
+        assert parse_since("2026-03-01T21:00", zone=LOCAL_ZONE) == int(
+            datetime(2026, 3, 2, 5, tzinfo=UTC).timestamp() * 1000
+        )
+        assert parse_since("2026-03-01T21:00Z", zone=LOCAL_ZONE) == int(
+            datetime(2026, 3, 1, 21, tzinfo=UTC).timestamp() * 1000
+        )
+        # An --until date ends at the next midnight: the day the clocks go forward is 23 hours long.
+        for day, hours in (("2026-03-08", 23), ("2026-11-01", 25), ("2026-03-09", 24)):
+            span = parse_until(day, zone=LOCAL_ZONE) - parse_since(day, zone=LOCAL_ZONE)
+            assert span == hours * 3_600_000, day
+        assert parse_until("2026-03-08") - parse_since("2026-03-08") == 24 * 3_600_000  # UTC by default
+        assert parse_until("9999-12-31", zone=LOCAL_ZONE) == MAX_TIME_MS
+    finally:
+        monkeypatch.undo()
+        time.tzset()
 
 
 CWDS = ["/work", "/work/app", "/work/app/sub", "/workshop", "/work-app", "/other"]

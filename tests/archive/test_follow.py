@@ -45,10 +45,10 @@ def _contents(db: Path) -> dict[str, Any]:
         )
         files = sorted(conn.execute("SELECT path, session_id, title, cwd, started, version FROM files"))
         usage = sorted(
-            (path, day, model, n, i, o, cr, cw, round(cost, 9), costed)
-            for path, day, model, n, i, o, cr, cw, cost, costed in conn.execute(
-                "SELECT f.path, day, model, messages, input, output, cache_read, cache_write, cost, costed "
-                "FROM usage_days u JOIN files f ON f.id = u.file_id"
+            (path, quarter, model, n, i, o, cr, cw, round(cost, 9), costed)
+            for path, quarter, model, n, i, o, cr, cw, cost, costed in conn.execute(
+                "SELECT f.path, quarter, model, messages, input, output, cache_read, cache_write, "
+                "cost, costed FROM usage_days u JOIN files f ON f.id = u.file_id"
             )
         )
         return {"rows": rows, "files": files, "usage": usage}

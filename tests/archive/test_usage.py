@@ -12,6 +12,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+import pytest
 from click.testing import CliRunner
 
 from sessiontree.cli import cli
@@ -22,6 +23,7 @@ KINDS = {"input": "input", "output": "output", "cacheRead": "cacheRead", "cacheW
 # genai-prices' table for Claude Sonnet 4.5 (below its 200k-token tier): dollars per million
 # input, output, cache-read and cache-write tokens. The estimate a session without cost gets.
 SONNET_45 = {"input": 3.0, "output": 15.0, "cacheRead": 0.30, "cacheWrite": 3.75}
+pytestmark = pytest.mark.usefixtures("utc")  # stats counts the machine's days; these sums are UTC's
 
 
 def hand_estimate(usage: dict[str, Any]) -> float:

@@ -1,13 +1,17 @@
 """The usage page's days are the reader's (issue 44 item 3): usage kept per UTC quarter hour is put
 into days in the browser's zone, the zone named, on the served ``/usage`` and on a built site's
 usage page. Real Chromium in Asia/Kolkata (+05:30) and in UTC, a real ``serve`` process and a
-real HTTP server over a built site, both themes, 1280 and 400 px, axe-clean."""
+real HTTP server over a built site, both themes, 1280 and 400 px, axe-clean; the days and a range's
+totals are ``sessiontree stats``' run with ``TZ`` set to the same zone."""
 
 from __future__ import annotations
 
 import json
+import os
+import subprocess
+import sys
 from collections.abc import Iterator
-from datetime import UTC, datetime, timedelta
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, Literal
 
@@ -15,11 +19,11 @@ import pytest
 from playwright.sync_api import Browser, Page
 
 from sessiontree.site.build import BuildOptions, build_site
-from tests.archive.sessions import generate, write_lines
+from tests.archive.sessions import generate, set_times, write_lines
 from tests.browser.axe import assert_clean
 from tests.browser.conftest import wait_js
 from tests.browser.test_site import serve_folder
-from tests.serve.counting import USAGE_COUNTED
+from tests.serve.counting import TOTAL_FIELDS, USAGE_COUNTED
 from tests.serve.process import serve_process
 
 pytestmark = pytest.mark.browser
@@ -34,19 +38,9 @@ def _session(root: Path) -> tuple[int, int]:
     """A pi session whose first half is at noon UTC and second half at 18:40 UTC; its usage counts."""
     lines = generate(8, 44)
     half = len(lines) // 2
-    counts = [0, 0]
-    for n, line in enumerate(lines):
-        when = (NOON if n < half else LATE) + timedelta(seconds=n)
-        line["timestamp"] = when.isoformat().replace("+00:00", "Z")
-        message = line.get("message")
-        if isinstance(message, dict):
-            if isinstance(message.get("timestamp"), int):
-                message["timestamp"] = int(when.timestamp() * 1000)
-            if message.get("role") == "assistant" and message.get("usage"):
-                counts[n >= half] += 1
+    counts = set_times(lines, lambda n: int(n >= half), (NOON, LATE))
     lines[0]["cwd"] = "/home/dev/late"
     write_lines(root / "late.jsonl", lines)
-    assert counts[0] > 0 and counts[1] > 0
     return counts[0], counts[1]
 
 
@@ -77,7 +71,31 @@ def _days(page: Page) -> dict[str, str]:
     return {t.split(": ")[0]: t for t in titles if not t.endswith("no usage")}
 
 
-def _check(page: Page, zone: str, counts: tuple[int, int], where: str) -> None:
+def _stats(base: Path, zone: str, *args: str) -> Any:
+    """``sessiontree stats --json`` in its own process, in ``zone`` (``TZ``)."""
+    cmd = [
+        sys.executable, "-m", "sessiontree", "--agent-dir", str(base / "stats-agent"), "stats", "--json",
+        "--root", str(base / "sessions"), "--cache-dir", str(base / "stats-cache"), *args,
+    ]  # fmt: skip
+    env = {**os.environ, "TZ": zone, "HOME": str(base)}
+    done = subprocess.run(cmd, capture_output=True, text=True, env=env, timeout=300, check=False)
+    assert done.returncode == 0, done.stderr
+    return json.loads(done.stdout)
+
+
+def _figures(total: dict[str, Any]) -> dict[str, Any]:
+    return {**{key: total[key] for key in TOTAL_FIELDS}, "cost": pytest.approx(total["cost"], abs=2e-6)}
+
+
+def _shown(page: Page) -> dict[str, Any]:
+    """What the page's JSON download holds."""
+    with page.expect_download() as caught:
+        page.click("#st-json")
+    shown: dict[str, Any] = json.loads(Path(caught.value.path()).read_text(encoding="utf-8"))
+    return shown
+
+
+def _check(page: Page, zone: str, counts: tuple[int, int], where: str, base: Path) -> None:
     early, late = counts
     days = _days(page)
     if zone == "UTC":
@@ -92,15 +110,21 @@ def _check(page: Page, zone: str, counts: tuple[int, int], where: str) -> None:
     assert page.inner_text("#st-zone") == named
     assert page.get_attribute("#st-zone", "title") == ("UTC+00:00 now" if zone == "UTC" else "UTC+05:30 now")
     assert f"({named})" in page.inner_text("#st-calendar-caption")
+    # The same days, the same figures, as ``stats`` counts them in that zone.
+    by_day = _stats(base, zone)
+    assert by_day["zone"] == zone
+    assert {d["day"]: _figures(d) for d in _shown(page)["days"]} == {
+        g["key"]: _figures(g) for g in by_day["groups"]
+    }
     # A range is the reader's whole days: the 2nd holds the late half in India, nothing in UTC.
     page.fill("#st-from", "2026-03-02")
     page.fill("#st-to", "2026-03-02")
     page.dispatch_event("#st-to", "change")
     wait_js(page, "location.hash.includes('to=2026-03-02')")
-    with page.expect_download() as caught:
-        page.click("#st-json")
-    shown: dict[str, Any] = json.loads(Path(caught.value.path()).read_text(encoding="utf-8"))
+    shown = _shown(page)
     assert shown["total"]["messages"] == (0 if zone == "UTC" else late), shown["total"]
+    ranged = _stats(base, zone, "--since", "2026-03-02", "--until", "2026-03-02")["total"]
+    assert {key: shown["total"][key] for key in TOTAL_FIELDS} == {key: ranged[key] for key in TOTAL_FIELDS}
     assert_clean(page, f"{where}'s usage page in {zone}")
 
 
@@ -114,7 +138,7 @@ def test_usage_days_are_the_readers_on_serve_and_on_a_built_site(
     with serve_process(base / "sessions", base / f"agent-{tag}", base / f"cache-{tag}") as served:
         page = _open(browser, served.url + "/usage", zone, width, scheme)
         try:
-            _check(page, zone, counts, "serve")
+            _check(page, zone, counts, "serve", base)
         finally:
             page.context.close()
     site = base / f"site-{tag}"
@@ -123,6 +147,6 @@ def test_usage_days_are_the_readers_on_serve_and_on_a_built_site(
     with serve_folder(site) as url:
         page = _open(browser, url + "/usage.html", zone, width, scheme)
         try:
-            _check(page, zone, counts, "the built site")
+            _check(page, zone, counts, "the built site", base)
         finally:
             page.context.close()

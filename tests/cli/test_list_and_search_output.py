@@ -7,8 +7,6 @@ import json
 import os
 import re
 import shutil
-import time
-from collections.abc import Iterator
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -23,16 +21,6 @@ from tests.cli.test_sessions_cli import run_on_a_terminal
 from tests.readers.helpers import REAL, TOUR
 
 CB = "cb2e607c-c758-415a-8b45-c49e4631906a"
-
-
-@pytest.fixture
-def utc(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
-    """Local time is UTC, so the table's times can be compared with the files'."""
-    monkeypatch.setenv("TZ", "UTC")
-    time.tzset()
-    yield
-    monkeypatch.undo()
-    time.tzset()
 
 
 def invoke(*args: str) -> tuple[int, str, str]:

@@ -15,6 +15,7 @@ import re
 import time
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, replace
+from datetime import date, timedelta
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 from urllib.parse import quote, unquote_to_bytes
@@ -27,7 +28,7 @@ from sessiontree.store.discovery import SessionInfo, normalize_cwd
 from sessiontree.store.paths import AgentPaths
 from sessiontree.store.paths import default_cache_dir as default_cache_dir  # its home is the store
 from sessiontree.store.storage import read_reason, resolves_inside
-from sessiontree.store.times import datetime_millis, parse_iso
+from sessiontree.store.times import MAX_TIME_MS, UTC_ZONE, Zone, datetime_millis, parse_iso
 
 if TYPE_CHECKING:
     from sessiontree.archive.catalog import Catalog
@@ -109,28 +110,37 @@ _BARE_DAY = re.compile(r"^\d{4}-\d{2}-\d{2}$")
 _UNIT_SECONDS = {"h": 3600, "d": 86400, "w": 7 * 86400}
 
 
-def parse_since(text: str, now: float | None = None, option: str = "--since") -> int:
-    """Turn ``2026-02-16``, an ISO date-time (UTC unless it says) or ``12h`` / ``7d`` / ``2w`` into ms."""
+def parse_since(text: str, now: float | None = None, option: str = "--since", zone: Zone = UTC_ZONE) -> int:
+    """Turn ``2026-02-16``, an ISO date-time or ``12h`` / ``7d`` / ``2w`` into ms (a date, or a
+    date-time that names no offset, is read in ``zone``: UTC unless given)."""
     value = text.strip()
     relative = _RELATIVE.match(value.lower())
     if relative:
         seconds = int(relative.group(1)) * _UNIT_SECONDS[relative.group(2)]
         return int(((time.time() if now is None else now) - seconds) * 1000)
-    when = parse_iso(value)
+    when = parse_iso(value, zone.local)
     ms = None if when is None else datetime_millis(when)
     if ms is None:
+        where = "UTC" if not zone.local else "local time"
         raise FilterError(
             f"Not a date for {option}: {value!r}; use YYYY-MM-DD (1970-9999), "
-            "an ISO date-time (UTC unless it says), or 12h / 7d / 2w"
+            f"an ISO date-time ({where} unless it says), or 12h / 7d / 2w"
         )
     return ms
 
 
-def parse_until(text: str, now: float | None = None) -> int:
-    """``parse_since`` for the end of a range (exclusive): a bare ``YYYY-MM-DD`` counts that whole day."""
+def parse_until(text: str, now: float | None = None, zone: Zone = UTC_ZONE) -> int:
+    """``parse_since`` for the end of a range (exclusive): a bare ``YYYY-MM-DD`` counts that whole day
+    (to the next midnight in ``zone``: a day of 23 or 25 hours where the clocks change)."""
     value = text.strip()
-    end = parse_since(value, now, "--until")
-    return end + 86_400_000 if _BARE_DAY.match(value) else end
+    end = parse_since(value, now, "--until", zone)
+    if not _BARE_DAY.match(value):
+        return end
+    try:
+        following = date.fromisoformat(value) + timedelta(days=1)
+    except OverflowError:  # 9999-12-31: the end of time
+        return MAX_TIME_MS
+    return zone.start_of(following) or MAX_TIME_MS
 
 
 def project_path(value: str) -> str:

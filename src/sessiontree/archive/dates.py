@@ -4,14 +4,14 @@ from __future__ import annotations
 
 from datetime import UTC, date, datetime, timedelta
 
-from sessiontree.store.times import utc_datetime, utc_day
+from sessiontree.store.times import UTC_ZONE, Zone, utc_datetime
 
 
-def day_of(ms: int) -> str:
-    """The UTC day of a time, ``YYYY-MM-DD`` (``unknown`` for no time)."""
+def day_of(ms: int, zone: Zone = UTC_ZONE) -> str:
+    """The day of a time in ``zone``, ``YYYY-MM-DD`` (``unknown`` for no time)."""
     if ms <= 0:
         return "unknown"
-    return utc_day(ms)
+    return zone.day_of(ms).isoformat()
 
 
 def midnight_of(day: str) -> int:
@@ -32,12 +32,29 @@ def quarter_of(ms: int) -> str:
     return utc_datetime((ms - ms % QUARTER_MS) / 1000).strftime("%Y-%m-%dT%H:%M")
 
 
-def week_of(ms: int) -> str:
-    """The ISO week of a time, ``YYYY-Www`` (``unknown`` for no time)."""
+def week_of(ms: int, zone: Zone = UTC_ZONE) -> str:
+    """The ISO week of a time in ``zone``, ``YYYY-Www`` (``unknown`` for no time)."""
     if ms <= 0:
         return "unknown"
-    year, week, _ = utc_datetime(ms / 1000).isocalendar()
+    year, week, _ = zone.day_of(ms).isocalendar()
     return f"{year}-W{week:02d}"
+
+
+def first_day(key: str) -> date | None:
+    """The first day of a ``day_of`` or ``week_of`` key (None for ``unknown``)."""
+    try:
+        if "-W" in key:
+            year, week = key.split("-W")
+            return date.fromisocalendar(int(year), int(week), 1)
+        return date.fromisoformat(key)
+    except ValueError:
+        return None
+
+
+def start_text(day: date, zone: Zone) -> str | None:
+    """When a day begins in ``zone``, ISO 8601 with its offset (``2026-03-01T00:00:00-08:00``)."""
+    ms = zone.start_of(day)
+    return None if ms is None else zone.datetime_of(ms).isoformat(timespec="seconds")
 
 
 def days_between(first: str, last: str) -> list[str]:

@@ -41,7 +41,8 @@ class UpdateReport:
     rows: int = 0
 
 
-SCHEMA_VERSION = 10
+SCHEMA_VERSION = 11
+"""11: usage totals per UTC quarter hour, not per UTC day (``stats`` counts the reader's days)."""
 BUSY_TIMEOUT = 120.0
 """Seconds a process waits for another one's indexing transaction (one file at a time)."""
 

@@ -14,9 +14,10 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-from sessiontree.archive.dates import day_of, week_of
+from sessiontree.archive.dates import day_of, first_day, start_text, week_of
 from sessiontree.archive.extract import parse_time
 from sessiontree.store.pricing import cost_text, model_label, token_count, token_counts, usage_cost
+from sessiontree.store.times import UTC_ZONE, Zone
 
 GroupBy = Literal["day", "week", "project", "model", "agent", "session"]
 GROUP_CHOICES: tuple[GroupBy, ...] = ("day", "week", "project", "model", "agent", "session")
@@ -148,6 +149,8 @@ class UsageTotal:
     """Messages whose cost is an estimate from their tokens."""
     unpriced: dict[str, None] = field(default_factory=dict)
     """Models that spent tokens with no cost recorded and no price known."""
+    start: str | None = None
+    """When a day or week group begins, ISO 8601 with the zone's offset then."""
 
     @property
     def tokens(self) -> int:
@@ -174,8 +177,10 @@ class UsageTotal:
     def to_json(self) -> dict[str, Any]:
         """A JSON-ready dict (``cost`` null when none was recorded)."""
         title = {} if self.label is None else {"title": self.label}
+        start = {} if self.start is None else {"start": self.start}
         data: dict[str, Any] = {
             "key": self.key,
+            **start,
             **title,
             "messages": self.messages,
             "input": self.input,
@@ -195,6 +200,8 @@ class UsageReport:
     """Totals grouped one way, and the grand total."""
 
     by: GroupBy
+    zone: Zone = UTC_ZONE
+    """The zone days begin in (the keys of days and weeks, and ``--since`` / ``--until``'s dates)."""
     groups: list[UsageTotal] = field(default_factory=list)
     total: UsageTotal = field(default_factory=lambda: UsageTotal("total"))
 
@@ -202,18 +209,19 @@ class UsageReport:
         """A JSON-ready dict; ``branches: "all"`` says abandoned branches are counted too."""
         return {
             "by": self.by,
+            "zone": self.zone.name,
             "branches": "all",
             "groups": [g.to_json() for g in self.groups],
             "total": self.total.to_json(),
         }
 
 
-def key_of(record: UsageRecord, by: GroupBy) -> str:
-    """The group a record falls in."""
+def key_of(record: UsageRecord, by: GroupBy, zone: Zone = UTC_ZONE) -> str:
+    """The group a record falls in (days and weeks in ``zone``)."""
     if by == "day":
-        return day_of(record.usage.ts)
+        return day_of(record.usage.ts, zone)
     if by == "week":
-        return week_of(record.usage.ts)
+        return week_of(record.usage.ts, zone)
     if by == "project":
         return record.cwd or "unknown"
     if by == "model":
@@ -223,12 +231,13 @@ def key_of(record: UsageRecord, by: GroupBy) -> str:
     return record.path
 
 
-def summarize(records: Iterable[UsageRecord], by: GroupBy) -> UsageReport:
-    """Total the records per group: days and weeks in time order, the rest by cost then tokens."""
-    report = UsageReport(by)
+def summarize(records: Iterable[UsageRecord], by: GroupBy, zone: Zone = UTC_ZONE) -> UsageReport:
+    """Total the records per group: days and weeks (of ``zone``) in time order, the rest by cost then
+    tokens."""
+    report = UsageReport(by, zone)
     groups: dict[str, UsageTotal] = {}
     for record in records:
-        key = key_of(record, by)
+        key = key_of(record, by, zone)
         group = groups.get(key)
         if group is None:
             group = groups[key] = UsageTotal(key, label=(record.title or "") if by == "session" else None)
@@ -236,6 +245,9 @@ def summarize(records: Iterable[UsageRecord], by: GroupBy) -> UsageReport:
         report.total.add(record.usage)
     if by in ("day", "week"):
         report.groups = sorted(groups.values(), key=lambda g: (g.key == "unknown", g.key))
+        for group in report.groups:
+            day = first_day(group.key)
+            group.start = None if day is None else start_text(day, zone)
     else:
         report.groups = sorted(groups.values(), key=lambda g: (-(g.cost or 0.0), -g.tokens, g.key))
     return report

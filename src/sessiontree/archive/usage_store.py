@@ -1,4 +1,5 @@
-"""Usage in the index: one row per message, and totals per (file, day, model) kept as rows change.
+"""Usage in the index: one row per message, and totals per (file, UTC quarter hour, model) kept as
+rows change (every zone's midnight is a quarter hour: ``stats`` puts them into the reader's days).
 
 Totals are what ``stats`` and the usage pages read, so they cost the same for 300,000 messages
 as for 300. A fork copies its parent's messages (same id, time, model and counts) into a new
@@ -14,7 +15,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from sessiontree.archive.collection import files_clause, path_of_key
-from sessiontree.archive.dates import day_of, midnight_of
+from sessiontree.archive.dates import QUARTER_MS, midnight_of, quarter_of
 
 if TYPE_CHECKING:
     from sessiontree.archive.usage import Usage, UsageQuery, UsageRecord
@@ -26,7 +27,7 @@ CREATE TABLE IF NOT EXISTS usage (
     copy_key INTEGER,
     dup INTEGER NOT NULL,
     ts INTEGER NOT NULL,
-    day TEXT NOT NULL,
+    quarter TEXT NOT NULL,
     model TEXT NOT NULL,
     input INTEGER NOT NULL,
     output INTEGER NOT NULL,
@@ -41,7 +42,7 @@ CREATE INDEX IF NOT EXISTS usage_key ON usage(copy_key);
 CREATE INDEX IF NOT EXISTS usage_ts ON usage(ts);
 CREATE TABLE IF NOT EXISTS usage_days (
     file_id INTEGER NOT NULL,
-    day TEXT NOT NULL,
+    quarter TEXT NOT NULL,
     model TEXT NOT NULL,
     messages INTEGER NOT NULL,
     input INTEGER NOT NULL,
@@ -52,16 +53,16 @@ CREATE TABLE IF NOT EXISTS usage_days (
     costed INTEGER NOT NULL,
     estimated INTEGER NOT NULL,
     unpriced INTEGER NOT NULL,
-    PRIMARY KEY (file_id, day, model)
+    PRIMARY KEY (file_id, quarter, model)
 ) WITHOUT ROWID;
 """
 TABLES = ("usage", "usage_days")
 
-_COLUMNS = "ts, day, model, input, output, cache_read, cache_write, cost, estimated, unpriced"
+_COLUMNS = "ts, quarter, model, input, output, cache_read, cache_write, cost, estimated, unpriced"
 _ADD = (
-    "INSERT INTO usage_days (file_id, day, model, messages, input, output, cache_read, cache_write, "
+    "INSERT INTO usage_days (file_id, quarter, model, messages, input, output, cache_read, cache_write, "
     "cost, costed, estimated, unpriced) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) "
-    "ON CONFLICT (file_id, day, model) DO UPDATE SET "
+    "ON CONFLICT (file_id, quarter, model) DO UPDATE SET "
     "messages = messages + excluded.messages, input = input + excluded.input, "
     "output = output + excluded.output, cache_read = cache_read + excluded.cache_read, "
     "cache_write = cache_write + excluded.cache_write, cost = cost + excluded.cost, "
@@ -70,20 +71,22 @@ _ADD = (
 )
 
 
-def _day(usage: Usage) -> str:
-    return day_of(usage.ts) if usage.ts > 0 else ""
+def _quarter(usage: Usage) -> str:
+    return quarter_of(usage.ts) if usage.ts > 0 else ""
 
 
-def _add_total(conn: sqlite3.Connection, file_id: int, day: str, row: Sequence[Any], sign: int = 1) -> None:
+def _add_total(
+    conn: sqlite3.Connection, file_id: int, quarter: str, row: Sequence[Any], sign: int = 1
+) -> None:
     """Add (or with ``sign`` -1 take away) one message (``model, input, output, cache_read,
-    cache_write, cost, estimated, unpriced``) to its day's total."""
+    cache_write, cost, estimated, unpriced``) to its quarter hour's total."""
     model, tokens_in, tokens_out, read, write, cost = row[0], row[1], row[2], row[3], row[4], row[5]
     counts = (1, tokens_in, tokens_out, read, write, cost or 0.0, cost is not None, *row[6:])
-    conn.execute(_ADD, (file_id, day, model, *(sign * n for n in counts)))
+    conn.execute(_ADD, (file_id, quarter, model, *(sign * n for n in counts)))
     if sign < 0:
         conn.execute(
-            "DELETE FROM usage_days WHERE file_id = ? AND day = ? AND model = ? AND messages <= 0",
-            (file_id, day, model),
+            "DELETE FROM usage_days WHERE file_id = ? AND quarter = ? AND model = ? AND messages <= 0",
+            (file_id, quarter, model),
         )
 
 
@@ -97,7 +100,7 @@ def add_usage(conn: sqlite3.Connection, file_id: int, spent: Sequence[tuple[str 
             conn.execute("SELECT 1 FROM usage WHERE copy_key = ? AND dup = 0 LIMIT 1", (key,)).fetchone()
             is not None
         )
-        day = _day(usage)
+        quarter = _quarter(usage)
         values = (
             *(usage.model, usage.input, usage.output, usage.cache_read, usage.cache_write, usage.cost),
             *(usage.estimated, usage.unpriced),
@@ -105,10 +108,10 @@ def add_usage(conn: sqlite3.Connection, file_id: int, spent: Sequence[tuple[str 
         conn.execute(
             f"INSERT INTO usage (file_id, entry_id, copy_key, dup, {_COLUMNS}) "
             "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-            (file_id, entry_id, key, int(dup), usage.ts, day, *values),
+            (file_id, entry_id, key, int(dup), usage.ts, quarter, *values),
         )
         if not dup:
-            _add_total(conn, file_id, day, values)
+            _add_total(conn, file_id, quarter, values)
 
 
 def forget_usage(conn: sqlite3.Connection, file_id: int, entry_ids: Sequence[str] | None = None) -> None:
@@ -118,7 +121,9 @@ def forget_usage(conn: sqlite3.Connection, file_id: int, entry_ids: Sequence[str
     if entry_ids is not None:
         where += f" AND entry_id IN ({','.join('?' * len(entry_ids))})"
         params.extend(entry_ids)
-    columns = "copy_key, dup, day, model, input, output, cache_read, cache_write, cost, estimated, unpriced"
+    columns = (
+        "copy_key, dup, quarter, model, input, output, cache_read, cache_write, cost, estimated, unpriced"
+    )
     gone = conn.execute(f"SELECT {columns} FROM usage WHERE {where}", params).fetchall()
     conn.execute(f"DELETE FROM usage WHERE {where}", params)
     if entry_ids is None:
@@ -129,7 +134,7 @@ def forget_usage(conn: sqlite3.Connection, file_id: int, entry_ids: Sequence[str
                 _add_total(conn, file_id, row[2], row[3:], -1)
     for key in (row[0] for row in gone if not row[1] and row[0] is not None):
         heir = conn.execute(
-            "SELECT rowid, file_id, day, model, input, output, cache_read, cache_write, cost, estimated, "
+            "SELECT rowid, file_id, quarter, model, input, output, cache_read, cache_write, cost, estimated, "
             "unpriced FROM usage "
             "WHERE copy_key = ? AND dup = 1 ORDER BY rowid LIMIT 1",
             (key,),
@@ -139,18 +144,15 @@ def forget_usage(conn: sqlite3.Connection, file_id: int, entry_ids: Sequence[str
             _add_total(conn, heir[1], heir[2], heir[3:])
 
 
-def _is_midnight(ms: int) -> bool:
-    return ms % 86_400_000 == 0
-
-
-def _whole_days(query: UsageQuery) -> bool:
-    return all(ms is None or _is_midnight(ms) for ms in (query.since_ms, query.until_ms))
+def _whole_quarters(query: UsageQuery) -> bool:
+    """Whether the totals answer ``query``: its ends (a midnight in any zone) are quarter hours."""
+    return all(ms is None or ms % QUARTER_MS == 0 for ms in (query.since_ms, query.until_ms))
 
 
 def read_usage(
     conn: sqlite3.Connection, roots: Sequence[Path], query: UsageQuery | None = None
 ) -> list[UsageRecord]:
-    """Usage totals per (session, day, model) of the indexed sessions under ``roots``."""
+    """Usage totals per (session, UTC quarter hour, model) of the indexed sessions under ``roots``."""
     # Imported here (with the prices): the index's schema and a search need none of it.
     from sessiontree.archive.usage import Usage, UsageQuery, UsageRecord
 
@@ -167,21 +169,21 @@ def read_usage(
     }
     where: list[str] = []
     args: list[Any] = []
-    if _whole_days(query):
+    if _whole_quarters(query):
         sql = (
-            "SELECT file_id, day, model, messages, input, output, cache_read, cache_write, cost, costed, "
+            "SELECT file_id, quarter, model, messages, input, output, cache_read, cache_write, cost, costed, "
             "estimated, unpriced FROM usage_days"
         )
         if query.since_ms is not None:
-            where.append("day >= ?")
-            args.append(day_of(query.since_ms))
+            where.append("quarter >= ?")
+            args.append(quarter_of(query.since_ms))
         if query.until_ms is not None:
-            where.append("day < ? AND day != ''")
-            args.append(day_of(query.until_ms))
+            where.append("quarter < ? AND quarter != ''")
+            args.append(quarter_of(query.until_ms))
         group = ""
-    else:  # a time within a day: total the messages themselves
+    else:  # a time within a quarter hour: total the messages themselves
         sql = (
-            "SELECT file_id, day, model, count(*), sum(input), sum(output), sum(cache_read), "
+            "SELECT file_id, quarter, model, count(*), sum(input), sum(output), sum(cache_read), "
             "sum(cache_write), total(cost), count(cost), sum(estimated), sum(unpriced) FROM usage"
         )
         where.append("dup = 0")
@@ -191,7 +193,7 @@ def read_usage(
         if query.until_ms is not None:
             where.append("ts < ? AND ts > 0")
             args.append(query.until_ms)
-        group = " GROUP BY file_id, day, model"
+        group = " GROUP BY file_id, quarter, model"
     if query.model is not None:
         where.append("model = ?")
         args.append(query.model)

@@ -12,6 +12,7 @@ from sessiontree.archive.collection import parse_since, parse_until, project_pat
 from sessiontree.archive.search import SearchIndex, check_cache_dir
 from sessiontree.cli.base import Context, warn_line
 from sessiontree.cli.roots import PROJECT_HELP, ROOT_HELP, SINCE_HELP, agent_filter_option, pick_roots
+from sessiontree.store.times import LOCAL_ZONE, Zone
 
 F = TypeVar("F", bound=Callable[..., Any])
 ANNOUNCE_BYTES = 32 * 2**20
@@ -47,14 +48,14 @@ def project_of(value: str | None) -> str | None:
     return project_path(value) if value else None
 
 
-def since_of(value: str | None) -> int | None:
-    """The ``--since`` value in epoch milliseconds."""
-    return parse_since(value) if value else None
+def since_of(value: str | None, zone: Zone = LOCAL_ZONE) -> int | None:
+    """The ``--since`` value in epoch milliseconds (a date: its midnight in ``zone``, the reader's)."""
+    return parse_since(value, zone=zone) if value else None
 
 
-def until_of(value: str | None) -> int | None:
-    """The ``--until`` value in epoch milliseconds (exclusive; a bare date counts its whole day)."""
-    return parse_until(value) if value else None
+def until_of(value: str | None, zone: Zone = LOCAL_ZONE) -> int | None:
+    """The ``--until`` value in epoch milliseconds (exclusive; a bare date: its whole day in ``zone``)."""
+    return parse_until(value, zone=zone) if value else None
 
 
 def open_index(

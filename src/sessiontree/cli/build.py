@@ -117,13 +117,14 @@ def build(
     """
     from sessiontree.archive.collection import Filters, parse_since, project_path, usable_cache_dir
     from sessiontree.site.build import BuildOptions, build_site
+    from sessiontree.store.times import LOCAL_ZONE
 
     chosen = pick_roots(ctx, (*((folder,) if folder is not None else ()), *roots), agent, existing=True)
     if not chosen:
         raise click.UsageError("No sessions folder: pass DIR or --root")
     filters = Filters(
         project=project_path(project) if project else None,
-        since_ms=parse_since(since) if since else None,
+        since_ms=parse_since(since, zone=LOCAL_ZONE) if since else None,
         exclude=exclude,
     )
     options = BuildOptions(

@@ -77,5 +77,5 @@ def other_agents_notice(picked: list[tuple[str, Path]]) -> str:
 
 
 PROJECT_HELP = "Only sessions started in this directory or a folder under it."
-SINCE_FORMS = "YYYY-MM-DD, an ISO date-time (UTC unless given), or 12h / 7d / 2w."
+SINCE_FORMS = "YYYY-MM-DD, an ISO date-time (this machine's zone, TZ, unless given), or 12h / 7d / 2w."
 SINCE_HELP = "Only from this time on: " + SINCE_FORMS
