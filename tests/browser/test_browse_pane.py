@@ -9,8 +9,9 @@ import time
 from datetime import UTC, datetime
 from pathlib import Path
 
+import httpx
 import pytest
-from playwright.sync_api import Page
+from playwright.sync_api import Page, Route
 
 from tests.browser.conftest import Watch, wait_js
 from tests.serve.conftest import append_line
@@ -115,13 +116,49 @@ def test_the_pane_draws_its_first_rows_then_more_and_hears_new_sessions(
         lines += [msg("u1", None, "user", "hello"), assistant("a1", "u1")]
         fresh.write_text("".join(json.dumps(line) + "\n" for line in lines), encoding="utf-8")
         row = '#st-browse .st-browse-row[data-key="--work-demo--/fresh.jsonl"]'
-        page.wait_for_selector(row, timeout=30_000)
+        page.wait_for_selector(row, timeout=120_000)
         assert page.inner_text(row + " .st-browse-title") == "Bold and code link"
         assert _keys(page)[0] == "--work-demo--/fresh.jsonl"
         assert page.locator("#st-browse .st-browse-row").count() >= 250  # the drawn rows kept
     assert watch.page_errors == []
     requests = [url for url in watch.requests if "/api/sessions" in url]
     assert 2 <= len(requests) <= 4  # the first load, then once per pushed change: no polling
+
+
+def test_the_pane_hears_of_a_change_made_before_the_pages_stream_opened(
+    page: Page, watch: Watch, tmp_path: Path
+) -> None:
+    """The pane fetches its list as the page shows, the page's event stream opens once the viewer
+    booted: a new file listed in between was pushed to no stream. The stream's first event names
+    the listing's state, and the pane, whose list has another, fetches it again."""
+    agent = tmp_path / "agent"
+    demo = agent / "sessions" / "--work-demo--"
+    _write(demo / "old.jsonl", "old", "/work/demo", 1)
+    held: list[Route] = []
+
+    def hold(route: Route) -> None:
+        held.append(route)  # the page's stream: let through once the change is listed
+
+    page.route("**/events/s/**", hold)
+    with serve_process(agent / "sessions", agent, tmp_path / "cache") as served:
+        page.goto(served.url + "/s/--work-demo--/old.jsonl")
+        page.wait_for_selector("#st-browse .st-browse-row")
+        _write(demo / "fresh.jsonl", "fresh", "/work/demo", 0.5)
+        deadline = time.monotonic() + 120  # a bound for a hung server, not a timing assertion
+        while len(httpx.get(served.url + "/api/sessions").json()["sessions"]) < 2:
+            assert time.monotonic() < deadline, "the listing never showed the new file"
+            time.sleep(0.05)
+        deadline = time.monotonic() + 120
+        while not held:
+            assert time.monotonic() < deadline, "the page never opened its stream"
+            page.wait_for_timeout(50)
+        assert _keys(page) == ["--work-demo--/old.jsonl"]  # the list as fetched before the change
+        held[0].continue_()
+        page.wait_for_selector(
+            '#st-browse .st-browse-row[data-key="--work-demo--/fresh.jsonl"]', timeout=120_000
+        )
+        page.wait_for_selector("html[data-st-live=open]")
+    assert watch.page_errors == []
 
 
 # Set before the page's own scripts: a frame is asked for as soon as the first prompt is in the

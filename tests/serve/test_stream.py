@@ -143,6 +143,27 @@ def test_new_session_appears_on_the_index(served: Served, http: httpx.Client, se
     reader.close()
 
 
+def test_a_session_stream_first_says_the_listing_its_pane_may_have_missed(
+    served: Served, http: httpx.Client, sessions_dir: Path
+) -> None:
+    # A page's pane fetches its list before the page's stream is open: a change in between was
+    # pushed to no stream, and the pane kept the older list (the counts of a file settled then).
+    before = http.get(f"{served.url}/api/sessions").json()["state"]
+    reader = open_session(http, served)
+    first = reader.next()
+    assert first.name == "sessions" and first.data["state"] == before  # the pane has it: no fetch
+    reader.close()
+    write_session(sessions_dir / "--work-new--" / "2026-02-01_new.jsonl", "new1", "/work/new")
+    deadline = time.monotonic() + 120  # a bound for a hung server, not a timing assertion
+    while http.get(f"{served.url}/api/sessions").json()["state"] == before:
+        assert time.monotonic() < deadline, "the listing never showed the new file"
+        time.sleep(0.05)
+    reader = open_session(http, served)
+    first = reader.next()
+    assert first.name == "sessions" and first.data["state"] != before  # the pane fetches its list again
+    reader.close()
+
+
 def test_folder_deleted_and_recreated(
     served: Served, http: httpx.Client, sessions_dir: Path, tmp_path: Path
 ) -> None:

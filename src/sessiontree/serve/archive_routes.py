@@ -27,6 +27,7 @@ from sessiontree.errors import SearchError
 from sessiontree.pages.nav import NavLinks
 from sessiontree.pages.sessions_data import in_parts, models_by_path, sessions_data
 from sessiontree.pages.usage_page import UsagePageOptions, render_usage_page
+from sessiontree.serve.index_feed import listing_state
 from sessiontree.serve.pages import html_response, render_served_search
 from sessiontree.store.surrogates import shown_name
 from sessiontree.store.titles import cut_title
@@ -189,13 +190,14 @@ async def search_api(request: Request) -> Response:
 async def sessions_api(request: Request) -> Response:
     """``/api/sessions?part=N``: the sessions pane's list (``pages.sessions_data``), from the
     listing, in parts: the first (no ``part``) holds the newest sessions and names the others (its
-    JSON made again only when the listing changed since)."""
+    JSON made again only when the listing changed since), with the listing's ``state``."""
     state = request.app.state.serve
     version, entries = await state.listing.versioned_scan()
     made = state.sessions_json
     if made is None or made[0] != version:
         data = sessions_data(entries, lambda entry: state.urls.session(entry.key))
         first, parts = in_parts(data, lambda n: f"{state.urls.sessions_api()}?part={n}")
+        first["state"] = listing_state(entries)  # what a session stream's ``sessions`` events name
         made = state.sessions_json = (
             version,
             [JSONResponse(d).body for d in (first, *(d for _, d in parts))],

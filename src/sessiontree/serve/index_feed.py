@@ -26,7 +26,6 @@ log = logging.getLogger(__name__)
 INDEX_TOPIC = "index"
 INDEX_MIN_INTERVAL = 0.25
 """At most four index pushes a second, however fast files change."""
-SESSIONS_CHANGED = Event("sessions", {})
 
 
 def _shown(e: SessionInfo) -> tuple[object, ...]:
@@ -47,6 +46,12 @@ def _row_state(node: CatalogNode) -> tuple[object, ...]:
 def index_rows(groups: Iterable[ProjectGroup]) -> dict[str, int]:
     """Each top-level row's state (its session's and its subagents' shown fields), by key."""
     return {node.entry.key: hash((g.cwd, _row_state(node))) for g in groups for node in g.nodes}
+
+
+def sessions_event(state: str) -> Event:
+    """A ``sessions`` event: the listing as the pane's list has it (``/api/sessions``' ``state``)
+    is now ``state`` (a pane whose list has another state fetches it again)."""
+    return Event("sessions", {"state": state})
 
 
 class IndexFeed:
@@ -89,6 +94,11 @@ class IndexFeed:
             "index", {"first": True, "html": "", "gone": [], "summary": self._summary, "state": self._state}
         )
 
+    async def pane_event(self) -> Event:
+        """A session stream's first event: the listing as it is now. The page's pane fetched its
+        list before its stream was open, and a change in between was pushed to nobody."""
+        return sessions_event(listing_state(await self.listing.scan_async()))
+
     async def event(self, entries: list[SessionInfo] | None = None) -> Event | None:
         """The rows changed since the last push as an event, or None when nothing shown has changed."""
         entries = entries if entries is not None else await self.listing.scan_async()
@@ -113,13 +123,15 @@ class IndexFeed:
         pages = [topic for topic in self.hub.topics() if topic.startswith(SESSION_TOPIC)]
         if not self.hub.count(INDEX_TOPIC):
             self._rows = None  # the next page open starts from the listing as it is then
+        if not pages:
+            self._pane_state = None  # the next session page's stream hears of the next change
         if self.hub.count(INDEX_TOPIC) or pages:
             entries = await self.listing.scan_async()
             state = listing_state(entries)
             if state != self._pane_state:
                 self._pane_state = state
                 for topic in pages:
-                    self.hub.publish(topic, SESSIONS_CHANGED)
+                    self.hub.publish(topic, sessions_event(state))
             event = await self.event(entries) if self.hub.count(INDEX_TOPIC) else None
             if event is not None:
                 self.hub.publish(INDEX_TOPIC, event)

@@ -295,12 +295,14 @@ async def session_events(request: Request, key: str, path: Path) -> Response:
         count = -1
     topic = topic_of(key)
     # Subscribe first, then read what the page missed: an append in between arrives twice at
-    # most, and the client skips entries it already has (events carry the entry count).
+    # most, and the client skips entries it already has (events carry the entry count). So for
+    # its pane: the listing as it is now (a change since the pane's list went to no stream).
     queue = state.hub.subscribe(topic)
     try:
         for event in await anyio.to_thread.run_sync(live.refresh, limiter=state.render_limit):
             state.hub.publish(topic, event)
         first: list[Event] = await anyio.to_thread.run_sync(live.catch_up, generation, count)
+        first.insert(0, await state.index_feed.pane_event())
     except BaseException:
         state.hub.unsubscribe(topic, queue)
         raise

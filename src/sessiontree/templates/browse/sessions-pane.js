@@ -2,8 +2,9 @@
  * file): the sessions of this project (or of all), newest activity first, filters, a dot and a
  * count for what grew since last seen, Alt+Up / Alt+Down to the previous / next session, and a
  * marker where this page's unseen part begins. The list is fetched from window.sessiontreeBrowse.data
- * (same origin) after the page shows, and again when a server says its listing changed (the
- * 'st-sessions-changed' event session-live.js raises from the page's event stream); only the first
+ * (same origin) after the page shows, and again when a server says its listing is in another state
+ * than the list's (the 'st-sessions-changed' event session-live.js raises from the page's event
+ * stream: first when it opens, as a change may have come between the fetch and it); only the first
  * rows are drawn, more as the list is scrolled. "Last seen" is kept per session in localStorage.
  * Every string from the list is set as text. Needs session-list.js before it. The pane starts
  * once the page's first screen is painted (a frame after this script, or at once in a hidden tab):
@@ -253,8 +254,9 @@
 
     // A large site's list comes in files of some hundred sessions: the first drawn at once, the
     // others ('more', next to it) fetched after and the list drawn again once all are in.
-    async function loadMore(names) {
+    async function loadMore(names, asked) {
       const parts = await Promise.all(names.map((name) => getJson(new URL(String(name), dataUrl).href)));
+      if (asked !== refreshes) return; // a newer list came meanwhile: these parts are of an older one
       sessions = sessions.concat(...parts.map((part) => linked(part && part.sessions)));
       if (models) for (const s of sessions) s.m = models[s.k] || [];
       current = sessions.find((s) => s.k === settings.current) || null;
@@ -265,14 +267,19 @@
     }
 
     let loaded = false;
+    let state = null; // the server's listing state of the list drawn (null: none said)
+    let refreshes = 0; // a reply to an older refresh than the last one asked is dropped
     async function refresh() {
+      const asked = ++refreshes;
       let more = [];
       try {
         const data = await getJson(dataUrl.href);
+        if (asked !== refreshes) return;
         sessions = linked(data.sessions);
         more = Array.isArray(data.more) ? data.more : [];
+        state = typeof data.state === 'string' ? data.state : null;
       } catch (e) {
-        status.textContent = 'The session list could not be loaded.';
+        if (asked === refreshes) status.textContent = 'The session list could not be loaded.';
         return;
       }
       if (models) for (const s of sessions) s.m = models[s.k] || [];
@@ -285,7 +292,8 @@
       modelWrap.hidden = !sessions.some((s) => s.m && s.m.length);
       draw(true);
       if (more.length) {
-        try { await loadMore(more); } catch (e) { status.textContent = 'Part of the session list could not be loaded.'; }
+        try { await loadMore(more, asked); } catch (e) { status.textContent = 'Part of the session list could not be loaded.'; }
+        if (asked !== refreshes) return;
       }
       // Every part of the list in: the baselines of what grew (this page's entries known once the viewer booted).
       booted.then(() => remember(first));
@@ -328,8 +336,11 @@
     if (POLL_MS > 0) {
       setInterval(() => { if (!doc.hidden) refresh(); }, POLL_MS);
     }
-    // A server pushes a change of its listing (a hidden page asks again when it is shown).
-    doc.addEventListener('st-sessions-changed', () => { if (!doc.hidden) refresh(); });
+    // A server pushes its listing's state (a hidden page asks again when it is shown).
+    doc.addEventListener('st-sessions-changed', (e) => {
+      const said = e.detail && e.detail.state;
+      if (!doc.hidden && !(said && said === state)) refresh();
+    });
     doc.addEventListener('visibilitychange', () => { if (!doc.hidden) refresh(); });
   };
   if (document.hidden || !window.requestAnimationFrame) start();

@@ -152,8 +152,14 @@
     events.addEventListener('append', onAppend);
     events.addEventListener('replaced', () => reloadKeepingPlace('replaced'));
     events.addEventListener('removed', () => notice('This session file was removed or renamed.'));
-    // The served folders' listing changed: the sessions pane fetches its list again.
-    events.addEventListener('sessions', () => document.dispatchEvent(new CustomEvent('st-sessions-changed')));
+    // The served folders' listing as it is now (first, then at each change): the sessions pane
+    // fetches its list again unless it has that state already.
+    events.addEventListener('sessions', (ev) => {
+      let data = null;
+      try { data = JSON.parse(ev.data); } catch (_) { /* no state: the pane asks again */ }
+      const state = data && typeof data.state === 'string' ? data.state : null;
+      document.dispatchEvent(new CustomEvent('st-sessions-changed', { detail: { state } }));
+    });
     events.addEventListener('open', () => root.setAttribute('data-st-live', 'open'));
     events.addEventListener('error', () => {
       // The browser reconnects by itself; it must then ask from the current count, not the first.
