@@ -5,7 +5,10 @@ from __future__ import annotations
 
 import threading
 import time
+from collections.abc import Callable
 from concurrent.futures import CancelledError
+
+import pytest
 
 from sessiontree.serve.renders import Renders
 
@@ -45,8 +48,13 @@ def test_a_render_every_client_left_stops_and_the_next_one_runs() -> None:
     renders = Renders(budget=10)
     stopped = threading.Event()
 
+    asked = threading.Event()
+    polls = [0]
+
     def endless(cancelled: object) -> object:
         while not cancelled():  # type: ignore[operator]
+            if asked.is_set():
+                polls[0] += 1
             time.sleep(0.005)
         stopped.set()
         raise CancelledError
@@ -66,13 +74,43 @@ def test_a_render_every_client_left_stops_and_the_next_one_runs() -> None:
     wait_for(lambda: "k" in renders._jobs and len(renders._jobs["k"].clients) == 3, "three clients")
     gone[0].set()
     gone[1].set()
-    time.sleep(0.2)
+    asked.set()
+    # The second poll counted began after the first one's count, so after two clients had left.
+    wait_for(lambda: polls[0] >= 2, "the render asked whether its clients left")
     assert not stopped.is_set()  # one client still waits: the render goes on
     gone[2].set()
     for thread in threads:
         thread.join(DEADLINE)
     assert stopped.is_set() and len(errors) == 3 and not renders._jobs and renders._used == 0
     assert renders.render("k", 5, lambda cancelled: "fresh", threading.Event()) == "fresh"
+
+
+def test_a_client_that_comes_as_a_left_render_stops_gets_a_render_of_its_own() -> None:
+    # The last client left, the render saw it and stopped; a client for the same state joined it
+    # before it was dropped, and got its CancelledError: its page was cut short after the first chunk.
+    renders = Renders(budget=10)
+    left = threading.Event()
+    results: list[object] = []
+
+    def late_client() -> None:
+        try:
+            results.append(renders.render("k", 1, lambda cancelled: "page", threading.Event()))
+        except CancelledError:
+            results.append("cut short")
+
+    late = threading.Thread(target=late_client)
+
+    def stopping(cancelled: Callable[[], bool]) -> object:
+        left.set()  # its only client leaves
+        assert cancelled()
+        late.start()  # a client for the same state comes before the render is dropped
+        wait_for(lambda: len(renders._jobs["k"].clients) == 2, "the late client joined")
+        raise CancelledError
+
+    with pytest.raises(CancelledError):
+        renders.render("k", 1, stopping, left)
+    late.join(DEADLINE)
+    assert results == ["page"] and renders.started == 2 and not renders._jobs
 
 
 def test_renders_wait_within_the_budget_but_one_always_runs() -> None:

@@ -118,19 +118,29 @@ class Renders:
         """``make(cancelled)``'s result for ``key``: made here, or shared with the client already
         making it. ``gone`` is set when this client leaves; ``cancelled()`` tells ``make`` that
         every client of its render has left. Raises ``CancelledError`` when this client left."""
-        with self._lock:
-            job = self._jobs.get(key)
-            owner = job is None
-            if job is None:
-                job = self._jobs[key] = _Job()
-            job.clients.append(gone)
-        if not owner:
+        while True:
+            with self._lock:
+                job = self._jobs.get(key)
+                owner = job is None
+                if job is None:
+                    job = self._jobs[key] = _Job()
+                job.clients.append(gone)
+            if owner:
+                return self._make(key, size, make, job)
             while not job.done.wait(_POLL):
                 if gone.is_set():
                     raise CancelledError
+            if isinstance(job.error, CancelledError) and not gone.is_set():
+                # Its clients left before this one came, and it had stopped already: not this
+                # client's page to cut short. A render of its own (or of the next one to come).
+                continue
             if job.error is not None:
                 raise job.error
             return job.result  # type: ignore[return-value]
+
+    def _make(
+        self, key: Hashable, size: int, make: Callable[[Callable[[], bool]], T], job: _Job[object]
+    ) -> T:
         made = False
         try:
             self._admit(size, job)
