@@ -4,9 +4,13 @@ from __future__ import annotations
 
 import json
 import os
+import time
 from pathlib import Path
 from typing import Any
 
+import pytest
+
+from sessiontree.archive.index import RACY_SECONDS
 from sessiontree.archive.search import SearchFilters, SearchIndex
 from tests.archive.sessions import make_session, write_lines
 
@@ -41,6 +45,39 @@ def test_appended_lines_are_indexed_alone(roots: Path, cache_dir: Path) -> None:
         assert len(ids(index, "fsync")) == len(ids(index, "fsync"))  # stable
         assert index.update().rows == 0  # nothing new: nothing read
         assert rows_before > 1
+
+
+def test_a_line_appended_while_the_file_is_indexed_is_indexed_next_time(
+    roots: Path, cache_dir: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # The file's size and time were recorded from a stat after its read and indexing: a line appended
+    # in between (more than RACY_SECONDS before that stat) left the file as recorded, and every later
+    # stat pass skipped it: the line was never indexed.
+    from sessiontree.archive import index_file
+
+    path, lines = make_session(roots / "p", "during", seed=5, turns=6)
+    index_values = index_file._index_values
+    appended: list[str] = []
+
+    def index_then_append(*args: Any) -> int:
+        rows: int = index_values(*args)
+        if not appended:
+            appended.append("during1")
+            with path.open("a", encoding="utf-8") as fh:
+                fh.write(user_line("during1", "first1", "zqduring the indexing"))
+            old = time.time() - 10 * RACY_SECONDS  # long before the stat that follows
+            os.utime(path, (old, old))
+        return rows
+
+    with SearchIndex([roots], cache_dir) as index:
+        index.update()
+        with path.open("a", encoding="utf-8") as fh:
+            fh.write(user_line("first1", lines[-1]["id"], "zqfirst append"))
+        monkeypatch.setattr(index_file, "_index_values", index_then_append)
+        assert index.update().appended == 1 and appended == ["during1"]
+        assert ids(index, "zqfirst") == ["first1"] and ids(index, "zqduring") == []
+        assert index.update().appended == 1
+        assert ids(index, "zqduring") == ["during1"]
 
 
 def test_a_half_written_line_waits_for_its_newline(roots: Path, cache_dir: Path) -> None:

@@ -91,6 +91,13 @@ def update_file(conn: sqlite3.Connection, path: Path, report: UpdateReport) -> N
             state = _FileState(conn.execute("SELECT last_insert_rowid()").fetchone()[0], None, 3, 0, None)
         reader = TailReader(path, state.tail)
         try:
+            # The file as it is before the read is what is recorded: a write during the read (or
+            # the indexing after it) then leaves it unlike the record, and it is read again next
+            # time. A stat after would name bytes never read, skipped for good by the stat pass.
+            before: os.stat_result | None = os.stat(path)
+        except OSError:
+            before = None  # gone: the read says so
+        try:
             read = reader.poll()
             if read.kind == "missing":
                 forget_file(conn, state.id)
@@ -123,7 +130,7 @@ def update_file(conn: sqlite3.Connection, path: Path, report: UpdateReport) -> N
                     report.rows += _follow(conn, state, path, values, whole=True)
         except OSError:
             return  # unreadable now (permissions, vanished mid-read): keep what was indexed
-        st = os.stat(path)
+        st = before if before is not None else os.stat(path)
         conn.execute(
             "UPDATE files SET size = ?, mtime_ns = ?, ino = ?, checked_ns = ?, tail = ?, entries = ?, "
             "agent = ? WHERE id = ?",
