@@ -8,6 +8,7 @@ import sys
 import time
 import webbrowser
 from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -150,14 +151,27 @@ def no_browser(monkeypatch: pytest.MonkeyPatch) -> list[str]:
 GenSession = Callable[..., Path]
 
 
+@contextmanager
+def machine_zone(zone: str) -> Iterator[None]:
+    """This process's local time zone is ``zone`` (``TZ``, what the CLI shows and counts in)."""
+    before = os.environ.get("TZ")
+    os.environ["TZ"] = zone
+    time.tzset()
+    try:
+        yield
+    finally:
+        if before is None:
+            del os.environ["TZ"]
+        else:
+            os.environ["TZ"] = before
+        time.tzset()
+
+
 @pytest.fixture
-def utc(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
-    """This process's local time is UTC (the CLI shows and counts the machine's zone: ``TZ``)."""
-    monkeypatch.setenv("TZ", "UTC")
-    time.tzset()
-    yield
-    monkeypatch.undo()
-    time.tzset()
+def utc() -> Iterator[None]:
+    """This process's local time is UTC."""
+    with machine_zone("UTC"):
+        yield
 
 
 @pytest.fixture(scope="session")

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import sqlite3
 import sys
-import time
 from datetime import UTC, datetime
 from pathlib import Path
 from zoneinfo import ZoneInfo
@@ -23,6 +22,7 @@ from sessiontree.archive.collection import (
 from sessiontree.errors import FilterError
 from sessiontree.store.paths import blob_dirs_for, blob_dirs_near
 from sessiontree.store.times import LOCAL_ZONE, MAX_TIME_MS
+from tests.conftest import machine_zone
 
 NOW = datetime(2026, 3, 10, 12, tzinfo=UTC).timestamp()
 
@@ -40,10 +40,8 @@ def test_since_takes_dates_times_and_relative_spans() -> None:
             parse_since(bad)
 
 
-def test_dates_in_the_machines_zone_begin_at_its_midnight(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv("TZ", "America/Los_Angeles")
-    time.tzset()
-    try:
+def test_dates_in_the_machines_zone_begin_at_its_midnight() -> None:
+    with machine_zone("America/Los_Angeles"):
         la = ZoneInfo("America/Los_Angeles")
         assert parse_since("2026-03-01", zone=LOCAL_ZONE) == int(
             datetime(2026, 3, 1, tzinfo=la).timestamp() * 1000
@@ -60,9 +58,6 @@ def test_dates_in_the_machines_zone_begin_at_its_midnight(monkeypatch: pytest.Mo
             assert span == hours * 3_600_000, day
         assert parse_until("2026-03-08") - parse_since("2026-03-08") == 24 * 3_600_000  # UTC by default
         assert parse_until("9999-12-31", zone=LOCAL_ZONE) == MAX_TIME_MS
-    finally:
-        monkeypatch.undo()
-        time.tzset()
 
 
 CWDS = ["/work", "/work/app", "/work/app/sub", "/workshop", "/work-app", "/other"]

@@ -6,6 +6,7 @@ import json
 import sqlite3
 import subprocess
 import sys
+from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
@@ -13,6 +14,7 @@ from click.testing import CliRunner
 
 from sessiontree.cli import cli
 from sessiontree.store.artifacts import AgentOutputManager, ArtifactManager
+from tests.conftest import machine_zone
 
 
 @pytest.fixture
@@ -132,6 +134,19 @@ def test_history_uses_the_agent_dir_option(tmp_path: Path) -> None:
     assert (agent / "history.db").is_file()
     assert "elsewhere" in run("--agent-dir", str(agent), "history", "search", "elsewhere")[1]
     assert run("history", "search", "elsewhere")[1] == ""
+
+
+def test_history_search_shows_the_machines_time_with_its_offset(isolated_agent_dir: Path) -> None:
+    assert run("history", "add", "zone question", "--cwd", "/proj")[0] == 0
+    with sqlite3.connect(isolated_agent_dir / "history.db") as conn:
+        conn.execute(
+            "UPDATE history SET created_at = ?", (int(datetime(2026, 3, 1, 20, tzinfo=UTC).timestamp()),)
+        )
+    with machine_zone("Asia/Kolkata"):
+        out = run("history", "search", "zone")[1]
+    assert out == "2026-03-02 01:30:00+05:30\t/proj\tzone question\n"
+    with machine_zone("UTC"):
+        assert run("history", "search", "zone")[1].startswith("2026-03-01 20:00:00+00:00\t")
 
 
 def test_history_search_escapes_control_characters(isolated_agent_dir: Path) -> None:

@@ -16,7 +16,7 @@ from click.testing import CliRunner
 from sessiontree.cli import cli
 from sessiontree.readers import load_any
 from sessiontree.store.entries import message_of
-from tests.archive.sessions import make_session, write_lines
+from tests.archive.sessions import make_session, set_times, write_lines
 from tests.cli.test_sessions_cli import run_on_a_terminal
 from tests.readers.helpers import REAL, TOUR
 
@@ -51,7 +51,7 @@ def test_list_counts_every_file_and_shows_its_last_entry(tmp_path: Path, utc: No
     assert code == 0, err
     assert "Including" not in err  # --root chose the folders
     rows = out.splitlines()
-    assert rows[0].split() == ["AGENT", "ID", "TITLE", "CWD", "MESSAGES", "LAST", "ACTIVE"]
+    assert rows[0].split() == ["AGENT", "ID", "TITLE", "CWD", "MESSAGES", "LAST", "ACTIVE", "(UTC)"]
     table = {row.split()[1][:8]: row for row in rows[1:]}
     assert len(table) == 3 and " - " not in out
     for path, agent in ((big, "pi"), (claude / f"{CB}.jsonl", "claude"), (claude / TOUR.name, "claude")):
@@ -126,7 +126,7 @@ def test_the_other_agents_notice_is_one_line_and_only_without_root(
 
 
 def test_search_on_a_terminal_groups_hits_under_each_session(
-    isolated_agent_dir: Path, tmp_path: Path
+    isolated_agent_dir: Path, tmp_path: Path, utc: None
 ) -> None:
     folder = isolated_agent_dir / "sessions" / "--work-demo--"
     paths = []
@@ -149,6 +149,7 @@ def test_search_on_a_terminal_groups_hits_under_each_session(
     assert code == 0, output
     text = re.sub(r"\x1b\[[0-9;]*m", "", output)
     lines = [line for line in text.splitlines() if line.strip()]
+    assert lines.pop() == "Times in UTC."  # the zone the times are in, once, last
     headings = [line for line in lines if not line.startswith("  ")]
     assert sorted(headings) == sorted(f"Demo {i}  {p}" for i, p in enumerate(paths))  # each once, plain
     hits = [line for line in lines if line.startswith("  ")]
@@ -165,3 +166,29 @@ def test_search_on_a_terminal_groups_hits_under_each_session(
         *("path", "sessionId", "title", "shortTitle", "cwd", "entryId"),
         *("role", "time", "snippet", "marks", "score"),
     }
+
+
+def test_list_and_search_on_a_terminal_show_the_machines_zone(
+    isolated_agent_dir: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    path, entries = make_session(isolated_agent_dir / "sessions" / "--work-zone--", "z", seed=81, turns=4)
+    set_times(entries, lambda n: 0, (datetime(2026, 3, 1, 20, tzinfo=UTC),))  # 01:30 on the 2nd in India
+    for entry in entries:
+        message = entry.get("message")
+        if isinstance(message, dict) and message["role"] == "user":
+            message["content"] = [{"type": "text", "text": "the zqzoneword is here"}]
+    write_lines(path, entries)
+    monkeypatch.setenv("TZ", "Asia/Kolkata")  # the CLI's processes run in India (+05:30)
+    code, output = run_on_a_terminal(
+        ["search", "zqzoneword", "--cache-dir", str(tmp_path / "c")], "", tmp_path
+    )
+    assert code == 0, output
+    lines = [line for line in re.sub(r"\x1b\[[0-9;]*m", "", output).splitlines() if line.strip()]
+    assert lines[-1] == "Times in Asia/Kolkata."
+    hits = [line for line in lines if line.startswith("  ")]
+    assert hits and all(line.startswith("  2026-03-02 01:30  user ") for line in hits), hits
+    code, output = run_on_a_terminal(["list", "--all"], "", tmp_path)
+    assert code == 0, output
+    rows = output.splitlines()
+    assert rows[0].split()[-3:] == ["LAST", "ACTIVE", "(Asia/Kolkata)"]
+    assert rows[1].endswith("2026-03-02 01:30"), rows

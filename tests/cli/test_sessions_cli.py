@@ -70,7 +70,7 @@ def test_list_empty(project: Path) -> None:
     assert result.exit_code == 0 and result.stdout == "" and "No sessions for" in result.stderr
 
 
-def test_list_table_newest_first(project: Path, isolated_agent_dir: Path) -> None:
+def test_list_table_newest_first(project: Path, isolated_agent_dir: Path, utc: None) -> None:
     add_session(isolated_agent_dir, project, "1111aaaa2222bbbb", "old question", mtime=1_000_000)
     add_session(
         isolated_agent_dir, project, "3333cccc4444dddd", "new question", mtime=2_000_000, title="Named"
@@ -79,7 +79,7 @@ def test_list_table_newest_first(project: Path, isolated_agent_dir: Path) -> Non
     result = run("list")
     assert result.exit_code == 0, result.output
     rows = result.stdout.splitlines()
-    assert rows[0].split() == ["ID", "TITLE", "CWD", "MESSAGES", "LAST", "ACTIVE"]
+    assert rows[0].split() == ["ID", "TITLE", "CWD", "MESSAGES", "LAST", "ACTIVE", "(UTC)"]
     assert len(rows) == 3
     assert rows[1].startswith("3333cccc4444dddd  Named") and "old question" in rows[2]
     assert "/proj " in rows[1] and rows[1].split()[-3] == "2"  # a long cwd keeps its end

@@ -6,7 +6,6 @@ import json
 import os
 import sys
 from dataclasses import asdict
-from datetime import UTC, datetime
 from pathlib import Path
 
 import click
@@ -15,6 +14,7 @@ from sessiontree.cli.base import Context, cli, pass_context
 from sessiontree.errors import SessiontreeError
 from sessiontree.store.history import HistoryEntry, HistoryStorage, history_db_path
 from sessiontree.store.output_sink import sanitize_text
+from sessiontree.store.times import LOCAL_ZONE
 
 
 @cli.group()
@@ -31,8 +31,9 @@ def cwd_option(value: str | None) -> str | None:
 
 
 def format_entry(entry: HistoryEntry) -> str:
-    """Return one tab-separated line: UTC time, cwd, prompt (newlines shown as \\n)."""
-    when = datetime.fromtimestamp(entry.created_at, UTC).strftime("%Y-%m-%d %H:%M:%S")
+    """Return one tab-separated line: time (this machine's, with its UTC offset), cwd, prompt
+    (newlines shown as \\n)."""
+    when = LOCAL_ZONE.datetime_of(round(entry.created_at * 1000)).isoformat(sep=" ", timespec="seconds")
     prompt = sanitize_text(entry.prompt.replace("\\", "\\\\").replace("\n", "\\n").replace("\t", "\\t"))
     return f"{when}\t{sanitize_text(entry.cwd or '-')}\t{prompt}"
 

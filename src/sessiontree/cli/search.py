@@ -13,6 +13,7 @@ from sessiontree.archive.search import ROLE_CHOICES, SearchFilters, SearchHit
 from sessiontree.cli.archive_options import archive_options, open_index, project_of, since_of
 from sessiontree.cli.base import Context, cli, pass_context
 from sessiontree.store.discovery import printable
+from sessiontree.store.times import LOCAL_ZONE
 from sessiontree.store.titles import plain_title
 
 TITLE_WIDTH = 40
@@ -48,7 +49,8 @@ def _snippet(hit: SearchHit, width: int | None, *, bold: bool) -> str:
 
 def format_groups(hits: Sequence[SearchHit], *, bold: bool, width: int) -> str:
     """Hits grouped by session (in rank order of each session's best hit): the title and path once,
-    then one aligned line per hit: time, role, snippet, ``--leaf ID``."""
+    then one aligned line per hit: time (this machine's, its zone named last), role, snippet,
+    ``--leaf ID``."""
     groups: dict[Path, list[SearchHit]] = {}
     for hit in hits:
         groups.setdefault(hit.path, []).append(hit)
@@ -61,11 +63,12 @@ def format_groups(hits: Sequence[SearchHit], *, bold: bool, width: int) -> str:
             lines.append("")
         lines.append(f"{heading}  {printable(str(path))}")
         for hit in group:
-            when = hit.time.replace("T", " ").removesuffix("Z")[:16] if hit.time else "-"
+            when = LOCAL_ZONE.datetime_of(hit.ts).strftime("%Y-%m-%d %H:%M") if hit.ts > 0 else "-"
             leaf = f"  --leaf {printable(hit.entry_id)}" if hit.entry_id else ""
             lead = f"  {when:<16}  {printable(hit.role):<{role_width}}  "
             room = max(20, width - len(lead) - len(leaf))
             lines.append(lead + _snippet(hit, room, bold=bold) + leaf)
+    lines += ["", f"Times in {LOCAL_ZONE.name}."]
     return "\n".join(lines)
 
 
@@ -99,9 +102,9 @@ def search(
     FTS5 syntax: words, "a phrase", pre*, a OR b, a NOT b; text that is not valid FTS5 is
     matched as plain text. Title and label hits come first, then by relevance (bm25), newest
     first on ties. On a terminal, hits are grouped under each session's title and FILE, a line
-    each: time (UTC), role, snippet, --leaf ID; piped, each line is title, time, role, snippet
-    and FILE --leaf ID, tab-separated. `sessiontree export FILE --leaf ID` shows a hit. No
-    match: a line on stderr, exit status 1.
+    each: time (in this machine's zone, named last), role, snippet, --leaf ID; piped, each line
+    is title, time (ISO 8601 UTC), role, snippet and FILE --leaf ID, tab-separated.
+    `sessiontree export FILE --leaf ID` shows a hit. No match: a line on stderr, exit status 1.
     """
     filters = SearchFilters(project=project_of(project), since_ms=since_of(since), role=role, limit=limit)
     with open_index(ctx, sessions_dirs, cache_dir, agent) as index:

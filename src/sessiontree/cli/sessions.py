@@ -29,7 +29,7 @@ from sessiontree.store.manager import SessionManager
 from sessiontree.store.paths import AgentPaths
 from sessiontree.store.resolve import resolve_session
 from sessiontree.store.surrogates import replace_surrogates
-from sessiontree.store.times import datetime_millis, parse_iso, utc_datetime
+from sessiontree.store.times import LOCAL_ZONE, datetime_millis, parse_iso
 from sessiontree.store.titles import plain_title
 
 TITLE_WIDTH = 48
@@ -52,10 +52,19 @@ def format_table(infos: Sequence[SessionInfo]) -> str:
     """Format the session table: id, plain-text title, cwd, messages, last activity (and the agent
     when another agent's sessions are listed)."""
     agents = any(info.agent != "pi" for info in infos)
-    rows = [(*(("AGENT",) if agents else ()), "ID", "TITLE", "CWD", "MESSAGES", "LAST ACTIVE")]
+    rows = [
+        (
+            *(("AGENT",) if agents else ()),
+            "ID",
+            "TITLE",
+            "CWD",
+            "MESSAGES",
+            f"LAST ACTIVE ({LOCAL_ZONE.name})",
+        )
+    ]
     for info in infos:
         count = "-" if info.message_count is None else str(info.message_count)
-        active = utc_datetime(last_active(info)).astimezone().strftime("%Y-%m-%d %H:%M")
+        active = LOCAL_ZONE.datetime_of(round(last_active(info) * 1000)).strftime("%Y-%m-%d %H:%M")
         rows.append(
             (
                 *((info.agent,) if agents else ()),
@@ -134,7 +143,7 @@ def list_command(
 
     Ours and, when their folders exist (or with --root), Claude Code's and Codex CLI's, with
     the agent shown. MESSAGES counts every file's messages; LAST ACTIVE is its last entry's
-    time (local), else the file's.
+    time, else the file's, in this machine's zone (TZ; named in the heading).
     """
     listing = list_everywhere(ctx, roots, agent, show_all=show_all, session_dir=session_dir)
     infos = listing.sessions
