@@ -70,7 +70,7 @@ def page(browser: Browser, watch: Watch) -> Iterator[Page]:
     pg.on("console", on_console)
     pg.on("pageerror", lambda e: watch.page_errors.append(str(e)))
     pg.on("request", lambda r: watch.requests.append(r.url))
-    pg.set_default_timeout(10_000)
+    pg.set_default_timeout(60_000)  # a ceiling for waits on a loaded machine, not a timed assertion
     yield pg
     context.close()
 
@@ -109,8 +109,9 @@ def http_server(tmp_path: Path) -> Iterator[Server]:
         thread.join(5)
 
 
-def wait_js(pg: Page, expression: str, timeout: float = 10.0) -> None:
-    """Poll a JS expression until truthy (wait_for_function evals strings, which the page's CSP forbids)."""
+def wait_js(pg: Page, expression: str, timeout: float = 60.0) -> None:
+    """Poll a JS expression until truthy (wait_for_function evals strings, which the page's CSP forbids);
+    ``timeout``: a ceiling for a loaded machine, never reached when the state comes."""
     deadline = time.monotonic() + timeout
     while not pg.evaluate(expression):
         if time.monotonic() > deadline:

@@ -78,7 +78,7 @@ def audit_browsing(page: Page, session_url: str, search_url: str, where: str) ->
     """Audit the sessions pane (its filters open, narrow in the drawer too) and the search page with hits."""
     page.set_viewport_size(WIDE)
     open_page(page, session_url)
-    page.wait_for_selector("#st-browse .st-browse-row", timeout=30_000)
+    page.wait_for_selector("#st-browse .st-browse-row", timeout=120_000)
     page.evaluate("document.querySelector('#st-browse details').open = true")
     assert_clean(page, f"{where}, sessions pane")
     page.set_viewport_size(NARROW)

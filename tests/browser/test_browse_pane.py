@@ -72,7 +72,7 @@ def test_the_pane_lists_opens_next_and_marks_what_grew(page: Page, watch: Watch,
         now = datetime.now(UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")
         append_line(demo / "old.jsonl", {**msg("u2", "a1", "user", "a late question"), "timestamp": now})
         grew = '#st-browse .st-browse-row.st-browse-grew[data-key="--work-demo--/old.jsonl"]'
-        page.wait_for_selector(grew, timeout=30_000)
+        page.wait_for_selector(grew, timeout=120_000)
         assert page.locator(grew + " .st-browse-dot").count() == 1
         assert page.inner_text(grew + " .st-browse-new") == "1 new"
         assert page.locator("#st-browse .st-browse-grew").count() == 1

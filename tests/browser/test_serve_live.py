@@ -159,7 +159,7 @@ def test_rewritten_file_reloads_at_the_same_place(
     # An atomic rewrite (temp file + rename), as pi does when it deletes a branch.
     temp = path.with_name("rewrite.tmp")
     temp.write_bytes(path.read_bytes())
-    with page.expect_navigation(timeout=20_000):
+    with page.expect_navigation(timeout=120_000):
         temp.replace(path)
     page.wait_for_selector("html[data-st-ready]")
     wait_js(page, "window.sessiontree.filter === 'user-only'")

@@ -103,7 +103,7 @@ def test_message_search_over_http_finds_a_deep_phrase_and_opens_its_entry(
     page.goto(static_server + "/index.html")
     page.fill("#st-filter", PHRASE)
     hit = f'.st-fulltext-hit a[href$="?targetId={entry_id}"]'
-    page.wait_for_selector(hit, timeout=30_000)
+    page.wait_for_selector(hit, timeout=120_000)
     key = planted_path.relative_to(archive.root).as_posix()
     assert page.get_attribute(hit, "href") == f"/{layout.page_path(key)}?targetId={entry_id}"
     assert "heron" in page.inner_text(".st-fulltext-hit mark, .st-fulltext-excerpt").lower()
@@ -141,7 +141,7 @@ def test_message_search_merges_every_batch_bundle(
         for phrase, (path, entry_id) in planted.items():
             page.fill("#st-filter", phrase)
             hit = f'.st-fulltext-hit a[href$="?targetId={entry_id}"]'
-            page.wait_for_selector(hit, timeout=30_000)
+            page.wait_for_selector(hit, timeout=120_000)
             key = path.relative_to(archive.root).as_posix()
             assert page.get_attribute(hit, "href") == f"/{layout.page_path(key)}?targetId={entry_id}"
             assert bundle_of[key]  # each phrase lives in its own session's bundle
@@ -169,7 +169,7 @@ def test_rare_word_search_fetches_only_its_bundle(
     (own,) = [name for name, b in manifest.bundles.items() if key in b.keys]
     with serve_folder(site) as url:
         page.goto(url + "/search.html?q=zqxjwvrareword")
-        page.wait_for_selector(f'.st-fulltext-hit a[href$="?targetId={entry_id}"]', timeout=30_000)
+        page.wait_for_selector(f'.st-fulltext-hit a[href$="?targetId={entry_id}"]', timeout=120_000)
         page.fill("#st-q", "zqxjwvnowhere")  # a word no session holds: no bundle at all
         wait_js(
             page,

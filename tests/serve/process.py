@@ -30,7 +30,7 @@ class Served:
         """Ctrl-C it (SIGINT) and return its exit status."""
         if self.proc.poll() is None:
             self.proc.send_signal(signal.SIGINT)
-        return self.proc.wait(timeout=30)
+        return self.proc.wait(timeout=120)  # a bound for a hung server on a loaded machine
 
 
 def agent_folder(tmp_path: Path, key: str, *, turns: int) -> Path:
@@ -104,7 +104,7 @@ class SseEvent:
 class EventReader:
     """Read server-sent events from one open stream, one at a time (blocking until the next)."""
 
-    def __init__(self, client: httpx.Client, url: str, timeout: float = 30.0) -> None:
+    def __init__(self, client: httpx.Client, url: str, timeout: float = 120.0) -> None:
         self._cm = client.stream("GET", url, timeout=httpx.Timeout(timeout))
         self.response = self._cm.__enter__()
         self._lines = self.response.iter_lines()

@@ -50,12 +50,12 @@ def test_redacted_page_renders_in_chromium(fake_gh: FakeGh, isolated_agent_dir: 
             page = browser.new_page()
             page.on("pageerror", lambda exc: errors.append(str(exc)))
             page.goto(shared.as_uri())
-            page.wait_for_selector("#st-messages article.st-entry", timeout=15000)
+            page.wait_for_selector("#st-messages article.st-entry", timeout=120_000)
             page.click("#st-expand-all")  # tool calls are one line until opened
             wait_js(  # (wait_for_function evaluates a string, which the page's CSP forbids)
                 page,
                 "document.querySelector('#st-messages').innerText.includes('REDACTED:aws-access-key')",
-                timeout=30,
+                timeout=120,
             )
             shown = page.inner_text("#st-messages")
         finally:

@@ -11,7 +11,7 @@ from sessiontree.archive.line_scan import scan_file
 from sessiontree.store.foreground import FOREGROUND, Foreground
 from sessiontree.store.tail import CHUNK, TailReader
 
-WAIT = 30.0  # seconds a state may take to come on a busy machine (never reached when it is right)
+WAIT = 120.0  # seconds a state may take to come on a busy machine (never reached when it is right)
 
 
 def wait_until(condition: Callable[[], bool]) -> None:
