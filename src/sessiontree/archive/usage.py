@@ -236,14 +236,18 @@ def summarize(records: Iterable[UsageRecord], by: GroupBy, zone: Zone = UTC_ZONE
     tokens."""
     report = UsageReport(by, zone)
     groups: dict[str, UsageTotal] = {}
+    timed = by in ("day", "week")
+    days: dict[int, str] = {}  # records at one quarter hour share a day: the zone asked once
     for record in records:
-        key = key_of(record, by, zone)
+        key = days.get(record.usage.ts) if timed else key_of(record, by, zone)
+        if key is None:
+            key = days[record.usage.ts] = key_of(record, by, zone)
         group = groups.get(key)
         if group is None:
             group = groups[key] = UsageTotal(key, label=(record.title or "") if by == "session" else None)
         group.add(record.usage)
         report.total.add(record.usage)
-    if by in ("day", "week"):
+    if timed:
         report.groups = sorted(groups.values(), key=lambda g: (g.key == "unknown", g.key))
         for group in report.groups:
             day = first_day(group.key)

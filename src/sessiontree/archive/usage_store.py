@@ -200,13 +200,19 @@ def read_usage(
     if where:
         sql += " WHERE " + " AND ".join(where)
     records: list[UsageRecord] = []
+    paths: dict[int, str] = {}  # a file and a quarter hour have many rows: each worked out once
+    starts: dict[str, int] = {}
     for row in conn.execute(sql + group, args):
         found = files.get(row[0])
         if found is None:
             continue
+        path = paths.get(row[0])
+        if path is None:
+            path = paths[row[0]] = str(path_of_key(found[0]))
+        start = starts.get(row[1])
+        if start is None:
+            start = starts[row[1]] = midnight_of(row[1])
         cost = float(row[8]) if row[9] else None
-        usage = Usage(
-            row[2], midnight_of(row[1]), row[4], row[5], row[6], row[7], cost, row[3], row[10], row[11]
-        )
-        records.append(UsageRecord(usage, str(path_of_key(found[0])), found[1], found[2], found[3]))
+        usage = Usage(row[2], start, row[4], row[5], row[6], row[7], cost, row[3], row[10], row[11])
+        records.append(UsageRecord(usage, path, found[1], found[2], found[3]))
     return records
