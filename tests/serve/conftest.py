@@ -11,10 +11,12 @@ from urllib.parse import unquote
 
 import httpx
 import pytest
+from starlette.applications import Starlette
 from starlette.types import ASGIApp
 
 from sessiontree.serve.app import create_app
 from sessiontree.serve.config import ServeConfig
+from sessiontree.serve.state import ServeState
 from tests.store.helpers import assistant, header, msg
 
 KEY = "--work-demo--/2026-01-01T10-00-00_s1.jsonl"
@@ -65,11 +67,18 @@ def anyio_backend() -> str:
 
 
 @pytest.fixture
-def served_app(sessions_dir: Path, agent_dir: Path, tmp_path: Path) -> ASGIApp:
+def served_app(sessions_dir: Path, agent_dir: Path, tmp_path: Path) -> Starlette:
     config = ServeConfig(
         roots=(sessions_dir,), cache_dir=tmp_path / "cache", agent_dir=agent_dir, watch=False
     )
     return create_app(config)
+
+
+@pytest.fixture
+def serve_state(served_app: Starlette) -> ServeState:
+    """What the app's requests share, its background tasks not started (a test runs their steps)."""
+    state: ServeState = served_app.state.serve
+    return state
 
 
 async def raw_get(

@@ -14,8 +14,6 @@ from typing import Any
 
 import pytest
 
-from sessiontree.serve.app import create_app
-from sessiontree.serve.config import ServeConfig
 from sessiontree.serve.followed import topic_of
 from sessiontree.serve.hub import Event
 from sessiontree.serve.index_feed import INDEX_TOPIC
@@ -32,14 +30,6 @@ DEADLINE = 120.0  # a bound for a hung loop, not a timing assertion
 @pytest.fixture
 def anyio_backend() -> str:
     return "asyncio"
-
-
-def make_state(sessions_dir: Path, agent_dir: Path, tmp_path: Path) -> ServeState:
-    config = ServeConfig(
-        roots=(sessions_dir,), cache_dir=tmp_path / "cache", agent_dir=agent_dir, watch=False
-    )
-    state: ServeState = create_app(config).state.serve
-    return state
 
 
 async def until(condition: Callable[[], bool], task: asyncio.Task[None], what: str) -> None:
@@ -94,9 +84,9 @@ async def wake_twice(
 
 
 async def test_a_failed_count_pass_is_logged_and_the_next_scan_wakes_the_pass_again(
-    sessions_dir: Path, agent_dir: Path, tmp_path: Path, caplog: pytest.LogCaptureFixture
+    sessions_dir: Path, serve_state: ServeState, caplog: pytest.LogCaptureFixture
 ) -> None:
-    state = make_state(sessions_dir, agent_dir, tmp_path)
+    state = serve_state
     settle_some = FailsFirst(OSError("No space left on device"), lambda: (True, False))  # the catalog's save
     state.listing.settle_some = settle_some  # type: ignore[method-assign]
     # Woken by a scan that listed a pending file; what a failed pass settled is pushed all the same.
@@ -107,9 +97,9 @@ async def test_a_failed_count_pass_is_logged_and_the_next_scan_wakes_the_pass_ag
 
 
 async def test_a_failed_search_index_update_is_logged_and_the_next_change_updates_it(
-    sessions_dir: Path, agent_dir: Path, tmp_path: Path, caplog: pytest.LogCaptureFixture
+    sessions_dir: Path, serve_state: ServeState, caplog: pytest.LogCaptureFixture
 ) -> None:
-    state = make_state(sessions_dir, agent_dir, tmp_path)
+    state = serve_state
     update = FailsFirst(sqlite3.OperationalError("database is locked"), lambda: None)
     state.archive.update_if_open = update  # type: ignore[method-assign]
     state.watcher.pause = no_pause  # type: ignore[method-assign]
@@ -118,9 +108,9 @@ async def test_a_failed_search_index_update_is_logged_and_the_next_change_update
 
 
 async def test_a_failed_index_push_is_logged_and_the_next_change_is_pushed(
-    sessions_dir: Path, agent_dir: Path, tmp_path: Path, caplog: pytest.LogCaptureFixture
+    sessions_dir: Path, serve_state: ServeState, caplog: pytest.LogCaptureFixture
 ) -> None:
-    state = make_state(sessions_dir, agent_dir, tmp_path)
+    state = serve_state
     feed = state.index_feed
     queue = state.hub.subscribe(INDEX_TOPIC)
     await feed.first_event()
@@ -142,9 +132,9 @@ async def test_a_failed_index_push_is_logged_and_the_next_change_is_pushed(
 
 
 async def test_a_session_that_fails_to_refresh_keeps_neither_the_others_appends_nor_the_index_change(
-    sessions_dir: Path, agent_dir: Path, tmp_path: Path, caplog: pytest.LogCaptureFixture
+    sessions_dir: Path, serve_state: ServeState, caplog: pytest.LogCaptureFixture
 ) -> None:
-    state = make_state(sessions_dir, agent_dir, tmp_path)
+    state = serve_state
     other = "--work-other--/2026-01-02_s2.jsonl"
     good = state.followed.live(KEY, sessions_dir / KEY)
     good.load()

@@ -3,14 +3,15 @@ opens after a change pushed to no page still hears of the next one."""
 
 from __future__ import annotations
 
+import asyncio
 from pathlib import Path
 
 import pytest
 
-from sessiontree.serve.app import create_app
-from sessiontree.serve.config import ServeConfig
 from sessiontree.serve.followed import topic_of
+from sessiontree.serve.index_feed import INDEX_TOPIC, listing_state
 from sessiontree.serve.state import ServeState
+from sessiontree.store.discovery import SessionInfo
 from tests.serve.conftest import KEY, write_session
 
 pytestmark = pytest.mark.anyio
@@ -22,12 +23,9 @@ def anyio_backend() -> str:
 
 
 async def test_a_listing_back_in_a_state_pushed_before_is_pushed_to_a_page_opened_since(
-    sessions_dir: Path, agent_dir: Path, tmp_path: Path
+    sessions_dir: Path, serve_state: ServeState
 ) -> None:
-    config = ServeConfig(
-        roots=(sessions_dir,), cache_dir=tmp_path / "cache", agent_dir=agent_dir, watch=False
-    )
-    state: ServeState = create_app(config).state.serve
+    state = serve_state
     feed, hub = state.index_feed, state.hub
     first = hub.subscribe(topic_of(KEY))
     await feed.push()
@@ -45,3 +43,32 @@ async def test_a_listing_back_in_a_state_pushed_before_is_pushed_to_a_page_opene
     await feed.push()
     back = opened.get_nowait()
     assert back is not None and back.name == "sessions" and back.data == was.data
+
+
+async def test_a_push_while_a_new_index_stream_lists_the_folder_is_not_lost(
+    sessions_dir: Path, serve_state: ServeState
+) -> None:
+    # The stream's first scan returned after the push's (a later one): the push found the rows None
+    # and sent nothing, then the first scan's older listing became the rows and the first event's
+    # state. The page, of that state too, never heard of the change.
+    state = serve_state
+    feed, scan = state.index_feed, state.listing.scan_async
+    page_state = listing_state(await scan())  # the page's rows
+    scanned, gate = asyncio.Event(), asyncio.Event()
+
+    async def first_scan_returns_late(*, again: bool = False) -> list[SessionInfo]:
+        entries = await scan(again=again)
+        if not scanned.is_set():
+            scanned.set()
+            await gate.wait()
+        return entries
+
+    state.listing.scan_async = first_scan_returns_late  # type: ignore[method-assign]
+    state.hub.subscribe(INDEX_TOPIC)
+    first = asyncio.create_task(feed.first_event())
+    await scanned.wait()
+    write_session(sessions_dir / "--work-new--" / "2026-01-03_s3.jsonl", "s3", "/work/new")
+    state.listing.changed()
+    await feed.push()
+    gate.set()
+    assert (await first).data["state"] != page_state  # the page asks for its rows again

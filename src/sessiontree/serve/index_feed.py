@@ -89,7 +89,11 @@ class IndexFeed:
     async def first_event(self) -> Event:
         """A new stream's first event: the listing's state as of the last push, no rows."""
         if self._rows is None:
-            self._catch_up(await self.listing.scan_async())
+            entries = await self.listing.scan_async()
+            # A push while this scan ran caught up already (and the change it found was pushed to
+            # no one, the rows being None then): its state goes first, never this older listing's.
+            if self._rows is None:
+                self._catch_up(entries)
         return Event(
             "index", {"first": True, "html": "", "gone": [], "summary": self._summary, "state": self._state}
         )
