@@ -42,6 +42,8 @@ GEN_SESSION = SHARED / "tools" / "gen_session.py"
 if not GEN_SESSION.is_file():
     GEN_SESSION = ROOT / "tests" / "tools" / "gen_session.py"
 REAL_V1 = (SHARED / "fixtures" if HAVE_SHARED else SHIPPED_REAL) / "real-v1-large-session.jsonl"
+IN_A_CLONE = not HAVE_SHARED
+"""This run is itself a clone's with no ../shared (a new user's): every test runs as a clone runs it."""
 NEEDS_SHARED = "needs ../shared, which is not beside this clone"
 
 
