@@ -161,6 +161,44 @@ def test_the_pane_hears_of_a_change_made_before_the_pages_stream_opened(
     assert watch.page_errors == []
 
 
+_COUNT_FETCHES = """
+window.__lists = 0; window.__models = 0; window.__told = 0;
+const fetched = window.fetch;
+window.fetch = (url, options) => {
+  if (String(url).includes('/api/sessions')) window.__lists += 1;
+  if (String(url).includes('/api/session-models')) window.__models += 1;
+  return fetched(url, options);
+};
+document.addEventListener('st-sessions-changed', () => { window.__told += 1; });
+"""
+
+
+def test_the_streams_first_word_while_the_list_is_fetched_costs_no_second_fetch(
+    page: Page, watch: Watch, tmp_path: Path
+) -> None:
+    """The stream's first event names the listing's state: said while the pane's first fetch is under
+    way, it is weighed once the list is in (the same state: nothing more to fetch)."""
+    agent = tmp_path / "agent"
+    _write(agent / "sessions" / "--work-demo--" / "one.jsonl", "one", "/work/demo", 1)
+    held: list[Route] = []
+
+    def hold(route: Route) -> None:
+        held.append(route)  # the pane's list: answered once the page's stream said its state
+
+    page.add_init_script(_COUNT_FETCHES)
+    page.route("**/api/sessions", hold)
+    with serve_process(agent / "sessions", agent, tmp_path / "cache") as served:
+        page.goto(served.url + "/s/--work-demo--/one.jsonl")
+        wait_js(page, "window.__told === 1 && window.__lists === 1")
+        assert len(held) == 1
+        held[0].continue_()
+        wait_js(page, "window.__models === 1")  # the list is in and drawn: the pane asks for the models
+        assert page.evaluate("window.__lists") == 1  # no second fetch for the state it has now
+        assert _keys(page) == ["--work-demo--/one.jsonl"]
+        page.unroute("**/api/sessions")
+    assert watch.page_errors == []
+
+
 # Set before the page's own scripts: a frame is asked for as soon as the first prompt is in the
 # DOM; when the pane is put in, whether that frame (the first screen's paint) has come.
 _FRAME_BEFORE_PANE = """

@@ -268,8 +268,25 @@
 
     let loaded = false;
     let state = null; // the server's listing state of the list drawn (null: none said)
-    let refreshes = 0; // a reply to an older refresh than the last one asked is dropped
+    let refreshes = 0; // a reply to an older fetch than the last one asked is dropped
+    let asking = 0; // fetches of the list under way
+    let heard = null; // what the server said of its listing meanwhile: its state, or '' (it changed)
     async function refresh() {
+      asking++;
+      try { await fetchList(); } finally { asking--; }
+      if (asking || heard === null) return;
+      const said = heard;
+      heard = null;
+      if (!said || said !== state) refresh();
+    }
+    // The server says its listing's state: the list is fetched again unless the one drawn has it;
+    // said while a fetch is under way, it is weighed once that fetch is in (one fetch, not two).
+    function told(said) {
+      if (asking) heard = said;
+      else if (!said || said !== state) refresh();
+    }
+
+    async function fetchList() {
       const asked = ++refreshes;
       let more = [];
       try {
@@ -338,8 +355,7 @@
     }
     // A server pushes its listing's state (a hidden page asks again when it is shown).
     doc.addEventListener('st-sessions-changed', (e) => {
-      const said = e.detail && e.detail.state;
-      if (!doc.hidden && !(said && said === state)) refresh();
+      if (!doc.hidden) told((e.detail && e.detail.state) || '');
     });
     doc.addEventListener('visibilitychange', () => { if (!doc.hidden) refresh(); });
   };
