@@ -8,11 +8,13 @@ import os
 import time
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import Literal
 
 import httpx
 import pytest
-from playwright.sync_api import Page, Route
+from playwright.sync_api import Browser, Page, Route
 
+from tests.browser.axe import assert_clean
 from tests.browser.conftest import Watch, wait_js
 from tests.serve.conftest import append_line
 from tests.serve.process import serve_process
@@ -224,3 +226,52 @@ def test_the_pane_starts_after_the_first_screen_is_painted(page: Page, tmp_path:
         page.goto(served.url + "/s/--work-demo--/one.jsonl")
         page.wait_for_selector("#st-browse .st-browse-row")
         assert page.evaluate("window.__stPaneFramed") is True
+
+
+@pytest.mark.parametrize(
+    ("zone", "width", "scheme", "days"),
+    [
+        # 12:00 and 20:00 UTC on the 16th: 21:00 on the 16th and 05:00 on the 17th in Tokyo,
+        # 04:00 and 12:00 on the 16th in Los Angeles.
+        ("Asia/Tokyo", 1280, "light", {"2026-02-16": ["noon"], "2026-02-17": ["late"]}),
+        ("America/Los_Angeles", 400, "dark", {"2026-02-16": ["late", "noon"], "2026-02-17": []}),
+    ],
+)
+def test_the_panes_from_and_to_are_the_readers_days(
+    browser: Browser,
+    tmp_path: Path,
+    zone: str,
+    width: int,
+    scheme: Literal["light", "dark"],
+    days: dict[str, list[str]],
+) -> None:
+    agent = tmp_path / "agent"
+    demo = agent / "sessions" / "--work-demo--"
+    for name, hour in (("late", 20), ("noon", 12)):
+        _write(demo / f"{name}.jsonl", name, "/work/demo", 0)
+        stamp = datetime(2026, 2, 16, hour, tzinfo=UTC).timestamp()
+        os.utime(demo / f"{name}.jsonl", (stamp, stamp))  # the last activity the pane filters by
+    with serve_process(agent / "sessions", agent, tmp_path / "cache") as served:
+        context = browser.new_context(
+            viewport={"width": width, "height": 800}, timezone_id=zone, color_scheme=scheme, bypass_csp=True
+        )
+        page = context.new_page()
+        try:
+            page.goto(served.url + "/s/--work-demo--/late.jsonl")
+            page.wait_for_selector("html[data-st-ready]")
+            if width < 760:
+                page.click("#st-menu")  # a narrow page keeps its sidebar behind the menu button
+            page.wait_for_selector("#st-browse .st-browse-row")
+            page.click("#st-browse .st-browse-filters summary")
+            for day, shown in days.items():
+                page.fill("#st-browse .st-browse-from", day)
+                page.fill("#st-browse .st-browse-to", day)
+                keys = json.dumps([f"--work-demo--/{name}.jsonl" for name in shown], separators=(",", ":"))
+                wait_js(
+                    page,
+                    "JSON.stringify([...document.querySelectorAll('#st-browse .st-browse-row')]"
+                    f".map(r => r.dataset.key)) === {json.dumps(keys)}",
+                )
+            assert_clean(page, f"the sessions pane in {zone} at {width} px, {scheme}")
+        finally:
+            context.close()

@@ -22,6 +22,26 @@ test('the project scope, newest activity first, and every filter', () => {
   assert.deepEqual(sessionList.choices(rows, (s) => s.m), ['gpt-5', 'opus']);
 });
 
+test('the from and to days are the reader\'s', () => {
+  // 20:00 UTC on the 4th is 05:00 on the 5th in Tokyo and 12:00 on the 4th in Los Angeles.
+  const late = [{ k: 'x', p: '/w', a: 'pi', m: [], n: 1, u: Date.parse('2026-11-04T20:00:00Z') }];
+  const keys = (f) => sessionList.visible(late, f).map((s) => s.k);
+  const zone = process.env.TZ;
+  try {
+    process.env.TZ = 'Asia/Tokyo';
+    assert.deepEqual(keys({ scope: 'all', from: '2026-11-05', to: '2026-11-05' }), ['x']);
+    assert.deepEqual(keys({ scope: 'all', to: '2026-11-04' }), []);
+    process.env.TZ = 'America/Los_Angeles';
+    assert.deepEqual(keys({ scope: 'all', from: '2026-11-05' }), []);
+    assert.deepEqual(keys({ scope: 'all', from: '2026-11-04', to: '2026-11-04' }), ['x']);
+    // The 1st of November is 25 hours long there (clocks go back): 23:30 that night is still in it.
+    const fall = [{ k: 'y', p: '/w', a: 'pi', m: [], n: 1, u: Date.parse('2026-11-02T07:30:00Z') }];
+    assert.deepEqual(sessionList.visible(fall, { scope: 'all', to: '2026-11-01' }).map((s) => s.k), ['y']);
+  } finally {
+    if (zone === undefined) delete process.env.TZ; else process.env.TZ = zone;
+  }
+});
+
 test('unseen messages, neighbours, and where the unseen part of a page starts', () => {
   assert.equal(sessionList.unseen(rows[1], { n: 7 }), 2);
   assert.equal(sessionList.unseen(rows[1], null), 0);

@@ -1,26 +1,25 @@
 /* The sessions pane's data work (pure, no DOM): which sessions a filter shows, newest activity
  * first; what grew since it was last seen; the previous and next session. */
 const sessionList = (() => {
-  const DAY_MS = 86400000;
-
-  // Parse "YYYY-MM-DD" as the start of that UTC day (ms), or null.
-  function dayStart(text) {
+  // When "YYYY-MM-DD" (plus `after` days) begins in the reader's zone (ms), or null: the reader's
+  // days, as the usage page's and every time a page shows (a day may be 23 or 25 hours long).
+  function dayStart(text, after) {
     const m = /^(\d{4})-(\d{2})-(\d{2})$/.exec(String(text || '').trim());
-    return m ? Date.UTC(+m[1], +m[2] - 1, +m[3]) : null;
+    return m ? new Date(+m[1], +m[2] - 1, +m[3] + (after || 0)).getTime() : null;
   }
 
   // The sessions a filter shows: {scope: 'project'|'all', project, agent, model, from, to}
-  // (from/to: "YYYY-MM-DD", inclusive days of last activity); newest activity first.
+  // (from/to: "YYYY-MM-DD", inclusive days of last activity, the reader's); newest activity first.
   function visible(sessions, filter) {
     const f = filter || {};
     const from = dayStart(f.from);
-    const to = dayStart(f.to);
+    const end = dayStart(f.to, 1);
     const out = sessions.filter((s) =>
       (f.scope !== 'project' || s.p === f.project) &&
       (!f.agent || s.a === f.agent) &&
       (!f.model || (Array.isArray(s.m) && s.m.includes(f.model))) &&
       (from === null || s.u >= from) &&
-      (to === null || s.u < to + DAY_MS));
+      (end === null || s.u < end));
     return out.sort((a, b) => b.u - a.u || (a.k < b.k ? -1 : a.k > b.k ? 1 : 0));
   }
 
