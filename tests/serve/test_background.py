@@ -181,3 +181,22 @@ async def test_a_failure_to_handle_changes_is_logged_and_the_watch_goes_on(
         stop.set()
         await asyncio.wait_for(task, DEADLINE)
     assert "file changes not handled" in caplog.text and "a bug on the way" in caplog.text
+
+
+async def test_a_database_mirror_that_fails_to_sync_keeps_not_the_next_one_from_syncing(
+    serve_state: ServeState, tmp_path: Path, caplog: pytest.LogCaptureFixture, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    state = serve_state
+    first, second = tmp_path / "opencode", tmp_path / "crush"
+    synced: list[Path] = []
+
+    def sync_mirror(root: Path) -> None:
+        if root == first:
+            raise PermissionError(f"[Errno 13] Permission denied: {root}")
+        synced.append(root)
+
+    monkeypatch.setattr("sessiontree.serve.state.sync_mirror", sync_mirror)
+    state.mirrors = [first, second]
+    await state._sync_mirrors()
+    assert synced == [second]
+    assert "not synced with its database" in caplog.text and "Permission denied" in caplog.text

@@ -117,7 +117,12 @@ class ServeState:
 
     async def _sync_mirrors(self) -> None:
         for root in self.mirrors:
-            await anyio.to_thread.run_sync(sync_mirror, root, limiter=self.render_limit)
+            try:
+                await anyio.to_thread.run_sync(sync_mirror, root, limiter=self.render_limit)
+            except Exception:
+                # Logged, and the next root synced all the same: a root that failed at every tick
+                # (its folder unwritable) kept the ones after it from ever being synced.
+                log.exception("%s not synced with its database", root)
 
     async def stop(self) -> None:
         """End every event stream and background task."""
