@@ -7,7 +7,7 @@ const D = require(path.join(__dirname, '..', '..', 'src', 'sessiontree', 'templa
 // Three sessions: two pi ones in /w/app (one in /w/app/sub), a Claude Code one in /w/lib.
 const noon = (day) => Date.parse(day + 'T12:00:00Z');
 
-function sample() {
+function sample(zone = 'UTC') {
   return D.decode({
     format: 2,
     times: [noon('2026-03-01'), noon('2026-03-02'), noon('2026-03-10')],
@@ -30,7 +30,7 @@ function sample() {
       2, -1, 0, 1, 1, 1, 0, 0, 0.01, 0, 0,
       3, 2, 2, 5, 1000, 10, 0, 0, 0, 0, 0,
     ],
-  }, 'UTC');
+  }, zone);
 }
 
 const ALL = { from: '', to: '', project: '', agent: '', model: '', by: 'model', measure: 'cost' };
@@ -173,8 +173,10 @@ test('CSV: one line per table row, quoted where needed, formulas defused', () =>
   const lines = D.toCsv(shown).trim().split('\n');
   assert.equal(lines[0], D.CSV_FIELDS.join(','));
   assert.equal(lines.length, 1 + shown.series.table.length);
-  assert.equal(lines[1], `2026-03-01,"'=cmd|""x"",y",2,100,10,300,50,460,1.5,false,`);
-  assert.equal(lines[2], `2026-03-02,"'=cmd|""x"",y",1,10,5,0,0,15,,false,b/m2`); // no cost recorded: empty
+  assert.equal(lines[1], `2026-03-01,"'=cmd|""x"",y",2,100,10,300,50,460,1.5,false,,UTC`);
+  assert.equal(lines[2], `2026-03-02,"'=cmd|""x"",y",1,10,5,0,0,15,,false,b/m2,UTC`); // no cost recorded: empty
+  // Each line names the zone its period is a day (or week, month) of.
+  assert.ok(D.toCsv(D.view(sample('Asia/Kolkata'), ALL)).trim().split('\n').slice(1).every((l) => l.endsWith(',Asia/Kolkata')));
 });
 
 test('JSON holds the filters, totals, the table, top sessions and days', () => {
@@ -186,6 +188,8 @@ test('JSON holds the filters, totals, the table, top sessions and days', () => {
   assert.equal(out.topSessions.length, 3);
   assert.equal(out.over.rows.length, 4); // by model: a row per day and model
   assert.deepEqual(out.days.map((d) => d.day), ['2026-03-01', '2026-03-02', '2026-03-10']);
+  assert.equal(out.zone, data.zone); // the zone its days are in, as stats --json says its own
+  assert.equal(JSON.parse(D.toJson(D.view(sample('Asia/Kolkata'), ALL))).zone, 'Asia/Kolkata');
 });
 
 test('state in the hash: round trip, bad values dropped', () => {

@@ -331,7 +331,7 @@ const usageData = (() => {
     return ratio === null ? '-' : (ratio * 100).toFixed(1) + '%';
   }
 
-  const CSV_FIELDS = ['period', 'group', 'messages', 'input', 'output', 'cacheRead', 'cacheWrite', 'tokens', 'cost', 'costEstimated', 'unpricedModels'];
+  const CSV_FIELDS = ['period', 'group', 'messages', 'input', 'output', 'cacheRead', 'cacheWrite', 'tokens', 'cost', 'costEstimated', 'unpricedModels', 'zone'];
 
   function csvCell(value) {
     const text = value === null || value === undefined ? '' : String(value);
@@ -340,17 +340,18 @@ const usageData = (() => {
     return /[",\n\r]/.test(safe) ? '"' + safe.replace(/"/g, '""') + '"' : safe;
   }
 
-  function csvRow(row) {
+  function csvRow(row, zone) {
     const values = {
       ...row, cost: row.cost === null ? '' : Math.round(row.cost * 1e6) / 1e6,
-      costEstimated: row.estimated > 0, unpricedModels: row.unpriced.join(' '),
+      costEstimated: row.estimated > 0, unpricedModels: row.unpriced.join(' '), zone,
     };
     return CSV_FIELDS.map((f) => csvCell(values[f])).join(',');
   }
 
-  // The chart's table as CSV: one line per period and group, as the table under the chart shows it.
+  // The chart's table as CSV: one line per period and group, as the table under the chart shows it,
+  // and the zone its periods are days of.
   function toCsv(shown) {
-    return [CSV_FIELDS.join(','), ...shown.series.table.map(csvRow)].join('\n') + '\n';
+    return [CSV_FIELDS.join(','), ...shown.series.table.map((row) => csvRow(row, shown.zone))].join('\n') + '\n';
   }
 
   function plainTotal(t) {
@@ -359,12 +360,13 @@ const usageData = (() => {
     return out;
   }
 
-  // Everything shown, as JSON: the filters, the totals, the chart's table, the top sessions, the days.
+  // Everything shown, as JSON: the zone of its days, the filters, the totals, the chart's table, the
+  // top sessions, the days.
   function toJson(shown) {
     const total = plainTotal(shown.totals);
     Object.assign(total, { sessions: shown.totals.sessions, activeDays: shown.totals.activeDays, cacheHitRatio: shown.totals.hitRatio });
     return JSON.stringify({
-      filters: shown.filters, total,
+      zone: shown.zone, filters: shown.filters, total,
       over: { by: shown.series.by, unit: shown.series.unit, rows: shown.series.table.map((r) => ({ period: r.period, group: r.group, ...plainTotal(r) })) },
       topSessions: shown.top.map((t) => ({ ...plainTotal(t), agent: t.agent })),
       days: shown.calendar.days.filter((d) => d.total).map((d) => ({ day: d.day, ...plainTotal(d.total) })),
@@ -404,6 +406,7 @@ const usageData = (() => {
     const filters = { from: state.from, to: state.to, project: state.project, agent: state.agent, model: state.model };
     const picked = select(data, filters);
     return {
+      zone: data.zone,
       filters,
       totals: totals(data, picked),
       series: series(data, picked, state.by, state.measure),
