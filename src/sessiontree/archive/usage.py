@@ -10,7 +10,7 @@ and absurdly large values count as nothing.
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
@@ -255,22 +255,3 @@ def summarize(records: Iterable[UsageRecord], by: GroupBy, zone: Zone = UTC_ZONE
     else:
         report.groups = sorted(groups.values(), key=lambda g: (-(g.cost or 0.0), -g.tokens, g.key))
     return report
-
-
-def by_day_and_model(records: Iterable[UsageRecord]) -> dict[str, dict[str, UsageTotal]]:
-    """Day -> model -> total (days with a known date only), for the usage chart."""
-    days: dict[str, dict[str, UsageTotal]] = {}
-    for record in records:
-        if record.usage.ts <= 0:
-            continue
-        models = days.setdefault(day_of(record.usage.ts), {})
-        total = models.get(record.usage.model)
-        if total is None:
-            total = models[record.usage.model] = UsageTotal(record.usage.model)
-        total.add(record.usage)
-    return dict(sorted(days.items()))
-
-
-def top_sessions(records: Sequence[UsageRecord], count: int = 20) -> list[UsageTotal]:
-    """The sessions that cost most (then used most tokens), at most ``count``."""
-    return summarize(records, "session").groups[:count]
