@@ -21,6 +21,7 @@ from sessiontree.share.publish import (
 )
 from sessiontree.share.records import read_records
 from sessiontree.store import Session, load_session
+from tests.conftest import machine_zone
 from tests.share.conftest import FakeGh
 from tests.share.github_server import FakeGitHub
 from tests.share.sessions import SECRETS, page_text, write_session
@@ -246,6 +247,24 @@ def test_names_from_title_and_date(session_file: Path) -> None:
     assert share_file_name("日本語", "2026-02-16") == "sessiontree-session-2026-02-16.html"
     assert plain_title("a <b>\n c\x1b") == "a <b> c"
     assert share_date(load_session(session_file)) == "2026-02-16"
+
+
+@pytest.mark.parametrize(
+    ("zone", "day"),
+    [("UTC", "2026-02-16"), ("Asia/Kolkata", "2026-02-17"), ("America/Los_Angeles", "2026-02-16")],
+)
+def test_the_shared_date_is_the_first_entrys_day_in_the_machines_zone(
+    session_file: Path, zone: str, day: str
+) -> None:
+    # The header rewritten days later keeps its new time; the session began at its first entry,
+    # 20:21 UTC: the 17th in Kolkata (as the lists show it there), the 16th in Los Angeles.
+    lines = session_file.read_text(encoding="utf-8").splitlines()
+    header, first = json.loads(lines[0]), json.loads(lines[1])
+    header["timestamp"] = "2026-02-19T08:00:00.000Z"
+    first["timestamp"] = "2026-02-16T20:21:00.000Z"
+    session_file.write_text("\n".join([json.dumps(header), json.dumps(first), *lines[2:]]) + "\n")
+    with machine_zone(zone):
+        assert share_date(load_session(session_file)) == day
 
 
 def test_a_record_that_cannot_be_written_does_not_hide_the_links(

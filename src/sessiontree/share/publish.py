@@ -6,10 +6,10 @@ import dataclasses
 import re
 import shutil
 import tempfile
+import time
 import unicodedata
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from datetime import UTC, datetime
 from pathlib import Path
 
 from sessiontree.errors import ExportError, ShareCancelled, ShareError
@@ -26,6 +26,7 @@ from sessiontree.store.atomic import write_atomic
 from sessiontree.store.jsonl import frozen_gc
 from sessiontree.store.storage import read_reason
 from sessiontree.store.surrogates import replace_surrogates
+from sessiontree.store.times import LOCAL_ZONE, time_millis
 from sessiontree.store.titles import cut_title
 
 MiB = 1024 * 1024
@@ -243,9 +244,11 @@ def plain_title(title: str) -> str:
 
 
 def share_date(session: Session) -> str:
-    """Return the session's date (``YYYY-MM-DD``), or today's when the header has none."""
-    stamp = session.timestamp or ""
-    return stamp[:10] if re.match(r"\d{4}-\d{2}-\d{2}", stamp) else datetime.now(UTC).strftime("%Y-%m-%d")
+    """The day the session began (``YYYY-MM-DD``) in this machine's zone, as every list shows it:
+    its first entry's time, or the header's when earlier (``Session.started``); today's when it has
+    none."""
+    ms = time_millis(session.started)
+    return LOCAL_ZONE.day_of(int(time.time() * 1000) if ms is None else ms).isoformat()
 
 
 def slugify(text: str, limit: int = 40) -> str:
