@@ -6,6 +6,7 @@ import json
 from collections import Counter, defaultdict
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
@@ -233,5 +234,13 @@ class Score:
 
 def survived(case: Case, page: str) -> bool:
     """Tell whether the page still shows the case's value or a piece of it."""
-    lowered = page.lower()
-    return any(e in page or e.lower() in lowered for e in case.evidence)
+    lowered = _lowered(page)
+    # A piece on the page is on the lowered page too, unless it holds a capital sigma, which
+    # lowers by its place in a word (str.lower's one rule by context): only then read the page.
+    return any(e.lower() in lowered or ("Σ" in e and e in page) for e in case.evidence)
+
+
+@lru_cache(maxsize=1)
+def _lowered(page: str) -> str:
+    """The page in lower case, made once for all the cases scored against it (not once a case)."""
+    return page.lower()
