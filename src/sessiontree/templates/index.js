@@ -23,6 +23,7 @@
   let next = groups.getAttribute('data-next') || '';
   let asked = 0; // the last request sent: an older answer is dropped
   let loading = false;
+  let pushed = false; // a live change merged while rows were on their way (they may be older)
   let typing = 0;
   let unreachable = false; // a built site opened from a file: its other rows cannot be fetched
 
@@ -172,6 +173,7 @@
   async function load(url, fresh) {
     const n = ++asked;
     loading = true;
+    pushed = false; // asked now: this answer is at least as new as what was pushed so far
     doc.documentElement.setAttribute('data-st-rows', 'loading');
     try {
       const answer = await fetch(url, { headers: { Accept: 'application/json' } });
@@ -192,7 +194,19 @@
         doc.documentElement.setAttribute('data-st-rows', chunks && next && wantsAll() && !unreachable ? 'loading' : 'done');
       }
     }
+    if (n === asked && pushed) {
+      // A change pushed while these rows were on their way: the server may have listed them
+      // before it, and they took the pushed rows' place. Asked again, they are as new as it.
+      reload();
+      return;
+    }
     if (chunks && next && wantsAll()) loadMore(); // to sort or filter, every row
+  }
+
+  // A live change (serve's index events): merged at once, and the rows loading asked for again.
+  function mergePushed(html, gone) {
+    if (loading) pushed = true;
+    merge(html, gone);
   }
 
   function loadMore() {
@@ -233,5 +247,5 @@
   }
   setInterval(ageDots, 5000);
   applyFilter();
-  window.sessiontreeIndex = { applyFilter, ageDots, merge, reload };
+  window.sessiontreeIndex = { applyFilter, ageDots, merge: mergePushed, reload };
 })();
