@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -63,10 +64,10 @@ def test_search_total_equals_the_cli_and_every_hit_is_reached(
         page.fill("#st-q", WORD)
         wait_js(page, "document.querySelector('#st-fulltext .st-fulltext-status').textContent.includes('46')")
         assert page.inner_text("#st-fulltext .st-fulltext-status") == "46 messages in 5 sessions"
-        # Scrolled to the end, the list grows to the last hit.
-        for _ in range(10):
-            if page.locator(".st-fulltext-hit").count() == 46:
-                break
+        # Scrolled to the end (again as each page of hits comes), the list grows to the last hit.
+        deadline = time.monotonic() + 120  # a bound for a stuck list, not a timing assertion
+        while page.locator(".st-fulltext-hit").count() < 46:
+            assert time.monotonic() < deadline, "the list never grew to the last hit"
             page.locator("#st-fulltext").evaluate("e => e.lastElementChild.scrollIntoView()")
             page.wait_for_timeout(200)
         wait_js(page, "document.querySelectorAll('#st-fulltext .st-fulltext-hit').length === 46")

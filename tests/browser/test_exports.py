@@ -43,7 +43,9 @@ def tree_ids_with(page: Page, selector: str) -> set[str]:
         page.eval_on_selector(
             "#st-tree", f"t => {{ t.scrollTop = {top}; t.dispatchEvent(new Event('scroll')); }}"
         )
-        page.wait_for_timeout(40)
+        # The tree draws its rows at the next frame: two frames later they are drawn (40 ms was a
+        # hope: a loaded machine's frames come later).
+        page.evaluate("() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r)))")
         found.update(page.eval_on_selector_all(f"#st-tree {selector}", "els => els.map(e => e.dataset.id)"))
     return found
 
