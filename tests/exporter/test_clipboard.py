@@ -81,7 +81,9 @@ def pty_pair() -> Iterator[tuple[int, int]]:
                 os.close(fd)
 
 
-def read_until_closed(master: int, proc: subprocess.Popen[bytes] | None = None, timeout: float = 30) -> bytes:
+def read_until_closed(
+    master: int, proc: subprocess.Popen[bytes] | None = None, timeout: float = 120
+) -> bytes:
     """Read a pty master until every slave end is closed (EIO) or, with no process, nothing more comes."""
     out = bytearray()
     deadline = time.monotonic() + timeout
