@@ -123,7 +123,8 @@ def test_the_layout_hides_nothing_and_says_things_once(
         step = page.evaluate("document.getElementById('st-main').clientHeight") // 3
         for n in range(1, 13):
             page.evaluate(f"document.getElementById('st-main').scrollTop = {n * step}")
-            page.wait_for_timeout(50)  # a frame for the scroll's layout; the check below is exact
+            # The scroll's event and the frame after it handled (the toolbar's state), then an exact check.
+            page.evaluate("() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r)))")
             assert page.evaluate(COVERED) == [], n
         assert_clean(page, f"a long pi session at {width} px, {scheme}")
     finally:
