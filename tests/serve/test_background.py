@@ -87,13 +87,19 @@ async def test_a_failed_count_pass_is_logged_and_the_next_scan_wakes_the_pass_ag
     sessions_dir: Path, serve_state: ServeState, caplog: pytest.LogCaptureFixture
 ) -> None:
     state = serve_state
-    settle_some = FailsFirst(OSError("No space left on device"), lambda: (True, False))  # the catalog's save
+    # the catalog's save, on a file whose name carries an escape sequence
+    settle_some = FailsFirst(
+        OSError("No space left on device: '/s/\x1b]2;pwned\x07.jsonl'"), lambda: (True, False)
+    )
     state.listing.settle_some = settle_some  # type: ignore[method-assign]
     # Woken by a scan that listed a pending file; what a failed pass settled is pushed all the same.
     await wake_twice(
         state._settle_forever(), settle_some, state.listing.unsettled, state.index_feed.dirty.is_set
     )
     assert "background count failed" in caplog.text and "No space left" in caplog.text
+    # One line for the terminal serve runs in: no traceback, no escape sequence.
+    (record,) = [r for r in caplog.records if "background count failed" in r.getMessage()]
+    assert not record.exc_info and "\x1b" not in record.getMessage() and "\n" not in record.getMessage()
 
 
 async def test_a_failed_search_index_update_is_logged_and_the_next_change_updates_it(

@@ -15,6 +15,7 @@ from typing import Any
 
 from sessiontree.archive.catalog import CatalogNode, ProjectGroup, group_by_project
 from sessiontree.pages.index_page import index_summary, render_groups
+from sessiontree.serve.failures import log_failure
 from sessiontree.serve.followed import SESSION_TOPIC
 from sessiontree.serve.hub import Event, Hub
 from sessiontree.serve.listing import Listing
@@ -118,8 +119,8 @@ class IndexFeed:
             self.dirty.clear()
             try:
                 await self.push()
-            except Exception:  # never the end of the feed (open pages would stop following): logged
-                log.exception("index not pushed")
+            except Exception as exc:  # never the end of the feed (open pages would stop following): logged
+                log_failure(log, "index not pushed", exc)
             await pause(INDEX_MIN_INTERVAL)
 
     async def push(self) -> None:

@@ -25,6 +25,7 @@ from sessiontree.errors import SessiontreeError
 from sessiontree.readers.db_mirror import mirror_source, sync_mirror
 from sessiontree.serve.archive_routes import ArchiveService
 from sessiontree.serve.config import ServeConfig
+from sessiontree.serve.failures import log_failure
 from sessiontree.serve.followed import FollowedSessions, topic_of
 from sessiontree.serve.hub import Hub
 from sessiontree.serve.index_feed import IndexFeed
@@ -119,10 +120,10 @@ class ServeState:
         for root in self.mirrors:
             try:
                 await anyio.to_thread.run_sync(sync_mirror, root, limiter=self.render_limit)
-            except Exception:
+            except Exception as exc:
                 # Logged, and the next root synced all the same: a root that failed at every tick
                 # (its folder unwritable) kept the ones after it from ever being synced.
-                log.exception("%s not synced with its database", root)
+                log_failure(log, f"{root} not synced with its database", exc)
 
     async def stop(self) -> None:
         """End every event stream and background task."""
@@ -144,10 +145,10 @@ class ServeState:
             if everything or live.path in changed:
                 try:
                     events = await anyio.to_thread.run_sync(live.refresh, limiter=self.render_limit)
-                except Exception:
+                except Exception as exc:
                     # One session that cannot be read again must not keep the others' appends (nor the
                     # index's change) from going out: its page hears nothing until it reads again.
-                    log.exception("session %s not refreshed", key)
+                    log_failure(log, f"session {key} not refreshed", exc)
                     continue
                 for event in events:
                     self.hub.publish(topic_of(key), event)
@@ -168,9 +169,9 @@ class ServeState:
                     settled, more = await anyio.to_thread.run_sync(
                         self.listing.settle_some, SETTLE_BATCH_SECONDS
                     )
-                except Exception:
+                except Exception as exc:
                     # Never the end of the pass: the next scan that lists a pending file wakes it.
-                    log.exception("background count failed")
+                    log_failure(log, "background count failed", exc)
                     settled, more = True, False  # what it settled before failing is shown too
                 if settled:
                     self.index_feed.dirty.set()
@@ -184,6 +185,6 @@ class ServeState:
                 await anyio.to_thread.run_sync(self.archive.update_if_open)
             except SessiontreeError as exc:
                 log.debug("search index not updated: %s", exc)
-            except Exception:  # never the end of the updates: the next change tries again
-                log.exception("search index not updated")
+            except Exception as exc:  # never the end of the updates: the next change tries again
+                log_failure(log, "search index not updated", exc)
             await self.watcher.pause(ARCHIVE_MIN_INTERVAL)

@@ -9,6 +9,8 @@ import os
 from collections.abc import Awaitable, Callable, Iterable, Sequence
 from pathlib import Path
 
+from sessiontree.serve.failures import log_failure
+
 log = logging.getLogger(__name__)
 
 OnChanges = Callable[[Iterable[Path]], Awaitable[None]]
@@ -79,8 +81,8 @@ class Watcher:
         (every open page would stop following its file)."""
         try:
             await self.on_changes(paths)
-        except Exception:
-            log.exception("file changes not handled")
+        except Exception as exc:
+            log_failure(log, "file changes not handled", exc)
 
 
 def _identity(path: Path) -> tuple[int, int] | None:
