@@ -371,6 +371,7 @@ def test_a_run_of_tool_only_messages_is_one_row_until_opened(
         found = re.fullmatch(r"(\d+) tool calls in (\d+) messages( · (\d+) with parallel calls)?", text)
         assert found is not None, text
         run = row.get_attribute("data-run")
+        row = page.locator(f'.st-run-head[data-run="{run}"]')  # this run's row, whatever renders above it
         members = page.locator(f'.st-entry[data-run="{run}"]')
         assert members.count() == int(found.group(2)) >= 2
         assert all(not members.nth(k).is_visible() for k in range(members.count()))
@@ -381,7 +382,10 @@ def test_a_run_of_tool_only_messages_is_one_row_until_opened(
         assert members.locator(".st-parallel").count() == int(found.group(4) or 0)
         assert_clean(page, f"folded tool runs at {width} px, {scheme}")
         row.click()
-        assert row.get_attribute("aria-expanded") == "true" and members.first.is_visible()
+        opened = f"document.querySelector('.st-run-head[data-run=\"{run}\"]')?.getAttribute('aria-expanded')"
+        state = "[" + opened + ", document.documentElement.getAttribute('data-st-replaced'), location.href]"
+        assert page.evaluate(opened) == "true", page.evaluate(state)  # the page reloaded? (a stale stream)
+        assert members.first.is_visible()
         # j walks the messages shown: it never stops on a folded one.
         row.click()
         for _ in range(12):
