@@ -42,7 +42,8 @@ def test_a_watched_listing_scans_again_only_after_a_reported_change(tmp_path: Pa
     assert listing.scan() is not listing.scan()
 
 
-def test_a_count_settled_by_the_background_pass_shows_at_the_next_scan(tmp_path: Path) -> None:
+def _watched_with_a_big_file(tmp_path: Path) -> tuple[Listing, Path]:
+    """A watched listing of one session big enough to be listed from its prefix (pending)."""
     root = tmp_path / "sessions"
     big = root / "--work-big--" / "big.jsonl"
     big.parent.mkdir(parents=True)
@@ -50,6 +51,11 @@ def test_a_count_settled_by_the_background_pass_shows_at_the_next_scan(tmp_path:
     subprocess.run(cmd, check=True)
     listing = Listing([root], tmp_path / "cache")
     listing.watched(True)
+    return listing, big
+
+
+def test_a_count_settled_by_the_background_pass_shows_at_the_next_scan(tmp_path: Path) -> None:
+    listing, big = _watched_with_a_big_file(tmp_path)
     before = listing.scan()
     assert before[0].message_count is None  # listed from its prefix: pending
     assert listing.scan() is before
@@ -61,13 +67,7 @@ def test_a_count_settled_by_the_background_pass_shows_at_the_next_scan(tmp_path:
 def test_a_scans_version_names_the_list_it_returned(tmp_path: Path) -> None:
     # The pane's JSON is kept by the version a scan returns: a version read after the scan, once the
     # background pass had settled a file, named the pending list, and the pane showed no counts.
-    root = tmp_path / "sessions"
-    big = root / "--work-big--" / "big.jsonl"
-    big.parent.mkdir(parents=True)
-    cmd = [sys.executable, str(GEN_SESSION), "--turns", "100", "--seed", "3", "-o", str(big)]
-    subprocess.run(cmd, check=True)
-    listing = Listing([root], tmp_path / "cache")
-    listing.watched(True)
+    listing, big = _watched_with_a_big_file(tmp_path)
     version, before = anyio.run(listing.versioned_scan)
     assert before[0].message_count is None
     catalog = listing.sources.catalogs[0]
