@@ -22,6 +22,9 @@ without knowing which module raised it, or one subsystem's class.
   |  + HistoryError - the prompt history database
   |  + SearchError - the search index (SQLite FTS5), or a search option
   |  + SearchIndexError - Pagefind could not run, or failed while indexing
+  |  + KeepError - the archive of kept sessions (its store, its lock)
+  |     + KeepKeyError - the key or passphrase does not open the archive
+  |     + KeepDamaged - an object was altered or cut: refused, never shown
   + PublishFailure - a session could not be published
   |  + ShareError - publishing a session failed
   |     + ShareCancelled - the user interrupted a share (exit 130)
@@ -130,6 +133,18 @@ class SearchError(IndexFailure):
 
 class SearchIndexError(IndexFailure):
     """Pagefind could not be run or failed while indexing."""
+
+
+class KeepError(IndexFailure):
+    """The archive of kept sessions cannot be written or read (its store, its lock, a setting)."""
+
+
+class KeepKeyError(KeepError):
+    """The key file or passphrase does not open the archive (or is missing)."""
+
+
+class KeepDamaged(KeepError):
+    """An object of the archive was altered, cut or is not ours: refused, never shown."""
 
 
 # --- publish failure ------------------------------------------------------------------------

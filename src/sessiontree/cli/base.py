@@ -45,6 +45,7 @@ LAZY_COMMANDS = {
     "stats": "sessiontree.cli.stats",
     "build": "sessiontree.cli.build",
     "serve": "sessiontree.cli.serve",
+    "keep": "sessiontree.cli.keep",
 }
 
 

@@ -34,6 +34,21 @@ def default_data_dir() -> Path:
     return Path(os.environ.get("XDG_DATA_HOME") or Path.home() / ".local" / "share").expanduser()
 
 
+KEEP_DIR_ENV = "SESSIONTREE_KEEP_DIR"
+
+
+def keep_data_dir() -> Path:
+    """Where ``keep`` keeps its archive, key and shown copies: ``$SESSIONTREE_KEEP_DIR``, else the
+    user data dir's ``sessiontree`` (``~/.local/share``; the platform's own elsewhere, as the cache)."""
+    if os.environ.get(KEEP_DIR_ENV):
+        return Path(os.environ[KEEP_DIR_ENV]).expanduser()
+    if sys.platform == "darwin":
+        return Path.home() / "Library" / "Application Support" / "sessiontree"
+    if os.name == "nt" and os.environ.get("LOCALAPPDATA"):
+        return Path(os.environ["LOCALAPPDATA"]) / "sessiontree" / "Data"
+    return default_data_dir() / "sessiontree"
+
+
 def encode_cwd(cwd: str) -> str:
     """The session folder name of a cwd: leading slash removed, ``/ \\ :`` turned into ``-``."""
     return "--" + _CWD_SEPARATORS.sub("-", cwd.lstrip("/\\")) + "--"

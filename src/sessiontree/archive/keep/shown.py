@@ -1,0 +1,174 @@
+"""The shown copies: plain files under ``<data dir>/kept/<machine>/<slot>/<root name>/`` that the
+collection lists as more roots (``kept_roots``), each machine's with an ``index.json`` naming its
+roots and the day each of its files disappeared.
+
+This machine's copy holds only the files whose own file is gone (a live file and its kept copy
+are one session: the live one is listed, the copy removed when it comes back); another machine's
+copy holds all its files. Each copy is written whole and atomically with its own file's mtime,
+so a listing sorts it by the session's times, never by when it was brought here.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
+from pathlib import Path, PurePosixPath
+
+from sessiontree.archive.keep.manifest import Manifest, Places, Version, machine_name
+from sessiontree.archive.keep.repository import Repository
+from sessiontree.errors import KeepDamaged
+from sessiontree.store.atomic import make_private_dir, temp_path_for, write_atomic
+
+INDEX = "index.json"
+
+
+def _target(folder: Path, key: str) -> Path | None:
+    """Where a manifest key's copy goes under a machine's folder; None for a key that would leave it."""
+    parts = PurePosixPath(key).parts
+    if len(parts) < 3 or any(p in ("", ".", "..") or "\0" in p for p in parts) or key.startswith("/"):
+        return None
+    return folder.joinpath(*parts)
+
+
+def _matches(path: Path, version: Version) -> bool:
+    try:
+        st = path.stat()
+    except OSError:
+        return False
+    return st.st_size == version.size and st.st_mtime_ns == version.mtime_ns
+
+
+def _restore(repo: Repository, version: Version, path: Path) -> None:
+    """Write one kept version to ``path`` (whole, atomically) with its own mtime."""
+    make_private_dir(path.parent)
+    tmp = temp_path_for(path)
+    try:
+        with open(tmp, "wb") as fh:
+            for name, _offset, _length in version.parts:
+                fh.write(repo.get(name))
+            fh.flush()
+            os.fsync(fh.fileno())
+        if version.mtime_ns >= 0:
+            os.utime(tmp, ns=(version.mtime_ns, version.mtime_ns))
+        os.replace(tmp, path)
+    except BaseException:
+        tmp.unlink(missing_ok=True)
+        raise
+
+
+def _bring(repo: Repository, jobs: list[tuple[str, Version, Path]]) -> tuple[int, list[str]]:
+    """Restore each (key, version, path); a damaged one is refused, said in one line, never written."""
+    problems: list[str] = []
+
+    def one(job: tuple[str, Version, Path]) -> bool:
+        key, version, path = job
+        try:
+            _restore(repo, version, path)
+        except KeepDamaged as exc:
+            problems.append(f"{exc} (file {key.split('/', 1)[-1]})")
+            return False
+        return True
+
+    with ThreadPoolExecutor(8, thread_name_prefix="keep-pull") as pool:
+        done = sum(pool.map(one, jobs))
+    return done, problems
+
+
+def _write_index(folder: Path, manifest: Manifest, listed: set[str]) -> None:
+    data = {
+        "machine": manifest.machine,
+        "roots": {
+            slot: {"origin": r.origin, "agent": r.agent, "name": r.name} for slot, r in manifest.roots.items()
+        },
+        "gone": {key: r.gone for key, r in manifest.files.items() if r.gone and key in listed},
+    }
+    make_private_dir(folder)
+    old = None
+    with contextlib.suppress(OSError):
+        old = (folder / INDEX).read_text(encoding="utf-8")
+    text = json.dumps(data, sort_keys=True)
+    if old != text:
+        write_atomic(folder / INDEX, text, readable=False)
+
+
+def refresh_own(places: Places, repo: Repository, manifest: Manifest) -> list[str]:
+    """This machine's copy: the gone files restored, the ones back again removed."""
+    folder = places.kept / manifest.machine
+    jobs: list[tuple[str, Version, Path]] = []
+    listed: set[str] = set()
+    for key, record in manifest.files.items():
+        path = _target(folder, key)
+        if path is None:
+            continue
+        if record.gone is None:
+            if path.exists():
+                path.unlink(missing_ok=True)  # live again: the live file is the session
+            continue
+        listed.add(key)
+        if not _matches(path, record.now):
+            jobs.append((key, record.now, path))
+    if not jobs and not listed and not folder.exists():
+        return []
+    _count, problems = _bring(repo, jobs)
+    _write_index(folder, manifest, listed)
+    return problems
+
+
+def refresh_machine(places: Places, repo: Repository, manifest: Manifest) -> tuple[int, list[str]]:
+    """Another machine's copy: every file it keeps, brought here where ours differs."""
+    folder = places.kept / manifest.machine
+    if manifest.machine == machine_name() or "/" in manifest.machine or manifest.machine in ("", ".", ".."):
+        return 0, []
+    jobs: list[tuple[str, Version, Path]] = []
+    for key, record in manifest.files.items():
+        path = _target(folder, key)
+        if path is not None and not _matches(path, record.now):
+            jobs.append((key, record.now, path))
+    count, problems = _bring(repo, jobs)
+    _write_index(folder, manifest, set(manifest.files))
+    return count, problems
+
+
+@dataclass(frozen=True, slots=True)
+class KeptRoot:
+    """A shown copy's root folder, the machine it came from and its folder there."""
+
+    path: Path
+    machine: str
+    origin: str
+    gone: dict[str, str]
+    """Key under this root -> the day its file disappeared."""
+
+
+def kept_roots(base: Path | None = None) -> list[KeptRoot]:
+    """Every shown copy's root that holds files, this machine's and the others' (no key needed)."""
+    kept = (base or Places.default().base) / "kept"
+    found: list[KeptRoot] = []
+    try:
+        machines = sorted(p for p in kept.iterdir() if p.is_dir())
+    except OSError:
+        return []
+    for folder in machines:
+        try:
+            data = json.loads((folder / INDEX).read_text(encoding="utf-8"))
+            roots = data["roots"]
+            gone = data.get("gone", {})
+        except (OSError, ValueError, KeyError, TypeError):
+            continue
+        for slot, root in sorted(roots.items()):
+            path = folder / slot / str(root.get("name", ""))
+            if _target(folder, f"{slot}/{root.get('name', '')}/x") is None or not path.is_dir():
+                continue
+            prefix = f"{slot}/{root['name']}/"
+            found.append(
+                KeptRoot(
+                    path,
+                    str(data.get("machine", folder.name)),
+                    str(root.get("origin", "")),
+                    {k[len(prefix) :]: str(v) for k, v in gone.items() if k.startswith(prefix)},
+                )
+            )
+    return found
