@@ -19,6 +19,7 @@ ALLOWED: dict[str, set[str]] = {
     "share": {"store", "readers", "exporter"},
     "serve": {"store", "readers", "exporter", "archive", "pages"},
     "site": {"store", "readers", "exporter", "archive", "pages"},
+    "mcp_server": {"store", "readers", "exporter", "archive", "share", "serve"},
 }
 SHARED = {"", "errors", "asyncrun"}  # "": the package itself (its version)
 

@@ -13,6 +13,7 @@ without knowing which module raised it, or one subsystem's class.
   |  + InvalidSession - not a session file (no header, a directory, unreadable)
   |  |  + ForeignSession - another agent's file where only ours will do
   |  + FilterError - a --since, --project or --exclude value
+  |  + ToolArgumentError - an argument of an MCP tool call
   |  + ExportError - a session that cannot be exported (theme, output path)
   |     + InputFileError - a file named on the command line (system prompt, tools)
   + ConflictError - the input is fine but something else stands in the way
@@ -99,6 +100,10 @@ class ForeignSession(InvalidSession):
 
 class FilterError(BadInputError):
     """A ``--since``, ``--project`` or ``--exclude`` value that cannot be used."""
+
+
+class ToolArgumentError(BadInputError):
+    """An argument of an MCP tool call that cannot be used (its type, range or value)."""
 
 
 class ExportError(BadInputError):

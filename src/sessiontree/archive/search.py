@@ -60,6 +60,10 @@ class SearchFilters:
     """Only sessions started in this (absolute) directory or under it (``collection.in_project``)."""
     since_ms: int | None = None
     """Only entries at or after this time (epoch milliseconds)."""
+    until_ms: int | None = None
+    """Only entries before this time (epoch milliseconds, exclusive)."""
+    agent: str | None = None
+    """Only this agent's files (``pi``, ``claude``, ``codex``, ...)."""
     role: str | None = None
     """``user``, ``assistant`` or ``tool`` (tool calls and their results)."""
     limit: int = 20
@@ -143,6 +147,12 @@ def _filter_sql(roots: Sequence[Path], filters: SearchFilters) -> tuple[str, lis
     if filters.since_ms is not None:
         sql += " AND r.ts >= ?"
         params.append(filters.since_ms)
+    if filters.until_ms is not None:
+        sql += " AND r.ts < ?"
+        params.append(filters.until_ms)
+    if filters.agent is not None:
+        sql += " AND coalesce(f.agent, 'pi') = ?"
+        params.append(filters.agent)
     if filters.role is not None:
         sql += " AND r.role = ?"
         params.append(filters.role)

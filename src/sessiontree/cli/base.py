@@ -46,6 +46,7 @@ LAZY_COMMANDS = {
     "build": "sessiontree.cli.build",
     "serve": "sessiontree.cli.serve",
     "keep": "sessiontree.cli.keep",
+    "mcp": "sessiontree.cli.mcp",
 }
 
 

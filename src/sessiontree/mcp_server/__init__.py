@@ -1,0 +1,1 @@
+"""An MCP server over every session search covers: search, list, read and usage as an agent's tools."""
