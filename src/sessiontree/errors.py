@@ -15,7 +15,8 @@ without knowing which module raised it, or one subsystem's class.
   |  + FilterError - a --since, --project or --exclude value
   |  + ToolArgumentError - an argument of an MCP tool call
   |  + ExportError - a session that cannot be exported (theme, output path)
-  |     + InputFileError - a file named on the command line (system prompt, tools)
+  |  |  + InputFileError - a file named on the command line (system prompt, tools)
+  |  + SealError - an encrypted page's envelope that will not open (wrong key, damaged)
   + ConflictError - the input is fine but something else stands in the way
   |  + AmbiguousSession - an id prefix that matches several sessions
   |  + PersistError - writing a session failed (sticky)
@@ -112,6 +113,10 @@ class ExportError(BadInputError):
 
 class InputFileError(ExportError):
     """A file named on the command line (system prompt, tools) cannot be used."""
+
+
+class SealError(BadInputError):
+    """An encrypted page's envelope will not open: a wrong key or password, or damaged bytes."""
 
 
 # --- conflict -------------------------------------------------------------------------------

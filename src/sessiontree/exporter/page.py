@@ -57,13 +57,14 @@ LIVE_SCRIPT = "viewer/live.js"
 
 
 def content_security_policy(
-    script: str | Sequence[str], options: PageOptions | None = None, *, css: str | None = None
+    script: str | Sequence[str], options: PageOptions | None = None, *, css: str | Sequence[str] | None = None
 ) -> str:
     """Return the page's CSP: nothing from the network, only the page's own inline scripts and style.
 
     ``script`` is the viewer's script (or every inline script of the page); the extra scripts
     and sources of ``options`` are added to it. ``css`` is the text of the page's one
-    ``<style>`` (default: the viewer's); only that stylesheet applies (``style-src-elem`` with its
+    ``<style>`` (default: the viewer's; several for a page that writes another in its place, the
+    sealed page); only that stylesheet applies (``style-src-elem`` with its
     hash, ``style-src`` the same for browsers without the CSP3 split) and no ``style=``
     attribute does (the page has none: ANSI colours are classes; the viewer positions rows
     through the CSSOM, which CSP does not govern).
@@ -71,14 +72,15 @@ def content_security_policy(
     opts = options or PageOptions()
     scripts = [script] if isinstance(script, str) else list(script)
     scripts += [s for s in (*opts.early_scripts, *opts.extra_scripts) if s not in scripts]
-    style = f"'{csp_hash(viewer_assets()[0] + opts.extra_css if css is None else css)}'"
+    styles = [viewer_assets()[0] + opts.extra_css] if css is None else [css] if isinstance(css, str) else css
+    style = [f"'{csp_hash(text)}'" for text in styles]
     more: dict[str, list[str]] = {"connect-src": list(opts.connect_src)}
     for directive, sources in opts.csp_sources.items():
         more.setdefault(directive, []).extend(sources)
     directives = {
         "img-src": ["data:"] + (["'self'"] if opts.image_prefix is not None else []),
-        "style-src": [style],
-        "style-src-elem": [style],
+        "style-src": style,
+        "style-src-elem": list(style),
         "style-src-attr": ["'none'"],
         "script-src": [f"'{csp_hash(s)}'" for s in scripts],
     }

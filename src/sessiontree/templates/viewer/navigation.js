@@ -113,7 +113,8 @@ function linkFor(targetIndex, leafId) {
   const base = location.href.split(/[?#]/)[0];
   const leaf = leafId !== undefined ? leafId : state.leaf >= 0 ? str(entries()[state.leaf].id) : null;
   const targetId = targetIndex != null && targetIndex >= 0 ? str(entries()[targetIndex].id) : null;
-  return linkQuery.buildLink(base, state.gist, leaf, targetId);
+  // The fragment stays: an encrypted share's key is there, and a copied link must open the page.
+  return linkQuery.buildLink(base, state.gist, leaf, targetId) + location.hash;
 }
 
 function updateUrl(targetIndex, leafId) {
