@@ -23,6 +23,7 @@ from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
+from sessiontree.archive.keep.roots import kept_root_of
 from sessiontree.archive.line_scan import Scan, read_small, scan_file
 from sessiontree.archive.session_files import iter_session_files
 from sessiontree.store.atomic import make_private_dir, write_atomic
@@ -186,6 +187,8 @@ class Catalog:
         self.root = Path(root)
         self.cache_file = None if cache_dir is None else Path(cache_dir) / _cache_name(self.root)
         self._cached: dict[str, _Cached] = self._load_cache()
+        self._kept = kept_root_of(self.root)
+        """The shown copy of ``keep`` this folder is (its machine, the days files went), else None."""
         self._dirty = False
         self.changes = 0
         """How many scans or settles changed the listing (what was made from it is up to date while equal)."""
@@ -219,6 +222,8 @@ class Catalog:
         if seen.keys() != self._cached.keys():
             self._changed()
         self._cached = seen
+        if self._kept is not None:
+            self._kept = kept_root_of(self.root)  # the days files disappeared, as of the last keep
         self.save()
         return self.entries()
 
@@ -228,8 +233,12 @@ class Catalog:
 
     def entries(self) -> list[SessionInfo]:
         """Every record from the last scan, newest first; another agent's session spawned by one
-        listed here (a Codex subagent thread) under it."""
+        listed here (a Codex subagent thread) under it; a kept copy's marked with its machine and
+        the day its file disappeared (``archive.keep``)."""
         found = sorted((c.entry for c in self._cached.values()), key=lambda e: (-e.modified, e.key))
+        if self._kept is not None:
+            machine, gone = self._kept.machine, self._kept.gone
+            found = [replace(e, machine=machine, kept=gone.get(e.key)) for e in found]
         keys = {e.id: e.key for e in found if e.agent != "pi" and e.id}
         return [
             replace(e, parent_key=keys[e.parent_session or ""])

@@ -61,7 +61,23 @@ def pick_roots(
             roots.append(root)
     if existing and len(roots) > 1 and not ours.is_dir():
         roots.remove(ours)
-    return roots
+    return roots + kept_folders(roots if given else None, agent)
+
+
+def kept_folders(given: Sequence[Path] | None = None, agent: str | None = None) -> list[Path]:
+    """The shown copies of ``keep`` (deleted sessions, other machines'): one more root each, listed
+    like any other. With ``given`` roots, only this machine's copies of those folders."""
+    from sessiontree.archive.keep.roots import kept_roots
+
+    kept = kept_roots()
+    if not kept:
+        return []
+    if given is not None:
+        from sessiontree.archive.keep.manifest import machine_name
+
+        wanted = {os.path.abspath(root.expanduser()) for root in given}
+        kept = [k for k in kept if k.origin in wanted and k.machine == machine_name()]
+    return [k.path for k in kept if agent in (None, k.agent) and k.path not in (given or ())]
 
 
 _STAND_INS: dict[Path, Path] = {}
@@ -253,18 +269,44 @@ def files_clause(
 
 
 def root_labels(roots: Sequence[Path]) -> list[str]:
-    """A key prefix per root: none for one root; else its agent's name (``pi``, ``claude``, ``codex``)."""
-    if len(roots) <= 1:
-        return [""]
+    """A key prefix per root: none for one root; else its agent's name (``pi``, ``claude``, ``codex``).
+
+    This machine's kept copy of a listed root (``archive.keep``: its deleted sessions) shares that
+    root's label, so a session keeps its key (and a built site its page's address) once its own
+    file is gone; another machine's copy is one more root, labelled ``<machine>-<agent>``.
+    """
+    from sessiontree.archive.keep.roots import kept_root_of
+
+    overlays = overlay_of(roots)
+    bases = [root for index, root in enumerate(roots) if index not in overlays]
     labels: list[str] = []
-    for root in roots:
-        base = root_agent(root) or "pi"
+    for root in bases:
+        if len(bases) <= 1:
+            labels.append("")
+            continue
+        kept = kept_root_of(root)
+        base = f"{kept.machine}-{kept.agent}" if kept is not None else root_agent(root) or "pi"
         label, n = base, 1
         while label in labels:
             n += 1
             label = f"{base}-{n}"
         labels.append(label)
-    return labels
+    by_root = dict(zip(bases, labels, strict=True))
+    return [by_root[roots[overlays.get(i, i)]] for i in range(len(roots))]
+
+
+def overlay_of(roots: Sequence[Path]) -> dict[int, int]:
+    """Index of this machine's kept copy -> index of the listed root it is the copy of."""
+    from sessiontree.archive.keep.manifest import machine_name
+    from sessiontree.archive.keep.roots import kept_root_of
+
+    where = {os.path.abspath(root): index for index, root in enumerate(roots)}
+    found: dict[int, int] = {}
+    for index, root in enumerate(roots):
+        kept = kept_root_of(root)
+        if kept is not None and kept.machine == machine_name() and kept.origin in where:
+            found[index] = where[kept.origin]
+    return found
 
 
 class Sources:
@@ -286,9 +328,13 @@ class Sources:
         """Every root's listing (re-reading only changed files), newest first (``exact``: see
         ``Catalog.scan``)."""
         found: list[SessionInfo] = []
+        keys: set[str] = set()
         for index, catalog in enumerate(self.catalogs):
             prefix = self._prefix(index)
             for entry in catalog.scan(exact=exact):
+                if prefix + entry.key in keys:
+                    continue  # a kept copy of a file listed live: one session, the live one
+                keys.add(prefix + entry.key)
                 parent = None if entry.parent_key is None else prefix + entry.parent_key
                 found.append(replace(entry, key=prefix + entry.key, parent_key=parent) if prefix else entry)
         found.sort(key=lambda e: e.modified, reverse=True)
@@ -309,10 +355,15 @@ class Sources:
         return [(catalog, key) for catalog in self.catalogs for key in catalog.pending()]
 
     def _split(self, key: str) -> tuple[int, str]:
-        if len(self.catalogs) == 1:
-            return 0, key
-        label, _, rest = key.partition("/")
-        return self.labels.index(label), rest
+        """The catalog a key is in and the key in it (a live file before its kept copy)."""
+        if not any(self.labels):
+            label, rest = "", key
+        else:
+            label, _, rest = key.partition("/")
+        found = [index for index, name in enumerate(self.labels) if name == label]
+        if not found:
+            raise ValueError(key)
+        return next((i for i in found if self.catalogs[i].get(rest) is not None), found[0]), rest
 
     def get(self, key: str) -> SessionInfo | None:
         """The record of one file by (prefixed) key."""

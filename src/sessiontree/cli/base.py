@@ -164,6 +164,10 @@ def _foreign_by_id(prefix: str, not_ours: SessionNotFound) -> Path:
     from sessiontree.readers.discovery import find_agent_session
 
     found = find_agent_session(prefix)
+    if not found:  # deleted by its agent, or another machine's: its kept copy (``keep``)
+        from sessiontree.archive.keep.roots import kept_roots
+
+        found = find_agent_session(prefix, [(k.agent, k.path) for k in kept_roots()])
     if not found:
         said = str(not_ours)
         where = "; run" if "; run" in said else None

@@ -50,9 +50,9 @@ def keep(
     roots: tuple[Path, ...],
     agent: str | None,
 ) -> None:
-    """Keep every session file of every agent (and its subagents, artifacts and blobs) in an archive.
+    """Keep every agent's sessions in an archive.
 
-    Compressed and encrypted on this machine (a key file made on first use in the data dir, or
+    Every session file of every agent (with its subagents, artifacts and blobs). Compressed and encrypted on this machine (a key file made on first use in the data dir, or
     SESSIONTREE_PASSPHRASE); only what changed is sent. Sessions an agent deletes stay listed by
     list, search, stats, serve and build, marked kept. With --to s3://bucket/prefix (endpoint and
     credentials from AWS_* or ~/.aws) each machine (SESSIONTREE_MACHINE, else the host name) keeps
@@ -65,8 +65,8 @@ def keep(
         command = [program, "keep", *(a for r in roots for a in ("--root", str(r.absolute())))]
         click.echo(schedule_text(schedule, command), nl=False)
         return
+    from sessiontree.archive.keep.roots import kept_roots
     from sessiontree.archive.keep.run import keep as keep_all
-    from sessiontree.archive.keep.shown import kept_roots
 
     kept = {k.path for k in kept_roots()}
     chosen = [root for root in pick_roots(ctx, roots, agent) if root not in kept]

@@ -52,12 +52,14 @@ def format_table(infos: Sequence[SessionInfo]) -> str:
     """Format the session table: id, plain-text title, cwd, messages, last activity (and the agent
     when another agent's sessions are listed)."""
     agents = any(info.agent != "pi" for info in infos)
+    kept = any(info.machine for info in infos)
     rows = [
         (
             *(("AGENT",) if agents else ()),
             "ID",
             "TITLE",
             "CWD",
+            *(("KEPT",) if kept else ()),
             "MESSAGES",
             f"LAST ACTIVE ({LOCAL_ZONE.name})",
         )
@@ -71,6 +73,7 @@ def format_table(infos: Sequence[SessionInfo]) -> str:
                 printable(info.id, 16),
                 printable(plain_title(info.display_title, TITLE_WIDTH)),
                 printable(info.cwd or "", 40, keep_end=True),
+                *((kept_label(info),) if kept else ()),
                 count,
                 active,
             )
@@ -85,6 +88,17 @@ def format_table(infos: Sequence[SessionInfo]) -> str:
         ]
         lines.append("  ".join(cells).rstrip())
     return "\n".join(lines)
+
+
+def kept_label(info: SessionInfo) -> str:
+    """What a listing says of a kept session: the machine it came from, the day its file went."""
+    if not info.machine:
+        return ""
+    from sessiontree.archive.keep.manifest import machine_name
+
+    here = info.machine == machine_name()
+    gone = f"gone {info.kept}" if info.kept else ""
+    return printable(gone if here else f"from {info.machine}" + (f", {gone}" if gone else ""))
 
 
 @dataclass

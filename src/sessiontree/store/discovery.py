@@ -72,6 +72,10 @@ class SessionInfo:
     """In a catalog: the typed prompts (``store.kinds.is_typed_prompt``), once the whole file was read."""
     last_activity: str | None = None
     """The time of the file's last entry that has one (ISO, as written), when the whole file was read."""
+    machine: str | None = None
+    """The machine a kept session came from (``keep``'s shown copies); None for this machine's live files."""
+    kept: str | None = None
+    """For a kept session whose own file is gone: the day (ISO) ``keep`` found it gone."""
 
     @property
     def display_title(self) -> str:
@@ -89,18 +93,23 @@ class SessionInfo:
 
     def to_json(self) -> dict[str, Any]:
         """A JSON-ready dict (paths as strings)."""
-        return {
-            "id": self.id,
-            "path": str(self.path),
-            "cwd": self.cwd,
-            "title": self.title,
-            "firstMessage": self.first_message,
-            "created": self.created,
-            "modified": utc_datetime(self.modified).isoformat(timespec="milliseconds"),
-            "size": self.size,
-            "messageCount": self.message_count,
-            "parentSession": self.parent_session,
-        } | ({"agent": self.agent} if self.agent != "pi" else {})
+        return (
+            {
+                "id": self.id,
+                "path": str(self.path),
+                "cwd": self.cwd,
+                "title": self.title,
+                "firstMessage": self.first_message,
+                "created": self.created,
+                "modified": utc_datetime(self.modified).isoformat(timespec="milliseconds"),
+                "size": self.size,
+                "messageCount": self.message_count,
+                "parentSession": self.parent_session,
+            }
+            | ({"agent": self.agent} if self.agent != "pi" else {})
+            | ({"machine": self.machine} if self.machine else {})
+            | ({"kept": self.kept} if self.kept else {})
+        )
 
 
 def printable(text: str, width: int | None = None, *, keep_end: bool = False) -> str:

@@ -14,23 +14,13 @@ import contextlib
 import json
 import os
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass
-from pathlib import Path, PurePosixPath
+from pathlib import Path
 
 from sessiontree.archive.keep.manifest import Manifest, Places, Version, machine_name
 from sessiontree.archive.keep.repository import Repository
+from sessiontree.archive.keep.roots import INDEX, target
 from sessiontree.errors import KeepDamaged
 from sessiontree.store.atomic import make_private_dir, temp_path_for, write_atomic
-
-INDEX = "index.json"
-
-
-def _target(folder: Path, key: str) -> Path | None:
-    """Where a manifest key's copy goes under a machine's folder; None for a key that would leave it."""
-    parts = PurePosixPath(key).parts
-    if len(parts) < 3 or any(p in ("", ".", "..") or "\0" in p for p in parts) or key.startswith("/"):
-        return None
-    return folder.joinpath(*parts)
 
 
 def _matches(path: Path, version: Version) -> bool:
@@ -100,7 +90,7 @@ def refresh_own(places: Places, repo: Repository, manifest: Manifest) -> list[st
     jobs: list[tuple[str, Version, Path]] = []
     listed: set[str] = set()
     for key, record in manifest.files.items():
-        path = _target(folder, key)
+        path = target(folder, key)
         if path is None:
             continue
         if record.gone is None:
@@ -124,51 +114,9 @@ def refresh_machine(places: Places, repo: Repository, manifest: Manifest) -> tup
         return 0, []
     jobs: list[tuple[str, Version, Path]] = []
     for key, record in manifest.files.items():
-        path = _target(folder, key)
+        path = target(folder, key)
         if path is not None and not _matches(path, record.now):
             jobs.append((key, record.now, path))
     count, problems = _bring(repo, jobs)
     _write_index(folder, manifest, set(manifest.files))
     return count, problems
-
-
-@dataclass(frozen=True, slots=True)
-class KeptRoot:
-    """A shown copy's root folder, the machine it came from and its folder there."""
-
-    path: Path
-    machine: str
-    origin: str
-    gone: dict[str, str]
-    """Key under this root -> the day its file disappeared."""
-
-
-def kept_roots(base: Path | None = None) -> list[KeptRoot]:
-    """Every shown copy's root that holds files, this machine's and the others' (no key needed)."""
-    kept = (base or Places.default().base) / "kept"
-    found: list[KeptRoot] = []
-    try:
-        machines = sorted(p for p in kept.iterdir() if p.is_dir())
-    except OSError:
-        return []
-    for folder in machines:
-        try:
-            data = json.loads((folder / INDEX).read_text(encoding="utf-8"))
-            roots = data["roots"]
-            gone = data.get("gone", {})
-        except (OSError, ValueError, KeyError, TypeError):
-            continue
-        for slot, root in sorted(roots.items()):
-            path = folder / slot / str(root.get("name", ""))
-            if _target(folder, f"{slot}/{root.get('name', '')}/x") is None or not path.is_dir():
-                continue
-            prefix = f"{slot}/{root['name']}/"
-            found.append(
-                KeptRoot(
-                    path,
-                    str(data.get("machine", folder.name)),
-                    str(root.get("origin", "")),
-                    {k[len(prefix) :]: str(v) for k, v in gone.items() if k.startswith(prefix)},
-                )
-            )
-    return found
