@@ -17,6 +17,7 @@ from sessiontree.exporter import make_page
 from sessiontree.readers import load_for_export
 from sessiontree.share.gist import Gist, check_gh_auth, create_gist_gh, find_gh
 from sessiontree.share.handlers import find_handler, run_handler
+from sessiontree.share.machine_secrets import MachineSecrets, collect_machine_secrets
 from sessiontree.share.progress import echo, spinner
 from sessiontree.share.records import ShareRecord, append_record, now_iso
 from sessiontree.share.redact import RedactionReport, Redactor, redact_entries, redact_value
@@ -204,15 +205,22 @@ def _load(source: Path | Session, agent: str | None, say: Notify) -> Session:
     return load_for_export(source, agent=agent, warn=say)
 
 
-def redact_session(session: Session, masks: Sequence[str] = ()) -> tuple[Session, RedactionReport]:
+def redact_session(
+    session: Session, masks: Sequence[str] = (), machine: MachineSecrets | None = None
+) -> tuple[Session, RedactionReport]:
     """Return a copy of the session with secrets masked; the original is left as it was.
 
     The title slot is redacted with the same values as the entries (the page's title, the gist
     description and the uploaded file's name come from it), and so are the subagent transcripts
     the page embeds: all in memory, nothing written. ``masks`` are values masked wherever they
-    are (``share --mask``). The report lists the random-looking values kept too, and why.
+    are (``share --mask``); ``machine`` this machine's own secrets (default: collected now, the
+    session's project folder's ``.env`` files included). The report lists the random-looking
+    values kept too, and why, and where the machine's secrets it masked came from.
     """
-    redactor = Redactor(masks)
+    if machine is None:
+        cwd = session.header.get("cwd")
+        machine = collect_machine_secrets([cwd] if isinstance(cwd, str) else [])
+    redactor = Redactor(masks, machine.forms())
     learn_subagents(session.subagents, redactor)
     slot = session.title_slot
     extra = [("title-slot", slot)] if slot else []

@@ -9,8 +9,9 @@ title, the working directory and a file name too).
 from __future__ import annotations
 
 import re
+from bisect import bisect_right
 from collections import Counter
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -20,6 +21,14 @@ from sessiontree.share.spans import Span, find_secret_spans, masks_in, merge_spa
 
 MASK = "[REDACTED:{kind}]"
 USER_MASK = "masked-by-you"  # the kind of a value given to ``share --mask``
+MACHINE = (
+    "machine-secret"  # the kind of a value this machine keeps as a credential (``share.machine_secrets``)
+)
+MIN_SPLIT = 12
+"""A machine secret this long is found split across lines too (a wrapped terminal, a PEM body):
+joined lines make no word this long by chance."""
+_LINE_BREAK = re.compile(r"\r?\n[ \t]*")
+_JOIN = re.compile(r"\n[ \t]*")  # the same, faster to search (a literal first): ``\r`` taken out before
 # A value this short is masked where it was found, not looked for everywhere else.
 MIN_PROPAGATED = 6
 # Shorter texts hold no secret of their own (the shortest, "pw=abc1234", is 10 characters).
@@ -48,6 +57,8 @@ class Finding:
     length: int
     entry: str
     field: str
+    source: str = ""
+    """For this machine's own secret: where it came from (its first characters are never kept)."""
 
 
 @dataclass(frozen=True)
@@ -67,6 +78,8 @@ class RedactionReport:
     counts: Counter[str] = field(default_factory=Counter)
     findings: list[Finding] = field(default_factory=list)
     kept: list[Kept] = field(default_factory=list)
+    machine: Counter[str] = field(default_factory=Counter)
+    """This machine's own secrets masked: where each came from -> how many times."""
 
     @property
     def total(self) -> int:
@@ -81,12 +94,22 @@ class RedactionReport:
 class Redactor:
     """Masks secrets across many strings: finds them first, then masks every copy of each value."""
 
-    def __init__(self, masks: Iterable[str] = ()) -> None:
-        """``masks`` are values to mask wherever they are, whatever they look like (``--mask``)."""
+    def __init__(self, masks: Iterable[str] = (), machine: Mapping[str, str] | None = None) -> None:
+        """``masks`` are values to mask wherever they are, whatever they look like (``--mask``);
+        ``machine`` this machine's secrets in every form to mask -> where each came from."""
         self._spans: dict[str, list[Span]] = {}
         self._values: dict[str, str] = dict.fromkeys((m for m in masks if m), USER_MASK)  # value -> kind
         self._copies: re.Pattern[str] | None = None
         self._kept: dict[str, str] = {}  # random-looking value kept -> the look-alike rule's reason
+        self._machine: dict[str, str] = {f: where for f, where in (machine or {}).items() if f}
+        self._matcher: Any = None  # an Aho-Corasick automaton of the machine's secrets, every form
+        if self._machine:
+            import ahocorasick
+
+            self._matcher = ahocorasick.Automaton()
+            for form in self._machine:
+                self._matcher.add_word(form, form)
+            self._matcher.make_automaton()
 
     def learn(self, text: str, key: str | None = None) -> None:
         """Find the secrets of ``text`` (pass one) and remember their values.
@@ -138,13 +161,55 @@ class Redactor:
         return [
             Kept(reason, value[:4], value[-4:], len(value))
             for value, reason in self._kept.items()
-            if value not in self._values and (copies is None or copies.search(value) is None)
+            if value not in self._values
+            and (copies is None or copies.search(value) is None)
+            and not self._holds_machine(value)
         ]
 
     def holds_copy(self, texts: list[str]) -> bool:
-        """Tell whether a value learnt anywhere may be in one of ``texts``."""
+        """Tell whether a value learnt anywhere, or a secret of this machine, may be in one of ``texts``."""
         copies = self._copy_pattern()
-        return copies is not None and copies.search("\x00".join(texts)) is not None
+        if copies is not None and copies.search("\x00".join(texts)) is not None:
+            return True
+        return self._holds_machine("\x00".join(texts))
+
+    def _holds_machine(self, text: str) -> bool:
+        """Tell whether a secret of this machine may be in ``text`` (lines joined: in C, no mapping)."""
+        if self._matcher is None:
+            return False
+        joined = _JOIN.sub("", text.replace("\r", "") if "\r" in text else text) if "\n" in text else text
+        return next(iter(self._matcher.iter(joined)), None) is not None
+
+    def _machine_spans(self, text: str) -> list[tuple[int, int]]:
+        """Where this machine's secrets stand in ``text``, a long one split across lines too (line
+        breaks and the indentation after them left out)."""
+        if "\n" not in text:
+            return [(end - len(form) + 1, end + 1) for end, form in self._matcher.iter(text)]
+        pieces: list[str] = []
+        starts: list[int] = []  # where each piece begins in the joined text
+        origins: list[int] = []  # and in ``text``
+        joined = pos = 0
+        for match in _LINE_BREAK.finditer(text):
+            pieces.append(text[pos : match.start()])
+            starts.append(joined)
+            origins.append(pos)
+            joined += match.start() - pos
+            pos = match.end()
+        pieces.append(text[pos:])
+        starts.append(joined)
+        origins.append(pos)
+
+        def origin(index: int) -> int:
+            piece = bisect_right(starts, index) - 1
+            return origins[piece] + index - starts[piece]
+
+        found: list[tuple[int, int]] = []
+        for end, form in self._matcher.iter("".join(pieces)):
+            length = len(form)
+            start, stop = origin(end - length + 1), origin(end) + 1
+            if stop - start == length or length >= MIN_SPLIT:  # a short one only where it stands whole
+                found.append((start, stop))
+        return found
 
     def remember(self, value: str, kind: str) -> None:
         """Mask every copy of ``value`` (found by its context elsewhere: a command's output)."""
@@ -161,14 +226,24 @@ class Redactor:
             self.learn(text)
             own = self._spans.get(text, [])
         copies = self._copy_pattern()
-        if copies is None or not copies.search(text):
+        machine = self._machine_spans(text) if self._holds_machine(text) else []
+        if not machine and (copies is None or not copies.search(text)):
             return own
         found = [(s, e, 0, k) for s, e, k in own]
         masks = masks_in(text)
-        for match in copies.finditer(text):
+        for match in copies.finditer(text) if copies is not None else ():
             if not (masks and starts_in_mask(match.start(), masks)):
                 found.append((match.start(), match.end(), 1, self._values[match.group()]))
+        # What this machine holds is known for sure: it names the span over any guess.
+        found += [(start, end, -1, MACHINE) for start, end in machine]
         return merge_spans(found)
+
+    def _machine_source(self, value: str) -> str:
+        """Where the machine's secret in a masked span came from (the longest form in it)."""
+        forms = (
+            [form for _end, form in self._matcher.iter(_LINE_BREAK.sub("", value))] if self._matcher else []
+        )
+        return self._machine.get(max(forms, key=len), "") if forms else ""
 
     def _copy_pattern(self) -> re.Pattern[str] | None:
         if self._copies is None and self._values:
@@ -191,7 +266,13 @@ class Redactor:
             pieces.append(text[pos:start])
             pieces.append(MASK.format(kind=kind))
             report.counts[kind] += 1
-            report.findings.append(Finding(kind, text[start : start + 4], end - start, entry, field_name))
+            value = text[start:end]
+            if kind == MACHINE:
+                where = self._machine_source(value)
+                report.machine[where] += 1
+                report.findings.append(Finding(kind, "", end - start, entry, field_name, where))
+            else:
+                report.findings.append(Finding(kind, value[:4], end - start, entry, field_name))
             pos = end
         pieces.append(text[pos:])
         return "".join(pieces)

@@ -18,9 +18,20 @@ _COUNTED = "an id ("
 
 
 def finding_line(finding: Finding) -> str:
-    """Return one masked value: kind, first 4 characters, length, where it was."""
+    """Return one masked value: kind, first 4 characters (none of a machine's own secret: where it
+    came from instead), length, where it was."""
     where = f"entry {finding.entry}" if finding.entry else "session"
-    return f"  {finding.kind:<24} {finding.preview}... ({finding.length} chars)  {where}  {finding.field}"
+    shown = f"from {finding.source}" if finding.source else f"{finding.preview}..."
+    return f"  {finding.kind:<24} {shown} ({finding.length} chars)  {where}  {finding.field}"
+
+
+def machine_line(report: RedactionReport) -> list[str]:
+    """One line: how many of this machine's own secrets were masked, and from where (never a value)."""
+    if not report.machine:
+        return []
+    places = ", ".join(f"{where or 'this machine'} ({n})" for where, n in report.machine.most_common())
+    total = sum(report.machine.values())
+    return [f"Masked {total} cop{'y' if total == 1 else 'ies'} of this machine's own secrets, from: {places}"]
 
 
 def kept_line(kept: Kept) -> str:
@@ -46,6 +57,7 @@ def review_lines(report: RedactionReport | None, limit: int | None = None) -> li
     if report is None:
         return ["Redaction is off (--no-redact): the page is shared as it is"]
     lines = [finding_line(f) for f in report.findings]
+    head = machine_line(report)
     if limit is not None and len(lines) > limit:
         shown = max(1, limit - 1)
         rest = len(lines) - shown
@@ -56,4 +68,4 @@ def review_lines(report: RedactionReport | None, limit: int | None = None) -> li
             *kept[: max(2, limit - 1)],
             f"  ... and {len(kept) - max(2, limit - 1)} more (share --dry-run)",
         ]
-    return [*lines, *kept]
+    return [*head, *lines, *kept]
