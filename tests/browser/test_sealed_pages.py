@@ -26,10 +26,16 @@ from sessiontree.exporter.seal import (
     sealed_page,
 )
 from sessiontree.pages.export import export_to_file
+from sessiontree.share.publish import share_session
 from tests.browser.axe import assert_clean, audit_page
 from tests.browser.conftest import Watch, wait_js
 from tests.browser.test_site import serve_folder
 from tests.conftest import GenSession
+from tests.share import conftest as share_fixtures
+from tests.share.conftest import FakeGh
+
+fake_gh = share_fixtures.fake_gh  # a fake gh on PATH (the share tests' fixtures)
+no_gh = share_fixtures.no_gh
 
 pytestmark = pytest.mark.browser
 
@@ -69,16 +75,22 @@ class Pages:
     html: str
 
 
-@pytest.fixture
-def pages(gen_session: GenSession, tmp_path: Path) -> Pages:
+def web_root(tmp_path: Path) -> Path:
+    """A folder to serve: the preview host's page, and a favicon (a browser asks a server for one)."""
     root = tmp_path / "www"
     root.mkdir()
+    (root / "preview.html").write_text(PREVIEW_HOST, encoding="utf-8")
+    (root / "favicon.ico").write_bytes(b"")
+    return root
+
+
+@pytest.fixture
+def pages(gen_session: GenSession, tmp_path: Path) -> Pages:
+    root = web_root(tmp_path)
     plain = export_to_file(gen_session(12), root / f"{PLAIN}.html")
     html = plain.read_text(encoding="utf-8")
     key = new_key()
     (root / f"{SEALED}.html").write_text(seal_page(html, key), encoding="utf-8")
-    (root / "preview.html").write_text(PREVIEW_HOST, encoding="utf-8")
-    (root / "favicon.ico").write_bytes(b"")  # a browser asks a server for it: no 404 in the console
     return Pages(root, PLAIN, key_text(key), html)
 
 
@@ -114,6 +126,34 @@ def session_texts(html: str) -> list[str]:
 def test_the_right_key_opens_the_plain_page_s_dom(
     page: Page, pages: Pages, static_server: str, watch: Watch, way: str
 ) -> None:
+    assert_opens_as_plain(page, pages, static_server, watch, way)
+
+
+@pytest.mark.parametrize("way", ["file", "server", "preview"])
+def test_an_encrypted_share_opens_as_the_plain_share(
+    page: Page,
+    gen_session: GenSession,
+    tmp_path: Path,
+    fake_gh: FakeGh,
+    isolated_agent_dir: Path,
+    watch: Watch,
+    way: str,
+) -> None:
+    root = web_root(tmp_path)
+    session = gen_session(12)
+    share_session(session, isolated_agent_dir, notify=lambda _: None, encrypt=False)
+    plain = fake_gh.uploaded_raw()
+    (root / f"{PLAIN}.html").write_text(plain, encoding="utf-8")
+    outcome = share_session(session, isolated_agent_dir, notify=lambda _: None)
+    (root / f"{SEALED}.html").write_text(fake_gh.uploaded_raw(), encoding="utf-8")
+    assert outcome.url is not None and outcome.key is not None
+    assert outcome.url.split("#")[1] == outcome.key
+    with serve_folder(root) as server:
+        assert_opens_as_plain(page, Pages(root, PLAIN, outcome.key, plain), server, watch, way)
+
+
+def assert_opens_as_plain(page: Page, pages: Pages, static_server: str, watch: Watch, way: str) -> None:
+    """The sealed page read ``way`` with its key has the plain page's DOM, and fetched nothing else."""
     plain_url = address(way, pages, static_server, PLAIN)
     sealed_url = address(way, pages, static_server, SEALED)
     plain = settled_dom(page, plain_url)

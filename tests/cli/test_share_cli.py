@@ -46,13 +46,15 @@ def test_share_prints_links_and_opens_the_preview(
     code, out, err = run("share", str(session_file))
     assert code == 0, err
     [record] = read_records(isolated_agent_dir)
+    assert record.key is not None
     assert out.splitlines() == [
-        f"Share URL: https://gistpreview.github.io/?{record.gist_id}",
+        f"Share URL: https://gistpreview.github.io/?{record.gist_id}#{record.key}",
         f"Gist: https://gist.github.com/tester/{record.gist_id}",
     ]
     assert "Redacted 3 secret(s): 1 aws-access-key, 1 env-assignment, 1 github-token" in err
     assert "Creating gist..." in err
-    assert no_browser == [f"https://gistpreview.github.io/?{record.gist_id}"]
+    assert "Encrypted: only the whole link (its key after #) opens the page" in err
+    assert no_browser == [f"https://gistpreview.github.io/?{record.gist_id}#{record.key}"]
     assert list(temp_root.iterdir()) == []
 
 
@@ -71,16 +73,25 @@ def test_share_no_open_and_no_redact(
 @pytest.mark.parametrize(
     ("body", "stdout", "opened"),
     [
-        ("return 'https://h.test/1'", ["Share URL: https://h.test/1"], ["https://h.test/1"]),
+        ("return 'https://h.test/1'", ["Share URL: https://h.test/1#{key}"], ["https://h.test/1#{key}"]),
         (
             "return {'url': 'https://h.test/2', 'message': 'Posted to #team'}",
-            ["Share URL: https://h.test/2", "Posted to #team"],
-            ["https://h.test/2"],
+            ["Share URL: https://h.test/2#{key}", "Posted to #team"],
+            ["https://h.test/2#{key}"],
         ),
-        ("return {'message': 'Saved on the NAS'}", ["Saved on the NAS"], []),
-        ("return None", ["Session shared"], []),
+        (  # a script that puts the key in its link itself: kept as it is, not doubled
+            "import os; return 'https://h.test/3#' + os.environ['SESSIONTREE_SHARE_KEY']",
+            ["Share URL: https://h.test/3#{key}"],
+            ["https://h.test/3#{key}"],
+        ),
+        (
+            "return {'message': 'Saved on the NAS'}",
+            ["Saved on the NAS", "Key: #{key} (after the page's address)"],
+            [],
+        ),
+        ("return None", ["Session shared", "Key: #{key} (after the page's address)"], []),
     ],
-    ids=["string", "object", "message", "nothing"],
+    ids=["string", "object", "own-fragment", "message", "nothing"],
 )
 def test_share_with_a_python_handler(
     body: str,
@@ -95,8 +106,10 @@ def test_share_with_a_python_handler(
     (isolated_agent_dir / "share.py").write_text(f"def share(html_path):\n    {body}\n")
     code, out, err = run("share", str(session_file))
     assert code == 0, err
-    assert out.splitlines() == stdout
-    assert no_browser == opened
+    [record] = read_records(isolated_agent_dir)
+    assert record.key is not None and len(record.key) == 43
+    assert out.splitlines() == [line.format(key=record.key) for line in stdout]
+    assert no_browser == [url.format(key=record.key) for url in opened]
     assert fake_gh.calls() == []
 
 

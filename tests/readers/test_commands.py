@@ -73,7 +73,7 @@ def test_share_through_a_share_script(path: Path, isolated_agent_dir: Path, tmp_
         "import shutil\n"
         f"def share(html_path):\n    shutil.copy(html_path, {str(seen)!r})\n    return 'https://share.invalid/1'\n"
     )
-    code, out, err = run("share", "--no-open", str(path))
+    code, out, err = run("share", "--no-open", "--no-encrypt", str(path))  # the readable page, read below
     assert code == 0, err
     assert "Share URL: https://share.invalid/1" in out
     html = seen.read_text(encoding="utf-8")

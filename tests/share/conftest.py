@@ -13,6 +13,8 @@ from pathlib import Path
 
 import pytest
 
+from sessiontree.exporter.seal import SEALED_DATA_ID, key_from_text, open_envelope, read_envelope
+from sessiontree.share.records import read_records
 from tests.share.github_server import FakeGitHub, serve_github
 
 FAKE_GH = '''#!{python}
@@ -68,6 +70,7 @@ class FakeGh:
     bin_dir: Path
     record_dir: Path
     monkeypatch: pytest.MonkeyPatch
+    agent_dir: Path  # where share records go (their keys open an encrypted upload)
 
     def mode(self, mode: str) -> None:
         self.monkeypatch.setenv("FAKE_GH_MODE", mode)
@@ -78,8 +81,18 @@ class FakeGh:
             return []
         return [json.loads(line) for line in path.read_text().splitlines()]
 
-    def uploaded(self) -> str:
+    def uploaded_raw(self) -> str:
+        """The page as it went up (an encrypted share's: the sealed page)."""
         return (self.record_dir / "uploaded.html").read_text(encoding="utf-8")
+
+    def uploaded(self) -> str:
+        """The page as its reader sees it: an encrypted upload opened with the newest recorded key."""
+        raw = self.uploaded_raw()
+        if f'id="{SEALED_DATA_ID}"' not in raw:
+            return raw
+        keys = [record.key for record in read_records(self.agent_dir) if record.key]
+        assert keys, "an encrypted page went up, and no share record holds its key"
+        return open_envelope(read_envelope(raw), key=key_from_text(keys[-1])).decode("utf-8")
 
     def uploaded_path(self) -> Path:
         return Path((self.record_dir / "uploaded-path").read_text())
@@ -100,7 +113,7 @@ def no_gh(monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 @pytest.fixture
-def fake_gh(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, no_gh: None) -> FakeGh:
+def fake_gh(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, no_gh: None, isolated_agent_dir: Path) -> FakeGh:
     """Put an executable fake ``gh`` first on PATH; it records argv and copies uploads."""
     bin_dir = tmp_path / "fake-bin"
     record_dir = tmp_path / "fake-gh-record"
@@ -112,7 +125,7 @@ def fake_gh(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, no_gh: None) -> Fak
     monkeypatch.setenv("PATH", f"{bin_dir}{os.pathsep}{os.environ['PATH']}")
     monkeypatch.setenv("FAKE_GH_DIR", str(record_dir))
     monkeypatch.setenv("FAKE_GH_MODE", "ok")
-    return FakeGh(bin_dir, record_dir, monkeypatch)
+    return FakeGh(bin_dir, record_dir, monkeypatch, isolated_agent_dir)
 
 
 @pytest.fixture

@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 from sessiontree.errors import ExportError, InvalidSession, SessionNotFound, ShareError
+from sessiontree.exporter.seal import key_from_text, open_envelope, read_envelope
 from sessiontree.share.publish import (
     MAX_BYTES,
     WARN_BYTES,
@@ -35,9 +36,10 @@ def session_file(tmp_path: Path) -> Path:
 def test_gh_share_uploads_a_redacted_page_and_records_it(
     session_file: Path, fake_gh: FakeGh, temp_root: Path, isolated_agent_dir: Path
 ) -> None:
+    # The readable page (--no-encrypt): as every share went up before shares were encrypted.
     before = (session_file.read_bytes(), os.stat(session_file).st_mtime_ns)
     notes: list[str] = []
-    outcome = share_session(session_file, isolated_agent_dir, notify=notes.append)
+    outcome = share_session(session_file, isolated_agent_dir, notify=notes.append, encrypt=False)
 
     calls = fake_gh.calls()
     assert calls[0] == ["auth", "status"]
@@ -63,6 +65,7 @@ def test_gh_share_uploads_a_redacted_page_and_records_it(
     assert outcome.gist.url == f"https://gist.github.com/tester/{outcome.gist.id}"
     [record] = read_records(isolated_agent_dir)
     assert (record.url, record.gist_id, record.backend) == (outcome.url, outcome.gist.id, "gh")
+    assert record.key is None and outcome.key is None and record.link == outcome.url
     assert record.session == str(session_file.resolve())
     assert (session_file.read_bytes(), os.stat(session_file).st_mtime_ns) == before
 
@@ -117,11 +120,14 @@ def test_rest_api_path_with_a_token(
     [gist_body] = local_github.gists.values()
     assert seen.headers["Authorization"] == "Bearer tok-local"
     assert gist_body["public"] is False
-    assert gist_body["description"] == "sessiontree: Fix the login bug (2026-02-16)"
+    assert gist_body["description"] == "sessiontree: encrypted session (2026-02-16)"
     [(name, file)] = gist_body["files"].items()
-    assert name == "sessiontree-fix-the-login-bug-2026-02-16.html"
-    assert all(secret not in page_text(file["content"]) for secret in SECRETS)
-    assert outcome.gist is not None and outcome.url == f"https://gistpreview.github.io/?{outcome.gist.id}"
+    assert name == "sessiontree-encrypted-2026-02-16.html"
+    assert "login" not in json.dumps(gist_body)
+    assert outcome.gist is not None and outcome.key is not None
+    assert outcome.url == f"https://gistpreview.github.io/?{outcome.gist.id}#{outcome.key}"
+    opened = open_envelope(read_envelope(file["content"]), key=key_from_text(outcome.key)).decode()
+    assert "Fix the login bug" in opened and all(secret not in page_text(opened) for secret in SECRETS)
     assert read_records(isolated_agent_dir)[0].backend == "api"
     assert list(temp_root.iterdir()) == []
 
@@ -136,7 +142,7 @@ def test_custom_handler_gets_the_redacted_page_and_wins_over_gh(
         f"def share(html_path):\n    shutil.copy(html_path, {str(copy)!r})\n"
         "    return {'url': 'https://share.example.test/x', 'message': 'Uploaded to the wiki'}\n"
     )
-    outcome = share_session(session_file, isolated_agent_dir)
+    outcome = share_session(session_file, isolated_agent_dir, encrypt=False)
     assert (outcome.url, outcome.message, outcome.gist) == (
         "https://share.example.test/x",
         "Uploaded to the wiki",
@@ -180,7 +186,7 @@ def test_js_handler_end_to_end(
         "  readFileSync(p, 'utf8').includes('<!doctype html>') ? 'https://js.example.test/ok' : 'bad';\n"
     )
     outcome = share_session(session_file, isolated_agent_dir)
-    assert outcome.url == "https://js.example.test/ok"
+    assert outcome.key is not None and outcome.url == f"https://js.example.test/ok#{outcome.key}"
     assert list(temp_root.iterdir()) == []
 
 
@@ -275,5 +281,5 @@ def test_a_record_that_cannot_be_written_does_not_hide_the_links(
     (agent / "shares.jsonl").mkdir()  # a directory where the record file should be
     notes: list[str] = []
     outcome = share_session(session_file, agent, notify=notes.append)
-    assert outcome.gist is not None and outcome.url == outcome.gist.preview_url
+    assert outcome.gist is not None and outcome.url == f"{outcome.gist.preview_url}#{outcome.key}"
     assert any(n.startswith(f"Warning: could not record the share in {agent}") for n in notes)

@@ -21,7 +21,7 @@ def test_lone_surrogates_share(tmp_path: Path, fake_gh: FakeGh, isolated_agent_d
         [{"role": "user", "content": [{"type": "text", "text": f"smile \ud83d then {TOKEN} \ude00"}]}],
     )
     no_traceback(run("--agent-dir", str(isolated_agent_dir), "share", str(path), cwd=tmp_path))
-    uploaded = (fake_gh.record_dir / "uploaded.html").read_bytes().decode("utf-8")  # strict UTF-8
+    uploaded = fake_gh.uploaded()  # the decrypted page's bytes, read as strict UTF-8
     assert "smile \ufffd then [REDACTED:github-token] \ufffd" in shown_text(uploaded)
 
 
@@ -37,7 +37,7 @@ def test_value_nested_900_deep_shares(tmp_path: Path, fake_gh: FakeGh, isolated_
     path.write_text(path.read_text() + line + "\n")
     assert json.loads(line)  # the line is valid JSON that Python's parser accepts
     no_traceback(run("--agent-dir", str(isolated_agent_dir), "share", str(path), cwd=tmp_path))
-    uploaded = (fake_gh.record_dir / "uploaded.html").read_text(encoding="utf-8")
+    uploaded = fake_gh.uploaded()
     assert TOKEN not in shown_text(uploaded)
     assert "<!doctype html>" in uploaded.lower()
 

@@ -23,7 +23,7 @@ def test_real_v1_session_shares_and_stays_untouched(
     notes: list[str] = []
     outcome = share_session(real_v1, isolated_agent_dir, notify=notes.append)
     assert outcome.gist is not None
-    assert outcome.size == len(fake_gh.uploaded().encode("utf-8"))
+    assert outcome.size == len(fake_gh.uploaded_raw().encode("utf-8"))
     name = fake_gh.uploaded_path().name
     assert name.startswith("sessiontree-") and name.endswith(".html") and name != "index.html"
     assert "<!doctype html>" in fake_gh.uploaded().lower()

@@ -27,11 +27,16 @@ def _say(text: str) -> None:
 @click.option("--no-open", is_flag=True, help="Print the links without opening the preview.")
 @click.option("--force", is_flag=True, help="Share pages over the 10 MB limit.")
 @click.option("--no-redact", is_flag=True, help="Share as is, without masking the secrets found.")
+@click.option(
+    "--no-encrypt",
+    is_flag=True,
+    help="Upload the readable page (by default it is encrypted: only the printed link opens it).",
+)
 @click.option("--yes", "-y", is_flag=True, help="Upload without showing what was masked and asking first.")
 @click.option(
     "--dry-run",
     is_flag=True,
-    help="Write the page to the current folder and list what was masked; upload nothing.",
+    help="Write the readable page to the current folder and list what was masked; upload nothing.",
 )
 @click.option(
     "--mask",
@@ -48,6 +53,7 @@ def share(
     no_open: bool,
     force: bool,
     no_redact: bool,
+    no_encrypt: bool,
     yes: bool,
     dry_run: bool,
     masks: tuple[str, ...],
@@ -56,7 +62,8 @@ def share(
     """Publish a session as an HTML page and print the links.
 
     SESSION is its .jsonl file or an id prefix. The page goes through the custom share script
-    when there is one, else to a secret gist; secrets found are masked first. On a terminal,
+    when there is one, else to a secret gist; secrets found are masked first, then the page is
+    encrypted with a fresh key that only the printed link carries (after #). On a terminal,
     share lists what it masked and asks before uploading (--yes does not ask); without a
     terminal (a script, a pipe) it uploads as before and prints the count of what it masked.
     """
@@ -71,12 +78,17 @@ def share(
         review=_ask if asks else None,
         dry_run=Path.cwd() if dry_run else None,
         masks=masks,
+        encrypt=not no_encrypt,
     )
     if dry_run:
         _list_all(review_lines(outcome.redaction))
         click.echo(f"Page written to {printable(outcome.message or '')} (nothing uploaded)")
         return
     print_outcome(outcome)
+    if outcome.key is not None:
+        _say(
+            "Encrypted: only the whole link (its key after #) opens the page; --no-encrypt shares it readable"
+        )
     if outcome.url and not no_open:
         webbrowser.open(outcome.url)
 
@@ -114,6 +126,9 @@ def print_outcome(outcome: ShareOutcome) -> None:
         click.echo(printable(outcome.message))
     if not outcome.url and not outcome.message:
         click.echo("Session shared")
+    if outcome.key is not None and not outcome.url:
+        # A share script that gave no link: the key opens the page wherever the script put it.
+        click.echo(f"Key: #{outcome.key} (after the page's address)")
 
 
 @cli.command()
@@ -128,7 +143,7 @@ def shares(ctx: Context) -> None:
         status = f"unshared {record.deleted}" if record.deleted else "shared"
         ident = record.gist_id or "-"
         click.echo(printable(f"{record.time}  {record.backend:<8}  {ident}  {status}"))
-        click.echo(f"    {printable(record.url or '(no URL)')}")
+        click.echo(f"    {printable(record.link or '(no URL)')}")
         click.echo(f"    {printable(record.session)}")
 
 

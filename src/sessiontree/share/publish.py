@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import dataclasses
+import os
 import re
 import shutil
 import tempfile
 import time
 import unicodedata
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -38,6 +40,8 @@ Notify = Callable[[str], None]
 # Asked after redaction and before the upload, with what was masked (None: redaction off).
 Review = Callable[[RedactionReport | None], bool]
 DRY_RUN = "dry-run"
+# A share script is given an encrypted share's key here (the link's fragment is "#" + the key).
+KEY_ENV = "SESSIONTREE_SHARE_KEY"
 
 
 @dataclass(frozen=True)
@@ -63,6 +67,7 @@ class ShareOutcome:
     gist: Gist | None = None
     redaction: RedactionReport | None = None
     size: int = 0
+    key: str | None = None  # an encrypted share's key (in ``url`` after "#"); None: a plain page
 
 
 def share_session(
@@ -77,6 +82,7 @@ def share_session(
     review: Review | None = None,
     dry_run: Path | None = None,
     masks: Sequence[str] = (),
+    encrypt: bool = True,
 ) -> ShareOutcome:
     """Export a session to a temp HTML file, publish it, record the share and remove the file.
 
@@ -84,12 +90,15 @@ def share_session(
     ``review`` sees what was masked before the upload and may stop it (``ShareCancelled``);
     ``dry_run`` names a folder: the page is written there and nothing is uploaded or recorded.
     ``masks`` are more values to mask wherever they are (``--mask``), whatever they look like.
+    ``encrypt`` uploads the page sealed with a fresh key (``exporter.seal``), which travels only
+    in the link's ``#fragment`` and the local record; ``dry_run`` writes the readable page.
     """
     say = notify or _to_stderr
     session = _load(source, agent, say)
     try:
         backend = Backend(DRY_RUN, str(dry_run)) if dry_run is not None else choose_backend(agent_dir)
-        outcome = _export_and_publish(session, backend, force, redact, say, api_base, review, masks)
+        steps = _Steps(force, redact, say, api_base, review, masks, encrypt)
+        outcome = _export_and_publish(session, backend, steps)
     except KeyboardInterrupt:
         raise ShareCancelled("Share cancelled") from None
     if backend.kind == DRY_RUN:
@@ -97,10 +106,11 @@ def share_session(
     record = ShareRecord(
         time=now_iso(),
         session=str(session.path.resolve()) if session.path else "",
-        url=outcome.url,
+        url=outcome.url.split("#")[0] if outcome.url and outcome.key else outcome.url,
         backend=outcome.backend,
         gist_id=outcome.gist.id if outcome.gist else None,
         gist_url=outcome.gist.url if outcome.gist else None,
+        key=outcome.key,
     )
     try:
         append_record(agent_dir, record)
@@ -110,17 +120,22 @@ def share_session(
     return outcome
 
 
-def _export_and_publish(
-    session: Session,
-    backend: Backend,
-    force: bool,
-    redact: bool,
-    say: Notify,
-    api_base: str | None,
-    review: Review | None,
-    masks: Sequence[str] = (),
-) -> ShareOutcome:
-    report: RedactionReport | None = None
+@dataclass(frozen=True)
+class _Steps:
+    """What a share does between loading the session and publishing it."""
+
+    force: bool
+    redact: bool
+    say: Notify
+    api_base: str | None
+    review: Review | None
+    masks: Sequence[str]
+    encrypt: bool
+
+
+def _export_and_publish(session: Session, backend: Backend, steps: _Steps) -> ShareOutcome:
+    say, report = steps.say, None
+    redact, masks = steps.redact, steps.masks
     # As an export: the collector never walks the loaded session while it is redacted and rendered
     # (its passes over the session's millions of objects were ~0.5 s of the 2,000-turn share's CPU).
     with frozen_gc():
@@ -133,9 +148,15 @@ def _export_and_publish(
         made = make_page(session)  # an export's page: subagents inline, images embedded
         # Encoded for the file and for the API upload: a lone surrogate would fail both.
         html = replace_surrogates("".join(made.chunks))
+    title: str | None = plain_title(made.title)
+    date, link_key = share_date(session), None
+    if backend.kind != DRY_RUN and steps.encrypt:
+        from sessiontree.exporter.seal import key_text, new_key, seal_page  # cryptography: only here
+
+        key = new_key()
+        html, link_key, title = seal_page(html, key), key_text(key), None  # the title stays in the page
     size = len(html.encode("utf-8"))
-    check_size(size, force=force, warn=say if backend.kind != "handler" else None)
-    title, date = plain_title(made.title), share_date(session)
+    check_size(size, force=steps.force, warn=say if backend.kind != "handler" else None)
     if backend.kind == DRY_RUN:
         page = Path(backend.target) / share_file_name(title, date)
         try:
@@ -145,7 +166,7 @@ def _export_and_publish(
                 f"Cannot write {page}: {read_reason(exc)}; run --dry-run from a folder you can write to"
             ) from None
         return ShareOutcome(backend=DRY_RUN, url=None, message=str(page), redaction=report, size=size)
-    if review is not None and not review(report):
+    if steps.review is not None and not steps.review(report):
         raise ShareCancelled("Share cancelled: nothing was uploaded")
     # A private (0700) directory for the file to upload: the page may hold what redaction could
     # not recognise.
@@ -153,19 +174,19 @@ def _export_and_publish(
     try:
         html_path = workdir / share_file_name(title, date)
         html_path.write_text(html, encoding="utf-8")
-        outcome = _publish(backend, html_path, html, describe_share(title, date), api_base)
+        outcome = _publish(backend, html_path, html, describe_share(title, date), steps.api_base, link_key)
     finally:
         shutil.rmtree(workdir, ignore_errors=True)
-    return dataclasses.replace(outcome, redaction=report, size=size)
+    return dataclasses.replace(outcome, redaction=report, size=size, key=link_key)
 
 
 def _publish(
-    backend: Backend, html_path: Path, html: str, description: str, api_base: str | None
+    backend: Backend, html_path: Path, html: str, description: str, api_base: str | None, key: str | None
 ) -> ShareOutcome:
     if backend.kind == "handler":
-        with spinner("Sharing..."):
+        with spinner("Sharing..."), _key_for_handler(key):
             result = run_handler(Path(backend.target), html_path)
-        return ShareOutcome(backend=backend.label, url=result.url, message=result.message)
+        return ShareOutcome(backend=backend.label, url=with_key(result.url, key), message=result.message)
     with spinner("Creating gist..."):
         if backend.kind == "gh":
             gist = create_gist_gh(backend.target, html_path, description)
@@ -174,7 +195,30 @@ def _publish(
 
             with GitHubAPI(backend.target, base_url=api_base) as api:
                 gist = api.create_gist(html_path.name, html, description)
-    return ShareOutcome(backend=backend.label, url=gist.preview_url, gist=gist)
+    return ShareOutcome(backend=backend.label, url=with_key(gist.preview_url, key), gist=gist)
+
+
+def with_key(url: str | None, key: str | None) -> str | None:
+    """The link that opens an encrypted page: ``url`` with ``#`` and the key (once; a URL that
+    carries the fragment already, as a share script may return it, is kept)."""
+    if url is None or key is None or url.endswith("#" + key):
+        return url
+    return url.split("#")[0] + "#" + key
+
+
+@contextmanager
+def _key_for_handler(key: str | None) -> Iterator[None]:
+    """Give a share script the key in ``SESSIONTREE_SHARE_KEY`` while it runs (unset for a plain
+    page, whatever the environment held), then put the environment back."""
+    before = os.environ.pop(KEY_ENV, None)
+    if key is not None:
+        os.environ[KEY_ENV] = key
+    try:
+        yield
+    finally:
+        os.environ.pop(KEY_ENV, None)
+        if before is not None:
+            os.environ[KEY_ENV] = before
 
 
 def choose_backend(agent_dir: Path) -> Backend:
@@ -266,14 +310,17 @@ def slugify(text: str, limit: int = 40) -> str:
     return slug[:limit].rstrip("-")
 
 
-def share_file_name(title: str, date: str) -> str:
-    """Return ``sessiontree-<title slug>-<date>.html`` (the gist's file name, not index.html)."""
-    return f"sessiontree-{slugify(title) or 'session'}-{date}.html"
+def share_file_name(title: str | None, date: str) -> str:
+    """Return ``sessiontree-<title slug>-<date>.html`` (the gist's file name, not index.html); an
+    encrypted page's (``title`` None: its title stays inside it) ``sessiontree-encrypted-<date>.html``."""
+    slug = "encrypted" if title is None else slugify(title) or "session"
+    return f"sessiontree-{slug}-{date}.html"
 
 
-def describe_share(title: str, date: str) -> str:
-    """Return the gist description: the title and the date."""
-    return f"sessiontree: {cut_title(title, 100) or 'session'} ({date})"
+def describe_share(title: str | None, date: str) -> str:
+    """Return the gist description: the title and the date (``title`` None: an encrypted page)."""
+    shown = "encrypted session" if title is None else cut_title(title, 100) or "session"
+    return f"sessiontree: {shown} ({date})"
 
 
 def _to_stderr(text: str) -> None:

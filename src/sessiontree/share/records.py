@@ -1,4 +1,5 @@
-"""The record of shares: ``<agent dir>/shares.jsonl``, one JSON object a line."""
+"""The record of shares: ``<agent dir>/shares.jsonl``, one JSON object a line (0600: it holds the
+keys of encrypted shares, so that ``shares`` can print their whole links again)."""
 
 from __future__ import annotations
 
@@ -36,6 +37,7 @@ class ShareRecord:
     gist_id: str | None = None
     gist_url: str | None = None
     deleted: str | None = None  # when ``unshare`` removed it
+    key: str | None = None  # an encrypted share's key: its link is ``url#key``
     extra: dict[str, Any] = field(default_factory=dict)
 
     @classmethod
@@ -55,13 +57,21 @@ class ShareRecord:
             gist_id=text("gist_id"),
             gist_url=text("gist_url"),
             deleted=text("deleted"),
+            key=text("key"),
             extra={k: v for k, v in data.items() if k not in known},
         )
 
+    @property
+    def link(self) -> str | None:
+        """The link that opens the shared page: an encrypted share's with its key after ``#``."""
+        return f"{self.url}#{self.key}" if self.url and self.key else self.url
+
     def to_json(self) -> str:
-        """Return the record as one JSON line (no newline)."""
+        """Return the record as one JSON line (no newline; no ``key`` for a plain page's)."""
         data = asdict(self)
         extra = data.pop("extra")
+        if data["key"] is None:
+            del data["key"]
         return json.dumps({**extra, **data}, ensure_ascii=False, separators=(",", ":"))
 
 
@@ -88,6 +98,7 @@ def append_record(agent_dir: Path, record: ShareRecord) -> None:
     with _locked(agent_dir):
         fd = os.open(shares_path(agent_dir), os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
         try:
+            os.fchmod(fd, 0o600)  # a file made looser by hand: it is about to hold a key
             os.write(fd, line)
             os.fsync(fd)
         finally:
@@ -129,8 +140,9 @@ def write_records(agent_dir: Path, records: list[ShareRecord]) -> None:
 
 
 def find_record(records: list[ShareRecord], ref: str, gist_id: str | None = None) -> ShareRecord:
-    """Return the latest record whose gist id, gist URL or share URL is ``ref`` (or ``gist_id``)."""
-    ref = ref.strip().rstrip("/")
+    """Return the latest record whose gist id, gist URL or share URL is ``ref`` (or ``gist_id``);
+    an encrypted share's link is found with its key or without it."""
+    ref = ref.strip().split("#")[0].rstrip("/")
     for record in reversed(records):
         candidates = {c.rstrip("/") for c in (record.gist_id, record.url, record.gist_url) if c}
         if ref in candidates or (gist_id is not None and gist_id == record.gist_id):

@@ -49,7 +49,8 @@ def gh_share(agent_dir: Path, record: Path) -> Share:
     """Return a share function: share a file, return all the text that went up (page, name, description)."""
 
     def share(path: Path) -> str:
-        share_session(path, agent_dir, notify=lambda _: None)
+        # The readable page: what the redactor let through (an encrypted upload would hide it all).
+        share_session(path, agent_dir, notify=lambda _: None, encrypt=False)
         calls = [json.loads(line) for line in (record / "calls.jsonl").read_text().splitlines()]
         create = [c for c in calls if c[:2] == ["gist", "create"]][-1]
         uploaded = (record / "uploaded.html").read_text(encoding="utf-8")
