@@ -268,6 +268,27 @@ def files_clause(
 # -- several folders as one ------------------------------------------------------------------
 
 
+def machine_roots(roots: Sequence[Path], machine: str | None) -> list[Path]:
+    """The roots of one machine's sessions (``--machine``): this machine's folders and its kept
+    copy, or another machine's kept copies (``archive.keep``)."""
+    if machine is None:
+        return list(roots)
+    from sessiontree.archive.keep.manifest import machine_name
+    from sessiontree.archive.keep.roots import kept_root_of, kept_roots
+
+    here = machine_name()
+    found = [
+        root
+        for root in roots
+        if ((kept := kept_root_of(root)) is None and machine == here)
+        or (kept is not None and kept.machine == machine)
+    ]
+    if not found:
+        known = sorted({here, *(k.machine for k in kept_roots())})
+        raise FilterError(f"No sessions of a machine named {machine!r} here; machines: {', '.join(known)}")
+    return found
+
+
 def root_labels(roots: Sequence[Path]) -> list[str]:
     """A key prefix per root: none for one root; else its agent's name (``pi``, ``claude``, ``codex``).
 

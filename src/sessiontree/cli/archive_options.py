@@ -8,7 +8,13 @@ from typing import Any, TypeVar
 
 import click
 
-from sessiontree.archive.collection import parse_since, parse_until, project_path, usable_cache_dir
+from sessiontree.archive.collection import (
+    machine_roots,
+    parse_since,
+    parse_until,
+    project_path,
+    usable_cache_dir,
+)
 from sessiontree.archive.search import SearchIndex, check_cache_dir
 from sessiontree.cli.base import Context, warn_line
 from sessiontree.cli.roots import PROJECT_HELP, ROOT_HELP, SINCE_HELP, agent_filter_option, pick_roots
@@ -33,6 +39,7 @@ def archive_options(func: F) -> F:
         help=SINCE_HELP,
     )(func)
     func = click.option("--project", metavar="DIR", help=PROJECT_HELP)(func)
+    func = machine_option(func)
     return click.option(
         "--root",
         "--sessions-dir",
@@ -40,6 +47,16 @@ def archive_options(func: F) -> F:
         multiple=True,
         type=click.Path(file_okay=False, exists=True, path_type=Path),
         help=ROOT_HELP,
+    )(func)
+
+
+def machine_option(func: F) -> F:
+    """Add ``--machine NAME``: only the sessions of one machine (``keep`` brings the others')."""
+    return click.option(
+        "--machine",
+        metavar="NAME",
+        help="Only the sessions of this machine (its name in 'sessiontree keep'; another machine's "
+        "are there once keep brought them).",
     )(func)
 
 
@@ -59,10 +76,14 @@ def until_of(value: str | None, zone: Zone = LOCAL_ZONE) -> int | None:
 
 
 def open_index(
-    ctx: Context, sessions_dirs: tuple[Path, ...], cache_dir: Path | None, agent: str | None = None
+    ctx: Context,
+    sessions_dirs: tuple[Path, ...],
+    cache_dir: Path | None,
+    agent: str | None = None,
+    machine: str | None = None,
 ) -> SearchIndex:
     """Open the index of the given folders (else the default ones) and bring it up to date."""
-    roots = pick_roots(ctx, sessions_dirs, agent)
+    roots = machine_roots(pick_roots(ctx, sessions_dirs, agent), machine)
     if cache_dir is not None:
         check_cache_dir(cache_dir, [*roots, ctx.agent_dir])  # refused before any fallback
     index = SearchIndex(roots, usable_cache_dir(cache_dir, warn_line), keep_out=[ctx.agent_dir])

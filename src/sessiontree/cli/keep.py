@@ -52,7 +52,8 @@ def keep(
 ) -> None:
     """Keep every agent's sessions in an archive.
 
-    Every session file of every agent (with its subagents, artifacts and blobs). Compressed and encrypted on this machine (a key file made on first use in the data dir, or
+    Every session file of every agent (with its subagents, artifacts and blobs), compressed and
+    encrypted on this machine (a key file made on first use in the data dir, or
     SESSIONTREE_PASSPHRASE); only what changed is sent. Sessions an agent deletes stay listed by
     list, search, stats, serve and build, marked kept. With --to s3://bucket/prefix (endpoint and
     credentials from AWS_* or ~/.aws) each machine (SESSIONTREE_MACHINE, else the host name) keeps

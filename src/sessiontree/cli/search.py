@@ -89,6 +89,7 @@ def search(
     ctx: Context,
     query: str,
     sessions_dirs: tuple[Path, ...],
+    machine: str | None,
     project: str | None,
     since: str | None,
     cache_dir: Path | None,
@@ -107,7 +108,7 @@ def search(
     `sessiontree export FILE --leaf ID` shows a hit. No match: a line on stderr, exit status 1.
     """
     filters = SearchFilters(project=project_of(project), since_ms=since_of(since), role=role, limit=limit)
-    with open_index(ctx, sessions_dirs, cache_dir, agent) as index:
+    with open_index(ctx, sessions_dirs, cache_dir, agent, machine) as index:
         hits = index.search(query, filters)
         searched = 0 if hits else index.session_count(filters.project)
     if as_json:

@@ -12,7 +12,8 @@ from pathlib import Path
 import click
 
 from sessiontree.archive.catalog import Catalog
-from sessiontree.archive.collection import default_cache_dir
+from sessiontree.archive.collection import default_cache_dir, machine_roots
+from sessiontree.cli.archive_options import machine_option
 from sessiontree.cli.base import Context, cli, pass_context, session_argument, session_dir_option
 from sessiontree.cli.roots import agent_filter_option, choose_roots, other_agents_notice, roots_option
 from sessiontree.errors import SessionNotFound
@@ -112,7 +113,13 @@ class Listing:
 
 
 def list_everywhere(
-    ctx: Context, roots: tuple[Path, ...], agent: str | None, *, show_all: bool, session_dir: Path | None
+    ctx: Context,
+    roots: tuple[Path, ...],
+    agent: str | None,
+    *,
+    show_all: bool,
+    session_dir: Path | None,
+    machine: str | None = None,
 ) -> Listing:
     """Our sessions (this cwd's, or all) and those of every other root (the other agents' default
     folders, or ``--root``), newest activity first.
@@ -124,6 +131,7 @@ def list_everywhere(
     cwd = normalize_cwd(os.getcwd())
     cache = default_cache_dir()
     chosen, others = choose_roots(ctx, roots, agent, existing=True)
+    chosen = machine_roots(chosen, machine)
     listing = Listing(others=others)
     for root in chosen:
         mine = root == ours or (session_dir is not None and root == session_dir)
@@ -143,6 +151,7 @@ def list_everywhere(
 @click.option("--json", "as_json", is_flag=True, help="Print JSON instead of a table.")
 @roots_option("sessions")
 @agent_filter_option
+@machine_option
 @session_dir_option
 @pass_context
 def list_command(
@@ -151,6 +160,7 @@ def list_command(
     as_json: bool,
     roots: tuple[Path, ...],
     agent: str | None,
+    machine: str | None,
     session_dir: Path | None,
 ) -> None:
     """List sessions of every root, newest activity first.
@@ -159,7 +169,7 @@ def list_command(
     the agent shown. MESSAGES counts every file's messages; LAST ACTIVE is its last entry's
     time, else the file's, in this machine's zone (TZ; named in the heading).
     """
-    listing = list_everywhere(ctx, roots, agent, show_all=show_all, session_dir=session_dir)
+    listing = list_everywhere(ctx, roots, agent, show_all=show_all, session_dir=session_dir, machine=machine)
     infos = listing.sessions
     if as_json:
         data = [{"agent": info.agent, **info.to_json()} for info in infos]

@@ -98,6 +98,7 @@ def format_csv(report: UsageReport) -> str:
 def stats(
     ctx: Context,
     sessions_dirs: tuple[Path, ...],
+    machine: str | None,
     project: str | None,
     since: str | None,
     cache_dir: Path | None,
@@ -121,7 +122,7 @@ def stats(
     if as_json and as_csv:
         raise click.UsageError("Choose one of --json and --csv")
     zone = UTC_ZONE if utc else LOCAL_ZONE
-    with open_index(ctx, sessions_dirs, cache_dir, agent) as index:
+    with open_index(ctx, sessions_dirs, cache_dir, agent, machine) as index:
         query = UsageQuery(project_of(project), since_of(since, zone), until_of(until, zone), agent, model)
         records = index.usage(query)
     report = summarize(records, by, zone)

@@ -21,9 +21,10 @@ from dataclasses import dataclass, field
 from datetime import date
 from pathlib import Path
 from threading import BoundedSemaphore
+from typing import Any
 
 from sessiontree.archive.keep import walk
-from sessiontree.archive.keep.manifest import FileRecord, Manifest, Places, Version, machine_name
+from sessiontree.archive.keep.manifest import FileRecord, Manifest, Places, RootRecord, Version, machine_name
 from sessiontree.archive.keep.repository import Repository
 from sessiontree.archive.keep.stores import FolderStore, Store, open_store
 from sessiontree.archive.keep.walk import Found
@@ -107,6 +108,7 @@ def keep(
         manifest = _own_manifest(places, repo, machine, names.get(mine, []))
         slots, found = walk.walk_roots(roots)
         report.files = len(found)
+        carried = _carry_shown(places, manifest, found)
         today = date.today().isoformat()
         work = [(key, f) for key, f in found.items() if _changed(manifest.files.get(key), f)]
         dirty = _mark_running(places, store.where, bool(work))
@@ -116,6 +118,10 @@ def keep(
                 _keep_file(sender, manifest, key, f, today, report)
             sender.wait()
         report.objects = sender.sent
+        for key, (day, root_slot, root) in carried.items():
+            if key in manifest.files:
+                manifest.files[key].gone = day
+                manifest.roots.setdefault(root_slot, root)
         for slot in list(slots):
             before = manifest.roots.get(slot)
             if before is not None and not any(k.startswith(slot + "/") for k in found):
@@ -123,7 +129,7 @@ def keep(
         changed = bool(work) or any(manifest.roots.get(s) != r for s, r in slots.items())
         manifest.roots.update(slots)
         for key, record in manifest.files.items():
-            present = key in found
+            present = key in found and key not in carried
             if record.gone is not None and present:
                 record.gone, changed = None, True
             elif record.gone is None and not present and key.split("/", 1)[0] in slots:
@@ -144,6 +150,34 @@ def keep(
                         report.pulled[other.machine] = count
                         report.problems += problems
     return report
+
+
+def _carry_shown(
+    places: Places, manifest: Manifest, found: dict[str, Found]
+) -> dict[str, tuple[str, str, Any]]:
+    """This machine's shown copies the manifest does not know (kept into another store before the
+    one now used): added to ``found`` to be kept again here, as gone on the day they went."""
+    from sessiontree.archive.keep.roots import INDEX, target
+
+    folder = places.kept / manifest.machine
+    try:
+        index = json.loads((folder / INDEX).read_text(encoding="utf-8"))
+        gone, roots = dict(index["gone"]), dict(index["roots"])
+    except (OSError, ValueError, KeyError, TypeError):
+        return {}
+    carried: dict[str, tuple[str, str, Any]] = {}
+    for key, day in gone.items():
+        path = target(folder, key)
+        slot = key.split("/", 1)[0]
+        if key in manifest.files or key in found or path is None or slot not in roots:
+            continue
+        try:
+            st = path.stat()
+        except OSError:
+            continue
+        found[key] = Found(path, st.st_size, st.st_mtime_ns)
+        carried[key] = (str(day), slot, RootRecord(**roots[slot]))
+    return carried
 
 
 def _changed(record: FileRecord | None, found: Found) -> bool:

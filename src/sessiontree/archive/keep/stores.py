@@ -123,7 +123,7 @@ class BucketStore:
 
         try:
             return bytes(obstore.get(self._store, name).bytes())
-        except NotFoundError:
+        except (NotFoundError, FileNotFoundError):  # obstore raises the builtin for a 404
             return None
         except Exception as exc:
             raise self._fail("read from", exc) from None
