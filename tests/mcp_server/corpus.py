@@ -8,6 +8,8 @@ from pathlib import Path
 from typing import Any
 
 PLANTED_TOKEN = "ghp_" + "Zq7Rt2Lk9Wm4Xv8Np3Hs6Jd1Fb5Gc0Ya2Ue"
+MACHINE_PASSWORD = "tundra" + "-Mellow-4451"
+"""A password no detector finds in prose: only this machine's environment names it."""
 USAGE = {"input": 1_000, "output": 200, "cacheRead": 0, "cacheWrite": 0, "totalTokens": 1_200}
 MODEL = {"api": "anthropic-messages", "provider": "anthropic", "model": "claude-sonnet-4-5"}
 
@@ -72,7 +74,12 @@ def write_corpus(root: Path) -> None:
         root / "middle.jsonl",
         "Middle",
         datetime(2026, 2, 20, 9, tzinfo=utc),
-        [_user("Rename the config loader"), _assistant("Renamed it to load_settings.", usage=True)],
+        [
+            _user("Rename the config loader"),
+            _assistant(
+                f"Renamed it to load_settings; the database still answers to {MACHINE_PASSWORD}.", usage=True
+            ),
+        ],
     )
     output = "\n".join(f"line {n}: the upload harness printed nothing useful" for n in range(60))
     _session(

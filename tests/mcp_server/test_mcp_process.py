@@ -20,7 +20,7 @@ from mcp import ClientSession, StdioServerParameters
 from mcp.client.stdio import stdio_client
 from mcp.client.streamable_http import streamable_http_client
 
-from tests.mcp_server.corpus import PLANTED_TOKEN, write_corpus
+from tests.mcp_server.corpus import MACHINE_PASSWORD, PLANTED_TOKEN, write_corpus
 
 pytestmark = pytest.mark.slow(seconds=20)
 
@@ -31,6 +31,7 @@ ToolCall = Callable[[str, dict[str, Any]], Awaitable[tuple[bool, Any]]]
 def _env(home: Path) -> dict[str, str]:
     env = {k: v for k, v in os.environ.items() if not k.startswith("SESSIONTREE_MCP")}
     env.update(HOME=str(home), XDG_CACHE_HOME=str(home / ".cache"), TZ="UTC")
+    env["MY_DATABASE_PASSWORD"] = MACHINE_PASSWORD  # this machine's own secret: masked in every answer
     env["SESSIONTREE_AGENT_DIR"] = str(home / ".xcsh" / "agent")
     return env
 
@@ -137,6 +138,9 @@ def test_an_agent_lists_searches_reads_and_totals_through_the_sdk_client(corpus:
         )
         assert whole["messages"][0]["text"].endswith("line 59: the upload harness printed nothing useful")
 
+        error, middle = await call("read_session", {"session": "middle.jsonl"})
+        assert MACHINE_PASSWORD not in json.dumps(middle)
+        assert "[REDACTED:machine-secret]" in middle["messages"][1]["text"]
         error, usage = await call("usage_totals", {"by": "model"})
         assert not error
         assert [g["key"] for g in usage["groups"]] == ["anthropic/claude-sonnet-4-5"]
@@ -190,6 +194,8 @@ def test_no_redact_gives_the_text_as_it_is(corpus: tuple[Path, Path]) -> None:
             "read_session", {"session": "newest.jsonl", "offset": 2, "limit": 1, "full_tools": True}
         )
         assert PLANTED_TOKEN in json.dumps(read)
+        _error, middle = await call("read_session", {"session": "middle.jsonl"})
+        assert MACHINE_PASSWORD in json.dumps(middle)
 
     _in_stdio(root, home, "--no-redact", body=body)
 

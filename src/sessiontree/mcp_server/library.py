@@ -42,11 +42,13 @@ REDACTORS_KEPT = 4
 """Sessions whose learnt redactor is kept between calls (the pages of one session read in turn)."""
 
 
-def new_redactor() -> Redactor:
-    """A fresh share redactor (its detectors load with the first call that needs one, not at start-up)."""
+def new_redactor(folders: Sequence[str] = ()) -> Redactor:
+    """A fresh share redactor that knows this machine's own secrets (and those of the ``.env`` files
+    in ``folders``); its detectors load with the first call that needs one, not at start-up."""
+    from sessiontree.share.machine_secrets import collect_machine_secrets
     from sessiontree.share.redact import Redactor
 
-    return Redactor()
+    return Redactor(machine=collect_machine_secrets(folders).forms())
 
 
 @dataclass(frozen=True)
@@ -332,7 +334,7 @@ class Library:
                 return redactor
         from sessiontree.share.redact import learn_value
 
-        redactor = new_redactor()
+        redactor = new_redactor([info.cwd] if info.cwd else [])
         for entry in entries:
             learn_value(redactor, entry)
         with self._lock:
