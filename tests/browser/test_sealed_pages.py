@@ -239,10 +239,9 @@ def test_no_script_runs_in_the_decrypted_page_but_the_viewer(page: Page, pages: 
 
 
 @pytest.fixture
-def password_page(pages: Pages) -> Path:
-    path = pages.root / "q7locked.html"
-    path.write_text(seal_page_with_password(pages.html.encode("utf-8"), "hunter2 ☃"), encoding="utf-8")
-    return path
+def password_page(pages: Pages, gen_session: GenSession) -> Path:
+    """``export --password`` of the session whose plain page ``pages`` holds."""
+    return export_to_file(gen_session(12), pages.root / "q7locked.html", password="hunter2 ☃")
 
 
 def test_a_password_page_opens_with_enter_and_says_wrong_password(

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 from typing import Any
 
@@ -14,6 +15,8 @@ from sessiontree.exporter.options import ExportOptions
 from sessiontree.exporter.page import THEMES
 from sessiontree.pages.export import export_to_file, open_in_browser
 from sessiontree.store.discovery import printable
+
+PASSWORD_ENV = "SESSIONTREE_PASSWORD"  # export --password reads it instead of asking (for scripts)
 
 
 def _warn(text: str) -> None:
@@ -50,6 +53,12 @@ def _open_cache(folder: Path | None, *, keep_out: Path) -> FragmentCache:
     help="Where rendered fragments are cached [default: the user cache dir].",
 )
 @click.option("--no-cache", is_flag=True, help="Render everything afresh; read and write no cache.")
+@click.option(
+    "--password",
+    "protect",
+    is_flag=True,
+    help=f"Encrypt the page with a password, asked for (or read from ${PASSWORD_ENV}); the page asks for it.",
+)
 @click.option("--copy", is_flag=True, hidden=True, help="Not supported here; use `sessiontree dump`.")
 def export(
     session: Path,
@@ -62,26 +71,47 @@ def export(
     agent: str | None,
     cache_dir: Path | None,
     no_cache: bool,
+    protect: bool,
     copy: bool,
 ) -> None:
     """Export a session to one self-contained HTML file.
 
     SESSION is its .jsonl file or an id prefix; OUTPUT defaults to session-<file stem>.html in the
-    current directory.
+    current directory. With --password the page holds only ciphertext and opens in a browser, even
+    offline, for whoever types the password.
     """
     if copy:
         raise ExportError(
             "export --copy is not supported; use `sessiontree dump SESSION.jsonl` to copy a session"
         )
+    password = ask_password(output) if protect else None
     cache = None if no_cache else _open_cache(cache_dir, keep_out=session.parent)
     try:
         options = ExportOptions(
             theme=theme, leaf_id=leaf_id, system_prompt=system_prompt, tools=tools, agent=agent
         )
-        path = export_to_file(session, output, options, cache, warn=_warn)
+        path = export_to_file(session, output, options, cache, warn=_warn, password=password)
     finally:
         if cache is not None:
             cache.close()
-    click.echo(f"Exported to: {path}")
+    click.echo(f"Exported to: {path}" + (" (encrypted: the page asks for the password)" if password else ""))
     if open_page:
         open_in_browser(path)
+
+
+def ask_password(output: Path | None) -> str:
+    """The export's password: ``$SESSIONTREE_PASSWORD``, else asked twice without echo (never an
+    argument: a command line lands in the shell's history and in every process listing)."""
+    if output is not None and not output.is_dir() and output.suffix.lower() not in (".html", ".htm"):
+        # ``--password secret`` would have made "secret" the output file's name.
+        raise ExportError(
+            f"With --password, OUTPUT must be a .html file or a folder (got {output}): "
+            f"the password is asked for, or read from ${PASSWORD_ENV}"
+        )
+    given = os.environ.get(PASSWORD_ENV)
+    if given is not None:
+        if not given:
+            raise ExportError(f"${PASSWORD_ENV} is empty: set it to the password, or unset it to be asked")
+        return given
+    password: str = click.prompt("Password", hide_input=True, confirmation_prompt=True, err=True)
+    return password

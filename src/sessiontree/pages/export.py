@@ -28,6 +28,7 @@ def export_to_file(
     cache: FragmentCache | None = None,
     *,
     warn: Callable[[str], None] | None = None,
+    password: str | None = None,
 ) -> Path:
     """Export a session file to a self-contained HTML file and return its path (input untouched).
 
@@ -36,7 +37,9 @@ def export_to_file(
     exported before: a one-off export of a file never seen stores no fragments (storing them cost
     a first export of 2,000 turns 35% more CPU; its page alone is a tenth of their size), and the
     next export of a changed version renders and keeps them. ``warn`` gets one line per thing
-    loading repaired or could not find (said again on a cached page).
+    loading repaired or could not find (said again on a cached page). ``password`` writes the page
+    sealed (``exporter.seal``): it asks for the password and decrypts itself in the browser; the
+    cache keeps the plain page, as it keeps any page made from a file on this machine.
     """
     opts = options or ExportOptions()
     key = _page_key(Path(input_path), opts) if cache is not None else None
@@ -46,7 +49,7 @@ def export_to_file(
         for line in hit[0]:
             if warn is not None:
                 warn(line)
-        write_atomic(out, hit[1])
+        write_atomic(out, hit[1] if password is None else _sealed(hit[1], password, opts))
         return out
     warnings: list[str] = []
 
@@ -74,7 +77,11 @@ def export_to_file(
         # whole session alive while the page is written.
         del session
         # the page held once, as bytes (not as text, then bytes)
-        write_atomic(out, keeping(page.chunks) if keep else page.chunks)
+        if password is None:
+            write_atomic(out, keeping(page.chunks) if keep else page.chunks)
+        else:
+            chunks = keeping(page.chunks) if keep else (c.encode("utf-8", SURROGATES) for c in page.chunks)
+            write_atomic(out, _sealed(b"".join(chunks), password, opts))
     if cache is not None:
         cache.mark_seen(Path(input_path))
     if not keep:
@@ -84,6 +91,12 @@ def export_to_file(
     assert cache is not None and key is not None
     cache.put_page(key, record)
     return out
+
+
+def _sealed(page: bytes, password: str, options: ExportOptions) -> bytes:
+    from sessiontree.exporter.seal import seal_page_with_password  # cryptography: only here
+
+    return seal_page_with_password(page, password, theme=options.theme).encode("utf-8")
 
 
 def _page_key(path: Path, options: ExportOptions) -> bytes | None:
