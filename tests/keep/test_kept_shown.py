@@ -66,3 +66,19 @@ def test_a_deleted_session_stays_listed_searched_counted_exported_and_built(
     assert pages_after.keys() == pages_before.keys()
     (page_key,) = [k for k in pages_after if GONE_ID in k]
     assert PHRASE in (site / pages_after[page_key].page).read_text(encoding="utf-8")
+
+
+def test_the_index_page_marks_a_kept_session_and_its_filter_finds_the_machine(claude_root: Path) -> None:
+    from sessiontree.pages.index_page import render_index_groups
+
+    gone = claude_session(claude_root / "-home-dev-demo", GONE_ID, PHRASE)
+    claude_session(claude_root / "-home-dev-demo", LIVE_ID, "plain words")
+    keep(pick_roots(default_agent_dir(), []))
+    gone.unlink()
+    keep(pick_roots(default_agent_dir(), []))
+    entries = Sources(pick_roots(default_agent_dir(), [], existing=True), None).scan()
+    html = render_index_groups(entries, lambda e: e.key + ".html")
+    day = date.today().isoformat()
+    assert html.count('class="st-kept"') == 1 and f"kept, gone {day}" in html
+    kept_row = html[html.index(f'data-key="{next(e.key for e in entries if e.id == GONE_ID)}"') :]
+    assert "st-kept" in kept_row.split("</li>", 1)[0]

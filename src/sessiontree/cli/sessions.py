@@ -92,14 +92,10 @@ def format_table(infos: Sequence[SessionInfo]) -> str:
 
 
 def kept_label(info: SessionInfo) -> str:
-    """What a listing says of a kept session: the machine it came from, the day its file went."""
-    if not info.machine:
-        return ""
-    from sessiontree.archive.keep.manifest import machine_name
+    """The KEPT column: the machine a kept session came from, the day its file went."""
+    from sessiontree.archive.keep.roots import kept_label as label
 
-    here = info.machine == machine_name()
-    gone = f"gone {info.kept}" if info.kept else ""
-    return printable(gone if here else f"from {info.machine}" + (f", {gone}" if gone else ""))
+    return printable(label(info.machine, info.kept))
 
 
 @dataclass

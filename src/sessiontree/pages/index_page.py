@@ -15,6 +15,7 @@ from typing import Any
 from markupsafe import Markup
 
 from sessiontree.archive.catalog import CatalogNode, ProjectGroup, group_by_project
+from sessiontree.archive.keep.roots import kept_label
 from sessiontree.exporter.templating import MacroSet, get_template, read_asset
 from sessiontree.pages.index_rows import (
     RowQuery,
@@ -99,6 +100,7 @@ def _item(node: CatalogNode, link_for: LinkBuilder, now: float) -> dict[str, Any
         "search": search_text(e, title),
         "agent": agent_label(e.agent),
         "agent_key": e.agent,
+        "kept": kept_label(e.machine, e.kept),
         "prompts": ""
         if e.prompt_count is None
         else f"{e.prompt_count} prompt{'s' if e.prompt_count != 1 else ''}",

@@ -70,8 +70,10 @@ class RowWindow:
 
 
 def search_text(entry: SessionInfo, title: str) -> str:
-    """What the filter box looks in: title, first prompt, folder, key and agent, lower case."""
-    return " ".join((title, entry.first_message or "", entry.cwd, shown_name(entry.key), entry.agent)).lower()
+    """What the filter box looks in: title, first prompt, folder, key, agent and the machine a kept
+    session came from, lower case."""
+    words = (title, entry.first_message or "", entry.cwd, shown_name(entry.key), entry.agent)
+    return " ".join((*words, entry.machine) if entry.machine else words).lower()
 
 
 def shown_title(entry: SessionInfo) -> str:

@@ -13,6 +13,17 @@ from sessiontree.store.paths import keep_data_dir
 INDEX = "index.json"
 
 
+def kept_label(machine: str | None, gone: str | None) -> str:
+    """What a listing says of a kept session: "gone 2026-12-06" (this machine's, deleted by its
+    agent), "from laptop" (another machine's), both; "" for a live file of this machine."""
+    if not machine:
+        return ""
+    from sessiontree.archive.keep.manifest import machine_name
+
+    said = f"gone {gone}" if gone else ""
+    return said if machine == machine_name() else f"from {machine}" + (f", {said}" if said else "")
+
+
 def target(folder: Path, key: str) -> Path | None:
     """Where a manifest key's copy goes under a machine's folder; None for a key that would leave it."""
     parts = PurePosixPath(key).parts
