@@ -36,6 +36,7 @@ import orjson
 
 from sessiontree.store.atomic import make_private_dir, make_private_file
 from sessiontree.store.jsonl import paused_gc
+from sessiontree.store.storage import open_regular
 from sessiontree.store.subagents import related_files
 
 log = logging.getLogger(__name__)
@@ -145,18 +146,22 @@ def page_key(session_file: Path, options: Any) -> bytes:
     """Return the cache key of a session file's whole page: its bytes, its subagents' files, the options.
 
     Every file beside the session that its page may read (Claude Code's ``agent-*.jsonl``,
-    oh-my-pi's subagent sessions and theirs: ``store.subagents.related_files``) counts by its
-    name, size and change time.
+    oh-my-pi's subagent sessions and theirs, an OpenCode storage session's message and part
+    files and their folders: ``store.subagents.related_files``) counts by its name, size and
+    change time.
     """
     h = hashlib.sha256(b"page\0" + renderer_version().encode())
-    with open(session_file, "rb") as fh:
-        h.update(hashlib.file_digest(fh, "sha256").digest())
+    with open_regular(session_file) as fh:  # a named pipe: refused (OSError), never waited on
+        digest = hashlib.sha256()
+        while chunk := fh.read(1 << 20):
+            digest.update(chunk)
+        h.update(digest.digest())
     for path in related_files(session_file):
         try:
             st = path.stat()
         except OSError:
             continue
-        h.update(_dumps([str(path.relative_to(session_file.parent)), st.st_size, st.st_mtime_ns]))
+        h.update(_dumps([os.path.relpath(path, session_file.parent), st.st_size, st.st_mtime_ns]))
     h.update(_dumps(options))
     return h.digest()
 

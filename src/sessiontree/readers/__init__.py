@@ -93,9 +93,10 @@ def detect_agent(path: str | Path) -> str | None:
 
 def is_aider_file(path: Path) -> bool:
     """Tell whether a file is Aider's Markdown chat history, from its first bytes."""
+    from sessiontree.store.bounded import read_head
+
     try:
-        with open(path, "rb") as fh:
-            return is_aider_text(fh.read(4096))
+        return is_aider_text(read_head(path, 4096))
     except OSError:
         return False
 
@@ -138,6 +139,10 @@ def load_any(
         raise InvalidSession(f"Cannot read {path}: permission denied") from None
     except IsADirectoryError:
         raise InvalidSession(f"{path} is a directory, not a session file") from None
+    except OSError as exc:  # a named pipe, a device, a file too large: refused, never opened or read
+        from sessiontree.store.session import cannot_read
+
+        raise cannot_read(path, exc) from None
     if name != "pi" and not session.entries and not session.bad_lines and agent is not None:
         session.header = {}  # forced onto a file that has nothing of that format
     return session

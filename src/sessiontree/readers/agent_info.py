@@ -13,8 +13,10 @@ from typing import Any
 
 from sessiontree.readers.base import as_str, read_prefix_values
 from sessiontree.readers.opencode_layout import field, iso_time
+from sessiontree.store.bounded import read_head
 from sessiontree.store.content import text_of
 from sessiontree.store.discovery import SessionInfo, one_line
+from sessiontree.store.entries import dicts_of
 from sessiontree.store.jsonl import decode_text
 
 INFO_LINES = 64
@@ -173,8 +175,7 @@ def _aider_info(path: Path) -> dict[str, Any]:
     from sessiontree.store.kinds import typed_prompt
 
     try:
-        with open(path, "rb") as fh:
-            made = read_history(decode_text(fh.read(64 * 1024)))
+        made = read_history(decode_text(read_head(path, 64 * 1024)))
     except (OSError, ValueError):
         return {}
     typed = next((t for e in made.entries if (t := typed_prompt(e))), None)
@@ -186,7 +187,7 @@ def _goose_info(values: list[Any]) -> dict[str, Any]:
     info: dict[str, Any] = {"cwd": meta.get("working_dir"), "title": meta.get("description")}
     for value in values[1:]:
         items = value.get("content") if isinstance(value, dict) and value.get("role") == "user" else None
-        text = text_of([i for i in items if isinstance(i, dict) and i.get("type") == "text"]) if items else ""
+        text = text_of([i for i in dicts_of(items) if i.get("type") == "text"])  # a number there: no text
         if text.strip():
             info["prompt"] = text.strip()
             break
@@ -225,9 +226,7 @@ def _amp_info(values: list[Any]) -> dict[str, Any]:
         blocks = (
             message.get("content") if isinstance(message, dict) and message.get("role") == "user" else None
         )
-        text = (
-            text_of([b for b in blocks if isinstance(b, dict) and b.get("type") == "text"]) if blocks else ""
-        )
+        text = text_of([b for b in dicts_of(blocks) if b.get("type") == "text"])
         if text.strip():
             info["prompt"] = text.strip()
             break

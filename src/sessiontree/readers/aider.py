@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any, ClassVar
 
 from sessiontree.readers.base import make_session, register, session_header
+from sessiontree.store.bounded import read_regular
 from sessiontree.store.entries import Entry
 from sessiontree.store.formats import is_aider_text
 from sessiontree.store.jsonl import BadLine, decode_text
@@ -155,7 +156,7 @@ class AiderReader:
         """Read the history (read-only)."""
         if path.stat().st_size > FILE_BYTES:
             return make_session(path, {}, [], [BadLine(1, "an Aider history larger than 256 MiB", "")], None)
-        text = decode_text(path.read_bytes())
+        text = decode_text(read_regular(path, FILE_BYTES))
         if not is_aider_text(text.encode("utf-8", "surrogatepass")[:4096]):
             return make_session(path, {}, [], [BadLine(1, "not an Aider chat history", "")], None)
         made = read_history(text)

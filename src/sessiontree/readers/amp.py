@@ -23,8 +23,9 @@ from urllib.parse import unquote
 
 from sessiontree.readers.base import Chain, as_str, make_session, read_whole_object, register, session_header
 from sessiontree.readers.opencode_layout import field, iso_time
+from sessiontree.store.bounded import read_head
 from sessiontree.store.entries import content_blocks
-from sessiontree.store.jsonl import BadLine, decode_text
+from sessiontree.store.jsonl import BadLine, decode_json_at, decode_text
 from sessiontree.store.kinds import LineKind, add_kinds
 from sessiontree.store.session import Session
 
@@ -44,7 +45,6 @@ FAILED = frozenset({"error", "cancelled", "rejected-by-user"})
 """A tool run's statuses that are no result."""
 
 _MESSAGES = re.compile(r'"messages"\s*:\s*\[')
-_DECODER = json.JSONDecoder()
 
 
 def thread_cwd(thread: dict[str, Any]) -> str:
@@ -70,8 +70,8 @@ def salvage(text: str) -> dict[str, Any]:
     while True:
         at = len(text) - len(text[at:].lstrip(" \t\r\n,"))
         try:
-            value, at = _DECODER.raw_decode(text, at)
-        except (ValueError, RecursionError):
+            value, at = decode_json_at(text, at)
+        except ValueError:
             break
         messages.append(value)
     head = text[: found.start()]
@@ -90,9 +90,10 @@ def _run_text(run: dict[str, Any]) -> str:
     return value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
 
 
-def _usage(usage: dict[str, Any]) -> dict[str, int] | None:
-    numbers = {
-        key: value if isinstance(value, int) and not isinstance(value, bool) and value > 0 else 0
+def _usage(usage: dict[str, Any]) -> dict[str, float] | None:
+    numbers: dict[str, float] = {
+        # A number as written (store.sane says which are out of range), else none: 0.
+        key: value if isinstance(value, int | float) and not isinstance(value, bool) else 0
         for key in ("inputTokens", "outputTokens", "cacheReadInputTokens", "cacheCreationInputTokens")
         for value in (usage.get(key),)
     }
@@ -179,8 +180,7 @@ def read_thread(path: Path) -> tuple[dict[str, Any], list[BadLine]]:
     thread = read_whole_object(path, WHOLE_BYTES)
     if thread is not None:
         return thread, []
-    with open(path, "rb") as fh:
-        text = decode_text(fh.read(WHOLE_BYTES))
+    text = decode_text(read_head(path, WHOLE_BYTES))
     return salvage(text), [BadLine(1, "the thread is cut short or damaged", text[-120:])]
 
 

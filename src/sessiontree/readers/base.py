@@ -2,16 +2,24 @@
 
 from __future__ import annotations
 
-import json
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar, Protocol
 
+from sessiontree.store.bounded import MAX_DOCUMENT, read_head, read_regular
 from sessiontree.store.entries import Entry
 from sessiontree.store.formats import SNIFF_BYTES, SNIFF_LINES
-from sessiontree.store.jsonl import BadLine, decode_line, decode_lines, decode_text, parse_jsonl_lines
+from sessiontree.store.jsonl import (
+    BadLine,
+    decode_json,
+    decode_json_at,
+    decode_line,
+    decode_lines,
+    decode_text,
+    parse_jsonl_lines,
+)
 from sessiontree.store.storage import FileSessionStorage
 
 if TYPE_CHECKING:
@@ -61,7 +69,9 @@ def read_prefix_values(path: Path, limit: int = SNIFF_LINES) -> list[Any]:
         close = getattr(lines, "close", None)
         if close is not None:
             close()
-    if values and all(v is None for v in values):  # one pretty-printed object (OpenCode's, Gemini CLI's)?
+    # One pretty-printed object (OpenCode's, Gemini CLI's, Amp's)? Its first line is no JSON, and
+    # no line is an object, though one may be a scalar ("    3" ending a list, "  true").
+    if values and values[0] is None and not any(isinstance(v, dict) for v in values):
         head = read_head_object(path, SNIFF_BYTES)
         return values if head is None else [head]
     return values
@@ -74,8 +84,7 @@ def read_head_object(path: Path, limit: int) -> dict[str, Any] | None:
     ``TRUNCATED``, and no member after it: enough to tell the format of a large pretty-printed file.
     """
     try:
-        with open(path, "rb") as fh:
-            text = decode_text(fh.read(limit))
+        text = decode_text(read_head(path, limit))
     except (OSError, ValueError):
         return None
     return head_members(text)
@@ -84,7 +93,6 @@ def read_head_object(path: Path, limit: int) -> dict[str, Any] | None:
 TRUNCATED: Any = object()
 """The value ``read_head_object`` gives a member cut off by the end of the prefix."""
 
-_DECODER = json.JSONDecoder()
 _SPACE = re.compile(r"[ \t\r\n]*")
 
 
@@ -100,16 +108,16 @@ def head_members(text: str) -> dict[str, Any] | None:
         if text.startswith("}", at) or at >= len(text):
             return members
         try:
-            key, at = _DECODER.raw_decode(text, at)
-        except (ValueError, RecursionError):
+            key, at = decode_json_at(text, at)
+        except ValueError:
             return members or None
         at = _SPACE.match(text, at).end()  # type: ignore[union-attr]
         if not isinstance(key, str) or not text.startswith(":", at):
             return members or None
         at = _SPACE.match(text, at + 1).end()  # type: ignore[union-attr]
         try:
-            members[key], at = _DECODER.raw_decode(text, at)
-        except (ValueError, RecursionError):
+            members[key], at = decode_json_at(text, at)
+        except ValueError:
             members[key] = TRUNCATED
             return members
         at = _SPACE.match(text, at).end()  # type: ignore[union-attr]
@@ -120,12 +128,17 @@ def head_members(text: str) -> dict[str, Any] | None:
 def read_whole_object(path: Path, limit: int) -> dict[str, Any] | None:
     """A file of at most ``limit`` bytes that is one JSON object (pretty-printed or not), else None."""
     try:
-        if path.stat().st_size > limit:
-            return None
-        value = json.loads(decode_text(path.read_bytes()))
-    except (OSError, ValueError, RecursionError):
+        value = read_json_file(path, limit)
+    except (OSError, ValueError):
         return None
     return value if isinstance(value, dict) else None
+
+
+def read_json_file(path: Path, limit: int = MAX_DOCUMENT) -> Any:
+    """A file that is one JSON value, read through the one boundary of every one-object format:
+    a regular file of at most ``limit`` bytes (else ``OSError``), numbers clamped, lone
+    surrogates as U+FFFD, nesting too deep a ``ValueError`` (``store.jsonl.decode_json``)."""
+    return decode_json(decode_text(read_regular(path, limit)))
 
 
 def read_values(path: Path) -> tuple[list[tuple[int, Any]], list[BadLine]]:
@@ -219,11 +232,18 @@ def make_session(
     bad: list[BadLine],
     leaf_id: str | None,
 ) -> Session:
-    """A Session from a reader's work (foreign files are never migrated: version 3 as made)."""
+    """A Session from a reader's work (foreign files are never migrated: version 3 as made), its
+    times, token counts and costs range-checked in the one place every agent's go through."""
+    from sessiontree.store.sane import contain_values, sane_time
     from sessiontree.store.session import Session  # not at import: finding files (search) loads none
 
     bad.sort(key=lambda b: b.lineno)
-    return Session(header=header, entries=entries, path=path, leaf_id=leaf_id, bad_lines=bad)
+    repairs = contain_values(entries)
+    if "timestamp" in header and not sane_time(header["timestamp"]):
+        del header["timestamp"]
+    session = Session(header=header, entries=entries, path=path, leaf_id=leaf_id, bad_lines=bad)
+    session.repairs.extend(repairs)
+    return session
 
 
 def iter_dicts(values: list[tuple[int, Any]], bad: list[BadLine]) -> Iterator[tuple[int, dict[str, Any]]]:

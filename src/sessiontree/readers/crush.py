@@ -15,18 +15,19 @@ data_dir}]}``): that is how its databases are found. The database is read throug
 
 from __future__ import annotations
 
-import json
 import sqlite3
+from collections.abc import Callable
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, ClassVar
 
-from sessiontree.readers.base import Chain, as_str, make_session, register, session_header
-from sessiontree.readers.database_copy import open_copy
+from sessiontree.readers.base import Chain, as_str, make_session, read_json_file, register, session_header
+from sessiontree.readers.database_copy import named_rows, open_copy
 from sessiontree.store.entries import Entry, dicts_of
 from sessiontree.store.formats import is_crush_file, is_sqlite_file
-from sessiontree.store.jsonl import BadLine, decode_text
+from sessiontree.store.jsonl import BadLine, decode_column, decode_json
 from sessiontree.store.kinds import LineKind, add_kinds
+from sessiontree.store.numbers import amount_of, count_of
 from sessiontree.store.paths import default_data_dir
 from sessiontree.store.session import Session
 
@@ -42,23 +43,20 @@ def _iso(value: Any) -> str | None:
     """Crush's times (seconds since the epoch; milliseconds in a few releases) as ISO (UTC)."""
     if not isinstance(value, int | float) or isinstance(value, bool) or value <= 0:
         return None
-    seconds = value / 1000 if value > 1e11 else value
     try:
+        seconds = value / 1000 if value > 1e11 else value
         return datetime.fromtimestamp(seconds, UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")
     except (OverflowError, OSError, ValueError):
         return None
 
 
 def _number(value: Any) -> float:
-    return float(value) if isinstance(value, int | float) and not isinstance(value, bool) else 0.0
+    return amount_of(value)  # NaN, Infinity, 400 digits: a number to sort by still
 
 
 def _parts(value: Any) -> list[dict[str, Any]]:
     if isinstance(value, bytes | str):
-        try:
-            value = json.loads(value)
-        except (ValueError, RecursionError):
-            return []
+        value = decode_column(value)
     return dicts_of(value)
 
 
@@ -69,8 +67,8 @@ def _data(part: dict[str, Any]) -> dict[str, Any]:
 
 def _arguments(text: Any) -> dict[str, Any]:
     try:
-        value = json.loads(text) if isinstance(text, str) and text else {}
-    except (ValueError, RecursionError):
+        value = decode_json(text) if isinstance(text, str) and text else {}
+    except ValueError:
         return {"input": text}
     return value if isinstance(value, dict) else {"input": value}
 
@@ -151,8 +149,8 @@ def _usage(made: _Made, info: dict[str, Any]) -> None:
         value = info.get(key)
         numbers[key] = value if isinstance(value, int | float) and not isinstance(value, bool) else 0
     usage: dict[str, Any] = {
-        "input": int(numbers["prompt_tokens"]),
-        "output": int(numbers["completion_tokens"]),
+        "input": numbers["prompt_tokens"],  # range-checked with every agent's (store.sane)
+        "output": numbers["completion_tokens"],
         "cacheRead": 0,
         "cacheWrite": 0,
     }
@@ -186,24 +184,17 @@ def read_document(path: Path, document: dict[str, Any], bad: list[BadLine]) -> S
 def _documents(
     connection: sqlite3.Connection, ids: list[str] | None, cwd: str
 ) -> list[tuple[str, dict[str, Any]]]:
-    connection.row_factory = sqlite3.Row
-    try:
-        sessions = [dict(r) for r in connection.execute("SELECT * FROM sessions ORDER BY updated_at, id")]
-        wanted = None if ids is None else set(ids)
-        found = []
-        for info in sessions:
-            if wanted is not None and info["id"] not in wanted:
-                continue
-            rows = [
-                dict(r)
-                for r in connection.execute("SELECT * FROM messages WHERE session_id = ?", (info["id"],))
-            ]
-            for row in rows:
-                row["parts"] = _parts(row.get("parts"))
-            found.append((str(info["id"]), {"crushSession": info, "cwd": cwd, "messages": rows}))
-        return found
-    finally:
-        connection.row_factory = None
+    sessions = named_rows(connection, "SELECT * FROM sessions ORDER BY updated_at, id")
+    wanted = None if ids is None else set(ids)
+    found = []
+    for info in sessions:
+        if wanted is not None and info["id"] not in wanted:
+            continue
+        rows = named_rows(connection, "SELECT * FROM messages WHERE session_id = ?", (info["id"],))
+        for row in rows:
+            row["parts"] = _parts(row.get("parts"))
+        found.append((str(info["id"]), {"crushSession": info, "cwd": cwd, "messages": rows}))
+    return found
 
 
 def _cwd_of(db: Path) -> str:
@@ -217,7 +208,8 @@ def session_stamps(connection: sqlite3.Connection) -> dict[str, int]:
         "SELECT s.id, max(s.updated_at, coalesce((SELECT max(updated_at) FROM messages m"
         " WHERE m.session_id = s.id), 0)) FROM sessions s"
     ).fetchall()
-    return {str(sid): int(stamp or 0) * (1 if (stamp or 0) > 1e11 else 1000) for sid, stamp in rows}
+    # count_of: a stamp of TEXT, a BLOB, a REAL NaN or 20 digits is a number still (a change detector).
+    return {str(sid): count_of(stamp) * (1 if count_of(stamp) > 1e11 else 1000) for sid, stamp in rows}
 
 
 def id_documents(
@@ -227,10 +219,16 @@ def id_documents(
     return _documents(connection, ids, _cwd_of(db))
 
 
-def project_databases(data_dir: Path | None = None) -> list[Path]:
+PROJECTS_BYTES = 16 << 20
+"""The largest ``projects.json`` read (Crush notes a line per project)."""
+
+
+def project_databases(
+    data_dir: Path | None = None, is_file: Callable[[Path], bool] = Path.is_file
+) -> list[Path]:
     """The databases of the projects Crush notes in ``$XDG_DATA_HOME/crush/projects.json``."""
     try:
-        listed = json.loads((data_dir or default_data_dir()).joinpath("crush", "projects.json").read_bytes())
+        listed = read_json_file((data_dir or default_data_dir()) / "crush" / "projects.json", PROJECTS_BYTES)
     except (OSError, ValueError, RecursionError):
         return []
     projects = listed.get("projects") if isinstance(listed, dict) else None
@@ -241,7 +239,7 @@ def project_databases(data_dir: Path | None = None) -> list[Path]:
         )
         if isinstance(where, str) and isinstance(data, str):
             db = Path(where, data, "crush.db")  # data_dir is absolute, or relative to the project
-            if db.is_file():
+            if is_file(db):
                 found.append(db)
     return found
 
@@ -281,8 +279,8 @@ class CrushReader:
                 return make_session(path, {}, [], [BadLine(1, "a Crush database with no session", "")], None)
             return read_document(path, documents[-1][1], [])
         try:
-            value = json.loads(decode_text(path.read_bytes()))
-        except (ValueError, RecursionError) as exc:
+            value = read_json_file(path)
+        except ValueError as exc:
             return make_session(
                 path, {}, [], [BadLine(1, f"not a JSON object ({exc.__class__.__name__})", "")], None
             )

@@ -12,16 +12,18 @@ from __future__ import annotations
 
 import contextlib
 import hashlib
-import shutil
 import sqlite3
 import tempfile
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 from sessiontree.errors import InvalidSession, SessionNotFound, SessiontreeError
+from sessiontree.store.storage import open_regular, read_reason
 
-COPY_ATTEMPTS = 50
-"""How many times a copy is made again when a checkpoint changed the database under it."""
+COPY_ATTEMPTS = 5
+"""How many copies are made at most when a checkpoint changed the database under each: a database
+written all along is refused after these (a listing skips it and says so), never copied on and on."""
 
 CHUNK = 1 << 20
 WAL_HEADER = 32
@@ -30,7 +32,7 @@ WAL_HEADER = 32
 def _copy_hashing(source: Path, target: Path) -> bytes:
     """Copy a file, returning the digest of the bytes copied."""
     digest = hashlib.sha256()
-    with open(source, "rb") as src, open(target, "wb") as dst:
+    with open_regular(source) as src, open(target, "wb") as dst:
         while chunk := src.read(CHUNK):
             digest.update(chunk)
             dst.write(chunk)
@@ -39,7 +41,7 @@ def _copy_hashing(source: Path, target: Path) -> bytes:
 
 def _digest(path: Path) -> bytes:
     digest = hashlib.sha256()
-    with open(path, "rb") as fh:
+    with open_regular(path) as fh:
         while chunk := fh.read(CHUNK):
             digest.update(chunk)
     return digest.digest()
@@ -51,7 +53,7 @@ def _wal_generation(path: Path | str) -> bytes | None:
     SQLite changes them each time it starts the WAL over (after a checkpoint wrote all of it back).
     """
     try:
-        with open(path, "rb") as fh:
+        with open_regular(path) as fh:  # a named pipe in the WAL's place is refused, never waited on
             header = fh.read(WAL_HEADER)
     except FileNotFoundError:
         return None
@@ -72,13 +74,32 @@ def _copy_consistent(db: Path, copy: Path) -> bool:
     copied = _copy_hashing(db, copy)
     wal_copy.unlink(missing_ok=True)
     with contextlib.suppress(FileNotFoundError):
-        shutil.copyfile(wal, wal_copy)
+        _copy_hashing(wal, wal_copy)
     if generation is not None:
         return _wal_generation(wal_copy) == generation == _wal_generation(wal)
     if _wal_generation(wal) is not None:
         return False  # a WAL began while the database was copied
     wal_copy.unlink(missing_ok=True)
     return _digest(db) == copied
+
+
+def _text(data: bytes) -> str:
+    return data.decode("utf-8", errors="replace")
+
+
+def _text_cells(cursor: sqlite3.Cursor, row: tuple[Any, ...]) -> tuple[Any, ...]:
+    """A row with every BLOB as text: a cell of bytes where the agent writes text (or JSON) is
+    read as that text (invalid UTF-8 as U+FFFD), never bytes that no JSON writer takes."""
+    return tuple(_text(bytes(v)) if isinstance(v, bytes | memoryview) else v for v in row)
+
+
+def named_rows(
+    connection: sqlite3.Connection, sql: str, params: tuple[Any, ...] = ()
+) -> list[dict[str, Any]]:
+    """The rows of a query on a copy as dicts by column name (the cells as ``open_copy`` gives them)."""
+    cursor = connection.execute(sql, params)
+    names = [column[0] for column in cursor.description]
+    return [dict(zip(names, row, strict=True)) for row in cursor]
 
 
 @contextlib.contextmanager
@@ -93,7 +114,11 @@ def open_copy(db: Path) -> Iterator[sqlite3.Connection]:
                 raise InvalidSession(f"{db} kept changing while it was copied; try again")
         except FileNotFoundError:
             raise SessionNotFound(f"File not found: {db}") from None
+        except OSError as exc:  # the database or its WAL a named pipe, a device, not ours to read
+            raise InvalidSession(f"Cannot read {db}: {read_reason(exc)}") from None
         connection = sqlite3.connect(copy)
+        connection.text_factory = _text  # a TEXT column of invalid UTF-8 is text with U+FFFD
+        connection.row_factory = _text_cells  # the one boundary of every database's cells
         try:
             yield connection
         finally:

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import contextlib
 import json
+import logging
 import os
 import re
 import sqlite3
@@ -23,8 +24,13 @@ from typing import Any
 
 from sessiontree.errors import SessiontreeError
 from sessiontree.store.atomic import make_private_dir, write_atomic
+from sessiontree.store.discovery import printable
 from sessiontree.store.jsonl import decode_text
 from sessiontree.store.paths import default_cache_dir
+from sessiontree.store.storage import read_reason
+from sessiontree.store.times import time_millis
+
+log = logging.getLogger(__name__)
 
 SOURCE_NAME = ".mirrored-db"
 """The file of a mirror folder that names the database it mirrors and its agent."""
@@ -132,14 +138,42 @@ def sync_mirror(folder: Path) -> None:
                 if known.get(sid) != stamp or not (folder / _file_name(sid)).is_file()
             ]  # fmt: skip
             documents = documents_of(connection, changed, db) if changed else []
-    except (sqlite3.Error, OSError, SessiontreeError):
+    except (
+        sqlite3.Error,
+        OSError,
+        SessiontreeError,
+        ValueError,
+        TypeError,
+        OverflowError,
+        RecursionError,
+    ) as exc:
+        # A damaged database, a named pipe as its WAL: its sessions stay as last mirrored, and
+        # every other folder's are listed; said in one line (a traceback only at debug level).
+        log.warning(printable(f"Cannot read the {agent} database {db}: {_why(exc)}"))
+        log.debug("mirror of %s", db, exc_info=True)
         return
     for sid, document in documents:
         path = folder / _file_name(sid)
-        write_atomic(path, json.dumps(document, indent=2, ensure_ascii=False), readable=False)
-        with contextlib.suppress(OSError, ValueError, OverflowError):
-            if stamps[sid] > 0:
-                os.utime(path, (stamps[sid] / 1000, stamps[sid] / 1000))
+        write_atomic(
+            path, json.dumps(document, indent=2, ensure_ascii=False, default=_json_value), readable=False
+        )
+        when = time_millis(stamps[sid])  # 10**18 ms is no time: the file keeps the time of its writing
+        if when is not None:
+            with contextlib.suppress(OSError, ValueError, OverflowError):
+                os.utime(path, (when / 1000, when / 1000))
     for sid in set(known) - set(stamps):
         (folder / _file_name(sid)).unlink(missing_ok=True)
     write_atomic(folder / STATE_NAME, json.dumps({**seen, "sessions": stamps}), readable=False)
+
+
+def _why(exc: BaseException) -> str:
+    if isinstance(exc, SessiontreeError):
+        return str(exc).rsplit(": ", 1)[-1] if str(exc).startswith("Cannot read") else str(exc)
+    return read_reason(exc) if isinstance(exc, OSError) else f"{exc.__class__.__name__}: {exc}"[:200]
+
+
+def _json_value(value: object) -> object:
+    """A column value JSON has no type for (a BLOB where text belongs) as text."""
+    if isinstance(value, bytes | bytearray | memoryview):
+        return decode_text(bytes(value))
+    return str(value)

@@ -8,8 +8,10 @@ Listing reads only a prefix of each file; nothing here ever writes.
 
 from __future__ import annotations
 
+import logging
 import re
-from collections.abc import Iterator
+import stat
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 from sessiontree.readers.agent_info import read_agent_info
@@ -17,9 +19,11 @@ from sessiontree.readers.base import read_prefix_values
 from sessiontree.readers.db_mirror import is_mirror_file, mirror_source, sync_mirror
 from sessiontree.readers.opencode_layout import is_session_path as is_opencode_session
 from sessiontree.readers.opencode_layout import is_storage_folder as is_opencode_storage_folder
-from sessiontree.store.discovery import SessionInfo, scandir_sorted
+from sessiontree.store.discovery import SessionInfo, printable, scandir_sorted
 from sessiontree.store.paths import default_data_dir
-from sessiontree.store.storage import entry_is, resolves_inside
+from sessiontree.store.storage import entry_is, read_reason, resolves_inside
+
+log = logging.getLogger(__name__)
 
 DEFAULT_ROOTS: tuple[tuple[str, str], ...] = (
     ("claude", ".claude/projects"),
@@ -42,22 +46,52 @@ MAX_DEPTH = 4
 """Codex nests sessions three folders deep (YYYY/MM/DD); one more for good measure."""
 
 
-def default_roots(home: Path | None = None) -> list[tuple[str, Path]]:
-    """The default folders of the other agents that exist here, as (agent, folder)."""
+def default_roots(
+    home: Path | None = None, warn: Callable[[str], None] | None = None
+) -> list[tuple[str, Path]]:
+    """The default folders of the other agents that exist here, as (agent, folder).
+
+    A folder that cannot be searched (not ours to enter) is left out and said to ``warn`` in one
+    line; it never keeps another agent's folders from being found."""
     base = Path(home) if home is not None else Path.home()
-    found = [(agent, base / rel) for agent, rel in DEFAULT_ROOTS if (base / rel).is_dir()]
+    found = [(agent, base / rel) for agent, rel in DEFAULT_ROOTS if _is_dir(base / rel, warn)]
     data = None if home is None else base / ".local" / "share"
     data_roots = [(agent, (data or default_data_dir()) / rel) for agent, rel in DATA_ROOTS]
-    return found + opencode_roots(data) + crush_roots(data) + [(a, p) for a, p in data_roots if p.is_dir()]
+    for find in (opencode_roots, crush_roots):
+        try:
+            found += find(data, warn)
+        except OSError as exc:  # a step of its own that failed: said, and the next agent's found
+            _say(
+                warn,
+                f"Cannot search for {find.__name__.split('_')[0].capitalize()} sessions: {read_reason(exc)}",
+            )
+    return found + [(a, p) for a, p in data_roots if _is_dir(p, warn)]
 
 
-def crush_roots(data_dir: Path | None = None) -> list[tuple[str, Path]]:
+def _say(warn: Callable[[str], None] | None, line: str) -> None:
+    (warn or log.warning)(printable(line))
+
+
+def _is_dir(path: Path, warn: Callable[[str], None] | None) -> bool:
+    """Tell whether a default folder is there to walk; one not ours to search is said, and skipped."""
+    try:
+        return stat.S_ISDIR(path.stat().st_mode)
+    except (FileNotFoundError, NotADirectoryError):
+        return False
+    except OSError as exc:
+        _say(warn, f"Skipping {path}: {read_reason(exc)}")
+        return False
+
+
+def crush_roots(
+    data_dir: Path | None = None, warn: Callable[[str], None] | None = None
+) -> list[tuple[str, Path]]:
     """Crush's sessions: one mirror folder in our cache for each project database it notes."""
     from sessiontree.readers.crush import project_databases
     from sessiontree.readers.db_mirror import prepare_mirror
 
     found: list[tuple[str, Path]] = []
-    for db in project_databases(data_dir):
+    for db in project_databases(data_dir, lambda path: _is_file(path, warn)):
         try:
             found.append(("crush", prepare_mirror(db, "crush")))
         except OSError:
@@ -65,20 +99,36 @@ def crush_roots(data_dir: Path | None = None) -> list[tuple[str, Path]]:
     return found
 
 
-def opencode_roots(data_dir: Path | None = None) -> list[tuple[str, Path]]:
+def _is_file(path: Path, warn: Callable[[str], None] | None) -> bool:
+    """Tell whether a database is a regular file to mirror (what else is there, or unsearchable: said)."""
+    try:
+        mode = path.stat().st_mode
+    except (FileNotFoundError, NotADirectoryError):
+        return False
+    except OSError as exc:
+        _say(warn, f"Skipping {path}: {read_reason(exc)}")
+        return False
+    if not stat.S_ISREG(mode) and not stat.S_ISDIR(mode):
+        _say(warn, f"Skipping {path}: it is not a regular file")
+    return stat.S_ISREG(mode)
+
+
+def opencode_roots(
+    data_dir: Path | None = None, warn: Callable[[str], None] | None = None
+) -> list[tuple[str, Path]]:
     """OpenCode's sessions: its database's mirror folder in our cache (``readers.db_mirror``),
     else, before OpenCode 1.x moved them into the database, its storage folder."""
     from sessiontree.readers.db_mirror import prepare_mirror
     from sessiontree.readers.opencode_db import database_path
 
     db = database_path(data_dir)
-    if db.is_file():
+    if _is_file(db, warn):
         try:
             return [("opencode", prepare_mirror(db, "opencode"))]
         except OSError:
             pass  # no cache dir to mirror it into: the storage folder, if any
     storage = db.parent / "storage"
-    return [("opencode", storage)] if (storage / "session").is_dir() else []
+    return [("opencode", storage)] if _is_dir(storage / "session", warn) else []
 
 
 def is_bundled_subagent(path: Path) -> bool:
@@ -113,7 +163,7 @@ def iter_agent_files(root: str | Path, *, unreadable: bool = False) -> Iterator[
     root = Path(root)
     real_root = root.resolve()
     if mirror_source(root) is not None:
-        sync_mirror(root)  # an OpenCode database's sessions, brought up to date first
+        sync_mirror(root)  # a database's sessions brought up to date first (a failure said, never raised)
 
     def walk(directory: Path, depth: int) -> Iterator[Path]:
         for entry in scandir_sorted(directory):

@@ -19,14 +19,14 @@ import os
 from pathlib import Path
 from typing import Any, ClassVar
 
-from sessiontree.readers.base import as_str, make_session, register, session_header
+from sessiontree.readers.base import as_str, make_session, read_json_file, register, session_header
 from sessiontree.readers.opencode_layout import field, iso_time
 from sessiontree.store.entries import Entry
 from sessiontree.store.formats import is_opencode_export, is_opencode_file, is_sqlite_file
-from sessiontree.store.jsonl import BadLine, decode_text
+from sessiontree.store.jsonl import BadLine
 from sessiontree.store.kinds import KINDS, LineKind, add_kinds
 from sessiontree.store.session import Session
-from sessiontree.store.storage import resolves_inside
+from sessiontree.store.storage import read_reason, resolves_inside
 
 OPENCODE_KINDS = (
     LineKind("opencode:error", "Error", show="error", counted=True),
@@ -81,8 +81,12 @@ class _Folder:
     def read(self, folder: Path) -> list[dict[str, Any]]:
         try:
             names = sorted(n for n in os.listdir(folder) if n.endswith(".json"))
-        except OSError:
+        except FileNotFoundError:
             return []  # no messages (or parts) yet
+        except OSError as exc:  # a folder not ours to read: said, never a silently empty session
+            reason = f"{folder.parent.name}/{folder.name}: unreadable: {read_reason(exc)}"
+            self.bad.append(BadLine(len(self.bad) + 1, reason, ""))
+            return []
         found: list[dict[str, Any]] = []
         for name in names:
             path = folder / name
@@ -96,12 +100,12 @@ class _Folder:
         if not resolves_inside(path, self.real_root):
             return None  # a link out of the storage root: never opened
         try:
-            if not path.is_file() or path.stat().st_size > FILE_BYTES:
-                raise ValueError("not a file of a readable size")
-            return json.loads(decode_text(path.read_bytes()))
-        except (OSError, ValueError, RecursionError) as exc:
+            return read_json_file(path, FILE_BYTES)
+        except OSError as exc:  # a named pipe, a folder, a file too large: refused, never read
+            self.bad.append(BadLine(len(self.bad) + 1, f"{label}: unreadable: {read_reason(exc)}", ""))
+        except ValueError as exc:
             self.bad.append(BadLine(len(self.bad) + 1, f"{label}: {exc.__class__.__name__}", ""))
-            return None
+        return None
 
 
 def _file_block(part: dict[str, Any]) -> dict[str, Any]:
@@ -317,8 +321,8 @@ class OpenCodeReader:
         if is_sqlite_file(path):
             return read_database(path)
         try:
-            value = json.loads(decode_text(path.read_bytes()))
-        except (ValueError, RecursionError) as exc:
+            value = read_json_file(path)
+        except ValueError as exc:
             value = None
             bad.append(BadLine(1, f"not a JSON object ({exc.__class__.__name__})", ""))
         if isinstance(value, dict) and is_opencode_export([value]):

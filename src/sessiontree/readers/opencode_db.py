@@ -13,28 +13,24 @@ It is read through a private copy (``readers.database_copy``).
 
 from __future__ import annotations
 
-import json
 import sqlite3
 from pathlib import Path
 from typing import Any
 
 from sessiontree.errors import InvalidSession
-from sessiontree.readers.database_copy import open_copy
+from sessiontree.readers.database_copy import named_rows, open_copy
+from sessiontree.store.jsonl import decode_column
+from sessiontree.store.numbers import count_of
 
 SESSION_TIMES = ("created", "updated", "compacting", "archived")
 
 
 def _loads(text: Any) -> dict[str, Any]:
-    if not isinstance(text, str | bytes):
-        return {}
-    try:
-        value = json.loads(text)
-    except (ValueError, RecursionError):
-        return {}
+    value = decode_column(text)
     return value if isinstance(value, dict) else {}
 
 
-def _session_info(row: sqlite3.Row) -> dict[str, Any]:
+def _session_info(row: dict[str, Any]) -> dict[str, Any]:
     """A ``session`` row as OpenCode's session info (camelCase, times under ``time``)."""
     keys = row.keys()
     info: dict[str, Any] = {"id": row["id"]}
@@ -56,7 +52,7 @@ def _session_info(row: sqlite3.Row) -> dict[str, Any]:
     return info
 
 
-def _document(connection: sqlite3.Connection, row: sqlite3.Row) -> dict[str, Any]:
+def _document(connection: sqlite3.Connection, row: dict[str, Any]) -> dict[str, Any]:
     """One session as ``opencode export`` prints it."""
     sid = row["id"]
     parts: dict[str, list[dict[str, Any]]] = {}
@@ -77,11 +73,7 @@ def _document(connection: sqlite3.Connection, row: sqlite3.Row) -> dict[str, Any
 def read_documents(connection: sqlite3.Connection, ids: list[str] | None = None) -> list[dict[str, Any]]:
     """The sessions of a database copy (every one, or those of ``ids``) as export documents,
     the most recently updated last."""
-    connection.row_factory = sqlite3.Row
-    try:
-        rows = list(connection.execute("SELECT * FROM session ORDER BY time_updated, id"))
-    finally:
-        connection.row_factory = None
+    rows = named_rows(connection, "SELECT * FROM session ORDER BY time_updated, id")
     wanted = None if ids is None else set(ids)
     return [_document(connection, row) for row in rows if wanted is None or row["id"] in wanted]
 
@@ -94,7 +86,7 @@ def session_stamps(connection: sqlite3.Connection) -> dict[str, int]:
         " coalesce((SELECT max(time_updated) FROM part p WHERE p.session_id = s.id), 0))"
         " FROM session s"
     ).fetchall()
-    return {str(sid): int(stamp or 0) for sid, stamp in rows}
+    return {str(sid): count_of(stamp) for sid, stamp in rows}  # any column type: a number
 
 
 def load_documents(db: Path, ids: list[str] | None = None) -> list[dict[str, Any]]:

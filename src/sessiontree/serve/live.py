@@ -24,6 +24,7 @@ from sessiontree.store.jsonl import decode_lines, parse_jsonl_lines
 from sessiontree.store.load import load_session
 from sessiontree.store.session import Session
 from sessiontree.store.storage import FileSessionStorage
+from sessiontree.store.subagents import storage_stamp
 from sessiontree.store.tail import TailReader
 
 MAX_KEPT_APPENDS = 5000
@@ -63,6 +64,8 @@ class LiveSession:
         self._ctx = RenderContext()
         self._base = 0
         self._appended: list[list[Any]] = []
+        self._storage: list[tuple[str, int, int]] | None = None
+        """What an OpenCode storage session's page read beside its file, as loaded (``storage_stamp``)."""
         self.image_prefix = image_prefix
         self.images: dict[str, ImageFile] = {}
         """Images of this session's pages and appends, served under ``image_prefix``."""
@@ -84,6 +87,7 @@ class LiveSession:
             else:
                 for _line in lines:
                     pass  # only to move the tail to the end: another agent's reader reads the file whole
+                self._storage = storage_stamp(self.path)  # before the read: a part written meanwhile reloads
                 session = load_any(self.path, agent, agent_dir=self.agent_dir)
         finally:
             close = getattr(lines, "close", None)
@@ -97,6 +101,9 @@ class LiveSession:
         self._base = len(session.entries)
         self._appended = []
 
+    def _storage_changed(self) -> bool:
+        return self._storage is not None and storage_stamp(self.path) != self._storage
+
     @property
     def loaded(self) -> bool:
         """Whether the file was read whole (a page of it then needs no quick scan)."""
@@ -106,7 +113,7 @@ class LiveSession:
         """The session as it is now (a shallow copy: later appends do not change it)."""
         FOREGROUND.acquire(self.lock)  # a first screen made from the load may wait for a paused one
         try:
-            if not self.generation:
+            if not self.generation or self._storage_changed():
                 self._load()
             s = self.session
             # Every field carried (title slot, repairs, joints too); lists copied, the tree rebuilt.
@@ -129,6 +136,9 @@ class LiveSession:
             if not self.generation:
                 self._load()
                 return []
+            if self._storage_changed():  # a message or part file of an OpenCode storage session
+                self._load()
+                return [Event("replaced", {"reason": "foreign", "generation": self.generation})]
             result = self._tail.poll()
             if result.kind == "missing":
                 return [Event("removed", {})]

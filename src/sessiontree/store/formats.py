@@ -12,6 +12,7 @@ from typing import Any
 from urllib.parse import quote
 
 from sessiontree.errors import ForeignSession
+from sessiontree.store.bounded import read_head
 from sessiontree.store.entries import is_valid_header
 from sessiontree.store.jsonl import decode_line, decode_text
 
@@ -55,8 +56,7 @@ TABLE_READS = 5
 def is_sqlite_file(path: Path) -> bool:
     """Tell whether a file starts as a SQLite database does."""
     try:
-        with open(path, "rb") as fh:
-            return fh.read(len(SQLITE_MAGIC)) == SQLITE_MAGIC
+        return read_head(path, len(SQLITE_MAGIC)) == SQLITE_MAGIC
     except OSError:
         return False
 
@@ -305,8 +305,7 @@ def refuse_foreign_data(data: bytes, path: str | Path) -> None:
 def refuse_foreign(path: str | Path) -> None:
     """Raise ``ForeignSession`` when ``path`` is another agent's file (a missing or unreadable one is not)."""
     try:
-        with open(path, "rb") as fh:
-            data = fh.read(SNIFF_BYTES)
+        data = read_head(path, SNIFF_BYTES)
     except OSError:
         return
     refuse_foreign_data(data, path)

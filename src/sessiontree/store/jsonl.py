@@ -140,6 +140,29 @@ def decode_json(text: str) -> Any:
     return replace_surrogates_deep(value) if has_surrogate_escape(text) else value
 
 
+def decode_json_at(text: str, at: int) -> tuple[Any, int]:
+    """Decode the JSON value that starts at ``at`` in ``text`` (``decode_json``'s containment),
+    and where it ends; ValueError when none starts there or it nests too deep."""
+    try:
+        value, end = _decoder.raw_decode(text, at)
+    except RecursionError:
+        raise ValueError(NESTING) from None
+    return (replace_surrogates_deep(value) if has_surrogate_escape(text[at:end]) else value), end
+
+
+def decode_column(value: object) -> Any:
+    """Decode JSON held in a database column (text or bytes) as ``decode_json`` does; None for
+    anything else or for a column that is no JSON."""
+    if isinstance(value, bytes):
+        value = decode_text(value)
+    if not isinstance(value, str):
+        return None
+    try:
+        return decode_json(value)
+    except ValueError:
+        return None
+
+
 def decode_line(text: str) -> Any:
     """Decode one session line, the one way every reader does: ``decode_json``, then the
     naming fields (ids, types, roles, titles, timestamps) of the wrong type dropped."""

@@ -20,7 +20,7 @@ class Repair:
     """One repair: the 1-based line it applies to, its kind, and a sentence saying what was done."""
 
     lineno: int
-    kind: str  # "split" | "reattached" | "header"
+    kind: str  # "split" | "reattached" | "header" | "unknown" (store.sane)
     text: str
 
 
@@ -140,6 +140,10 @@ def describe_damage(repairs: Sequence[Repair], bad: Sequence[BadLine]) -> str | 
             f"{reattached} entr{'y' if reattached == 1 else 'ies'} whose parent was lost "
             "attached to the entry before"
         )
+    unknown = sum(1 for r in repairs if r.kind == "unknown")
+    if unknown:
+        values = f"{unknown} value{'' if unknown == 1 else 's'}"
+        parts.append(f"{values} out of range (a time, a token count, a cost) read as unknown")
     if any(r.kind == "header" for r in repairs):
         parts.append("no session header (read as an excerpt)")
     if not parts:

@@ -11,6 +11,7 @@ listing that reads each with ``load_session`` part of ``store.load``, so this mo
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
@@ -64,6 +65,7 @@ def related_files(session_path: Path, depth: int = 0) -> Iterable[Path]:
     sessions, theirs too), contained as the readers contain them.
     """
     folder = session_path.parent
+    yield from opencode_storage_files(session_path)
     claude = [
         *folder.glob("agent-*.jsonl"),
         *(folder / session_path.stem / "subagents").glob("agent-*.jsonl"),
@@ -74,6 +76,52 @@ def related_files(session_path: Path, depth: int = 0) -> Iterable[Path]:
     for path in subagent_files(session_path).values():
         yield path
         yield from related_files(path, depth + 1)
+
+
+def is_storage_session(path: Path) -> bool:
+    """Tell whether a path is named as an OpenCode storage session is (``session/<project>/ses_….json``)."""
+    return path.name.startswith("ses_") and path.suffix == ".json" and path.parent.parent.name == "session"
+
+
+def opencode_storage_files(session_path: Path) -> Iterable[Path]:
+    """The folders and files an OpenCode storage session's page reads (``<root>/session/<p>/ses_….json``:
+    ``<root>/message/<id>/`` and each message's ``<root>/part/<message>/``), none for any other file.
+
+    Each folder counts too: a part file added or removed changes its folder's time.
+    """
+    if not is_storage_session(session_path):
+        return
+    root = session_path.parent.parent.parent
+    messages = root / "message" / session_path.stem
+    yield messages
+    for message in _json_files(messages):
+        yield message
+        parts = root / "part" / message.stem
+        yield parts
+        yield from _json_files(parts)
+
+
+def storage_stamp(session_path: Path) -> list[tuple[str, int, int]] | None:
+    """Name, size and change time of every file and folder ``opencode_storage_files`` names (a
+    page of such a session is stale when this changes, though the session file did not); None
+    for any other file."""
+    if not is_storage_session(session_path):
+        return None
+    found = []
+    for path in opencode_storage_files(session_path):
+        try:
+            st = path.stat()
+        except OSError:
+            continue
+        found.append((str(path), st.st_size, st.st_mtime_ns))
+    return found
+
+
+def _json_files(folder: Path) -> list[Path]:
+    try:
+        return sorted(folder / name for name in os.listdir(folder) if name.endswith(".json"))
+    except OSError:
+        return []
 
 
 def task_agent_ids(details: Any) -> list[str]:

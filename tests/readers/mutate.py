@@ -1,0 +1,290 @@
+"""Valid files of every added agent's format, and hypothesis strategies that damage them (issue 55).
+
+``FORMATS`` names, for each format, how to write a good file of it into a folder with a marker
+text and an id of its own; ``mutations`` draws changes to its parsed values (any field given a
+value of the wrong type or range, or removed) and ``damage`` to its bytes (cut short, a byte
+flipped, invalid UTF-8). The property tests (``test_reader_properties``) and the whole-folder
+tests (``test_damaged_folder``) share them.
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+import sqlite3
+import zlib
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from hypothesis import strategies as st
+
+from tests.readers.test_damaged_formats import SOURCES
+
+HOSTILE: list[Any] = [
+    float("nan"), float("inf"), float("-inf"), 10**400, -(10**400), -(10**6), -1, 0, 10**18, 2**63, 2**64,
+    1e308, -1e-308, 3.5, True, False, None, "", "\ud800", "x \udfff y", "\x00", "\x1b[31m", "9999-99-99T",
+    "2999-01-01T00:00:00Z", "29999-01-01T00:00:00Z", "-1", "NaN", [], {}, [None], [1, "a"], {"": None},
+    {"type": 3}, [[[[[[[[[[[]]]]]]]]]]],
+]  # fmt: skip
+"""Values every field is given in turn: wrong JSON types, numbers out of range, text no encoder takes."""
+
+hostile = st.one_of(
+    st.sampled_from(HOSTILE),
+    st.integers(),
+    st.floats(allow_nan=True, allow_infinity=True),
+    st.text(max_size=12),
+    st.recursive(
+        st.none() | st.booleans() | st.integers(-5, 5),
+        lambda inner: st.lists(inner, max_size=2),
+        max_leaves=4,
+    ),
+)
+"""One value to put where any field was."""
+
+Path_ = tuple[Any, ...]
+
+
+def paths(value: Any, at: Path_ = ()) -> Iterator[Path_]:
+    """Every place in a parsed JSON value (its root first)."""
+    yield at
+    children = (
+        value.items() if isinstance(value, dict) else enumerate(value) if isinstance(value, list) else ()
+    )
+    for key, child in children:
+        yield from paths(child, (*at, key))
+
+
+def get(value: Any, at: Path_) -> Any:
+    for key in at:
+        value = value[key]
+    return value
+
+
+@dataclass(frozen=True)
+class Change:
+    """One change to a parsed value: at the ``pick``-th place (modulo their number), ``value`` put
+    there, or the key removed."""
+
+    pick: int
+    value: Any
+    remove: bool
+
+
+changes = st.lists(
+    st.builds(Change, st.integers(0, 10**6), hostile, st.booleans()),
+    min_size=1,
+    max_size=3,
+)
+
+
+def apply(value: Any, found: list[Change], keep: Path_ | None) -> tuple[Any, list[Path_]]:
+    """``value`` with each change made; the record ``keep``, what it holds and what holds it are
+    never changed (the rest of the file is what a reader must still show)."""
+    out = copy.deepcopy(value)
+    touched: list[Path_] = []
+    for change in found:
+        places = [
+            p for p in paths(out)
+            if p and (keep is None or (keep[: len(p)] != p and p[: len(keep)] != keep))
+        ]  # fmt: skip
+        if not places:
+            break
+        at = places[change.pick % len(places)]
+        touched.append(at)
+        holder = get(out, at[:-1])
+        if change.remove and isinstance(holder, dict):
+            del holder[at[-1]]
+        else:
+            holder[at[-1]] = copy.deepcopy(change.value)
+    return out, touched
+
+
+@dataclass(frozen=True)
+class Damage:
+    """Damage to a file's bytes: ``kind`` at a fraction ``where`` of its length."""
+
+    kind: str  # "cut" | "flip" | "utf8"
+    where: float
+
+
+damages = st.none() | st.builds(Damage, st.sampled_from(["cut", "flip", "utf8"]), st.floats(0, 1))
+
+
+def damaged(data: bytes, damage: Damage | None) -> bytes:
+    if damage is None or not data:
+        return data
+    at = min(len(data) - 1, int(len(data) * damage.where))
+    if damage.kind == "cut":
+        return data[:at]
+    if damage.kind == "flip":
+        return data[:at] + bytes([data[at] ^ 0x5A]) + data[at + 1 :]
+    return data[:at] + b"\xff\xfe\xed\xa0\x80" + data[at:]
+
+
+def dumps(value: Any, pretty: bool) -> bytes:
+    """JSON as a JavaScript agent writes it: NaN as written by Python, lone surrogates as escapes."""
+    return json.dumps(value, indent=2 if pretty else None, allow_nan=True).encode("ascii")
+
+
+@dataclass(frozen=True)
+class Format:
+    """One format: a file's name in a folder, its content made with a marker, where the marker is."""
+
+    agent: str
+    name: Callable[[str], str]
+    """The relative path of a session named ``tag`` (the listing finds it by this name)."""
+    make: Callable[[str, str], Any]
+    """(tag, marker) -> parsed content (a list: JSON lines; a dict: one object; a str: text)."""
+    marker: Path_ | None
+    """Where the marker text is; None for a text format."""
+    depth: int = 1
+    """How many steps of ``marker`` name its record (a line: 1; a message of a list: 2), never changed."""
+
+    identity: tuple[Path_, ...] = ()
+    """The fields that make a file this format's (its sniffer's): changed, the file may be none."""
+
+    def keeps_identity(self, touched: list[Path_]) -> bool:
+        """Tell whether changes at ``touched`` left every field that makes the file this format's."""
+        return not any(i[: len(at)] == at for at in touched for i in self.identity)
+
+    @property
+    def record(self) -> Path_ | None:
+        """The record holding the marker, which ``apply`` leaves alone."""
+        return None if self.marker is None else self.marker[: self.depth]
+
+    def write(self, folder: Path, tag: str, content: Any, damage: Damage | None = None) -> Path:
+        path = folder / self.name(tag)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        if isinstance(content, str):
+            data = content.encode("utf-8", "surrogatepass")
+        elif isinstance(content, list):
+            data = b"".join(dumps(line, False) + b"\n" for line in content)
+        else:
+            data = dumps(content, True)
+        path.write_bytes(damaged(data, damage))
+        return path
+
+
+def _set(value: Any, at: Path_, new: Any) -> Any:
+    get(value, at[:-1])[at[-1]] = new
+    return value
+
+
+def _source(name: str) -> Any:
+    return copy.deepcopy(SOURCES[name]()[1])
+
+
+def _gemini(tag: str, marker: str) -> Any:
+    chat = _source("gemini-json")
+    chat["sessionId"] = f"gemini-{tag}"
+    return _set(chat, ("messages", 0, "content", 0, "text"), marker)
+
+
+def _qwen(tag: str, marker: str) -> Any:
+    lines = _source("qwen-jsonl")
+    for line in lines:
+        line["sessionId"] = f"qwen-{tag}"
+    return _set(lines, (0, "message", "parts", 0, "text"), marker)
+
+
+def _copilot(tag: str, marker: str) -> Any:
+    events = _source("copilot")
+    events[0]["data"]["sessionId"] = f"copilot-{tag}"
+    return _set(events, (2, "data", "content"), marker)
+
+
+def _goose(tag: str, marker: str) -> Any:
+    lines = _source("goose")
+    lines[0]["description"] = f"goose {tag}"
+    return _set(lines, (1, "content", 0, "text"), marker)
+
+
+def _amp(tag: str, marker: str) -> Any:
+    thread = _source("amp")
+    thread["id"] = _amp_name(tag)[len("threads/") : -len(".json")]
+    return _set(thread, ("messages", 0, "content", 0, "text"), marker)
+
+
+def _opencode_export(tag: str, marker: str) -> Any:
+    document = _source("opencode-export")
+    document["info"]["id"] = f"ses_{tag}"
+    return _set(document, ("messages", 0, "parts", 0, "text"), marker)
+
+
+def _crush(tag: str, marker: str) -> Any:
+    document = _source("crush-document")
+    document["crushSession"]["id"] = f"crush-{tag}"
+    return _set(document, ("messages", 0, "parts", 0, "data", "text"), marker)
+
+
+def _aider(tag: str, marker: str) -> str:
+    history: str = SOURCES["aider"]()[1]
+    return history.replace("why is the cache cold after a restart?", marker)
+
+
+_IN_MESSAGE = 2  # the marker's record: a message of the file's list
+
+
+def _amp_name(tag: str) -> str:
+    return f"threads/T-00000000-0000-4000-8000-{zlib.crc32(tag.encode()):012d}.json"
+
+
+FORMATS: dict[str, Format] = {
+    "gemini": Format(
+        "gemini", lambda t: f"{t}/chats/session-2025-09-01T10-00-{t}.json", _gemini,
+        ("messages", 0, "content", 0, "text"), _IN_MESSAGE, (("sessionId",), ("projectHash",)),
+    ),
+    "qwen": Format("qwen", lambda t: f"{t}.jsonl", _qwen, (0, "message", "parts", 0, "text")),
+    "copilot": Format("copilot", lambda t: f"{t}/events.jsonl", _copilot, (2, "data", "content")),
+    "goose": Format(
+        "goose", lambda t: f"{t}.jsonl", _goose, (1, "content", 0, "text"), 1,
+        ((0, "working_dir"), (0, "description"), (0, "message_count")),
+    ),
+    "amp": Format("amp", _amp_name, _amp, ("messages", 0, "content", 0, "text"), _IN_MESSAGE, (("id",),)),
+    "opencode-export": Format(
+        "opencode", lambda t: f"{t}/session/p/ses_{t}.json", _opencode_export,
+        ("messages", 0, "parts", 0, "text"), _IN_MESSAGE, (("info", "id"), ("info", "time", "created")),
+    ),
+    "crush": Format(
+        "crush", lambda t: f"{t}.json", _crush, ("messages", 0, "parts", 0, "data", "text"), _IN_MESSAGE,
+        (("crushSession",),),
+    ),
+    "aider": Format("aider", lambda t: f"{t}/.aider.chat.history.md", _aider, None),
+}  # fmt: skip
+"""Every one-file format of the readers issue 41 added (OpenCode's storage and databases: below)."""
+
+
+def mutate_database_row(db: Path, table: str, column: str, rowid: int, value: Any) -> None:
+    """Put ``value`` into one cell of a database (any SQLite type: text, a BLOB, a huge integer)."""
+    if isinstance(value, int) and not -(2**63) <= value < 2**63:
+        value = str(value)  # what SQLite cannot hold as an integer, as text
+    elif isinstance(value, str):
+        value = value.encode("utf-8", "surrogatepass")  # invalid UTF-8 stays bytes: a BLOB
+    elif isinstance(value, list | dict):
+        value = json.dumps(value)
+    con = sqlite3.connect(db)
+    try:
+        try:
+            con.execute(f'UPDATE "{table}" SET "{column}" = ? WHERE rowid = ?', (value, rowid))
+        except sqlite3.IntegrityError:  # NULL where the schema forbids it: the nearest a file can hold
+            con.execute(f'UPDATE "{table}" SET "{column}" = ? WHERE rowid = ?', (b"\xff", rowid))
+        con.commit()
+    finally:
+        con.close()
+
+
+def table_cells(db: Path) -> list[tuple[str, str, int]]:
+    """(table, column, rowid) of every cell of a database's tables."""
+    con = sqlite3.connect(db)
+    try:
+        tables = [r[0] for r in con.execute("SELECT name FROM sqlite_master WHERE type = 'table'")]
+        cells = []
+        for table in tables:
+            columns = [r[1] for r in con.execute(f'PRAGMA table_info("{table}")')]
+            for (rowid,) in con.execute(f'SELECT rowid FROM "{table}"'):
+                cells += [(table, column, rowid) for column in columns]
+        return cells
+    finally:
+        con.close()

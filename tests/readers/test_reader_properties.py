@@ -1,0 +1,146 @@
+"""A property per reader (issue 55): any field of a valid file of its format given a value of the
+wrong type or range, or removed, and its bytes cut, flipped or made invalid UTF-8, and the reader,
+the page, the text dump and the usage rows still come out: no exception, nothing written into the
+input folder, and the untouched part of the file still shown.
+"""
+
+from __future__ import annotations
+
+import html
+import os
+import shutil
+import tempfile
+from pathlib import Path
+from typing import Any
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from sessiontree.archive.session_usage import usage_rows_of
+from sessiontree.exporter.options import ExportOptions
+from sessiontree.exporter.text import format_session_as_text
+from sessiontree.pages.export import export_to_file
+from sessiontree.readers import load_any
+from sessiontree.readers.agent_info import read_agent_info
+from sessiontree.store.summary import summarize_session
+from tests.readers.mutate import (
+    FORMATS,
+    Change,
+    Damage,
+    apply,
+    changes,
+    damages,
+    hostile,
+    mutate_database_row,
+    table_cells,
+)
+from tests.readers.opencode_db import STORAGE, make_database
+
+MARKER = "zqkeep this prompt"
+SETTINGS = settings(
+    max_examples=25,
+    deadline=None,
+    derandomize=True,  # the same examples on every run: CI is deterministic, a failure reproduces
+    suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
+)
+
+
+def _state(folder: Path) -> dict[str, tuple[int, int]]:
+    return {
+        str(p.relative_to(folder)): (p.stat().st_size, p.stat().st_mtime_ns)
+        for p in sorted(folder.rglob("*"))
+        if not p.is_symlink()
+    }
+
+
+def _shows(path: Path, agent: str, out: Path) -> str:
+    """Everything a user sees of a file: listing, page, dump, usage; the page's text."""
+    read_agent_info(path)
+    session = load_any(path, agent)
+    summarize_session(session)
+    usage_rows_of(session.entries)
+    format_session_as_text(session, None, None).encode("utf-8")  # strict: no lone surrogate left
+    if session.is_empty:
+        return ""
+    export_to_file(path, out, ExportOptions(compress=False, agent=agent))
+    return out.read_bytes().decode("utf-8")  # strict
+
+
+def _check(folder: Path, path: Path, agent: str, whole: bool) -> None:
+    before = _state(folder)
+    page = _shows(path, agent, folder.parent / "page.html")
+    assert _state(folder) == before, "the input folder was written to"
+    if whole:
+        assert html.escape(MARKER) in page or MARKER in page, "the untouched prompt is not shown"
+
+
+@pytest.mark.parametrize("name", sorted(FORMATS))
+@SETTINGS
+@given(found=changes, damage=damages, pretty=st.booleans())
+def test_any_field_damaged_never_escapes_a_reader(
+    name: str, found: list[Change], damage: Damage | None, pretty: bool
+) -> None:
+    fmt = FORMATS[name]
+    with tempfile.TemporaryDirectory(prefix="st-prop-") as tmp:
+        folder = Path(tmp) / "in"
+        content = fmt.make("a", MARKER)
+        touched: list[tuple[Any, ...]] = []
+        if isinstance(content, str):
+            lines = content.split("\n")
+            for change in found:  # a text history: a line of junk put in or one taken out
+                at = change.pick % len(lines)
+                if at and lines[at] and MARKER not in lines[at] and "aider chat started" not in lines[at]:
+                    lines[at] = str(change.value)[:80] if not change.remove else ""
+            content = "\n".join(lines)
+        else:
+            content, touched = apply(content, found, fmt.record)
+        path = fmt.write(folder, "a", content, damage)
+        _check(folder, path, fmt.agent, whole=damage is None and fmt.keeps_identity(touched))
+
+
+def _storage_folder(root: Path) -> Path:
+    shutil.copytree(STORAGE, root)
+    (session,) = (root / "session").rglob("ses_*.json")
+    return session
+
+
+@SETTINGS
+@given(found=changes, which=st.integers(0, 10**6), damage=damages)
+def test_any_file_of_an_opencode_storage_session_damaged(
+    found: list[Change], which: int, damage: Damage | None
+) -> None:
+    import json
+
+    with tempfile.TemporaryDirectory(prefix="st-prop-") as tmp:
+        root = Path(tmp) / "storage"
+        session = _storage_folder(root)
+        files = sorted(p for p in root.rglob("*.json") if p != session)
+        target = [session, *files][which % (len(files) + 1)]
+        value = json.loads(target.read_text(encoding="utf-8"))
+        data = json.dumps(apply(value, found, None)[0], indent=2, allow_nan=True).encode("ascii")
+        from tests.readers.mutate import damaged
+
+        target.write_bytes(damaged(data, damage))
+        _check(root, session, "opencode", whole=False)
+
+
+@pytest.mark.parametrize("agent", ["opencode", "crush"])
+@SETTINGS
+@given(cell=st.integers(0, 10**6), value=hostile)
+def test_any_cell_of_a_database_damaged(agent: str, cell: int, value: Any) -> None:
+    with tempfile.TemporaryDirectory(prefix="st-prop-") as tmp:
+        folder = Path(tmp) / "in"
+        folder.mkdir()
+        if agent == "opencode":
+            db = folder / "opencode.db"
+            make_database(db, wal=False)
+        else:
+            from tests.readers.test_crush import make_db
+
+            db = make_db(folder)
+            os.remove(f"{db}-wal") if os.path.exists(f"{db}-wal") else None
+        cells = table_cells(db)
+        table, column, rowid = cells[cell % len(cells)]
+        mutate_database_row(db, table, column, rowid, value)
+        _check(db.parent, db, agent, whole=False)

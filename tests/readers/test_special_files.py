@@ -1,0 +1,168 @@
+"""Special files where another agent's sessions are (issue 55): a named pipe as a session, as a
+database or as its ``-wal``, a damaged database, a folder not ours to search. Every command
+finishes (a bound on each process: a hang fails the test), says what it skipped in one line,
+and still lists the other agents' sessions.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import sqlite3
+from pathlib import Path
+
+import pytest
+
+from sessiontree.errors import InvalidSession
+from sessiontree.readers import database_copy
+from sessiontree.readers.database_copy import COPY_ATTEMPTS, open_copy
+from tests.cli.test_hostile_inputs import run as run_cli
+from tests.readers.helpers import FIXTURES
+from tests.readers.opencode_db import make_database
+from tests.stranger import give, restrict, run_as_stranger, stranger_dir  # noqa: F401 (fixture)
+
+GEMINI = next((FIXTURES / "gemini" / "tmp").rglob("session-*.json"))
+GEMINI_WORD = "Gemini CLI"  # the agent column of its row
+BOUND = 120  # seconds: a command that waits on a pipe never ends; one that works ends in a few
+
+
+def _home(top: Path) -> tuple[Path, dict[str, str]]:
+    """A home with one Gemini CLI chat in its default folder, and the environment pointing at it."""
+    home = top / "home"
+    chats = home / ".gemini" / "tmp" / "9a7c" / "chats"
+    chats.mkdir(parents=True)
+    shutil.copy(GEMINI, chats / GEMINI.name)
+    env = {
+        "HOME": str(home),
+        "XDG_DATA_HOME": str(home / ".local" / "share"),
+        "XDG_CACHE_HOME": str(top / "cache"),
+        "SESSIONTREE_AGENT_DIR": str(home / ".xcsh" / "agent"),
+    }
+    return home, env
+
+
+def _listed(home: Path, env: dict[str, str]) -> tuple[set[str], str]:
+    result = run_cli("list", "--all", "--json", cwd=home, env=env, timeout=BOUND)
+    assert result.returncode == 0 and "Traceback" not in result.stderr, result.stderr
+    return {s.get("agent") for s in json.loads(result.stdout)}, result.stderr
+
+
+def _every_command_finishes(home: Path, env: dict[str, str]) -> None:
+    for args in (["search", "the"], ["stats"], ["build", "-o", str(home / "site"), "--no-search"]):
+        result = run_cli(*args, cwd=home, env=env, timeout=BOUND)
+        assert "Traceback" not in result.stderr and result.returncode in (0, 1), (args, result.stderr)
+    assert list((home / "site" / "sessions").rglob("*.html")), "the Gemini chat was built"
+
+
+def test_a_named_pipe_as_a_session_file_is_named_and_skipped(tmp_path: Path) -> None:
+    home, env = _home(tmp_path)
+    chats = GEMINI.name
+    folder = home / ".gemini" / "tmp" / "9a7c" / "chats"
+    os.mkfifo(folder / "session-2025-09-02T10-00-pipe.json")
+    amp = home / ".local" / "share" / "amp" / "threads"
+    amp.mkdir(parents=True)
+    os.mkfifo(amp / "T-00000000-0000-4000-8000-000000000000.json")
+    agents, _ = _listed(home, env)
+    assert "gemini" in agents, chats
+    inspected = run_cli(
+        "inspect", str(folder / "session-2025-09-02T10-00-pipe.json"), cwd=home, env=env, timeout=BOUND
+    )
+    assert inspected.returncode == 1 and inspected.stderr.count("\n") == 1, inspected.stderr
+    assert "it is a named pipe" in inspected.stderr
+    _every_command_finishes(home, env)
+
+
+@pytest.mark.parametrize("where", ["db", "-wal"])
+def test_a_named_pipe_as_a_database_or_its_wal_hides_no_other_session(tmp_path: Path, where: str) -> None:
+    home, env = _home(tmp_path)
+    data = home / ".local" / "share" / "opencode"
+    data.mkdir(parents=True)
+    db = data / "opencode.db"
+    if where == "db":
+        os.mkfifo(db)
+    else:
+        make_database(db, wal=False)
+        os.mkfifo(f"{db}-wal")
+    agents, said = _listed(home, env)
+    assert "gemini" in agents
+    assert "opencode" not in agents
+    line = "it is not a regular file" if where == "db" else "it is a named pipe"
+    assert line in said and said.count(str(db)) == 1, said
+    _every_command_finishes(home, env)
+    if where == "-wal":
+        inspected = run_cli("inspect", str(db), cwd=home, env=env, timeout=BOUND)
+        assert inspected.returncode == 1 and inspected.stderr.count("\n") == 1, inspected.stderr
+        assert "-wal: it is a named pipe" in inspected.stderr or "it is a named pipe" in inspected.stderr
+
+
+def test_a_damaged_database_hides_no_other_agents_sessions(tmp_path: Path) -> None:
+    home, env = _home(tmp_path)
+    data = home / ".local" / "share" / "opencode"
+    data.mkdir(parents=True)
+    db = data / "opencode.db"
+    make_database(db, wal=False)
+    raw = bytearray(db.read_bytes())
+    raw[100:4096] = b"\xff" * (4096 - 100)  # the first page's schema: every table's root lost
+    db.write_bytes(bytes(raw))
+    agents, _ = _listed(home, env)
+    assert "gemini" in agents
+    _every_command_finishes(home, env)
+
+
+def test_a_database_that_keeps_changing_is_copied_a_bounded_number_of_times(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    db = tmp_path / "opencode.db"
+    sqlite3.connect(db).close()
+    made: list[Path] = []
+
+    def changed_under_it(source: Path, copy: Path) -> bool:  # what a database written all along gives
+        made.append(copy)
+        return False
+
+    monkeypatch.setattr(database_copy, "_copy_consistent", changed_under_it)
+    with pytest.raises(InvalidSession, match="kept changing"), open_copy(db):
+        pass
+    assert len(made) == COPY_ATTEMPTS <= 5
+
+
+def test_a_data_folder_not_ours_to_search_hides_no_other_agents_sessions(stranger_dir: Path) -> None:  # noqa: F811
+    home = stranger_dir / "home"
+    give(home)
+    chats = home / ".gemini" / "tmp" / "9a7c" / "chats"
+    chats.mkdir(parents=True)
+    shutil.copy(GEMINI, chats / GEMINI.name)
+    for folder in (home / ".gemini", home / ".gemini" / "tmp", chats.parent, chats):
+        give(folder)
+    data = stranger_dir / "data"
+    opencode = data / "opencode"
+    opencode.mkdir(parents=True)
+    make_database(opencode / "opencode.db", wal=False)
+    restrict(opencode, 0o700)  # someone else's: not ours to search
+    env = {"XDG_DATA_HOME": str(data), "SESSIONTREE_AGENT_DIR": str(home / "agent")}
+    listed = run_as_stranger("list", "--all", "--json", cwd=home, home=home, env=env, timeout=BOUND)
+    assert listed.returncode == 0, listed.stderr
+    assert "gemini" in {s.get("agent") for s in json.loads(listed.stdout)}
+    assert f"Skipping {opencode / 'opencode.db'}: permission denied" in listed.stderr
+    for args in (["search", "the"], ["stats"]):
+        result = run_as_stranger(*args, cwd=home, home=home, env=env, timeout=BOUND)
+        assert result.returncode == 0, (args, result.stderr)
+
+
+def test_an_opencode_message_folder_that_cannot_be_read_is_said_not_shown_empty(tmp_path: Path) -> None:
+    from tests.readers.opencode_db import STORAGE
+
+    root = tmp_path / "storage"
+    shutil.copytree(STORAGE, root)
+    (session,) = (root / "session").rglob("ses_*.json")
+    messages = root / "message" / session.stem
+    shutil.rmtree(messages)
+    messages.write_text("not a folder")  # listing it fails as a folder not ours to read does (an OSError)
+    result = run_cli("export", str(session), str(tmp_path / "page.html"), cwd=tmp_path, timeout=BOUND)
+    assert result.returncode == 0 and "Traceback" not in result.stderr, result.stderr
+    assert "unreadable line" in result.stderr and result.stderr.count("\n") == 1, result.stderr
+    inspected = run_cli("inspect", str(session), cwd=tmp_path, timeout=BOUND)
+    assert f"{session.stem}: unreadable: a part of its path is not a folder" in inspected.stdout, (
+        inspected.stdout
+    )
