@@ -7,6 +7,8 @@ from __future__ import annotations
 
 import json
 import os
+import subprocess
+import sys
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -210,3 +212,36 @@ def test_wrong_credentials_and_a_wrong_passphrase_are_one_line(
     result = run("keep", "--to", f"s3://{bucket}/t")
     assert result.exit_code == 1 and "kept with a passphrase" in result.output
     assert os.environ["SESSIONTREE_MACHINE"] == "desktop"
+
+
+def test_two_machines_keeping_at_once_both_land_and_then_see_each_other(
+    bucket: str, server: S3Server, tmp_path: Path
+) -> None:
+    homes = {"laptop": tmp_path / "laptop", "desktop": tmp_path / "desktop"}
+    for n, home in enumerate(homes.values()):
+        for m in range(3):
+            claude_session(
+                home / ".claude" / "projects" / "p", f"6f6f{n}{m}00-0000-4000-8000-00000000000{m}", "x"
+            )
+    base = {k: v for k, v in os.environ.items() if not k.startswith("SESSIONTREE_")}
+
+    def start(machine: str) -> subprocess.Popen[str]:
+        env = base | {"HOME": str(homes[machine]), "SESSIONTREE_MACHINE": machine}
+        env |= {
+            "SESSIONTREE_PASSPHRASE": "one passphrase for the team",
+            "XDG_CACHE_HOME": str(homes[machine] / "c"),
+        }
+        args = [str(Path(sys.executable).with_name("sessiontree")), "keep", "--to", f"s3://{bucket}/t"]
+        return subprocess.Popen(args, env=env, stderr=subprocess.PIPE, stdout=subprocess.DEVNULL, text=True)
+
+    first = [start(machine) for machine in homes]  # at once: each writes only under its own name
+    for process in first:
+        _out, err = process.communicate(timeout=240)
+        assert process.returncode == 0, err
+    for machine in homes:  # a second round: each brings what the other kept meanwhile
+        process = start(machine)
+        _out, err = process.communicate(timeout=240)
+        assert process.returncode == 0, err
+        other = next(m for m in homes if m != machine)
+        copies = homes[machine] / ".local" / "share" / "sessiontree" / "kept" / other
+        assert len(list(copies.rglob("*.jsonl"))) == 3

@@ -91,10 +91,16 @@ def unseal(keys: Keys, name: str, sealed: bytes) -> bytes:
 PASSPHRASE_ENV = "SESSIONTREE_PASSPHRASE"
 
 
-def new_config(key_file: Path, passphrase: str | None) -> tuple[dict[str, Any], Keys]:
-    """A new archive's plain config (its KDF and salt, a key check) and its keys."""
+def new_config(key_file: Path, passphrase: str | None, where: str) -> tuple[dict[str, Any], Keys]:
+    """A new archive's plain config (its KDF and salt, a key check) and its keys.
+
+    A passphrase's salt is derived from the archive's place (``s3://bucket/prefix``), not drawn at
+    random: two machines starting one archive at the same moment both write a config, and a store
+    without conditional writes keeps the last; with the same salt, both configs are the same."""
     if passphrase is not None:
-        salt = os.urandom(16)
+        salt = hashlib.sha256(
+            b"sessiontree keep v1 salt\0" + where.encode("utf-8", "surrogateescape")
+        ).digest()[:16]
         keys = Keys.derive(_scrypt(passphrase, salt, SCRYPT))
         config = {"version": VERSION, "kdf": "scrypt", "salt": salt.hex(), **SCRYPT}
     else:

@@ -39,7 +39,7 @@ class Repository:
         if raw is None:
             if not create:
                 raise KeepError(f"No archive in {store.where} yet: run 'sessiontree keep' first")
-            config, keys = new_config(key_file, passphrase(True))
+            config, keys = new_config(key_file, passphrase(True), store.where)
             store.put(CONFIG, dump_json(config))
             return cls(store, keys)
         try:
