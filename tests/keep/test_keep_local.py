@@ -49,6 +49,7 @@ def test_everything_is_kept_encrypted_and_a_second_run_writes_nothing(
     archive = stored_bytes(places.archive)
     assert PHRASE.encode() not in archive and b"aaaa1111" not in archive and b"home-dev" not in archive
     assert stat.S_IMODE(places.key_file.stat().st_mode) == 0o600
+    assert places.key_file.parent == Path.home() / ".config" / "sessiontree"  # not beside the archive
     manifest = manifest_of(places)
     assert sorted(k.split("/", 2)[2] for k in manifest.files) == [
         "-home-dev-demo/aaaa1111-0000-4000-8000-000000000001.jsonl",
@@ -200,7 +201,7 @@ def test_a_wrong_key_or_passphrase_is_one_line(claude_root: Path, places: Places
     monkeypatch.setenv("SESSIONTREE_PASSPHRASE", "correct horse")
     assert CliRunner().invoke(cli, ["keep"]).exit_code == 0
     assert json.loads((other / "archive" / "config").read_text())["kdf"] == "scrypt"
-    assert not (other / "keep.key").exists()
+    assert not (other / "keep.key").exists() and places.key_file.read_text() == "A" * 43 + "=\n"
     monkeypatch.setenv("SESSIONTREE_PASSPHRASE", "wrong horse")
     result = CliRunner().invoke(cli, ["keep"])
     assert result.exit_code == 1 and "The passphrase does not open this archive" in result.output

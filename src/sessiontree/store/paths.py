@@ -49,6 +49,13 @@ def keep_data_dir() -> Path:
     return default_data_dir() / "sessiontree"
 
 
+def keep_key_file() -> Path:
+    """``keep``'s key file: in the user config dir (``$XDG_CONFIG_HOME``, ``~/.config``), not beside
+    the archive in the data dir, so a copy of the one is not a copy of the other."""
+    base = os.environ.get("XDG_CONFIG_HOME") or str(Path.home() / ".config")
+    return Path(base).expanduser() / "sessiontree" / "keep.key"
+
+
 def encode_cwd(cwd: str) -> str:
     """The session folder name of a cwd: leading slash removed, ``/ \\ :`` turned into ``-``."""
     return "--" + _CWD_SEPARATORS.sub("-", cwd.lstrip("/\\")) + "--"

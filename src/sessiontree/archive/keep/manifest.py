@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from sessiontree.errors import KeepError
-from sessiontree.store.paths import keep_data_dir
+from sessiontree.store.paths import keep_data_dir, keep_key_file
 
 MACHINE_ENV = "SESSIONTREE_MACHINE"
 _UNSAFE = re.compile(r"[^A-Za-z0-9._-]")
@@ -55,7 +55,7 @@ class Places:
 
     @property
     def key_file(self) -> Path:
-        return self.base / "keep.key"
+        return keep_key_file()
 
     @property
     def lock_file(self) -> Path:

@@ -209,6 +209,10 @@ class _Sender:
             finally:
                 self.slots.release()
 
+        for done in self.futures:
+            if done.done() and done.exception() is not None:
+                self.slots.release()
+                done.result()  # the first failure stops the run at once, as its one line
         self.futures.append(self.pool.submit(put))
         self.sent += 1
         self.futures = [f for f in self.futures if not f.done() or f.exception() is not None]
