@@ -29,6 +29,7 @@ from sessiontree.pages.export import export_to_file
 from sessiontree.share.publish import share_session
 from tests.browser.axe import assert_clean, audit_page
 from tests.browser.conftest import Watch, wait_js
+from tests.browser.hostile import write_hostile_session
 from tests.browser.test_site import serve_folder
 from tests.conftest import GenSession
 from tests.share import conftest as share_fixtures
@@ -315,3 +316,41 @@ def test_the_envelope_in_the_page_is_base64_of_the_whole_envelope(pages: Pages) 
     text = (pages.root / f"{SEALED}.html").read_text(encoding="utf-8")
     envelope = read_envelope(text)
     assert base64.b64encode(envelope).decode("ascii") in text
+
+
+def test_a_link_copied_in_a_decrypted_page_carries_the_key_and_opens_that_entry(
+    page: Page, pages: Pages, static_server: str, watch: Watch
+) -> None:
+    url = f"{static_server}/preview.html?{SEALED}#{pages.key}"
+    page.goto(url)
+    page.wait_for_selector("html[data-st-ready]")
+    entry = page.locator("#st-messages .st-entry").nth(1)
+    entry_id = entry.get_attribute("data-id")
+    entry.locator(".st-link").click()
+    wait_js(page, "document.querySelector('#st-toast').textContent === 'Link copied'")
+    link: str = page.evaluate("navigator.clipboard.readText()")
+    assert link.startswith(f"{static_server}/preview.html?{SEALED}&leafId=")
+    assert link.endswith(f"&targetId={entry_id}#{pages.key}")
+    page.goto("about:blank")
+    page.goto(link)
+    page.wait_for_selector("html[data-st-ready]")
+    assert page.evaluate("window.sessiontree.leafId") == link.split("leafId=")[1].split("&")[0]
+    assert page.url == link  # the address keeps the key for a reload
+    assert watch.page_errors == []
+
+
+def test_a_hostile_session_s_sealed_page_runs_none_of_its_text(
+    page: Page, tmp_path: Path, watch: Watch
+) -> None:
+    plain = export_to_file(write_hostile_session(tmp_path / "hostile.jsonl"), tmp_path / "hostile.html")
+    key = new_key()
+    sealed = tmp_path / "sealed.html"
+    sealed.write_text(seal_page(plain.read_text(encoding="utf-8"), key), encoding="utf-8")
+    page.goto(sealed.as_uri() + "#" + key_text(key))
+    page.wait_for_selector("html[data-st-ready]")
+    page.click('[data-filter="all"]')
+    page.evaluate("document.querySelectorAll('details').forEach(d => { d.open = true; })")
+    assert "<script>window.__xss=1" in page.inner_text("#st-messages")  # shown as text
+    assert page.evaluate("window.__xss") is None and watch.dialogs == []
+    assert page.locator("#st-messages script, #st-messages iframe").count() == 0
+    assert all(u.startswith(("file://", "data:")) for u in watch.requests)
