@@ -65,10 +65,27 @@ class _Report:
         click.echo(printable(message, 300), err=True)
 
 
+def _staging(bucket: str) -> Path:
+    """The local folder a site published to ``bucket`` is built in (kept, so builds stay incremental)."""
+    import hashlib
+
+    from sessiontree.archive.collection import usable_cache_dir
+
+    digest = hashlib.sha256(bucket.rstrip("/").encode("utf-8", "surrogateescape")).hexdigest()[:16]
+    return usable_cache_dir(None, warn_line) / "published-sites" / digest
+
+
 @cli.command()
 @click.argument("folder", metavar="[DIR]", required=False, type=click.Path(path_type=Path))
 @click.option(
-    "-o", "--output", "site", required=True, type=click.Path(path_type=Path), help="The site folder to write."
+    "-o",
+    "--output",
+    "--out",
+    "site_out",
+    required=True,
+    metavar="DIR|s3://BUCKET/PREFIX",
+    help="The site folder to write, or a bucket prefix to publish it to (built in the cache dir first; "
+    "only changed files sent, pages before the index, stale files deleted last; AWS_* or ~/.aws).",
 )
 @click.option(
     "-j", "--jobs", type=click.IntRange(min=0), default=0, help="Worker processes [default: one per core]."
@@ -97,7 +114,7 @@ def build(
     folder: Path | None,
     roots: tuple[Path, ...],
     agent: str | None,
-    site: Path,
+    site_out: str,
     jobs: int,
     force: bool,
     project: str | None,
@@ -118,6 +135,9 @@ def build(
     from sessiontree.archive.collection import Filters, parse_since, project_path, usable_cache_dir
     from sessiontree.site.build import BuildOptions, build_site
     from sessiontree.store.times import LOCAL_ZONE
+
+    bucket = site_out if site_out.startswith("s3://") else None
+    site = _staging(bucket) if bucket else Path(site_out)
 
     chosen = pick_roots(ctx, (*((folder,) if folder is not None else ()), *roots), agent, existing=True)
     if not chosen:
@@ -154,6 +174,14 @@ def build(
     if result.search_records is not None:
         parts.append(f"{result.search_records} messages indexed")
     click.echo(f"Built {site}: " + ", ".join(parts))
+    if bucket is not None:
+        from sessiontree.site.publish import publish_site
+
+        done = publish_site(site, bucket)
+        said = f"{len(done.sent)} sent, {done.unchanged} unchanged"
+        click.echo(
+            f"Published to {done.where}: {said}" + (f", {len(done.deleted)} deleted" if done.deleted else "")
+        )
     if result.failures:
         click.echo(f"{len(result.failures)} failed:", err=True)
         for key, reason in sorted(result.failures.items()):

@@ -109,11 +109,14 @@ class BucketStore:
     def _fail(self, doing: str, exc: Exception) -> KeepError:
         return KeepError(f"Cannot {doing} the bucket {self.where}: {one_line(exc)}")
 
-    def put(self, name: str, data: bytes) -> None:
+    def put(self, name: str, data: bytes, content_type: str | None = None) -> None:
         import obstore
 
         try:
-            obstore.put(self._store, name, data)
+            if content_type is None:
+                obstore.put(self._store, name, data)
+            else:  # a published site's file, served as what it is
+                obstore.put(self._store, name, data, attributes={"Content-Type": content_type})
         except Exception as exc:
             raise self._fail("write to", exc) from None
 
