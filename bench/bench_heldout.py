@@ -27,6 +27,7 @@ from bench_redact import detect_secrets_masker  # noqa: E402
 from tests.share.heldout.generate import draw_cases  # noqa: E402
 from tests.share.heldout.lookalikes import draw_lookalikes  # noqa: E402
 from tests.share.heldout.measure import fake_gh_on_path, gh_share, report, score_heldout  # noqa: E402
+from tests.share.heldout.roles import role_cases_and_lookalikes  # noqa: E402
 from tests.share.heldout.sessions import survived  # noqa: E402
 from tests.share.heldout.unseen import draw_unseen_cases, draw_unseen_lookalikes  # noqa: E402
 
@@ -66,6 +67,9 @@ def main() -> None:
     parser.add_argument(
         "--unseen", action="store_true", help="score the families of tests/share/heldout/unseen.py instead"
     )
+    parser.add_argument(
+        "--roles", action="store_true", help="score the families of tests/share/heldout/roles.py (issue 53)"
+    )
     args = parser.parse_args()
     seed = args.seed if args.seed is not None else random.SystemRandom().randrange(2**31)
     print(f"seed {seed}")
@@ -76,6 +80,7 @@ def main() -> None:
         with fake_gh_on_path(root) as record:
             started = time.perf_counter()
             drawn = (draw_unseen_cases(seed), draw_unseen_lookalikes(seed)) if args.unseen else None
+            drawn = role_cases_and_lookalikes(seed) if args.roles else drawn
             score = score_heldout(
                 seed,
                 root / "work",

@@ -206,8 +206,11 @@ _PRINTS_SECRET = re.compile(
     r"|openssl[ \t]+rand|pwgen|apg\b|/dev/urandom|secrets\.token_|token_(?:hex|urlsafe)|genkey"
     r"|rails[ \t]+secret|rake[ \t]+secret|key:generate|print-access-token|get-login-password"
     r"|keygen|mkpasswd|uuidgen[ \t]+-r"
+    r"|randomBytes|SecureRandom|random_bytes|randbytes|token_bytes|getRandomValues"
     # A read from a secret store or a decryption: what it prints is the secret, whatever its name.
     r"|op://|\bop[ \t]+(?:read|inject)|\bbw[ \t]+get|\blpass[ \t]+show|--with-decryption|decrypt"
+    r"|\betcdctl[ \t]+get\b|\bconsul[ \t]+kv[ \t]+get\b|\bvault[ \t]+(?:kv[ \t]+)?(?:get|read)\b"
+    r"|get-secret-value|secrets[ \t]+versions[ \t]+access|keyvault[ \t]+secret[ \t]+show"
     r"|\b(?:sops|age|gpg|rage)[ \t]+(?:[^\n|;&]{0,80}[ \t])?-d\b"
 )
 # Lowercase pieces one of which every command that prints a secret holds (a cheap test first).
@@ -215,6 +218,7 @@ PRINTS_SECRET_HINTS = (
     *("pass", "secret", "token", "key", "cred", "auth", "pwd"),
     *("rand", "pwgen", "apg", "urandom", "uuidgen"),
     *("op://", "op read", "op inject", "bw get", "lpass", "decrypt", "sops", "gpg", "age -d"),
+    *("etcdctl", "consul", "vault", "get-secret-value", "versions access", "keyvault"),
 )
 _NOT_PRINTING = re.compile(r"(?i)\b(?:ls|tree|find|grep|rg|git|wc|stat|file|du|which|man|head -n 0)\b")
 # A command that prints a digest or a fingerprint of a secret, not the secret.
@@ -261,8 +265,18 @@ def prints_secret(command: str) -> bool:
     return any(says_secret(word) for word in _COMMAND_WORD.findall(line))
 
 
+_ECHOED_KEY = re.compile(r"[ \t]*/[^\s]{1,300}[ \t]*\r?\n")
+
+
 def printed_secret(output: str, alone: bool = True) -> tuple[int, int] | None:
-    """Return the span of the value a secret-printing command printed: alone, or on its first line."""
+    """Return the span of the value a secret-printing command printed: alone, or on its first line
+    (after the key it was read at, as ``etcdctl get /app/db_pass`` prints it first)."""
+    echoed = _ECHOED_KEY.match(output.lstrip("\n"))
+    if echoed is not None:
+        shift = len(output) - len(output.lstrip("\n")) + echoed.end()
+        found = printed_secret(output[shift:], alone)
+        if found is not None:
+            return shift + found[0], shift + found[1]
     match = _ALONE.match(output.lstrip("\n"))
     if match is None:
         return None
@@ -272,8 +286,9 @@ def printed_secret(output: str, alone: bool = True) -> tuple[int, int] | None:
     value = match.group("secret")
     if not is_password(value) or (value.isalpha() and value.islower()):
         return None
-    if reads_as_words(value) and not _SYMBOL_INSIDE.search(value, 1, len(value) - 1):
-        return None  # words ("Logged in"), unless a symbol inside makes them a generated password
+    mixed = len(value) >= 8 and any(c.isdigit() for c in value) and any(c.isalpha() for c in value)
+    if reads_as_words(value) and not mixed and not _SYMBOL_INSIDE.search(value, 1, len(value) - 1):
+        return None  # words ("Logged in"), unless digits or a symbol inside make them a password
     if _assigned(value) or value.endswith((".txt", ".json", ".pem", ".key", ".env")):
         return None
     return shift + match.start("secret"), shift + match.end("secret")

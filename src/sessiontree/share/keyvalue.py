@@ -62,7 +62,9 @@ _TOKEN_PIECES = (
     *("encrypt", "cipher", "signing", "mnemonic"),
 )
 # Whole words only (as pieces they would match "path", "compat", "pattern").
-_TOKEN_WORDS = frozenset({"pat", "pw", "jwt", "sas", "hmac", "otp", "totp", "psk", "apikey"})
+_TOKEN_WORDS = frozenset({"pat", "jwt", "sas", "hmac", "otp", "totp", "apikey"})
+# Whole words that name a password a person chose (a pre-shared key is a passphrase).
+_PASSWORD_WORDS = frozenset({"pw", "psk"})
 # Words that contain a piece but name something else.
 _NOT_PIECE = frozenset(
     {"passage", "passages", "passenger", "passive", "bypass", "compass", "passthrough", "pass-through"}
@@ -102,12 +104,14 @@ def classify_key(key: str) -> str | None:
     words = [w.lower() for w in _WORDS.findall(key)]
     if words[-2:] == ["key", "id"] and "access" in words:
         return "token"  # an access key's id is half of the credential (AKIA..., LTAI...)
-    if not words or words[-1] in _ABOUT_WORDS or key.upper() in ("PWD", "OLDPWD"):
-        return None
+    if not words or words[-1] in _ABOUT_WORDS or key in ("PWD", "OLDPWD"):
+        return None  # the shell's working folders (a lowercase ``pwd:`` is mongo's password)
     pieces = [w for w in words if w not in _NOT_PIECE]
     if any(w in _PUBLIC_WORDS for w in words) and not any("secret" in w or "pass" in w for w in pieces):
         return None
-    if any(piece in word for word in pieces for piece in _PASSWORD_PIECES):
+    if any(piece in word for word in pieces for piece in _PASSWORD_PIECES) or not _PASSWORD_WORDS.isdisjoint(
+        pieces
+    ):
         return "password"
     for i, word in enumerate(pieces):
         if word in _TOKEN_WORDS or any(piece in word for piece in _TOKEN_PIECES):

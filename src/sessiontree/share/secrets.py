@@ -33,6 +33,7 @@ from sessiontree.share.prefixed import (
     find_dotted_tokens,
     find_prefixed_tokens,
 )
+from sessiontree.share.roles import find_role_secrets
 from sessiontree.share.scan import Hits, register
 from sessiontree.share.slots import find_slot_secrets
 
@@ -275,6 +276,7 @@ def find_secrets(text: str, hits: Hits | None = None) -> Iterator[Span]:
         yield from find_pattern(_ORDERED[index], text)
     yield from find_credential_contexts(text, hits)
     yield from find_slot_secrets(text, hits)
+    yield from find_role_secrets(text, hits)
     yield from find_context_secrets(text, hits)
     if hits.any(COOKIE_HINTS):
         yield from find_cookie_secrets(text, hits)

@@ -17,6 +17,7 @@ from tests.share.conftest import FakeGh
 from tests.share.heldout.formats import FORMATS
 from tests.share.heldout.generate import CONTEXT_PLACEMENTS, SHAPE_PLACEMENTS, draw_cases
 from tests.share.heldout.measure import gh_share, report, score_heldout
+from tests.share.heldout.roles import role_cases_and_lookalikes
 
 SEED = int(os.environ.get("SESSIONTREE_HELDOUT_SEED", "20261201"))
 
@@ -42,3 +43,18 @@ def test_heldout_secrets_are_masked_and_lookalikes_kept(
     assert score.total >= 600 and score.lookalikes >= 150, summary
     assert score.survived_share <= 0.03, summary
     assert score.masked_share <= 0.02, summary
+
+
+@pytest.mark.slow(seconds=20)
+def test_role_families_are_masked_and_their_lookalikes_kept(
+    tmp_path: Path, fake_gh: FakeGh, isolated_agent_dir: Path
+) -> None:
+    """Issue 53's classes (tests/share/heldout/roles.py): at most 5% left, no look-alike masked."""
+    work = tmp_path / "work"
+    work.mkdir()
+    share = gh_share(isolated_agent_dir, fake_gh.record_dir)
+    score = score_heldout(SEED, work, share, drawn=role_cases_and_lookalikes(SEED))
+    summary = "\n".join(report(score))
+    assert score.total >= 400 and score.lookalikes >= 50, summary
+    assert score.survived_share <= 0.05, summary
+    assert score.masked_share == 0, summary
