@@ -140,8 +140,8 @@ def test_a_file_deleted_after_listing_and_one_written_while_kept(
     moving = claude_session(claude_root / "p", "ffff6666-0000-4000-8000-000000000006", PHRASE)
     real_walk, real_send = keep_walk.walk_roots, keep_run._Sender.send
 
-    def walk_then_delete(roots):  # type: ignore[no-untyped-def]
-        found = real_walk(roots)
+    def walk_then_delete(roots, suffixes=None):  # type: ignore[no-untyped-def]
+        found = real_walk(roots, suffixes)
         gone.unlink()
         return found
 

@@ -39,6 +39,12 @@ def _passphrase(new: bool) -> str | None:
     help="Print the crontab line, systemd user timer or launchd agent that runs keep every hour.",
 )
 @click.option("--no-pull", is_flag=True, help="Do not bring the other machines' sessions here.")
+@click.option(
+    "--redact",
+    is_flag=True,
+    help="Keep copies with their secrets masked (the share redactor), for a team bucket whose readers "
+    "should not see the raw sessions: session files only, each sent whole when it changes.",
+)
 @roots_option("files")
 @agent_filter_option
 @pass_context
@@ -47,13 +53,14 @@ def keep(
     to: str | None,
     schedule: str | None,
     no_pull: bool,
+    redact: bool,
     roots: tuple[Path, ...],
     agent: str | None,
 ) -> None:
     """Keep every agent's sessions in an archive.
 
     Every session file of every agent (with its subagents, artifacts and blobs), compressed and
-    encrypted on this machine (a key file made on first use in the data dir, or
+    encrypted on this machine (a key file made on first use in the config dir, or
     SESSIONTREE_PASSPHRASE); only what changed is sent. Sessions an agent deletes stay listed by
     list, search, stats, serve and build, marked kept. With --to s3://bucket/prefix (endpoint and
     credentials from AWS_* or ~/.aws) each machine (SESSIONTREE_MACHINE, else the host name) keeps
@@ -64,6 +71,7 @@ def keep(
 
         program = shutil.which("sessiontree") or "sessiontree"
         command = [program, "keep", *(a for r in roots for a in ("--root", str(r.absolute())))]
+        command += ["--redact"] if redact else []
         click.echo(schedule_text(schedule, command), nl=False)
         return
     from sessiontree.archive.keep.roots import kept_roots
@@ -71,7 +79,13 @@ def keep(
 
     kept = {k.path for k in kept_roots()}
     chosen = [root for root in pick_roots(ctx, roots, agent) if root not in kept]
-    report = keep_all(chosen, to=to, passphrase=_passphrase, pull=not no_pull)
+    redactor = None
+    if redact:
+        from sessiontree.archive.keep.run import Redact
+        from sessiontree.share.redact_file import REDACTED_SUFFIXES, redact_file_bytes
+
+        redactor = Redact(REDACTED_SUFFIXES, redact_file_bytes)
+    report = keep_all(chosen, to=to, passphrase=_passphrase, pull=not no_pull, redact=redactor)
     sent = f"{report.sent_bytes / 2**20:,.1f} MiB" if report.sent_bytes else "nothing new"
     line = f"Kept {report.files} files of {len(chosen)} folders in {report.where} as {report.machine}: {sent}"
     if report.changed:

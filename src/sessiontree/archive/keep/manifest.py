@@ -94,6 +94,12 @@ class Version:
     """SHA-256 of its first bytes (up to ``EDGE``), to tell an append from a rewrite."""
     tail: str = ""
     """SHA-256 of the ``EDGE`` bytes before its end."""
+    length: int = -1
+    """The bytes kept when they are not the file's (a redacted copy); -1: ``size``."""
+
+    @property
+    def kept_size(self) -> int:
+        return self.size if self.length < 0 else self.length
 
 
 @dataclass(slots=True)

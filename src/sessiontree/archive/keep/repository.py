@@ -24,13 +24,21 @@ MANIFESTS_KEPT = 2
 class Repository:
     """An archive opened with its keys."""
 
-    def __init__(self, store: Store, keys: Keys) -> None:
+    def __init__(self, store: Store, keys: Keys, *, redacted: bool = False) -> None:
         self.store = store
         self.keys = keys
+        self.redacted = redacted
+        """The archive holds redacted copies (``keep --redact``, a team bucket), never whole files."""
 
     @classmethod
     def open(
-        cls, store: Store, key_file: Path, passphrase: Callable[[bool], str | None], *, create: bool
+        cls,
+        store: Store,
+        key_file: Path,
+        passphrase: Callable[[bool], str | None],
+        *,
+        create: bool,
+        redacted: bool = False,
     ) -> Repository:
         """Open the archive in ``store`` (making its config first when ``create`` and it has none).
 
@@ -40,8 +48,9 @@ class Repository:
             if not create:
                 raise KeepError(f"No archive in {store.where} yet: run 'sessiontree keep' first")
             config, keys = new_config(key_file, passphrase(True), store.where)
+            config["redacted"] = redacted
             store.put(CONFIG, dump_json(config))
-            return cls(store, keys)
+            return cls(store, keys, redacted=redacted)
         try:
             config = json.loads(raw)
         except ValueError:
@@ -51,7 +60,8 @@ class Repository:
                 f"The archive in {store.where} is of another version: a newer sessiontree made it"
             )
         needs_passphrase = config.get("kdf") == "scrypt"
-        return cls(store, open_config(config, key_file, passphrase(False) if needs_passphrase else None))
+        keys = open_config(config, key_file, passphrase(False) if needs_passphrase else None)
+        return cls(store, keys, redacted=config.get("redacted") is True)
 
     # -- names ---------------------------------------------------------------------------------
 

@@ -93,8 +93,12 @@ def keep(
     passphrase: Callable[[bool], str | None] = lambda new: None,
     machine: str | None = None,
     pull: bool = True,
+    redact: Redact | None = None,
 ) -> Report:
-    """Keep every file under the roots in the archive, then refresh the shown copies."""
+    """Keep every file under the roots in the archive, then refresh the shown copies.
+
+    ``redact`` keeps a changed copy of each of its files instead (a team bucket: the share
+    redactor, from the CLI): whole, never appended to, and no other file."""
     from sessiontree.archive.keep import shown
 
     places = places or Places.default()
@@ -102,11 +106,18 @@ def keep(
     with run_lock(places):
         store = choose_store(places, to)
         report = Report(machine, store.where)
-        repo = Repository.open(store, places.key_file, passphrase, create=True)
+        repo = Repository.open(store, places.key_file, passphrase, create=True, redacted=redact is not None)
+        if repo.redacted != (redact is not None):
+            holds = (
+                "redacted copies: run with --redact"
+                if repo.redacted
+                else "whole sessions: use another prefix"
+            )
+            raise KeepError(f"The archive in {store.where} holds {holds}")
         names = repo.manifest_names()
         mine = repo.machine_id(machine)
         manifest = _own_manifest(places, repo, machine, names.get(mine, []))
-        slots, found = walk.walk_roots(roots)
+        slots, found = walk.walk_roots(roots, redact.suffixes if redact else None)
         report.files = len(found)
         carried = _carry_shown(places, manifest, found)
         today = date.today().isoformat()
@@ -115,7 +126,7 @@ def keep(
         with ThreadPoolExecutor(WORKERS, thread_name_prefix="keep") as pool:
             sender = _Sender(repo, machine, pool, dirty)
             for key, f in work:
-                _keep_file(sender, manifest, key, f, today, report)
+                _keep_file(sender, manifest, key, f, today, report, redact)
             sender.wait()
         report.objects = sender.sent
         for key, (day, root_slot, root) in carried.items():
@@ -232,14 +243,39 @@ def _edges(fh: object, size: int) -> tuple[str, str]:
     return head, tail
 
 
+@dataclass(frozen=True, slots=True)
+class Redact:
+    """What a redacted archive keeps (names ending so) and how a file's bytes become the kept ones."""
+
+    suffixes: tuple[str, ...]
+    bytes_of: Callable[[str, bytes], bytes]
+
+
 def _keep_file(
-    sender: _Sender, manifest: Manifest, key: str, found: Found, today: str, report: Report
+    sender: _Sender,
+    manifest: Manifest,
+    key: str,
+    found: Found,
+    today: str,
+    report: Report,
+    redact: Redact | None,
 ) -> None:
     """Send what changed of one file; record its new version (the earlier one kept when rewritten)."""
     try:
         fh = open(found.path, "rb", buffering=0)  # noqa: SIM115 (closed below)
     except OSError:
         return  # deleted (or made unreadable) since it was listed: the next run sees why
+    if redact is not None:
+        with fh:
+            st = os.fstat(fh.fileno())
+            data = redact.bytes_of(found.path.name, fh.read(st.st_size))
+        pieces = range(0, len(data), PIECE)
+        parts = [
+            [sender.send(key, at, data[at : at + PIECE]), at, len(data[at : at + PIECE])] for at in pieces
+        ]
+        version = Version(st.st_size, st.st_mtime_ns, parts, length=len(data))
+        _record(manifest, key, version, 0, today, report, keep_old=False)  # a derived copy: the newest
+        return
     with fh:
         st = os.fstat(fh.fileno())
         size, mtime_ns = st.st_size, st.st_mtime_ns
@@ -260,15 +296,29 @@ def _keep_file(
         after = os.fstat(fh.fileno())
     if (after.st_size, after.st_mtime_ns) != (size, mtime_ns) or offset != size:
         mtime_ns = -1  # written to while kept: kept as read, and read again next run
-    version = Version(offset, mtime_ns, parts, head, tail)
+    _record(manifest, key, Version(offset, mtime_ns, parts, head, tail), start, today, report)
+
+
+def _record(
+    manifest: Manifest,
+    key: str,
+    version: Version,
+    start: int,
+    today: str,
+    report: Report,
+    *,
+    keep_old: bool = True,
+) -> None:
+    """Note a file's new version: appended to (from ``start``), or the earlier one kept beside it."""
+    record = manifest.files.get(key)
     report.changed += 1
-    report.sent_bytes += offset - start
+    report.sent_bytes += version.kept_size - start
     if record is None:
         manifest.files[key] = FileRecord(version, seen=today)
         return
     if start:
         report.appended += 1
-    elif record.now.size and record.now.mtime_ns != -1:
+    elif keep_old and record.now.size and record.now.mtime_ns != -1:
         record.old.append(record.now)  # rewritten in place: its earlier version stays kept
     record.now, record.seen, record.gone = version, today, None
 

@@ -28,7 +28,7 @@ def _matches(path: Path, version: Version) -> bool:
         st = path.stat()
     except OSError:
         return False
-    return st.st_size == version.size and st.st_mtime_ns == version.mtime_ns
+    return st.st_size == version.kept_size and st.st_mtime_ns == version.mtime_ns
 
 
 def _restore(repo: Repository, version: Version, path: Path) -> None:

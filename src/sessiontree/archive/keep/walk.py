@@ -48,8 +48,11 @@ def _files(top: Path) -> Iterator[tuple[str, os.DirEntry[str]]]:
                 continue
 
 
-def walk_roots(roots: Sequence[Path]) -> tuple[dict[str, RootRecord], dict[str, Found]]:
-    """(slot -> root record, ``<slot>/<name>/<path>`` -> the file and its stat) of every root."""
+def walk_roots(
+    roots: Sequence[Path], suffixes: tuple[str, ...] | None = None
+) -> tuple[dict[str, RootRecord], dict[str, Found]]:
+    """(slot -> root record, ``<slot>/<name>/<path>`` -> the file and its stat) of every root
+    (only the files whose names end so, when ``suffixes`` are given)."""
     from sessiontree.readers.db_mirror import mirror_source, sync_mirror
     from sessiontree.readers.discovery import root_agent
 
@@ -69,6 +72,8 @@ def walk_roots(roots: Sequence[Path]) -> tuple[dict[str, RootRecord], dict[str, 
             tops.append((root.parent / "blobs", "blobs"))  # an agent dir's blobs: the pages' images
         for top, name in tops:
             for rel, entry in _files(top):
+                if suffixes is not None and not entry.name.endswith(suffixes):
+                    continue
                 try:
                     st = entry.stat(follow_symlinks=False)
                 except OSError:
