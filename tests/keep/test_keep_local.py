@@ -223,3 +223,32 @@ def test_schedule_prints_a_cron_line_a_systemd_timer_and_a_launchd_agent() -> No
     launchd = CliRunner().invoke(cli, ["keep", "--schedule", "launchd"]).output
     plist = plistlib.loads(launchd.split("\n", 1)[1].encode())
     assert plist["ProgramArguments"][-1] == "keep" and plist["StartInterval"] == 3600
+
+
+def test_a_disk_that_refuses_writes_is_one_line_and_the_next_run_keeps_all(
+    claude_root: Path, places: Places
+) -> None:
+    """Files over 256 KiB refused by the kernel (RLIMIT_FSIZE: EFBIG, as a full disk's ENOSPC is an
+    OSError of the same write) in a real ``sessiontree keep`` process."""
+    import base64
+    import resource
+    import signal
+    import subprocess
+    import sys
+
+    session = claude_session(claude_root / "p", "aeae0010-0000-4000-8000-000000000010", PHRASE)
+    with session.open("a") as fh:  # incompressible: its object is over the limit
+        fh.write(json.dumps({"type": "user", "blob": base64.b64encode(os.urandom(600_000)).decode()}) + "\n")
+
+    def limited() -> None:
+        signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
+        resource.setrlimit(resource.RLIMIT_FSIZE, (256 * 1024, 256 * 1024))
+
+    program = [str(Path(sys.executable).with_name("sessiontree")), "keep"]
+    full = subprocess.run(program, preexec_fn=limited, capture_output=True, text=True, timeout=240)
+    assert full.returncode == 1 and "Traceback" not in full.stderr
+    assert "Cannot write to the archive" in full.stderr and "File too large" in full.stderr
+    assert not (places.archive / "i").exists()  # no manifest: nothing half kept
+    done = subprocess.run(program, capture_output=True, text=True, timeout=240)
+    assert done.returncode == 0, done.stderr
+    assert manifest_of(places).files  # kept whole by the next run

@@ -53,6 +53,17 @@ class Report:
 
 
 @contextmanager
+def _one_line() -> Iterator[None]:
+    """A file this machine cannot write (a full disk, a folder made read-only): one line, as every
+    other failure; what was kept stays as it was (every write is atomic, the manifest last)."""
+    try:
+        yield
+    except OSError as exc:
+        where = f" {exc.filename}" if exc.filename else ""
+        raise KeepError(f"Cannot write{where}: {exc.strerror or exc}; nothing half kept") from None
+
+
+@contextmanager
 def run_lock(places: Places) -> Iterator[None]:
     """Hold the machine's keep lock; a second run stops with one line instead of waiting."""
     from sessiontree.store.locks import lock, unlock
@@ -103,7 +114,7 @@ def keep(
 
     places = places or Places.default()
     machine = machine or machine_name()
-    with run_lock(places):
+    with _one_line(), run_lock(places):
         store = choose_store(places, to)
         report = Report(machine, store.where)
         repo = Repository.open(store, places.key_file, passphrase, create=True, redacted=redact is not None)
