@@ -70,12 +70,29 @@ class Change:
     pick: int
     value: Any
     remove: bool
+    kindred: bool = False
+    """Damage the value in its own kind instead: text given a lone surrogate and an escape
+    sequence, a number NaN, Infinity, 400 digits or a negative, a list or object another type."""
+
+
+KINDRED_NUMBERS: list[Any] = [float("nan"), float("inf"), 10**400, -(10**6), 10**18, -1, 1e308, 2**64]
+
+
+def kindred(old: Any, pick: int) -> Any:
+    """What ``old`` becomes under a kindred change (see ``Change.kindred``)."""
+    if isinstance(old, str):
+        return old[: pick % (len(old) + 1)] + "\ud800\x1b[2J" + old[pick % (len(old) + 1) :] + "\udfff"
+    if isinstance(old, bool):
+        return "true"
+    if isinstance(old, int | float):
+        return KINDRED_NUMBERS[pick % len(KINDRED_NUMBERS)]
+    return 7 if isinstance(old, list) else ["x"]
 
 
 changes = st.lists(
-    st.builds(Change, st.integers(0, 10**6), hostile, st.booleans()),
+    st.builds(Change, st.integers(0, 10**6), hostile, st.booleans(), st.booleans()),
     min_size=1,
-    max_size=3,
+    max_size=4,
 )
 
 
@@ -89,12 +106,16 @@ def apply(value: Any, found: list[Change], keep: Path_ | None) -> tuple[Any, lis
             p for p in paths(out)
             if p and (keep is None or (keep[: len(p)] != p and p[: len(keep)] != keep))
         ]  # fmt: skip
+        if change.kindred:  # a leaf, damaged in its own kind: text and numbers are what readers show
+            places = [p for p in places if isinstance(get(out, p), str | int | float)] or places
         if not places:
             break
         at = places[change.pick % len(places)]
         touched.append(at)
         holder = get(out, at[:-1])
-        if change.remove and isinstance(holder, dict):
+        if change.kindred:
+            holder[at[-1]] = kindred(holder[at[-1]], change.pick)
+        elif change.remove and isinstance(holder, dict):
             del holder[at[-1]]
         else:
             holder[at[-1]] = copy.deepcopy(change.value)

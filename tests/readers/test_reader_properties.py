@@ -39,7 +39,7 @@ from tests.readers.opencode_db import STORAGE, make_database
 
 MARKER = "zqkeep this prompt"
 SETTINGS = settings(
-    max_examples=25,
+    max_examples=40,
     deadline=None,
     derandomize=True,  # the same examples on every run: CI is deterministic, a failure reproduces
     suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],

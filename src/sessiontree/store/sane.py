@@ -61,21 +61,24 @@ def sane_time(value: object) -> bool:
     return False
 
 
-def _usage(usage: dict[str, Any], where: str, said: list[str]) -> None:
+def _usage(usage: dict[str, Any], entry: dict[str, Any], said: list[str]) -> None:
     for key in COUNT_KEYS:
-        if key in usage and usage[key] is not None:
-            count = sane_count(usage[key])
-            if count is None:
-                said.append(f"{where}: {key} {_shown(usage.pop(key))}")
-            else:
-                usage[key] = count
-    if "cost" in usage:
-        cost = usage["cost"]
-        if isinstance(cost, dict):
-            for key in [k for k, v in cost.items() if v is not None and sane_cost(v) is None]:
-                said.append(f"{where}: cost {key} {_shown(cost.pop(key))}")
-        elif cost is not None and sane_cost(cost) is None:
-            said.append(f"{where}: cost {_shown(usage.pop('cost'))}")
+        value = usage.get(key)
+        if value is None or (value.__class__ is int and 0 <= value <= MAX_TOKENS):
+            continue  # the common case: one class check and a range
+        count = sane_count(value)
+        if count is None:
+            said.append(f"entry {entry.get('id')}: {key} {_shown(usage.pop(key))}")
+        else:
+            usage[key] = count
+    cost = usage.get("cost")
+    if cost is None or (cost.__class__ is float and 0 <= cost <= MAX_COST):
+        return
+    if isinstance(cost, dict):
+        for key in [k for k, v in cost.items() if v is not None and sane_cost(v) is None]:
+            said.append(f"entry {entry.get('id')}: cost {key} {_shown(cost.pop(key))}")
+    elif sane_cost(cost) is None:
+        said.append(f"entry {entry.get('id')}: cost {_shown(usage.pop('cost'))}")
 
 
 def _shown(value: object) -> str:
@@ -87,19 +90,18 @@ def contain_values(entries: Iterable[dict[str, Any]]) -> list[Repair]:
     """Remove every out-of-range time, token count and cost of a session's entries; one repair each."""
     said: list[str] = []
     for entry in entries:
-        where = f"entry {entry.get('id')}"
         stamp = entry.get("timestamp")
         if stamp is not None and not sane_time(stamp):
-            said.append(f"{where}: time {_shown(entry.pop('timestamp'))}")
+            said.append(f"entry {entry.get('id')}: time {_shown(entry.pop('timestamp'))}")
         message = entry.get("message")
-        if not isinstance(message, dict):
+        if message.__class__ is not dict:
             continue
         stamp = message.get("timestamp")
         if stamp is not None and not sane_time(stamp):
-            said.append(f"{where}: message time {_shown(message.pop('timestamp'))}")
+            said.append(f"entry {entry.get('id')}: message time {_shown(message.pop('timestamp'))}")
         usage = message.get("usage")
-        if isinstance(usage, dict):
-            _usage(usage, where, said)
+        if usage.__class__ is dict:
+            _usage(usage, entry, said)
         elif usage is not None:
-            said.append(f"{where}: usage {_shown(message.pop('usage'))}")
+            said.append(f"entry {entry.get('id')}: usage {_shown(message.pop('usage'))}")
     return [Repair(0, "unknown", f"{text} is out of range: read as unknown") for text in said]
