@@ -85,22 +85,27 @@ def _write_index(folder: Path, manifest: Manifest, listed: set[str]) -> None:
 
 
 def refresh_own(places: Places, repo: Repository, manifest: Manifest) -> list[str]:
-    """This machine's copy: the gone files restored, the ones back again removed."""
+    """This machine's copy: the gone files restored, the ones back again removed (only the files
+    the copy's index lists are looked at: a live file costs nothing here)."""
     folder = places.kept / manifest.machine
+    try:
+        before = set(json.loads((folder / INDEX).read_text(encoding="utf-8"))["gone"])
+    except (OSError, ValueError, KeyError, TypeError):
+        before = set()
     jobs: list[tuple[str, Version, Path]] = []
     listed: set[str] = set()
-    for key, record in manifest.files.items():
+    for key in before:
+        record = manifest.files.get(key)
         path = target(folder, key)
-        if path is None:
-            continue
-        if record.gone is None:
-            if path.exists():
-                path.unlink(missing_ok=True)  # live again: the live file is the session
+        if path is not None and (record is None or record.gone is None):
+            path.unlink(missing_ok=True)  # live again: the live file is the session
+    for key, record in manifest.files.items():
+        if record.gone is None or (path := target(folder, key)) is None:
             continue
         listed.add(key)
         if not _matches(path, record.now):
             jobs.append((key, record.now, path))
-    if not jobs and not listed and not folder.exists():
+    if not jobs and not listed and not before:
         return []
     _count, problems = _bring(repo, jobs)
     _write_index(folder, manifest, listed)
