@@ -11,8 +11,10 @@ so a listing sorts it by the session's times, never by when it was brought here.
 from __future__ import annotations
 
 import contextlib
+import hashlib
 import json
 import os
+import shutil
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
@@ -31,14 +33,37 @@ def _matches(path: Path, version: Version) -> bool:
     return st.st_size == version.kept_size and st.st_mtime_ns == version.mtime_ns
 
 
-def _restore(repo: Repository, version: Version, path: Path) -> None:
-    """Write one kept version to ``path`` (whole, atomically) with its own mtime."""
+def _present(repo: Repository, machine: str, key: str, version: Version, path: Path) -> int:
+    """How many bytes of the copy at ``path`` are the version's first pieces (a file that grew since
+    it was brought): each piece checked by its name, an HMAC of its digest and place; else 0."""
+    try:
+        size = path.stat().st_size
+    except OSError:
+        return 0
+    ends = [offset + length for _name, offset, length in version.parts]
+    if not 0 < size < version.kept_size or size not in ends:
+        return 0
+    with open(path, "rb") as fh:
+        for name, offset, length in version.parts[: ends.index(size) + 1]:
+            digest = hashlib.sha256(fh.read(length)).hexdigest()
+            if repo.object_path(machine, f"{key}\0{offset}\0{digest}") != name:
+                return 0
+    return size
+
+
+def _restore(repo: Repository, machine: str, key: str, version: Version, path: Path) -> None:
+    """Write one kept version to ``path`` (whole, atomically) with its own mtime; a copy that only
+    lacks the version's last pieces gets just those."""
     make_private_dir(path.parent)
+    start = _present(repo, machine, key, version, path)
     tmp = temp_path_for(path)
     try:
-        with open(tmp, "wb") as fh:
-            for name, _offset, _length in version.parts:
-                fh.write(repo.get(name))
+        if start:
+            shutil.copyfile(path, tmp)
+        with open(tmp, "ab" if start else "wb") as fh:
+            for name, offset, _length in version.parts:
+                if offset >= start:
+                    fh.write(repo.get(name))
             # No fsync: a copy is made again from the archive whenever its size or mtime is not
             # the manifest's (a power cut's empty or older file included); the archive is fsynced.
         if version.mtime_ns >= 0:
@@ -49,14 +74,14 @@ def _restore(repo: Repository, version: Version, path: Path) -> None:
         raise
 
 
-def _bring(repo: Repository, jobs: list[tuple[str, Version, Path]]) -> tuple[int, list[str]]:
+def _bring(repo: Repository, machine: str, jobs: list[tuple[str, Version, Path]]) -> tuple[int, list[str]]:
     """Restore each (key, version, path); a damaged one is refused, said in one line, never written."""
     problems: list[str] = []
 
     def one(job: tuple[str, Version, Path]) -> bool:
         key, version, path = job
         try:
-            _restore(repo, version, path)
+            _restore(repo, machine, key, version, path)
         except KeepDamaged as exc:
             problems.append(f"{exc} (file {key.split('/', 1)[-1]})")
             return False
@@ -107,7 +132,7 @@ def refresh_own(places: Places, repo: Repository, manifest: Manifest) -> list[st
             jobs.append((key, record.now, path))
     if not jobs and not listed and not before:
         return []
-    _count, problems = _bring(repo, jobs)
+    _count, problems = _bring(repo, manifest.machine, jobs)
     _write_index(folder, manifest, listed)
     return problems
 
@@ -122,6 +147,6 @@ def refresh_machine(places: Places, repo: Repository, manifest: Manifest) -> tup
         path = target(folder, key)
         if path is not None and not _matches(path, record.now):
             jobs.append((key, record.now, path))
-    count, problems = _bring(repo, jobs)
+    count, problems = _bring(repo, manifest.machine, jobs)
     _write_index(folder, manifest, set(manifest.files))
     return count, problems
