@@ -52,7 +52,7 @@ def mcp_command(
     host: str,
     port: int,
 ) -> None:
-    """Serve your past sessions to a coding agent over MCP (Model Context Protocol).
+    """Serve your past sessions to a coding agent as MCP tools.
 
     Four read-only tools: search_sessions, list_sessions, read_session and usage_totals, over
     every session search covers (every agent's default folder, or --root). Text passes the
