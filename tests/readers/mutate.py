@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import copy
 import json
+import re
 import sqlite3
 import zlib
 from collections.abc import Callable, Iterator
@@ -71,9 +72,20 @@ class Change:
     value: Any
     remove: bool
     kindred: bool = False
+    add: bool = False
+    """Set a field some reader asks for (``READER_KEYS``) on an object of the file, instead."""
     """Damage the value in its own kind instead: text given a lone surrogate and an escape
     sequence, a number NaN, Infinity, 400 digits or a negative, a list or object another type."""
 
+
+READER_KEYS: list[str] = sorted(
+    {
+        key
+        for source in (Path(__file__).parents[2] / "src" / "sessiontree" / "readers").glob("*.py")
+        for key in re.findall(r'\.get\(\s*"([A-Za-z_][A-Za-z0-9_.]*)"', source.read_text(encoding="utf-8"))
+    }
+)
+"""Every field name a reader reads with ``.get("…")``: a field a file may lack, given a bad value."""
 
 KINDRED_NUMBERS: list[Any] = [float("nan"), float("inf"), 10**400, -(10**6), 10**18, -1, 1e308, 2**64]
 
@@ -90,7 +102,7 @@ def kindred(old: Any, pick: int) -> Any:
 
 
 changes = st.lists(
-    st.builds(Change, st.integers(0, 10**6), hostile, st.booleans(), st.booleans()),
+    st.builds(Change, st.integers(0, 10**6), hostile, st.booleans(), st.booleans(), st.booleans()),
     min_size=1,
     max_size=4,
 )
@@ -106,6 +118,14 @@ def apply(value: Any, found: list[Change], keep: Path_ | None) -> tuple[Any, lis
             p for p in paths(out)
             if p and (keep is None or (keep[: len(p)] != p and p[: len(keep)] != keep))
         ]  # fmt: skip
+        if change.add:
+            objects = [p for p in [(), *places] if isinstance(get(out, p), dict)]
+            if objects:
+                holder = get(out, objects[change.pick % len(objects)])
+                key = READER_KEYS[(change.pick // 7) % len(READER_KEYS)]
+                holder[key] = copy.deepcopy(change.value)
+                touched.append((*objects[change.pick % len(objects)], key))
+                continue
         if change.kindred:  # a leaf, damaged in its own kind: text and numbers are what readers show
             places = [p for p in places if isinstance(get(out, p), str | int | float)] or places
         if not places:

@@ -19,6 +19,7 @@ from sessiontree.exporter.options import ExportOptions
 from sessiontree.exporter.text import format_session_as_text
 from sessiontree.pages.export import export_to_file
 from sessiontree.readers import detect_agent, load_any
+from sessiontree.readers.db_mirror import mirror_dir
 from sessiontree.store.repair import describe_damage
 from sessiontree.store.sane import MAX_TOKENS, sane_cost, sane_count, sane_time
 from sessiontree.store.summary import summarize_session
@@ -141,9 +142,10 @@ def test_a_mirror_of_bytes_and_a_time_of_ten_to_the_eighteen(tmp_path: Path) -> 
     finally:
         os.environ.clear()
         os.environ.update(before)
-    mirrored = [p for p in (tmp_path / "home").rglob("*.json")] if (tmp_path / "home").exists() else []
+    mirrored = list(mirror_dir(db, "opencode").glob("ses_*.json"))
+    assert mirrored, "the session was mirrored"
     for path in mirrored:
-        assert path.stat().st_mtime < 7_258_118_400  # a file time a year before 2200, not 10**15 s
+        assert 0 < path.stat().st_mtime < 7_258_118_400  # a time before 2200, never 10**15 s
 
 
 def test_pretty_printed_amp_thread_with_damage_still_reads(tmp_path: Path) -> None:

@@ -26,11 +26,13 @@ from sessiontree.readers.agent_info import read_agent_info
 from sessiontree.store.summary import summarize_session
 from tests.readers.mutate import (
     FORMATS,
+    READER_KEYS,
     Change,
     Damage,
     apply,
     changes,
     damages,
+    get,
     hostile,
     mutate_database_row,
     table_cells,
@@ -144,3 +146,37 @@ def test_any_cell_of_a_database_damaged(agent: str, cell: int, value: Any) -> No
         table, column, rowid = cells[cell % len(cells)]
         mutate_database_row(db, table, column, rowid, value)
         _check(db.parent, db, agent, whole=False)
+
+
+@pytest.mark.parametrize("value", [7, True, "x \ud800", [1, None], {"k": [2]}, float("nan"), -(10**30)])
+@pytest.mark.parametrize("name", sorted(set(FORMATS) - {"aider"}))
+def test_every_field_a_reader_asks_for_given_a_wrong_value_at_once(
+    name: str, value: Any, tmp_path: Path
+) -> None:
+    """Every field name any reader reads (``READER_KEYS``, a field the file may lack: Gemini's
+    ``directories``, a patch's ``files``) set on every object of the file but the one holding
+    the marker, to one wrong value; then the same with the fields that name a record's kind kept."""
+    fmt = FORMATS[name]
+    for keep_kinds in (True, False):
+        content = fmt.make("a", MARKER)
+        record = get(content, fmt.record) if fmt.record else None
+        objects = [node for node in _walk(content) if isinstance(node, dict)]  # before any is changed
+        for holder in objects:
+            if record is None or not _inside(holder, record):
+                for key in READER_KEYS:
+                    if not (keep_kinds and key in ("type", "role", "kind", "id")):
+                        holder[key] = value
+        folder = tmp_path / f"in-{keep_kinds}"
+        path = fmt.write(folder, "a", content)
+        _check(folder, path, fmt.agent, whole=False)
+
+
+def _inside(holder: dict[str, Any], record: Any) -> bool:
+    """Tell whether ``holder`` is ``record`` or held by it."""
+    return any(node is holder for node in _walk(record))
+
+
+def _walk(value: Any) -> Any:
+    yield value
+    for child in value.values() if isinstance(value, dict) else value if isinstance(value, list) else ():
+        yield from _walk(child)

@@ -12,6 +12,7 @@ import shutil
 import sqlite3
 from pathlib import Path
 
+import httpx
 import pytest
 
 from sessiontree.errors import InvalidSession
@@ -20,7 +21,15 @@ from sessiontree.readers.database_copy import COPY_ATTEMPTS, open_copy
 from tests.cli.test_hostile_inputs import run as run_cli
 from tests.readers.helpers import FIXTURES
 from tests.readers.opencode_db import make_database
-from tests.stranger import give, restrict, run_as_stranger, stranger_dir  # noqa: F401 (fixture)
+from tests.serve.process import serve_process
+from tests.stranger import (  # noqa: F401 (fixture)
+    give,
+    restrict,
+    run_as_stranger,
+    stranger_dir,
+    stranger_env,
+    stranger_python,
+)
 
 GEMINI = next((FIXTURES / "gemini" / "tmp").rglob("session-*.json"))
 GEMINI_WORD = "Gemini CLI"  # the agent column of its row
@@ -132,6 +141,10 @@ def test_a_database_that_keeps_changing_is_copied_a_bounded_number_of_times(
 
 
 def test_a_data_folder_not_ours_to_search_hides_no_other_agents_sessions(stranger_dir: Path) -> None:  # noqa: F811
+    """As a user who owns neither OpenCode's data folder nor a Crush project's ``.crush`` (root
+    reads everything, so the command runs as nobody through setpriv)."""
+    from tests.readers.test_crush import make_db
+
     home = stranger_dir / "home"
     give(home)
     chats = home / ".gemini" / "tmp" / "9a7c" / "chats"
@@ -144,14 +157,30 @@ def test_a_data_folder_not_ours_to_search_hides_no_other_agents_sessions(strange
     opencode.mkdir(parents=True)
     make_database(opencode / "opencode.db", wal=False)
     restrict(opencode, 0o700)  # someone else's: not ours to search
+    project = stranger_dir / "project"
+    crush_db = make_db(project)
+    restrict(crush_db.parent, 0o700)
+    (data / "crush").mkdir()
+    listed = {"projects": [{"path": str(project), "data_dir": ".crush"}]}
+    (data / "crush" / "projects.json").write_text(json.dumps(listed), encoding="utf-8")
     env = {"XDG_DATA_HOME": str(data), "SESSIONTREE_AGENT_DIR": str(home / "agent")}
-    listed = run_as_stranger("list", "--all", "--json", cwd=home, home=home, env=env, timeout=BOUND)
-    assert listed.returncode == 0, listed.stderr
-    assert "gemini" in {s.get("agent") for s in json.loads(listed.stdout)}
-    assert f"Skipping {opencode / 'opencode.db'}: permission denied" in listed.stderr
+    listed_out = run_as_stranger("list", "--all", "--json", cwd=home, home=home, env=env, timeout=BOUND)
+    assert listed_out.returncode == 0, listed_out.stderr
+    assert "gemini" in {s.get("agent") for s in json.loads(listed_out.stdout)}
+    assert f"Skipping {opencode / 'opencode.db'}: permission denied" in listed_out.stderr
+    assert f"Skipping {crush_db}: permission denied" in listed_out.stderr
     for args in (["search", "the"], ["stats"]):
         result = run_as_stranger(*args, cwd=home, home=home, env=env, timeout=BOUND)
         assert result.returncode == 0, (args, result.stderr)
+    with (
+        serve_process(
+            None, home / "agent", home / "cache", python=stranger_python(), env=stranger_env(home, **env)
+        ) as served,
+        httpx.Client(base_url=served.url, timeout=BOUND) as client,
+    ):
+        index = client.get("/")
+        assert index.status_code == 200 and "/s/" in index.text  # the Gemini chat is served
+        assert served.stop() == 0
 
 
 def test_an_opencode_message_folder_that_cannot_be_read_is_said_not_shown_empty(tmp_path: Path) -> None:

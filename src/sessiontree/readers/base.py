@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar, Protocol
 
 from sessiontree.store.bounded import MAX_DOCUMENT, read_head, read_regular
+from sessiontree.store.contain import contain_fields
 from sessiontree.store.entries import Entry
 from sessiontree.store.formats import SNIFF_BYTES, SNIFF_LINES
 from sessiontree.store.jsonl import (
@@ -73,7 +74,8 @@ def read_prefix_values(path: Path, limit: int = SNIFF_LINES) -> list[Any]:
     # no line is an object, though one may be a scalar ("    3" ending a list, "  true").
     if values and values[0] is None and not any(isinstance(v, dict) for v in values):
         head = read_head_object(path, SNIFF_BYTES)
-        return values if head is None else [head]
+        # contained as a line is: a list or object where a type, an id or a role is, dropped
+        return values if head is None else [contain_fields(head)]
     return values
 
 

@@ -19,7 +19,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from sessiontree.store.entries import Entry
+from sessiontree.store.entries import Entry, dicts_of
 
 ANCESTOR_STEPS = 256
 """How far up "does the previous record descend from this parent" looks."""
@@ -161,7 +161,7 @@ class Linker:
         for node in self.nodes:
             message = node.entry.get("message")
             if node.chain == "main" and isinstance(message, dict) and message.get("role") == "assistant":
-                for block in message.get("content") or ():
+                for block in dicts_of(message.get("content")):
                     if (
                         isinstance(block, dict)
                         and block.get("type") == "toolCall"

@@ -26,7 +26,7 @@ from sessiontree.readers.base import (
     register,
     session_header,
 )
-from sessiontree.store.entries import Entry
+from sessiontree.store.entries import Entry, strings_of
 from sessiontree.store.jsonl import BadLine
 from sessiontree.store.kinds import LineKind, add_kinds
 from sessiontree.store.session import Session
@@ -290,7 +290,7 @@ class GeminiReader:
         header = session_header(
             "qwen" if any(r.get("type") == "qwen" for r in chat.records.values()) else "gemini",
             as_str(meta.get("sessionId")) or path.stem,
-            next((d for d in meta.get("directories") or [] if isinstance(d, str)), ""),
+            next(iter(strings_of(meta.get("directories"))), ""),
             timestamp=meta.get("startTime"),
             title=meta.get("summary"),
         )

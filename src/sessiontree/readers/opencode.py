@@ -21,7 +21,7 @@ from typing import Any, ClassVar
 
 from sessiontree.readers.base import as_str, make_session, read_json_file, register, session_header
 from sessiontree.readers.opencode_layout import field, iso_time
-from sessiontree.store.entries import Entry
+from sessiontree.store.entries import Entry, strings_of
 from sessiontree.store.formats import is_opencode_export, is_opencode_file, is_sqlite_file
 from sessiontree.store.jsonl import BadLine
 from sessiontree.store.kinds import KINDS, LineKind, add_kinds
@@ -255,7 +255,7 @@ class _Entries:
         kind = part.get("type")
         pid = str(part.get("id"))
         if kind == "patch":
-            files = [f for f in part.get("files") or [] if isinstance(f, str)]
+            files = strings_of(part.get("files"))  # a number or true there: no file named
             self.notice(pid, "opencode:patch", "\n".join(files), ts)
         elif kind == "retry":
             error = field(part, "error")

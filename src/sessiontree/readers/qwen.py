@@ -21,7 +21,7 @@ from typing import Any, ClassVar
 from sessiontree.readers.base import as_str, iter_dicts, make_session, read_values, register, session_header
 from sessiontree.readers.gemini import content_blocks
 from sessiontree.readers.gemini import usage_of as gemini_usage
-from sessiontree.store.entries import Entry
+from sessiontree.store.entries import Entry, strings_of
 from sessiontree.store.formats import is_gemini_file
 from sessiontree.store.jsonl import BadLine
 from sessiontree.store.kinds import LineKind, add_kinds
@@ -131,7 +131,7 @@ def _system(record: dict[str, Any]) -> tuple[str, str] | None:
     if subtype == "slash_command" and data.get("phase") != "result":
         return "qwen:command", as_str(data.get("rawCommand")) or "/"
     if subtype == "at_command":
-        return "qwen:at_command", "\n".join(f for f in data.get("filesRead") or [] if isinstance(f, str))
+        return "qwen:at_command", "\n".join(strings_of(data.get("filesRead")))
     return None
 
 

@@ -212,6 +212,14 @@ def content_blocks(value: object) -> list[dict[str, Any]]:
     return dicts_of(value)
 
 
+def strings_of(value: object) -> list[str]:
+    """The strings of a JSON list, in order (anything else in it, or no list, as a number where a
+    list belongs: none)."""
+    if isinstance(value, list):
+        return [item for item in value if isinstance(item, str)]
+    return []
+
+
 def dicts_of(value: object) -> list[dict[str, Any]]:
     """The objects of a JSON list, in order (anything else in it, or no list: none)."""
     if isinstance(value, list):
