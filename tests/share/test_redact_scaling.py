@@ -48,6 +48,15 @@ HOSTILE: dict[str, Callable[[int], str]] = {
     "prompt-lines": lambda n: "$ cat secret.txt\n" * (2 * n),
     "folded-keys": lambda n: "password: >\n" * (2 * n),
     "sql-inserts": lambda n: "INSERT INTO t (password) VALUES (" * n,
+    # share/roles.py's finders (issue 53): flags, login lines, pipes, calls, declarations, diffs.
+    "short-flags": lambda n: " -P Ab3dEf5h!" * (4 * n),
+    "auth-lines": lambda n: "AUTH user Ab3dEf5h!\n" * n,
+    "echo-pipes": lambda n: "echo Ab3dEf5h! | " * (2 * n),
+    "connect-args": lambda n: 'db.connect("a", ' * (2 * n),
+    "typed-declarations": lambda n: "passKey: String " * (2 * n),
+    "word-diffs": lambda n: "password: [-Ab3dEf5h!" * (2 * n),
+    "graphql-variables": lambda n: '"variables" password: $p "p": ' * n,
+    "directives": lambda n: "requirepass Ab3dEf5h! " * (2 * n),
 }
 SMALL = 1500
 

@@ -14,6 +14,7 @@ from typing import Any
 
 from sessiontree.share.blocks import extend_span
 from sessiontree.share.encoded import find_encoded_secrets
+from sessiontree.share.public import public_reason
 from sessiontree.share.random_default import KEPT, find_random_tokens
 from sessiontree.share.random_default import MIN_LENGTH as MIN_RANDOM
 from sessiontree.share.scan import Hits
@@ -77,8 +78,21 @@ def find_secret_spans(text: str, kept: list[Span] | None = None) -> list[Span]:
         grown = ((start, _end_before_mask(start, end, masks), rank, kind) for start, end, rank, kind in grown)
     merged = merge_spans(grown)
     if hits.longest >= MIN_RANDOM:
-        return _with_random_tokens(text, hits, merged, kept)
-    return merged
+        merged = _with_random_tokens(text, hits, merged, kept)
+    return _without_public(text, merged, kept) if merged else merged
+
+
+def _without_public(text: str, spans: list[Span], kept: list[Span] | None) -> list[Span]:
+    """The spans less the public values (public keys, documented examples, test vectors), which go
+    to ``kept`` with their reason."""
+    out: list[Span] = []
+    for start, end, kind in spans:
+        reason = public_reason(text, start, end)
+        if reason is None:
+            out.append((start, end, kind))
+        elif kept is not None:
+            kept.append((start, end, reason))
+    return out
 
 
 def _with_random_tokens(text: str, hits: Hits, merged: list[Span], kept: list[Span] | None) -> list[Span]:

@@ -201,6 +201,42 @@ def draw_role_lookalikes(seed: int) -> list[Lookalike]:
             "user.set_password(form.cleaned_data['password1'])",
             "form.cleaned_data['password1']",
         ),
+        *_public_lookalikes(rng),
+    ]
+
+
+_B58 = "123456789ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz"
+_BECH32 = "qpzry9x8gf2tvdw0s3jn54khce6mua7l"
+
+
+def _draw(rng: random.Random, alphabet: str, n: int) -> str:
+    return "".join(rng.choice(alphabet) for _ in range(n))
+
+
+def _public_lookalikes(rng: random.Random) -> list[Lookalike]:
+    """Public keys, published test vectors and documented examples: shaped like secrets, kept."""
+    b64 = _ALNUM + "+/"
+    xpub = rng.choice(["xpub", "tpub", "zpub"]) + _draw(rng, _B58, 107)
+    npub = "npub1" + _draw(rng, _BECH32, 58)
+    onion = _draw(rng, "abcdefghijklmnopqrstuvwxyz234567", 56)
+    signify = "RWQ" + _draw(rng, b64, 53)
+    dkim = "MIIBIjANBgkqhkiG9w0BAQEFAAOCAQ8AMIIBCgKCAQEA" + _draw(rng, b64, 300) + "IDAQAB"
+    vector = _hexv(rng, 64)
+    period = rng.choice(["0b", "aa", "0c0c", "deadbeef"]) * 8
+    return [
+        ("xpub", f"watch-only wallet imported: {xpub}", xpub),
+        ("npub", f"my nostr key is {npub}", npub),
+        ("onion", f"curl --socks5-hostname 127.0.0.1:9050 http://{onion}.onion/status", onion),
+        ("signify", f"untrusted comment: signify public key\n{signify}", signify),
+        ("minisign", f"minisign -Vm release.tar.gz -P {signify}", signify),
+        ("dkim", f'mail._domainkey IN TXT ( "v=DKIM1; k=rsa; p={dkim}" )', dkim[:40]),
+        ("test-vector", f"RFC 8032 test 2, SECRET KEY: {vector}", vector),
+        ("test-vector-hmac", f"HMAC test case (RFC 4231): Key = 0x{period}", period),
+        (
+            "documented",
+            "curl https://api.stripe.com/v1/charges -u sk_test_4eC39HqLyjWDarjtT1zdp7dc:",
+            "sk_test_4eC39HqLyjWDarjtT1zdp7dc",
+        ),
     ]
 
 
