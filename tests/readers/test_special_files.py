@@ -9,7 +9,9 @@ from __future__ import annotations
 import json
 import os
 import shutil
+import socket
 import sqlite3
+import tempfile
 from pathlib import Path
 
 import httpx
@@ -76,18 +78,27 @@ def test_a_named_pipe_as_a_session_file_is_named_and_skipped(tmp_path: Path) -> 
     amp = home / ".local" / "share" / "amp" / "threads"
     amp.mkdir(parents=True)
     os.mkfifo(amp / "T-00000000-0000-4000-8000-000000000000.json")
-    agents, _ = _listed(home, env)
+    with socket.socket(socket.AF_UNIX) as listening:  # a socket where a chat is: refused as a pipe is
+        short = Path(tempfile.mkdtemp(prefix="st-", dir="/tmp")) / "s"  # a socket's path: 107 bytes at most
+        listening.bind(str(short))
+        short.rename(folder / "session-2025-09-03T10-00-sock.json")
+        short.parent.rmdir()
+        agents, _ = _listed(home, env)
     assert "gemini" in agents, chats
     inspected = run_cli(
         "inspect", str(folder / "session-2025-09-02T10-00-pipe.json"), cwd=home, env=env, timeout=BOUND
     )
     assert inspected.returncode == 1 and inspected.stderr.count("\n") == 1, inspected.stderr
     assert "it is a named pipe" in inspected.stderr
+    sock = run_cli(
+        "inspect", str(folder / "session-2025-09-03T10-00-sock.json"), cwd=home, env=env, timeout=BOUND
+    )
+    assert sock.returncode == 1 and "it is a socket" in sock.stderr, sock.stderr
     _every_command_finishes(home, env)
 
 
-@pytest.mark.parametrize("where", ["db", "-wal"])
-def test_a_named_pipe_as_a_database_or_its_wal_hides_no_other_session(tmp_path: Path, where: str) -> None:
+@pytest.mark.parametrize("where", ["db", "-wal", "-shm", "-journal"])
+def test_a_named_pipe_as_a_database_or_a_companion_hides_no_other_session(tmp_path: Path, where: str) -> None:
     home, env = _home(tmp_path)
     data = home / ".local" / "share" / "opencode"
     data.mkdir(parents=True)
@@ -96,17 +107,20 @@ def test_a_named_pipe_as_a_database_or_its_wal_hides_no_other_session(tmp_path: 
         os.mkfifo(db)
     else:
         make_database(db, wal=False)
-        os.mkfifo(f"{db}-wal")
+        os.mkfifo(f"{db}{where}")
     agents, said = _listed(home, env)
     assert "gemini" in agents
+    if where in ("-shm", "-journal"):  # never opened: the database is read from a copy of it and its WAL
+        assert "opencode" in agents and "Traceback" not in said, said
+        return
     assert "opencode" not in agents
-    line = "it is not a regular file" if where == "db" else "it is a named pipe"
+    line = "it is not a regular file" if where == "db" else "its -wal file: it is a named pipe"
     assert line in said and said.count(str(db)) == 1, said
     _every_command_finishes(home, env, build=where == "-wal")
     if where == "-wal":
         inspected = run_cli("inspect", str(db), cwd=home, env=env, timeout=BOUND)
         assert inspected.returncode == 1 and inspected.stderr.count("\n") == 1, inspected.stderr
-        assert "-wal: it is a named pipe" in inspected.stderr or "it is a named pipe" in inspected.stderr
+        assert f"Cannot read {db}: its -wal file: it is a named pipe" in inspected.stderr, inspected.stderr
 
 
 def test_a_damaged_database_hides_no_other_agents_sessions(tmp_path: Path) -> None:

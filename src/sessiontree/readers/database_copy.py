@@ -115,7 +115,8 @@ def open_copy(db: Path) -> Iterator[sqlite3.Connection]:
         except FileNotFoundError:
             raise SessionNotFound(f"File not found: {db}") from None
         except OSError as exc:  # the database or its WAL a named pipe, a device, not ours to read
-            raise InvalidSession(f"Cannot read {db}: {read_reason(exc)}") from None
+            companion = "its -wal file: " if str(exc.filename or "").endswith("-wal") else ""
+            raise InvalidSession(f"Cannot read {db}: {companion}{read_reason(exc)}") from None
         connection = sqlite3.connect(copy)
         connection.text_factory = _text  # a TEXT column of invalid UTF-8 is text with U+FFFD
         connection.row_factory = _text_cells  # the one boundary of every database's cells

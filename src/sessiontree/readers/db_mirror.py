@@ -149,7 +149,7 @@ def sync_mirror(folder: Path) -> None:
     ) as exc:
         # A damaged database, a named pipe as its WAL: its sessions stay as last mirrored, and
         # every other folder's are listed; said in one line (a traceback only at debug level).
-        log.warning(printable(f"Cannot read the {agent} database {db}: {_why(exc)}"))
+        log.warning(printable(f"Cannot read the {agent} database {db}: {_why(exc, db)}"))
         log.debug("mirror of %s", db, exc_info=True)
         return
     for sid, document in documents:
@@ -166,9 +166,9 @@ def sync_mirror(folder: Path) -> None:
     write_atomic(folder / STATE_NAME, json.dumps({**seen, "sessions": stamps}), readable=False)
 
 
-def _why(exc: BaseException) -> str:
+def _why(exc: BaseException, db: Path) -> str:
     if isinstance(exc, SessiontreeError):
-        return str(exc).rsplit(": ", 1)[-1] if str(exc).startswith("Cannot read") else str(exc)
+        return str(exc).removeprefix(f"Cannot read {db}: ")
     return read_reason(exc) if isinstance(exc, OSError) else f"{exc.__class__.__name__}: {exc}"[:200]
 
 

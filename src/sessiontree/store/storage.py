@@ -119,6 +119,9 @@ def read_reason(exc: OSError) -> str:
         return given  # already ours (open_regular's refusals)
     if exc.errno == errno.ENOENT and isinstance(exc.filename, str) and os.path.islink(exc.filename):
         return DANGLING
+    if exc.errno == errno.ENXIO and isinstance(exc.filename, str):  # opening a socket: say it is one
+        with contextlib.suppress(OSError):
+            return next((f"it is {n}" for test, n in _KINDS if test(os.stat(exc.filename).st_mode)), given)
     return _REASONS.get(exc.errno or 0) or given or str(exc)
 
 
