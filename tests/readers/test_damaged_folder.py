@@ -103,6 +103,10 @@ def test_serve_answers_every_good_session_beside_damaged_ones(
         assert all(page.status_code == 200 for page in pages.values()), {
             k: v.status_code for k, v in pages.items()
         }
+        for link in links:  # the damaged sessions' too: their file as it is, their page to download
+            for route in ("/raw/", "/export/"):
+                answer = client.get(link.replace("/s/", route, 1))
+                assert answer.status_code == 200 and answer.content, (route, link)
         shown = " ".join(page.text for page in pages.values())
         for name in FOLDERS:
             for tag in ("one", "two"):

@@ -213,3 +213,23 @@ def test_an_opencode_message_folder_that_cannot_be_read_is_said_not_shown_empty(
     assert f"{session.stem}: unreadable: a part of its path is not a folder" in inspected.stdout, (
         inspected.stdout
     )
+
+
+def test_a_mirror_that_cannot_be_read_is_said_once_and_tried_again_when_it_changes(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    from sessiontree.readers.db_mirror import prepare_mirror, sync_mirror
+
+    db = tmp_path / "opencode.db"
+    info = make_database(db, wal=False)
+    os.mkfifo(f"{db}-wal")
+    folder = prepare_mirror(db, "opencode", tmp_path / "cache")
+    with caplog.at_level("WARNING"):
+        for _ in range(3):  # serve asks at every tick
+            sync_mirror(folder)
+    said = [r.getMessage() for r in caplog.records]
+    assert said == [f"Cannot read the opencode database {db}: its -wal file: it is a named pipe"], said
+    assert not list(folder.glob("ses_*.json"))
+    os.remove(f"{db}-wal")  # the WAL as it should be: gone once checkpointed
+    sync_mirror(folder)
+    assert [p.stem for p in folder.glob("ses_*.json")] == [info["id"]]

@@ -32,6 +32,9 @@ from sessiontree.store.times import time_millis
 
 log = logging.getLogger(__name__)
 
+_FAILED: dict[Path, dict[str, list[int] | None]] = {}
+"""Mirror folder -> the database's and WAL's stat when its sync last failed (in this process)."""
+
 SOURCE_NAME = ".mirrored-db"
 """The file of a mirror folder that names the database it mirrors and its agent."""
 
@@ -124,8 +127,8 @@ def sync_mirror(folder: Path) -> None:
     seen = {"db": _stat_of(db), "wal": _stat_of(Path(f"{db}-wal"))}
     if seen["db"] is None:
         return  # gone, or not reachable now: what was mirrored stays listed
-    if all(state.get(k) == v for k, v in seen.items()):
-        return
+    if all(state.get(k) == v for k, v in seen.items()) or _FAILED.get(folder) == seen:
+        return  # unchanged since mirrored, or since it last failed (serve asks at every tick)
     before = state.get("sessions")
     known: dict[str, int] = before if isinstance(before, dict) else {}
     from sessiontree.readers.database_copy import open_copy  # a database to mirror: rare, and not on a search
@@ -151,7 +154,9 @@ def sync_mirror(folder: Path) -> None:
         # every other folder's are listed; said in one line (a traceback only at debug level).
         log.warning(printable(f"Cannot read the {agent} database {db}: {_why(exc, db)}"))
         log.debug("mirror of %s", db, exc_info=True)
+        _FAILED[folder] = seen  # said once: tried again when the database or its WAL changes
         return
+    _FAILED.pop(folder, None)
     for sid, document in documents:
         path = folder / _file_name(sid)
         write_atomic(
