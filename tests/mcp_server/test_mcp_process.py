@@ -44,12 +44,17 @@ def _answer(result: Any) -> tuple[bool, Any]:
 
 
 def _in_stdio(
-    root: Path, home: Path, *extra: str, body: Callable[[ToolCall, ClientSession], Awaitable[None]]
+    root: Path | None,
+    home: Path,
+    *extra: str,
+    body: Callable[[ToolCall, ClientSession], Awaitable[None]],
+    env: dict[str, str] | None = None,
 ) -> None:
+    """Run ``body`` against ``sessiontree mcp`` (``--root root``, else the default folders) in ``home``."""
     params = StdioServerParameters(
         command=sys.executable,
-        args=["-m", "sessiontree", "mcp", "--root", str(root), *extra],
-        env=_env(home),
+        args=["-m", "sessiontree", "mcp", *(["--root", str(root)] if root is not None else []), *extra],
+        env=env or _env(home),
         cwd=str(home),
     )
 

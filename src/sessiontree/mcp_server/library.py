@@ -16,7 +16,15 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from sessiontree.archive.collection import Sources, in_project, parse_since, parse_until, project_path
+from sessiontree.archive.collection import (
+    Sources,
+    in_project,
+    is_inside,
+    machine_roots,
+    parse_since,
+    parse_until,
+    project_path,
+)
 from sessiontree.archive.search import ROLE_CHOICES, SearchFilters, SearchHit, SearchIndex
 from sessiontree.archive.usage import GROUP_CHOICES, UsageQuery, summarize
 from sessiontree.errors import FilterError, SessionNotFound, ToolArgumentError
@@ -59,6 +67,9 @@ class Scope:
     project: str | None = None
     since_ms: int | None = None
     until_ms: int | None = None
+    machine: str | None = None
+    roots: tuple[Path, ...] = ()
+    """The roots of ``machine``'s sessions (``archive.collection.machine_roots``); empty: every root."""
 
 
 def _int(name: str, value: Any, low: int, high: int) -> int:
@@ -106,20 +117,52 @@ class Library:
         self.roots = list(roots)
         self.redact = redact
         self.agents = tuple(agents)
+        self._cache_dir, self._keep_out = cache_dir, list(keep_out)
         self._index = SearchIndex(self.roots, cache_dir, keep_out=keep_out)
+        self._indexes: dict[tuple[Path, ...], SearchIndex] = {}  # one machine's roots -> its view
+        from sessiontree.archive.keep.manifest import machine_name
+        from sessiontree.archive.keep.roots import kept_root_of
+
+        self.machine = machine_name()
+        self._machines = {root: kept.machine for root in self.roots if (kept := kept_root_of(root))}
         self._sources = Sources(self.roots, cache_dir)
         self._lock = threading.Lock()
         self._redactors: OrderedDict[tuple[str, float, int], Redactor] = OrderedDict()
 
     def close(self) -> None:
-        """Close the index."""
+        """Close the indexes."""
         self._index.close()
+        for index in self._indexes.values():
+            index.close()
+
+    def machine_of(self, path: Path) -> str:
+        """The machine a covered file's session comes from (this one unless it is another's kept copy)."""
+        return next((m for root, m in self._machines.items() if is_inside(path, root)), self.machine)
+
+    def _index_of(self, scope: Scope) -> SearchIndex:
+        """The index over the scope's roots (one database: another view of it per machine)."""
+        if not scope.roots:
+            return self._index
+        index = self._indexes.get(scope.roots)
+        if index is None:
+            index = self._indexes[scope.roots] = SearchIndex(
+                scope.roots, self._cache_dir, keep_out=self._keep_out
+            )
+        return index
 
     # -- arguments ----------------------------------------------------------------------------
 
-    def scope(self, agent: Any = None, project: Any = None, since: Any = None, until: Any = None) -> Scope:
+    def scope(
+        self,
+        agent: Any = None,
+        project: Any = None,
+        since: Any = None,
+        until: Any = None,
+        machine: Any = None,
+    ) -> Scope:
         """The filters of a call, validated (one line of what is wrong otherwise)."""
         agent_name = _text("agent", agent, 40)
+        machine_name = _text("machine", machine, 200)
         if agent_name is not None and self.agents and agent_name not in self.agents:
             raise ToolArgumentError(f"agent must be one of: {', '.join(self.agents)}")
         folder = _text("project", project)
@@ -131,6 +174,8 @@ class Library:
                 if (s := _text("since", since))
                 else None,
                 until_ms=parse_until(u, zone=LOCAL_ZONE) if (u := _text("until", until)) else None,
+                machine=machine_name,
+                roots=tuple(machine_roots(self.roots, machine_name)) if machine_name else (),
             )
         except FilterError as exc:
             raise ToolArgumentError(str(exc).replace("--until", "until")) from None
@@ -158,8 +203,9 @@ class Library:
             offset=skip,
         )
         with self._lock:
-            self._index.update()
-            hits = self._index.search(text, filters)
+            index = self._index_of(scope)
+            index.update()
+            hits = index.search(text, filters)
         more = len(hits) > size
         found = [self._hit(hit) for hit in hits[:size]]
         found = [hit for hit in found if hit is not None]
@@ -187,6 +233,7 @@ class Library:
             "time": hit.time or None,
             "role": hit.role,
             "entryId": hit.entry_id,
+            "machine": self.machine_of(hit.path),
             "snippet": snippet,
         }
 
@@ -201,6 +248,8 @@ class Library:
             if info.error is not None or info.parent_key is not None:
                 continue
             if scope.agent is not None and info.agent != scope.agent:
+                continue
+            if scope.roots and not any(is_inside(info.path, root) for root in scope.roots):
                 continue
             if scope.project is not None and not (info.cwd and in_project(info.cwd, scope.project)):
                 continue
@@ -236,6 +285,12 @@ class Library:
             "created": info.created,
             "messages": info.message_count,
             "prompts": info.prompt_count,
+            "machine": info.machine or self.machine,
+            **(
+                {"kept": f"its own file is gone since {info.kept}; this is the kept copy"}
+                if info.kept
+                else {}
+            ),
         }
 
     # -- one session --------------------------------------------------------------------------
@@ -362,8 +417,9 @@ class Library:
             scope.project, scope.since_ms, scope.until_ms, scope.agent, _text("model", model, 200)
         )
         with self._lock:
-            self._index.update()
-            records = self._index.usage(query)
+            index = self._index_of(scope)
+            index.update()
+            records = index.usage(query)
         report = summarize(records, by, LOCAL_ZONE).to_json()
         groups: list[dict[str, Any]] = report["groups"]
         # Dated groups: the newest; others: the costliest (summarize's order).

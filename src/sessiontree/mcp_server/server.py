@@ -28,7 +28,8 @@ DATA_NOT_INSTRUCTIONS = (
 _REDACTED = "Secrets in the text are masked as [REDACTED:kind] unless the user turned redaction off."
 _FILTERS = (
     "Filters: agent (pi, claude, codex, ...), project (a folder: sessions started in it or under "
-    "it), since / until (YYYY-MM-DD, an ISO date-time, or 12h / 7d / 2w; dates in the user's zone)."
+    "it), since / until (YYYY-MM-DD, an ISO date-time, or 12h / 7d / 2w; dates in the user's zone), "
+    "machine (the machine a kept session came from, as answers name it)."
 )
 
 SEARCH_HELP = f"""Search the text of every past coding-agent session the user keeps (every agent, every
@@ -95,11 +96,12 @@ def make_server(library: Library) -> MCPServer:
         role: str | None = None,
         limit: int | None = None,
         offset: int = 0,
+        machine: str | None = None,
     ) -> dict[str, Any]:
         return answer(
             lambda: library.search(
                 query,
-                library.scope(agent, project, since, until),
+                library.scope(agent, project, since, until, machine),
                 role=role,
                 limit=limit,
                 offset=offset,
@@ -114,10 +116,11 @@ def make_server(library: Library) -> MCPServer:
         until: str | None = None,
         limit: int | None = None,
         offset: int = 0,
+        machine: str | None = None,
     ) -> dict[str, Any]:
         return answer(
             lambda: library.list_sessions(
-                library.scope(agent, project, since, until), limit=limit, offset=offset
+                library.scope(agent, project, since, until, machine), limit=limit, offset=offset
             )
         )
 
@@ -144,10 +147,11 @@ def make_server(library: Library) -> MCPServer:
         until: str | None = None,
         model: str | None = None,
         limit: int | None = None,
+        machine: str | None = None,
     ) -> dict[str, Any]:
         return answer(
             lambda: library.usage(
-                library.scope(agent, project, since, until), by=by, model=model, limit=limit
+                library.scope(agent, project, since, until, machine), by=by, model=model, limit=limit
             )
         )
 
