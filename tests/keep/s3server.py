@@ -86,6 +86,8 @@ class S3Server:
         self.process = None
 
 
+HOP_HEADERS = ("transfer-encoding", "connection", "content-length")
+
 Fault = Callable[[str, str, int], int | None]
 """(method, path, the request's number) -> a status to answer instead of forwarding, or None."""
 
@@ -116,10 +118,7 @@ class FaultProxy:
                 status = proxy.fault(self.command, self.path, number)
                 if status is not None:
                     text = b"<Error><Code>SlowDown</Code><Message>injected</Message></Error>"
-                    self.send_response(status)
-                    self.send_header("Content-Length", str(len(text)))
-                    self.end_headers()
-                    self.wfile.write(text)
+                    self._answer(status, [], text)
                     return
                 try:
                     conn = http.client.HTTPConnection("127.0.0.1", proxy.target.port, timeout=60)
@@ -132,20 +131,26 @@ class FaultProxy:
                 except OSError:
                     self.close_connection = True  # the server is gone: so is this connection
                     return
-                self.send_response(answer.status)
-                for key, value in answer.getheaders():
-                    if key.lower() not in ("transfer-encoding", "connection", "content-length"):
-                        self.send_header(key, value)
-                self.send_header("Content-Length", str(len(data)))
-                self.end_headers()
-                if self.command != "HEAD":
-                    self.wfile.write(data)
                 conn.close()
+                kept = [(k, v) for k, v in answer.getheaders() if k.lower() not in HOP_HEADERS]
+                self._answer(answer.status, kept, data)
+
+            def _answer(self, status: int, headers: list[tuple[str, str]], data: bytes) -> None:
+                try:
+                    self.send_response(status)
+                    for key, value in headers:
+                        self.send_header(key, value)
+                    self.send_header("Content-Length", str(len(data)))
+                    self.end_headers()
+                    if self.command != "HEAD":
+                        self.wfile.write(data)
+                except OSError:
+                    self.close_connection = True  # the client gave up (a timeout): nobody to answer
 
             do_GET = do_PUT = do_POST = do_DELETE = do_HEAD = _any
 
         self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self.server.daemon_threads = True
+        self.server.daemon_threads = False  # close() waits for every request under way (no socket left open)
         self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
         self.thread.start()
 

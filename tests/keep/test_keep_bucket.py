@@ -9,6 +9,7 @@ import json
 import os
 import subprocess
 import sys
+import threading
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -245,3 +246,28 @@ def test_two_machines_keeping_at_once_both_land_and_then_see_each_other(
         other = next(m for m in homes if m != machine)
         copies = homes[machine] / ".local" / "share" / "sessiontree" / "kept" / other
         assert len(list(copies.rglob("*.jsonl"))) == 3
+
+
+def test_a_request_the_server_never_answers_times_out_in_one_line(
+    bucket: str, server: S3Server, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    claude_session(Path.home() / ".claude" / "projects" / "p", "7f7f0007-0000-4000-8000-000000000007", "x")
+    proxy = FaultProxy(server)
+    released = threading.Event()
+    try:
+        monkeypatch.setenv("AWS_ENDPOINT_URL", proxy.endpoint)
+        monkeypatch.setenv("SESSIONTREE_KEEP_TIMEOUT", "2")
+
+        def hang(method: str, path: str, n: int) -> int | None:
+            if method == "PUT" and "/o/" in path:
+                released.wait(timeout=240)  # a server that never answers (until the test ends)
+            return None
+
+        proxy.fault = hang
+        result = run("keep", "--to", f"s3://{bucket}/t")
+        assert result.exit_code == 1 and "Traceback" not in result.output
+        assert "Cannot write to the bucket" in result.output
+        assert not (server.folder / bucket / "t" / "i").exists()
+    finally:
+        released.set()
+        proxy.close()

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import configparser
 import os
+from datetime import timedelta
 from pathlib import Path
 from typing import Any, Protocol
 from urllib.parse import urlsplit
@@ -88,6 +89,7 @@ class BucketStore:
         self.where = url.rstrip("/")
         config = s3_settings()
         endpoint = config.get("endpoint", "")
+        wait = request_seconds()
         try:
             self._store = S3Store(
                 parts.netloc,
@@ -95,13 +97,10 @@ class BucketStore:
                 config=config,  # type: ignore[arg-type]
                 client_options={
                     "allow_http": endpoint.startswith("http://"),
-                    "timeout": "120s",
-                    "connect_timeout": "10s",
+                    "timeout": f"{wait}s",
+                    "connect_timeout": f"{min(wait, 10)}s",
                 },
-                retry_config={
-                    "max_retries": 4,
-                    "retry_timeout": __import__("datetime").timedelta(seconds=60),
-                },
+                retry_config={"max_retries": 4, "retry_timeout": timedelta(seconds=max(wait, 60))},
             )
         except Exception as exc:
             raise KeepError(f"Cannot use the bucket {self.where}: {one_line(exc)}") from None
@@ -148,6 +147,18 @@ class BucketStore:
             obstore.delete(self._store, name)
         except Exception as exc:
             raise self._fail("delete from", exc) from None
+
+
+TIMEOUT_ENV = "SESSIONTREE_KEEP_TIMEOUT"
+
+
+def request_seconds() -> int:
+    """How long one request to a bucket may take: ``$SESSIONTREE_KEEP_TIMEOUT`` seconds (a slow
+    link, a test), else 120."""
+    try:
+        return max(1, int(os.environ.get(TIMEOUT_ENV) or 120))
+    except ValueError:
+        raise KeepError(f"Not a number of seconds: {TIMEOUT_ENV}={os.environ[TIMEOUT_ENV]!r}") from None
 
 
 def one_line(exc: BaseException) -> str:
