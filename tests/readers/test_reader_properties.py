@@ -9,6 +9,7 @@ from __future__ import annotations
 import html
 import os
 import shutil
+import sqlite3
 import tempfile
 from pathlib import Path
 from typing import Any
@@ -18,6 +19,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from sessiontree.archive.session_usage import usage_rows_of
+from sessiontree.errors import SessiontreeError
 from sessiontree.exporter.options import ExportOptions
 from sessiontree.exporter.text import format_session_as_text
 from sessiontree.pages.export import export_to_file
@@ -180,3 +182,38 @@ def _walk(value: Any) -> Any:
     yield value
     for child in value.values() if isinstance(value, dict) else value if isinstance(value, list) else ():
         yield from _walk(child)
+
+
+@pytest.mark.parametrize("agent", ["opencode", "crush"])
+@SETTINGS
+@given(
+    flips=st.lists(st.tuples(st.integers(0, 8191), st.integers(0, 255)), min_size=1, max_size=8),
+    cut=st.none() | st.floats(0.05, 1),
+)
+def test_any_bytes_of_a_database_damaged(agent: str, flips: list[tuple[int, int]], cut: float | None) -> None:
+    """Bytes of a database changed (its first pages: the header and the schema, names of no
+    UTF-8 among them) or the file cut short: a one-line error or what is readable, never more."""
+    with tempfile.TemporaryDirectory(prefix="st-prop-") as tmp:
+        folder = Path(tmp) / "in"
+        folder.mkdir()
+        if agent == "opencode":
+            db = folder / "opencode.db"
+            make_database(db, wal=False)
+        else:
+            from tests.readers.test_crush import make_db
+
+            db = make_db(folder)
+            sqlite3.connect(db).execute("PRAGMA wal_checkpoint(TRUNCATE)").close()
+            for companion in (f"{db}-wal", f"{db}-shm"):
+                if os.path.exists(companion):
+                    os.remove(companion)
+        data = bytearray(db.read_bytes())
+        for at, byte in flips:
+            data[at % len(data)] = byte
+        db.write_bytes(bytes(data[: int(len(data) * cut)] if cut else data))
+        before = _state(db.parent)
+        try:
+            _shows(db, agent, Path(tmp) / "page.html")
+        except SessiontreeError as exc:
+            assert "\n" not in str(exc)  # the CLI's one line
+        assert _state(db.parent) == before

@@ -122,6 +122,11 @@ def open_copy(db: Path) -> Iterator[sqlite3.Connection]:
         connection.row_factory = _text_cells  # the one boundary of every database's cells
         try:
             yield connection
+        except (
+            sqlite3.DatabaseError,
+            UnicodeDecodeError,
+        ) as exc:  # damaged: its schema no UTF-8, a page torn
+            raise InvalidSession(f"Cannot read {db}: a damaged database ({exc.__class__.__name__})") from None
         finally:
             connection.close()
 

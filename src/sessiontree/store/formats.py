@@ -79,7 +79,7 @@ def database_tables(path: Path) -> frozenset[str]:
         try:
             rows = connection.execute("SELECT name FROM sqlite_master WHERE type = 'table'").fetchall()
             return frozenset(str(name) for (name,) in rows)
-        except sqlite3.Error:
+        except (sqlite3.Error, UnicodeDecodeError):  # a damaged schema's names are no UTF-8
             continue
         finally:
             connection.close()
