@@ -7,7 +7,6 @@ input folder, and the untouched part of the file still shown.
 from __future__ import annotations
 
 import html
-import os
 import shutil
 import sqlite3
 import tempfile
@@ -129,21 +128,28 @@ def test_any_file_of_an_opencode_storage_session_damaged(
         _check(root, session, "opencode", whole=False)
 
 
+def _database(folder: Path, agent: str) -> Path:
+    """A good database of ``agent`` in ``folder``, all of it in its one file (no -wal, no -shm)."""
+    folder.mkdir()
+    if agent == "opencode":
+        db = folder / "opencode.db"
+        make_database(db, wal=False)
+        return db
+    from tests.readers.test_crush import make_db
+
+    db = make_db(folder)
+    sqlite3.connect(db).execute("PRAGMA wal_checkpoint(TRUNCATE)").close()
+    for companion in (Path(f"{db}-wal"), Path(f"{db}-shm")):
+        companion.unlink(missing_ok=True)
+    return db
+
+
 @pytest.mark.parametrize("agent", ["opencode", "crush"])
 @SETTINGS
 @given(cell=st.integers(0, 10**6), value=hostile)
 def test_any_cell_of_a_database_damaged(agent: str, cell: int, value: Any) -> None:
     with tempfile.TemporaryDirectory(prefix="st-prop-") as tmp:
-        folder = Path(tmp) / "in"
-        folder.mkdir()
-        if agent == "opencode":
-            db = folder / "opencode.db"
-            make_database(db, wal=False)
-        else:
-            from tests.readers.test_crush import make_db
-
-            db = make_db(folder)
-            os.remove(f"{db}-wal") if os.path.exists(f"{db}-wal") else None
+        db = _database(Path(tmp) / "in", agent)
         cells = table_cells(db)
         table, column, rowid = cells[cell % len(cells)]
         mutate_database_row(db, table, column, rowid, value)
@@ -194,19 +200,7 @@ def test_any_bytes_of_a_database_damaged(agent: str, flips: list[tuple[int, int]
     """Bytes of a database changed (its first pages: the header and the schema, names of no
     UTF-8 among them) or the file cut short: a one-line error or what is readable, never more."""
     with tempfile.TemporaryDirectory(prefix="st-prop-") as tmp:
-        folder = Path(tmp) / "in"
-        folder.mkdir()
-        if agent == "opencode":
-            db = folder / "opencode.db"
-            make_database(db, wal=False)
-        else:
-            from tests.readers.test_crush import make_db
-
-            db = make_db(folder)
-            sqlite3.connect(db).execute("PRAGMA wal_checkpoint(TRUNCATE)").close()
-            for companion in (f"{db}-wal", f"{db}-shm"):
-                if os.path.exists(companion):
-                    os.remove(companion)
+        db = _database(Path(tmp) / "in", agent)
         data = bytearray(db.read_bytes())
         for at, byte in flips:
             data[at % len(data)] = byte
