@@ -233,3 +233,21 @@ def test_a_mirror_that_cannot_be_read_is_said_once_and_tried_again_when_it_chang
     os.remove(f"{db}-wal")  # the WAL as it should be: gone once checkpointed
     sync_mirror(folder)
     assert [p.stem for p in folder.glob("ses_*.json")] == [info["id"]]
+
+
+def test_an_opencode_message_folder_not_ours_to_read_is_said(stranger_dir: Path) -> None:  # noqa: F811
+    """The same as a user who may not list the session's message folder (run as nobody)."""
+    from tests.readers.opencode_db import STORAGE
+
+    home = stranger_dir / "home"
+    give(home)
+    root = stranger_dir / "storage"
+    shutil.copytree(STORAGE, root)
+    (session,) = (root / "session").rglob("ses_*.json")
+    restrict(root / "message" / session.stem, 0o700)  # someone else's
+    out = home / "page.html"
+    result = run_as_stranger("export", str(session), str(out), cwd=home, home=home, timeout=BOUND)
+    assert result.returncode == 0, result.stderr
+    assert "unreadable line" in result.stderr and result.stderr.count("\n") == 1, result.stderr
+    inspected = run_as_stranger("inspect", str(session), cwd=home, home=home, timeout=BOUND)
+    assert f"{session.stem}: unreadable: permission denied" in inspected.stdout, inspected.stdout
