@@ -208,6 +208,20 @@ class Format:
         return path
 
 
+@dataclass(frozen=True)
+class TaskFormat(Format):
+    """Cline's task folder: ``{"history": [...], "ui": [...]}`` written as its two arrays (the
+    history damaged as the others' files are)."""
+
+    def write(self, folder: Path, tag: str, content: Any, damage: Damage | None = None) -> Path:
+        path = folder / self.name(tag)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        parts = content if isinstance(content, dict) else {"history": content}
+        path.write_bytes(damaged(dumps(parts.get("history"), False), damage))
+        (path.parent / "ui_messages.json").write_bytes(dumps(parts.get("ui", []), False))
+        return path
+
+
 def _set(value: Any, at: Path_, new: Any) -> Any:
     get(value, at[:-1])[at[-1]] = new
     return value
@@ -268,6 +282,20 @@ def _aider(tag: str, marker: str) -> str:
 _IN_MESSAGE = 2  # the marker's record: a message of the file's list
 
 
+def _cline(tag: str, marker: str) -> Any:
+    from tests.readers.test_cline import HISTORY, UI
+
+    return _set(
+        {"history": copy.deepcopy(HISTORY), "ui": copy.deepcopy(UI)},
+        ("history", 0, "content", 0, "text"),
+        marker,
+    )
+
+
+def _cline_name(tag: str) -> str:
+    return f"tasks/{1764831000000 + zlib.crc32(tag.encode()) % 10**6}/api_conversation_history.json"
+
+
 def _amp_name(tag: str) -> str:
     return f"threads/T-00000000-0000-4000-8000-{zlib.crc32(tag.encode()):012d}.json"
 
@@ -293,6 +321,7 @@ FORMATS: dict[str, Format] = {
         (("crushSession",),),
     ),
     "aider": Format("aider", lambda t: f"{t}/.aider.chat.history.md", _aider, None),
+    "cline": TaskFormat("cline", _cline_name, _cline, ("history", 0, "content", 0, "text"), _IN_MESSAGE),
 }  # fmt: skip
 """Every one-file format of the readers issue 41 added (OpenCode's storage and databases: below)."""
 

@@ -21,6 +21,7 @@ from sessiontree.store.formats import (
     is_aider_text,
     is_sqlite_file,
     sniff_agent,
+    task_agent,
 )
 
 if TYPE_CHECKING:
@@ -38,6 +39,7 @@ def _readers() -> dict[str, Reader]:
         aider,
         amp,
         claude,
+        cline,
         codex,
         copilot,
         crush,
@@ -84,11 +86,12 @@ def detect_agent(path: str | Path) -> str | None:
     if is_aider_file(path):
         return "aider"
     try:
-        return detect_values(read_prefix_values(path))
+        agent = detect_values(read_prefix_values(path))
     except OSError as exc:
         from sessiontree.store.session import cannot_read
 
         raise cannot_read(path, exc) from None
+    return task_agent(path) if agent == "cline" else agent
 
 
 def is_aider_file(path: Path) -> bool:

@@ -233,6 +233,23 @@ def _amp_info(values: list[Any]) -> dict[str, Any]:
     return info
 
 
+def _task_info(path: Path, values: list[Any]) -> dict[str, Any]:
+    from sessiontree.readers.cline import split_typed, task_cwd
+
+    history = values[0] if values and isinstance(values[0], list) else []
+    folder = path.parent.name
+    info: dict[str, Any] = {"sessionId": folder, "cwd": task_cwd(history)}
+    info["timestamp"] = iso_time(int(folder)) if folder.isdigit() and len(folder) < 20 else None
+    for message in dicts_of(history):
+        content = message.get("content") if message.get("role") == "user" else None
+        texts = [content] if isinstance(content, str) else [b.get("text") for b in dicts_of(content)]
+        typed = [t for text in texts if isinstance(text, str) for t in split_typed(text)[0]]
+        if typed:
+            info["prompt"] = typed[0].strip()
+            break
+    return info
+
+
 _INFO = {
     "amp": _amp_info,
     "goose": _goose_info,
@@ -257,6 +274,7 @@ def agent_info_and_entries(
     """``read_agent_info``, with the entries when a small file was read whole for its count (else None)."""
     from sessiontree.readers import detect_values, is_aider_file, load_any
     from sessiontree.store.entries import message_of
+    from sessiontree.store.formats import task_agent
     from sessiontree.store.kinds import typed_prompt  # the line kinds (and the loader): not to find files
 
     path = Path(path)
@@ -268,6 +286,8 @@ def agent_info_and_entries(
     agent = agent or detect_values(values) or ("aider" if is_aider_file(path) else None)
     if agent is None:
         return None, None
+    if agent == "cline":
+        agent = task_agent(path)
     if agent == "gemini" and is_qwen_chat(values):
         agent = "qwen"
     count: int | None = None
@@ -275,6 +295,8 @@ def agent_info_and_entries(
     entries: Sequence[Mapping[str, Any]] | None = None
     if agent == "aider":
         info = _aider_info(path)
+    elif agent in ("cline", "roo", "kilo"):
+        info = _task_info(path, values)
     elif agent == "pi":
         header = values[0] if values and isinstance(values[0], dict) else {}
         info = {"sessionId": header.get("id"), "cwd": header.get("cwd"), "timestamp": header.get("timestamp")}

@@ -21,7 +21,15 @@ from pathlib import Path
 from typing import Any, ClassVar
 from urllib.parse import unquote
 
-from sessiontree.readers.base import Chain, as_str, make_session, read_whole_object, register, session_header
+from sessiontree.readers.base import (
+    Chain,
+    as_str,
+    make_session,
+    read_whole_object,
+    register,
+    session_header,
+    tool_use_call,
+)
 from sessiontree.readers.opencode_layout import field, iso_time
 from sessiontree.store.bounded import read_head
 from sessiontree.store.entries import content_blocks
@@ -138,11 +146,7 @@ class _Made(Chain):
                 if as_str(source.get("data")):
                     content.append({"type": "image", "data": source["data"], "mimeType": mime})
             elif kind == "tool_use":
-                cid = as_str(block.get("id")) or f"{mid}.{at}"
-                self.names[cid] = as_str(block.get("name")) or "tool"
-                args = block.get("input")
-                content.append({"type": "toolCall", "id": cid, "name": self.names[cid],
-                                "arguments": args if isinstance(args, dict) else {}})  # fmt: skip
+                content.append(tool_use_call(block, self.names, f"{mid}.{at}"))
             elif kind == "tool_result":
                 run = field(block, "run")
                 cid = as_str(block.get("toolUseID")) or as_str(block.get("tool_use_id")) or f"{mid}.{at}"

@@ -74,8 +74,11 @@ def read_prefix_values(path: Path, limit: int = SNIFF_LINES) -> list[Any]:
     # no line is an object, though one may be a scalar ("    3" ending a list, "  true").
     if values and values[0] is None and not any(isinstance(v, dict) for v in values):
         head = read_head_object(path, SNIFF_BYTES)
+        if head is None:  # one pretty-printed array (a Cline task's): its first item, when whole
+            first = read_head_item(path, SNIFF_BYTES)
+            return values if first is None else [[contain_fields(first)]]
         # contained as a line is: a list or object where a type, an id or a role is, dropped
-        return values if head is None else [contain_fields(head)]
+        return [contain_fields(head)]
     return values
 
 
@@ -96,6 +99,22 @@ TRUNCATED: Any = object()
 """The value ``read_head_object`` gives a member cut off by the end of the prefix."""
 
 _SPACE = re.compile(r"[ \t\r\n]*")
+
+
+def read_head_item(path: Path, limit: int) -> dict[str, Any] | None:
+    """The first item of a file that is one JSON array, when it is an object whole in ``limit`` bytes."""
+    try:
+        text = decode_text(read_head(path, limit))
+    except (OSError, ValueError):
+        return None
+    at = _SPACE.match(text, 0).end()  # type: ignore[union-attr]  # matches the empty string
+    if not text.startswith("[", at):
+        return None
+    try:
+        value, _ = decode_json_at(text, _SPACE.match(text, at + 1).end())  # type: ignore[union-attr]
+    except ValueError:
+        return None
+    return value if isinstance(value, dict) else None
 
 
 def head_members(text: str) -> dict[str, Any] | None:
@@ -162,6 +181,19 @@ def strip_csi(text: str) -> str:
 def as_str(value: Any) -> str | None:
     """The value when it is a non-empty string, else None."""
     return value if isinstance(value, str) and value else None
+
+
+def tool_use_call(block: dict[str, Any], names: dict[str, str], fallback_id: str) -> dict[str, Any]:
+    """An Anthropic ``tool_use`` block as a tool call (its name noted in ``names`` for its result)."""
+    cid = as_str(block.get("id")) or fallback_id
+    names[cid] = as_str(block.get("name")) or "tool"
+    args = block.get("input")
+    return {
+        "type": "toolCall",
+        "id": cid,
+        "name": names[cid],
+        "arguments": args if isinstance(args, dict) else {},
+    }
 
 
 @dataclass

@@ -9,8 +9,10 @@ Listing reads only a prefix of each file; nothing here ever writes.
 from __future__ import annotations
 
 import logging
+import os
 import re
 import stat
+import sys
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
@@ -32,12 +34,19 @@ DEFAULT_ROOTS: tuple[tuple[str, str], ...] = (
     ("qwen", ".qwen/projects"),
     ("qwen", ".qwen/tmp"),
     ("copilot", ".copilot/session-state"),
+    ("cline", ".cline/data/tasks"),
 )
 """(agent, folder under the home directory) of the agents whose sessions are picked up by default
 (OpenCode's are under ``$XDG_DATA_HOME``: see ``opencode_roots``)."""
 
 DATA_ROOTS: tuple[tuple[str, str], ...] = (("goose", "goose/sessions"), ("amp", "amp/threads"))
 """(agent, folder under ``$XDG_DATA_HOME``) of the agents that keep their sessions there as files."""
+
+EDITOR_HOSTS = ("Code", "Code - Insiders", "VSCodium", "Cursor", "Windsurf")
+"""The VS Code builds whose global storage may hold Cline's, Roo Code's or Kilo Code's tasks."""
+
+TASK_HISTORY = "api_conversation_history.json"
+"""The file of a Cline (Roo Code, Kilo Code) task folder read as its session."""
 
 AIDER_HISTORY = ".aider.chat.history.md"
 """The name of Aider's chat history, kept in each repository it ran in (no folder of its own)."""
@@ -65,7 +74,36 @@ def default_roots(
                 warn,
                 f"Cannot search for {find.__name__.split('_')[0].capitalize()} sessions: {read_reason(exc)}",
             )
-    return found + [(a, p) for a, p in data_roots if _is_dir(p, warn)]
+    found += [(a, p) for a, p in data_roots if _is_dir(p, warn)]
+    return found + [(a, p) for a, p in task_roots(base if home is not None else None) if _is_dir(p, warn)]
+
+
+def editor_config_dir(home: Path | None = None) -> Path:
+    """Where VS Code and its forks keep their user data: ``~/.config`` (``$XDG_CONFIG_HOME``) on
+    Linux, ``~/Library/Application Support`` on macOS, ``%APPDATA%`` on Windows."""
+    base = home if home is not None else Path.home()
+    if sys.platform == "darwin":
+        return base / "Library" / "Application Support"
+    if os.name == "nt":
+        return (
+            Path(os.environ["APPDATA"])
+            if home is None and os.environ.get("APPDATA")
+            else base / "AppData" / "Roaming"
+        )
+    xdg = os.environ.get("XDG_CONFIG_HOME") if home is None else None
+    return Path(xdg) if xdg else base / ".config"
+
+
+def task_roots(home: Path | None = None) -> list[tuple[str, Path]]:
+    """The ``tasks`` folders of Cline, Roo Code and Kilo Code in every VS Code build's global storage."""
+    from sessiontree.store.formats import TASK_EXTENSIONS
+
+    config = editor_config_dir(home)
+    return [
+        (agent, config / host / "User" / "globalStorage" / extension / "tasks")
+        for host in EDITOR_HOSTS
+        for extension, agent in TASK_EXTENSIONS.items()
+    ]
 
 
 def _say(warn: Callable[[str], None] | None, line: str) -> None:
@@ -187,6 +225,7 @@ def iter_agent_files(root: str | Path, *, unreadable: bool = False) -> Iterator[
                     is_opencode_session(path)
                     or is_chat_json(path)
                     or is_amp_thread(path)
+                    or entry.name == TASK_HISTORY
                     or (depth == 0 and is_mirror_file(path))
                 )
                 and entry_is(entry, "file")
@@ -233,7 +272,7 @@ _UUID_END = re.compile(r"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F
 def file_session_id(path: Path) -> str:
     """A Claude Code or Codex CLI session's id from its file name (Codex: the uuid ending it;
     Copilot CLI: the folder of its ``events.jsonl``)."""
-    if path.name == "events.jsonl":
+    if path.name in ("events.jsonl", TASK_HISTORY):
         return path.parent.name
     found = _UUID_END.search(path.stem)
     return found[0] if found is not None and path.stem.startswith("rollout-") else path.stem

@@ -33,6 +33,9 @@ AGENT_LABELS: dict[str, str] = {
     "copilot": "GitHub Copilot CLI",
     "goose": "Goose",
     "amp": "Amp",
+    "cline": "Cline",
+    "roo": "Roo Code",
+    "kilo": "Kilo Code",
     "claude": "Claude Code",
 }
 """The name people know each agent by, in detection order (most specific first)."""
@@ -252,6 +255,35 @@ def is_amp_file(values: list[Any]) -> bool:
     return isinstance(ident, str) and ident.startswith("T-") and "messages" in head
 
 
+TASK_EXTENSIONS: dict[str, str] = {
+    "saoudrizwan.claude-dev": "cline",
+    "rooveterinaryinc.roo-cline": "roo",
+    "kilocode.kilo-code": "kilo",
+}
+"""The VS Code extension folders of the three agents sharing Cline's task format -> the agent."""
+
+
+def is_cline_file(values: list[Any]) -> bool:
+    """A task file of Cline (Roo Code, Kilo Code): one JSON array of Anthropic messages ``{role,
+    content}`` (``api_conversation_history.json``) or of UI messages ``{ts, type: say | ask}``."""
+    first = values[0] if values else None
+    item = first[0] if isinstance(first, list) and first else None
+    if not isinstance(item, dict):
+        return False
+    if item.get("role") in ("user", "assistant") and "content" in item:
+        return True
+    return item.get("type") in ("say", "ask") and "ts" in item
+
+
+def task_agent(path: Path) -> str:
+    """Which of Cline, Roo Code and Kilo Code wrote a task file: the extension folder it is in."""
+    for part in reversed(Path(path).parts):
+        agent = TASK_EXTENSIONS.get(part.lower())
+        if agent is not None:
+            return agent
+    return "cline"
+
+
 _SNIFFERS = {
     "pi": is_pi_file,
     "codex": is_codex_file,
@@ -262,6 +294,7 @@ _SNIFFERS = {
     "copilot": is_copilot_file,
     "goose": is_goose_file,
     "amp": is_amp_file,
+    "cline": is_cline_file,
     "claude": is_claude_file,
 }
 

@@ -1,0 +1,276 @@
+"""Cline's, Roo Code's and Kilo Code's task folders read into the session model.
+
+The three VS Code extensions (Roo Code forked Cline, Kilo Code forked Roo Code) keep one folder a
+task under their global storage (``<host>/User/globalStorage/<extension id>/tasks/<task id>/``, the
+Cline CLI under ``~/.cline/data/tasks/``), read here as Cline 4.1.13 (``apps/vscode``,
+``core/storage/disk.ts``, ``shared/ExtensionMessage.ts``) and Roo Code 3.52.1
+(``core/task-persistence``) write it:
+
+- ``api_conversation_history.json``: one JSON array of Anthropic messages ``{role, content, ts?}``
+  (Roo Code adds ``ts``), blocks ``text``, ``image``, ``thinking``, ``tool_use``, ``tool_result``.
+  What the person typed is inside ``<task>``, ``<feedback>``, ``<answer>`` or ``<user_message>``
+  of a user text block; everything else the extension writes into the user's turn (environment
+  details, tool results of the XML-tool era, resumption notes) is a notice, never a prompt.
+- ``ui_messages.json``: the task's UI messages ``{ts, type: say | ask, say?, ask?, text?}``; each
+  ``api_req_started``'s text is ``{tokensIn, tokensOut, cacheWrites, cacheReads, cost}``, one a
+  request: the usage of the replies in order, their times, and the prompts' times.
+- ``task_metadata.json``: ``model_usage: [{ts, model_id, model_provider_id}]``, the model.
+
+The session file is ``api_conversation_history.json`` (its task folder's id is the session's); which
+of the three agents wrote it is told by the extension folder it is in (``store.formats.task_agent``).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+from typing import Any, ClassVar
+
+from sessiontree.readers.base import (
+    Chain,
+    as_str,
+    make_session,
+    read_json_file,
+    register,
+    session_header,
+    tool_use_call,
+)
+from sessiontree.readers.opencode_layout import iso_time
+from sessiontree.store.bounded import read_head
+from sessiontree.store.entries import content_blocks, dicts_of
+from sessiontree.store.jsonl import BadLine, decode_json_at, decode_text
+from sessiontree.store.kinds import LineKind, add_kinds
+from sessiontree.store.session import Session
+
+CLINE_KINDS = (
+    LineKind("cline:context", "Context", show="meta", context=False, dumped=False),
+    LineKind("cline:error", "Error", show="error", context=False, counted=True),
+)
+"""What the extensions write into the user's turn, and their errors (see ``store.kinds``)."""
+add_kinds(CLINE_KINDS)
+
+HISTORY = "api_conversation_history.json"
+UI_MESSAGES = "ui_messages.json"
+METADATA = "task_metadata.json"
+
+WHOLE_BYTES = 256 << 20
+"""A task's file is parsed whole; a larger one is refused."""
+
+_TYPED = re.compile(r"<(task|feedback|answer|user_message)>\s*(.*?)\s*</\1>", re.DOTALL)
+_CWD = re.compile(r"Current (?:Working|Workspace) Directory \(([^)\n]+)\)")
+
+
+def salvage_array(text: str) -> list[Any]:
+    """The items a JSON array cut short (or damaged) holds before the cut."""
+    at = len(text) - len(text.lstrip())
+    if not text.startswith("[", at):
+        return []
+    items: list[Any] = []
+    at += 1
+    while True:
+        at = len(text) - len(text[at:].lstrip(" \t\r\n,"))
+        try:
+            value, at = decode_json_at(text, at)
+        except ValueError:
+            return items
+        items.append(value)
+
+
+def read_array(path: Path, bad: list[BadLine] | None = None) -> list[Any]:
+    """A task file's array (whole, or the items before damage; a missing file: none)."""
+    try:
+        value = read_json_file(path, WHOLE_BYTES)
+    except FileNotFoundError:
+        return []
+    except ValueError:
+        text = decode_text(read_head(path, WHOLE_BYTES))
+        if bad is not None:
+            bad.append(BadLine(1, f"{path.name} is cut short or damaged", text[-120:]))
+        return salvage_array(text)
+    return value if isinstance(value, list) else []
+
+
+def _number(value: Any) -> float:
+    return value if isinstance(value, int | float) and not isinstance(value, bool) else 0
+
+
+def request_usages(ui: list[Any]) -> list[tuple[str | None, dict[str, Any] | None]]:
+    """(time, usage) of each API request a task's UI messages record, in order."""
+    found: list[tuple[str | None, dict[str, Any] | None]] = []
+    for message in dicts_of(ui):
+        if message.get("say") != "api_req_started":
+            continue
+        try:
+            info = json.loads(message["text"]) if isinstance(message.get("text"), str) else {}
+        except ValueError:
+            info = {}
+        info = info if isinstance(info, dict) else {}
+        made = {
+            "input": _number(info.get("tokensIn")),  # range-checked with every agent's (store.sane)
+            "output": _number(info.get("tokensOut")),
+            "cacheRead": _number(info.get("cacheReads")),
+            "cacheWrite": _number(info.get("cacheWrites")),
+        }
+        usage: dict[str, Any] | None = {**made, "totalTokens": sum(made.values())}
+        if _number(info.get("cost")):
+            usage["cost"] = _number(info.get("cost"))  # type: ignore[index]
+        found.append((iso_time(message.get("ts")), usage if any(made.values()) or "cost" in usage else None))  # type: ignore[operator]
+    return found
+
+
+def prompt_times(ui: list[Any]) -> list[str | None]:
+    """The times of what the person typed, in order: the task, then each feedback or answer."""
+    times = []
+    for index, message in enumerate(dicts_of(ui)):
+        if message.get("say") in ("task", "user_feedback") or (index == 0 and message.get("say") == "text"):
+            times.append(iso_time(message.get("ts")))
+    return times
+
+
+def split_typed(text: str) -> tuple[list[str], str]:
+    """What the person typed in a user text block, and what the extension wrote around it."""
+    typed = [m[2] for m in _TYPED.finditer(text) if m[2].strip()]
+    rest = _TYPED.sub("", text).strip()
+    if not typed and rest and not rest.startswith(("[", "<")) and "<" not in rest:
+        return [rest], ""  # plain text, nothing wrapped: typed
+    return typed, rest
+
+
+def task_cwd(history: list[Any]) -> str:
+    """The folder a task ran in, as its environment details name it."""
+    for message in dicts_of(history)[:4]:
+        content = message.get("content")
+        texts = [content] if isinstance(content, str) else [b.get("text") for b in content_blocks(content)]
+        for text in texts:
+            found = _CWD.search(text) if isinstance(text, str) else None
+            if found:
+                return found[1].strip()
+    return ""
+
+
+def _result_text(value: Any) -> str:
+    if isinstance(value, str):
+        return value
+    return "\n".join(str(b.get("text")) for b in content_blocks(value) if isinstance(b.get("text"), str))
+
+
+class _Made(Chain):
+    def __init__(
+        self, usages: list[tuple[str | None, dict[str, Any] | None]], times: list[str | None]
+    ) -> None:
+        super().__init__()
+        self.usages = usages
+        self.times = times
+        self.names: dict[str, str] = {}
+        self.model: str | None = None
+
+    def user(self, mid: str, blocks: list[dict[str, Any]], ts: Any) -> None:
+        prompt: list[dict[str, Any]] = []
+        around: list[str] = []
+        for at, block in enumerate(blocks):
+            kind = block.get("type")
+            if kind == "text" and isinstance(block.get("text"), str):
+                typed, rest = split_typed(block["text"])
+                prompt += [{"type": "text", "text": t} for t in typed]
+                around += [rest] if rest else []
+            elif kind == "image":
+                source = block.get("source")
+                data = as_str(source.get("data")) if isinstance(source, dict) else None
+                if data is not None:
+                    mime = as_str(source.get("media_type")) or "image/png"  # type: ignore[union-attr]
+                    prompt.append({"type": "image", "data": data, "mimeType": mime})
+            elif kind == "tool_result":
+                cid = as_str(block.get("tool_use_id")) or f"{mid}.{at}"
+                result = {"role": "toolResult", "toolCallId": cid, "toolName": self.names.get(cid, "tool"),
+                          "content": [{"type": "text", "text": _result_text(block.get("content"))}],
+                          "isError": block.get("is_error") is True}  # fmt: skip
+                self.add({"type": "message", "id": f"{mid}.r{at}", "message": result}, ts)
+        if any(p["type"] == "text" for p in prompt):
+            ts = ts or (self.times.pop(0) if self.times else None)
+            self.add({"type": "message", "id": mid, "message": {"role": "user", "content": prompt}}, ts)
+        for at, rest in enumerate(around):
+            self.add(
+                {"type": "custom", "id": f"{mid}.c{at}", "customType": "cline:context", "content": rest}, ts
+            )
+
+    def assistant(self, mid: str, blocks: list[dict[str, Any]], ts: Any) -> None:
+        content: list[dict[str, Any]] = []
+        for at, block in enumerate(blocks):
+            kind = block.get("type")
+            if kind == "text" and as_str(block.get("text")):
+                content.append({"type": "text", "text": block["text"]})
+            elif kind in ("thinking", "reasoning") and as_str(block.get(str(kind)) or block.get("text")):
+                content.append({"type": "thinking", "thinking": block.get(str(kind)) or block.get("text")})
+            elif kind == "tool_use":
+                content.append(tool_use_call(block, self.names, f"{mid}.{at}"))
+        if not content:
+            return
+        when, usage = self.usages.pop(0) if self.usages else (None, None)
+        message: dict[str, Any] = {"role": "assistant", "content": content}
+        if self.model:
+            message["model"] = self.model
+        if usage is not None:
+            message["usage"] = usage
+        self.add({"type": "message", "id": mid, "message": message}, ts or when)
+
+
+def last_model(metadata: Any) -> str | None:
+    """The model a task's metadata names last."""
+    used = dicts_of(metadata.get("model_usage")) if isinstance(metadata, dict) else []
+    return next((m["model_id"] for m in reversed(used) if as_str(m.get("model_id"))), None)
+
+
+class TaskReader:
+    """A task folder of Cline, Roo Code or Kilo Code (the one format of the three)."""
+
+    agent: ClassVar[str] = "cline"
+
+    def read(self, path: Path, *, agent_dir: Path | None = None, blobs_dir: Path | None = None) -> Session:
+        """Read the task folder of ``path`` (its history, UI messages and metadata; read-only)."""
+        folder = path.parent
+        bad: list[BadLine] = []
+        history = read_array(folder / HISTORY, bad)
+        ui = read_array(folder / UI_MESSAGES)
+        try:
+            metadata = read_json_file(folder / METADATA, WHOLE_BYTES)
+        except (OSError, ValueError):
+            metadata = {}
+        made = _Made(request_usages(ui), prompt_times(ui))
+        made.model = last_model(metadata)
+        for index, record in enumerate(history):
+            if not isinstance(record, dict):
+                bad.append(BadLine(1, f"message {index} is not a JSON object", str(record)[:120]))
+                continue
+            content = record.get("content")
+            blocks = (
+                [{"type": "text", "text": content}] if isinstance(content, str) else content_blocks(content)
+            )
+            ts = iso_time(record.get("ts"))
+            if record.get("role") == "user":
+                made.user(f"T{index}", blocks, ts)
+            elif record.get("role") == "assistant":
+                made.assistant(f"T{index}", blocks, ts)
+        first = next((m for m in dicts_of(ui)), {})
+        stamp = iso_time(first.get("ts")) or (iso_time(int(folder.name)) if folder.name.isdigit() else None)
+        header = session_header(self.agent, folder.name, task_cwd(history), timestamp=stamp)
+        return make_session(
+            path, header if history or made.entries else {}, made.entries, bad, made.last_id()
+        )
+
+
+class RooReader(TaskReader):
+    """Roo Code's task folders."""
+
+    agent: ClassVar[str] = "roo"
+
+
+class KiloReader(TaskReader):
+    """Kilo Code's task folders."""
+
+    agent: ClassVar[str] = "kilo"
+
+
+register(TaskReader())
+register(RooReader())
+register(KiloReader())
