@@ -25,6 +25,7 @@ from sessiontree.readers.codex_items import (
     reasoning_block,
     usage_of,
 )
+from sessiontree.store.claude_markup import is_injected
 from sessiontree.store.entries import Entry
 from sessiontree.store.formats import CODEX_LINE_TYPES, is_codex_old_header
 from sessiontree.store.jsonl import BadLine
@@ -75,6 +76,7 @@ class _Converter:
         self.build = EntryBuilder("X")
         self.header: dict[str, Any] = {"type": "session", "version": 3}
         self.use_events = use_events  # no response_item messages at all: fall back to the events
+        self.typed: set[str] | None = None  # the user_message events' texts: what the person typed
         self.last_id: str | None = None
         self.reply: Entry | None = None  # the assistant entry still being added to
         self.last_reply: Entry | None = None
@@ -225,7 +227,7 @@ class _Converter:
         if role == "user" and text.startswith(ABORTED_PREFIX):
             self._aborted(lineno, aborted_reason(text), ts)  # injected by the CLI, never typed
             return
-        if role == "user" and not text.startswith(CONTEXT_PREFIXES):
+        if role == "user" and self._typed(text):
             self._prompt(entry_id, blocks, ts)
             return
         # Context the CLI injects (environment, AGENTS.md) and developer/system messages.
@@ -240,6 +242,16 @@ class _Converter:
             },
             ts,
         )
+
+    def _typed(self, text: str) -> bool:
+        """Whether a user item is what the person typed: a ``user_message`` event says so where the
+        rollout has them (a subagent's notification, the environment never get one); else no
+        injected context (its known prefixes, or any block wrapped in a tag of the CLI's own)."""
+        if self.typed is not None:
+            text = text.strip()
+            # The item may wrap the typed text (an IDE's "## My request for Codex:" context).
+            return text in self.typed or any(len(t) >= 8 and t in text for t in self.typed)
+        return not text.startswith(CONTEXT_PREFIXES) and not is_injected(text)
 
     def _event(self, lineno: int, event: dict[str, Any], ts: Any) -> None:
         kind = event.get("type")
@@ -332,6 +344,18 @@ def spawned_by(meta: dict[str, Any]) -> str | None:
     return as_str(parent)
 
 
+def typed_messages(values: list[tuple[int, Any]]) -> set[str] | None:
+    """What the person typed, as the rollout's ``user_message`` events say (the texts, stripped);
+    None for a rollout with no such event (its user items then go by the injected-block rule)."""
+    typed: set[str] | None = None
+    for _, obj in values:
+        payload = obj.get("payload") if isinstance(obj, dict) and obj.get("type") == "event_msg" else None
+        if isinstance(payload, dict) and payload.get("type") == "user_message":
+            text = as_str(payload.get("message")) or ""
+            typed = (typed or set()) | {text.strip()}
+    return typed
+
+
 def has_response_messages(values: list[tuple[int, Any]]) -> bool:
     """Tell whether a rollout holds its messages as response items (else only events have them)."""
     for _, obj in values:
@@ -352,6 +376,7 @@ class CodexReader:
         """Read the rollout (read-only)."""
         values, bad = read_values(path)
         convert = _Converter(use_events=not has_response_messages(values))
+        convert.typed = typed_messages(values)
         for index, (lineno, obj) in enumerate(iter_dicts(values, bad)):
             try:
                 convert.line(lineno, obj, index == 0)

@@ -49,6 +49,17 @@ def usage_of(data: dict[str, Any]) -> dict[str, Any] | None:
     return convert_usage({ours: data.get(theirs) for ours, theirs in names.items()}, data.get("cost"))
 
 
+def _attachments(value: Any) -> list[str]:
+    """The names of a prompt's attachments (files, folders, selections): shown name, else path."""
+    names: list[str] = []
+    for item in value if isinstance(value, list) else []:
+        if isinstance(item, dict):
+            name = as_str(item.get("displayName")) or as_str(item.get("path")) or as_str(item.get("filePath"))
+            if name:
+                names.append(name)
+    return names
+
+
 def _text(value: Any) -> str:
     if isinstance(value, str):
         return value
@@ -84,6 +95,9 @@ class _Made(Chain):
                     self.header[key] = value
         elif kind == "user.message":
             text = _text(data.get("content"))
+            # What the person attached is part of the prompt: one with only an attachment is one.
+            attached = [f"[attached: {name}]" for name in _attachments(data.get("attachments"))]
+            text = "\n".join(t for t in (text, *attached) if t)
             self.add(
                 {
                     "type": "message",

@@ -93,11 +93,29 @@ def split_markup(text: str) -> list[MarkupPart]:
     return parts
 
 
+# A block an agent wrapped in a tag of its own and put in the user's turn, known or not
+# (``<environment_context>``, ``<subagent_notification>``, ``<task-notification>``): a name with a
+# separator or of 12 letters or more, never an HTML element a person pastes.
+_INJECTED = re.compile(
+    r"\s*(?:<(?P<tag>[A-Za-z][A-Za-z0-9]*(?:[_:.-][A-Za-z0-9]+)+|[A-Za-z]{12,})(?:[ \t][^<>\n]{0,200})?>"
+    r".*?</(?P=tag)>\s*)+",
+    re.S,
+)
+
+
+def is_injected(text: str) -> bool:
+    """Tell whether a user text is only blocks an agent wrapped in tags of its own (no typed word)."""
+    return "</" in text and _INJECTED.fullmatch(text) is not None
+
+
 def typed_text(text: str) -> str:
-    """What the user typed in a user text: wrapper markup, IDE context and reminders left out."""
+    """What the user typed in a user text: wrapper markup, IDE context, reminders and any block an
+    agent wrapped in a tag of its own left out."""
     if not has_markup(text):
-        return text.strip()
-    return "\n".join(p.text for p in split_markup(text) if p.kind == "text").strip()
+        return "" if is_injected(text) else text.strip()
+    return "\n".join(
+        p.text for p in split_markup(text) if p.kind == "text" and not is_injected(p.text)
+    ).strip()
 
 
 def command_of(parts: list[MarkupPart]) -> str:
@@ -193,8 +211,11 @@ def content_parts(content: Any) -> list[MarkupPart] | None:
 def typed_content(content: Any) -> str:
     """What a person typed in a message's content: the text, its parsed markup left out."""
     if isinstance(content, str):
-        return content.strip()
+        return "" if is_injected(content) else content.strip()
     parts = content_parts(content)
     if parts is None:
-        return text_of(content).strip()
-    return "\n".join(p.text.strip("\n") for p in parts if p.kind == "text" and p.text.strip()).strip()
+        text = text_of(content)
+        return "" if is_injected(text) else text.strip()
+    return "\n".join(
+        p.text.strip("\n") for p in parts if p.kind == "text" and p.text.strip() and not is_injected(p.text)
+    ).strip()
