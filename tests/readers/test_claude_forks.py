@@ -104,3 +104,28 @@ def test_a_task_subagent_is_read_whole(tmp_path: Path) -> None:
     entries = load_any(session).entries
     assert sum(1 for e in entries if e.get("message", {}).get("responseId") == "msg_t") == 1
     assert len([e for e in entries if e.get("message", {}).get("role") == "user"]) == 3
+
+
+def test_a_workflow_subagent_is_read_with_its_session_and_found_by_id(tmp_path: Path) -> None:
+    """Claude Code 2.1.17x keeps a workflow's agents under <session>/subagents/workflows/wf_<run>/."""
+    from sessiontree.readers.claude_layout import subagent_file
+
+    project = tmp_path / "projects" / "-home-dev-cache"
+    session = write(project, f"{SID}.jsonl", PARENT)
+    own = [
+        rec("w1", None, "user", {"role": "user", "content": "Audit the cache keys"}, isSidechain=True),
+        rec(
+            "w2",
+            "w1",
+            "assistant",
+            reply("msg_w", {"type": "text", "text": "Two collide."}),
+            isSidechain=True,
+        ),
+    ]
+    run_dir = project / SID / "subagents" / "workflows" / "wf_0001"
+    write(run_dir, "agent-b2c3d4e5f6a7b8c9d.jsonl", own)
+    (run_dir / "journal.jsonl").write_text('{"event": "started"}\n', encoding="utf-8")
+    entries = load_any(session).entries
+    assert sum(1 for e in entries if e.get("message", {}).get("responseId") == "msg_w") == 1
+    assert subagent_file(session, "b2c3d4e5f6a7b8c9d") == run_dir / "agent-b2c3d4e5f6a7b8c9d.jsonl"
+    assert subagent_file(session, "../wf_0001") is None

@@ -1,5 +1,6 @@
-"""Where Claude Code keeps a session's subagent transcripts: ``<id>/subagents/agent-*.jsonl`` (2.1)
-or ``agent-*.jsonl`` beside the session (2.0), each found only inside the session's own folder.
+"""Where Claude Code keeps a session's subagent transcripts: ``<id>/subagents/agent-*.jsonl`` (2.1),
+a workflow's agents under ``<id>/subagents/workflows/wf_<run>/agent-*.jsonl`` (2.1.17x), or
+``agent-*.jsonl`` beside the session (2.0), each found only inside the session's own folder.
 
 Apart from the reader: serve's routes, the site and the follower find a subagent's file without
 loading the reader.
@@ -32,8 +33,11 @@ def subagent_files(path: Path, session_id: str) -> list[Path]:
     if path.name.startswith("agent-"):
         return []
     folder = path.parent
+    nested = folder / path.stem / "subagents"
     found = [
-        p for p in sorted((folder / path.stem / "subagents").glob("agent-*.jsonl")) if contained(p, folder)
+        p
+        for p in (*sorted(nested.glob("agent-*.jsonl")), *sorted(nested.glob("workflows/*/agent-*.jsonl")))
+        if contained(p, folder)
     ]
     found.extend(
         p
@@ -53,10 +57,12 @@ def subagent_file(path: Path, agent_id: str, session_id: str | None = None) -> P
     if not AGENT_ID.fullmatch(agent_id) or path.name.startswith("agent-"):
         return None
     name = f"agent-{agent_id}.jsonl"
-    nested, beside = path.parent / path.stem / "subagents" / name, path.parent / name
-    for candidate in (nested, beside):
+    subagents = path.parent / path.stem / "subagents"
+    nested = [subagents / name, *sorted(subagents.glob(f"workflows/*/{name}"))]
+    beside = path.parent / name
+    for candidate in (*nested, beside):
         if not contained(candidate, path.parent):
             continue
-        if candidate is nested or _names_session(candidate, session_id or path.stem):
+        if candidate is not beside or _names_session(candidate, session_id or path.stem):
             return candidate
     return None
