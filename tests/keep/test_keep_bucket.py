@@ -89,6 +89,12 @@ def test_two_machines_share_one_bucket_and_each_sees_the_other(
     assert "1a1a0001" in run("search", LAPTOP_PHRASE, "--machine", "laptop").stdout
     assert "1a1a0001" not in run("search", LAPTOP_PHRASE, "--machine", "desktop").stdout
     assert "from laptop" in run("list", "--all").stdout
+    site = tmp_path / "laptop-site"
+    built = run("build", "-o", str(site), "--no-search", "-j", "1", "--machine", "laptop")
+    assert built.exit_code == 0, built.output
+    assert [p.name for p in (site / "sessions").rglob("*.html")] == [
+        "1a1a0001-0000-4000-8000-000000000001.html"
+    ]
     bad = run("list", "--all", "--machine", "nowhere")
     assert bad.exit_code != 0 and "machines: desktop, laptop" in bad.output
 

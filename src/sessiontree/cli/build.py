@@ -9,6 +9,8 @@ from typing import Any
 
 import click
 
+from sessiontree.archive import collection
+from sessiontree.cli.archive_options import machine_option
 from sessiontree.cli.base import Context, cli, pass_context, warn_line
 from sessiontree.cli.roots import PROJECT_HELP, SINCE_FORMS, agent_filter_option, pick_roots, roots_option
 from sessiontree.exporter.options import THEMES
@@ -108,12 +110,14 @@ def _staging(bucket: str) -> Path:
 @click.option("-q", "--quiet", is_flag=True, help="Print only failures and the summary.")
 @roots_option("pages")
 @agent_filter_option
+@machine_option
 @pass_context
 def build(
     ctx: Context,
     folder: Path | None,
     roots: tuple[Path, ...],
     agent: str | None,
+    machine: str | None,
     site_out: str,
     jobs: int,
     force: bool,
@@ -140,6 +144,7 @@ def build(
     site = _staging(bucket) if bucket else Path(site_out)
 
     chosen = pick_roots(ctx, (*((folder,) if folder is not None else ()), *roots), agent, existing=True)
+    chosen = collection.machine_roots(chosen, machine)
     if not chosen:
         raise click.UsageError("No sessions folder: pass DIR or --root")
     filters = Filters(

@@ -6,6 +6,8 @@ from pathlib import Path
 
 import click
 
+from sessiontree.archive import collection
+from sessiontree.cli.archive_options import machine_option
 from sessiontree.cli.base import Context, cli, pass_context, warn_line
 from sessiontree.cli.roots import agent_filter_option, pick_roots, roots_option
 from sessiontree.exporter.options import THEMES
@@ -38,6 +40,7 @@ from sessiontree.exporter.options import THEMES
 )
 @roots_option("sessions")
 @agent_filter_option
+@machine_option
 @pass_context
 def serve(
     ctx: Context,
@@ -49,6 +52,7 @@ def serve(
     theme: str,
     roots: tuple[Path, ...],
     agent: str | None,
+    machine: str | None,
 ) -> None:
     """Browse sessions folders (any agent's) live in the browser.
 
@@ -61,6 +65,7 @@ def serve(
     from sessiontree.serve.server import run_server
 
     chosen = pick_roots(ctx, (*((directory,) if directory is not None else ()), *roots), agent, existing=True)
+    chosen = collection.machine_roots(chosen, machine)
     if not chosen:
         raise click.UsageError("No sessions folder: pass DIR or --root")
     if cache_dir is not None:
