@@ -222,6 +222,18 @@ class TaskFormat(Format):
         return path
 
 
+@dataclass(frozen=True)
+class KimiFormat(Format):
+    """Kimi CLI's ``context.jsonl``, with the ``wire.jsonl`` beside that holds its spend."""
+
+    def write(self, folder: Path, tag: str, content: Any, damage: Damage | None = None) -> Path:
+        from tests.readers.test_kimi import WIRE
+
+        path = super().write(folder, tag, content, damage)
+        (path.parent / "wire.jsonl").write_text("".join(json.dumps(r) + "\n" for r in WIRE), encoding="utf-8")
+        return path
+
+
 def _set(value: Any, at: Path_, new: Any) -> Any:
     get(value, at[:-1])[at[-1]] = new
     return value
@@ -292,6 +304,20 @@ def _cline(tag: str, marker: str) -> Any:
     )
 
 
+def _continue(tag: str, marker: str) -> Any:
+    from tests.readers.test_continue import SESSION
+
+    session = copy.deepcopy(SESSION)
+    session["sessionId"] = f"continue-{tag}"
+    return _set(session, ("history", 0, "message", "content", 0, "text"), marker)
+
+
+def _kimi(tag: str, marker: str) -> Any:
+    from tests.readers.test_kimi import CONTEXT
+
+    return _set(copy.deepcopy(CONTEXT), (2, "content", 0, "text"), marker)
+
+
 def _cline_name(tag: str) -> str:
     return f"tasks/{1764831000000 + zlib.crc32(tag.encode()) % 10**6}/api_conversation_history.json"
 
@@ -321,6 +347,12 @@ FORMATS: dict[str, Format] = {
         (("crushSession",),),
     ),
     "aider": Format("aider", lambda t: f"{t}/.aider.chat.history.md", _aider, None),
+    "continue": Format(
+        "continue", lambda t: f".continue/sessions/continue-{t}.json", _continue,
+        ("history", 0, "message", "content", 0, "text"), _IN_MESSAGE,
+        (("sessionId",), ("history",), ("workspaceDirectory",)),
+    ),
+    "kimi": KimiFormat("kimi", lambda t: f"0a1b/{t}/context.jsonl", _kimi, (2, "content", 0, "text")),
     "cline": TaskFormat("cline", _cline_name, _cline, ("history", 0, "content", 0, "text"), _IN_MESSAGE),
 }  # fmt: skip
 """Every one-file format of the readers issue 41 added (OpenCode's storage and databases: below)."""

@@ -250,8 +250,40 @@ def _task_info(path: Path, values: list[Any]) -> dict[str, Any]:
     return info
 
 
+def _continue_info(values: list[Any]) -> dict[str, Any]:
+    from sessiontree.readers.continue_dev import workspace_path
+
+    session = values[0] if values and isinstance(values[0], dict) else {}
+    info = {"sessionId": session.get("sessionId"), "title": session.get("title")}
+    info["cwd"] = workspace_path(session.get("workspaceDirectory"))
+    for item in dicts_of(session.get("history")):
+        message = item.get("message")
+        if (
+            isinstance(message, dict)
+            and message.get("role") == "user"
+            and text_of(message.get("content")).strip()
+        ):
+            info["prompt"] = text_of(message.get("content")).strip()
+            break
+    return info
+
+
+def _kimi_info(path: Path, values: list[Any]) -> dict[str, Any]:
+    from sessiontree.readers.kimi import is_injected, work_dir_of
+
+    info: dict[str, Any] = {"sessionId": path.parent.name, "cwd": work_dir_of(path.parent)}
+    for value in values:
+        if isinstance(value, dict) and value.get("role") == "user":
+            text = text_of(value.get("content")).strip()
+            if text and not is_injected(text):
+                info["prompt"] = text
+                break
+    return info
+
+
 _INFO = {
     "amp": _amp_info,
+    "continue": _continue_info,
     "goose": _goose_info,
     "copilot": _copilot_info,
     "crush": _crush_info,
@@ -297,6 +329,8 @@ def agent_info_and_entries(
         info = _aider_info(path)
     elif agent in ("cline", "roo", "kilo"):
         info = _task_info(path, values)
+    elif agent == "kimi":
+        info = _kimi_info(path, values)
     elif agent == "pi":
         header = values[0] if values and isinstance(values[0], dict) else {}
         info = {"sessionId": header.get("id"), "cwd": header.get("cwd"), "timestamp": header.get("timestamp")}

@@ -24,6 +24,7 @@ from urllib.parse import unquote
 from sessiontree.readers.base import (
     Chain,
     as_str,
+    dict_items,
     make_session,
     read_whole_object,
     register,
@@ -197,12 +198,8 @@ class AmpReader:
         """Read the thread (read-only)."""
         thread, bad = read_thread(path)
         made = _Made()
-        listed = thread.get("messages")
-        for index, record in enumerate(listed if isinstance(listed, list) else []):
-            if isinstance(record, dict):
-                made.message(index, record)
-            else:
-                bad.append(BadLine(1, f"message {index} is not a JSON object", str(record)[:120]))
+        for index, record in dict_items(thread.get("messages"), "message", bad):
+            made.message(index, record)
         header = session_header(
             "amp",
             as_str(thread.get("id")) or path.stem,

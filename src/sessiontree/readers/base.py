@@ -183,6 +183,28 @@ def as_str(value: Any) -> str | None:
     return value if isinstance(value, str) and value else None
 
 
+def number_or_zero(value: Any) -> float:
+    """A number as written (``store.sane`` says later which are out of range), else 0."""
+    return value if isinstance(value, int | float) and not isinstance(value, bool) else 0
+
+
+def token_usage(source: dict[str, Any], keys: tuple[str, str, str, str]) -> dict[str, Any] | None:
+    """A reply's usage from the fields ``keys`` name (input, output, cache read, cache write) of a
+    record, or None when it counts nothing."""
+    names = ("input", "output", "cacheRead", "cacheWrite")
+    made = {name: number_or_zero(source.get(key)) for name, key in zip(names, keys, strict=True)}
+    return {**made, "totalTokens": sum(made.values())} if any(made.values()) else None
+
+
+def dict_items(value: Any, what: str, bad: list[BadLine]) -> Iterator[tuple[int, dict[str, Any]]]:
+    """The objects of a one-object file's list, by index; anything else reported as a bad line."""
+    for index, item in enumerate(value if isinstance(value, list) else []):
+        if isinstance(item, dict):
+            yield index, item
+        else:
+            bad.append(BadLine(1, f"{what} {index} is not a JSON object", str(item)[:120]))
+
+
 def tool_use_call(block: dict[str, Any], names: dict[str, str], fallback_id: str) -> dict[str, Any]:
     """An Anthropic ``tool_use`` block as a tool call (its name noted in ``names`` for its result)."""
     cid = as_str(block.get("id")) or fallback_id

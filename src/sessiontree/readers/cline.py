@@ -30,10 +30,13 @@ from typing import Any, ClassVar
 from sessiontree.readers.base import (
     Chain,
     as_str,
+    dict_items,
     make_session,
+    number_or_zero,
     read_json_file,
     register,
     session_header,
+    token_usage,
     tool_use_call,
 )
 from sessiontree.readers.opencode_layout import iso_time
@@ -43,11 +46,8 @@ from sessiontree.store.jsonl import BadLine, decode_json_at, decode_text
 from sessiontree.store.kinds import LineKind, add_kinds
 from sessiontree.store.session import Session
 
-CLINE_KINDS = (
-    LineKind("cline:context", "Context", show="meta", context=False, dumped=False),
-    LineKind("cline:error", "Error", show="error", context=False, counted=True),
-)
-"""What the extensions write into the user's turn, and their errors (see ``store.kinds``)."""
+CLINE_KINDS = (LineKind("cline:context", "Context", show="meta", context=False, dumped=False),)
+"""What the extensions write into the user's turn (see ``store.kinds``)."""
 add_kinds(CLINE_KINDS)
 
 HISTORY = "api_conversation_history.json"
@@ -91,10 +91,6 @@ def read_array(path: Path, bad: list[BadLine] | None = None) -> list[Any]:
     return value if isinstance(value, list) else []
 
 
-def _number(value: Any) -> float:
-    return value if isinstance(value, int | float) and not isinstance(value, bool) else 0
-
-
 def request_usages(ui: list[Any]) -> list[tuple[str | None, dict[str, Any] | None]]:
     """(time, usage) of each API request a task's UI messages record, in order."""
     found: list[tuple[str | None, dict[str, Any] | None]] = []
@@ -106,16 +102,11 @@ def request_usages(ui: list[Any]) -> list[tuple[str | None, dict[str, Any] | Non
         except ValueError:
             info = {}
         info = info if isinstance(info, dict) else {}
-        made = {
-            "input": _number(info.get("tokensIn")),  # range-checked with every agent's (store.sane)
-            "output": _number(info.get("tokensOut")),
-            "cacheRead": _number(info.get("cacheReads")),
-            "cacheWrite": _number(info.get("cacheWrites")),
-        }
-        usage: dict[str, Any] | None = {**made, "totalTokens": sum(made.values())}
-        if _number(info.get("cost")):
-            usage["cost"] = _number(info.get("cost"))  # type: ignore[index]
-        found.append((iso_time(message.get("ts")), usage if any(made.values()) or "cost" in usage else None))  # type: ignore[operator]
+        usage = token_usage(info, ("tokensIn", "tokensOut", "cacheReads", "cacheWrites"))
+        if number_or_zero(info.get("cost")):
+            usage = usage or {"input": 0, "output": 0, "totalTokens": 0}
+            usage["cost"] = number_or_zero(info.get("cost"))
+        found.append((iso_time(message.get("ts")), usage))
     return found
 
 
@@ -238,10 +229,7 @@ class TaskReader:
             metadata = {}
         made = _Made(request_usages(ui), prompt_times(ui))
         made.model = last_model(metadata)
-        for index, record in enumerate(history):
-            if not isinstance(record, dict):
-                bad.append(BadLine(1, f"message {index} is not a JSON object", str(record)[:120]))
-                continue
+        for index, record in dict_items(history, "message", bad):
             content = record.get("content")
             blocks = (
                 [{"type": "text", "text": content}] if isinstance(content, str) else content_blocks(content)

@@ -35,6 +35,8 @@ DEFAULT_ROOTS: tuple[tuple[str, str], ...] = (
     ("qwen", ".qwen/tmp"),
     ("copilot", ".copilot/session-state"),
     ("cline", ".cline/data/tasks"),
+    ("continue", ".continue/sessions"),
+    ("kimi", ".kimi/sessions"),
 )
 """(agent, folder under the home directory) of the agents whose sessions are picked up by default
 (OpenCode's are under ``$XDG_DATA_HOME``: see ``opencode_roots``)."""
@@ -47,6 +49,9 @@ EDITOR_HOSTS = ("Code", "Code - Insiders", "VSCodium", "Cursor", "Windsurf")
 
 TASK_HISTORY = "api_conversation_history.json"
 """The file of a Cline (Roo Code, Kilo Code) task folder read as its session."""
+
+KIMI_WIRE = "wire.jsonl"
+"""Kimi CLI's event log beside each ``context.jsonl``: read with it, never a session of its own."""
 
 AIDER_HISTORY = ".aider.chat.history.md"
 """The name of Aider's chat history, kept in each repository it ran in (no folder of its own)."""
@@ -189,6 +194,15 @@ def is_chat_json(path: Path) -> bool:
     return path.name.startswith("session-") and path.parent.name == "chats"
 
 
+def is_continue_session(path: Path) -> bool:
+    """Tell whether a path is named like a Continue session (``.continue/sessions/<id>.json``)."""
+    return (
+        path.parent.name == "sessions"
+        and path.parent.parent.name == ".continue"
+        and path.name != "sessions.json"
+    )
+
+
 def is_amp_thread(path: Path) -> bool:
     """Tell whether a path is named like an Amp thread (``threads/T-<uuid>.json``)."""
     return path.name.startswith("T-") and path.parent.name == "threads"
@@ -216,7 +230,7 @@ def iter_agent_files(root: str | Path, *, unreadable: bool = False) -> Iterator[
                 and not entry_is(entry, "dir")
             ):
                 yield path
-            if entry.name.endswith(".jsonl") and entry_is(entry, "file"):
+            if entry.name.endswith(".jsonl") and entry.name != KIMI_WIRE and entry_is(entry, "file"):
                 if not is_bundled_subagent(path):
                     yield path
             elif (entry.name == AIDER_HISTORY and entry_is(entry, "file")) or (
@@ -226,6 +240,7 @@ def iter_agent_files(root: str | Path, *, unreadable: bool = False) -> Iterator[
                     or is_chat_json(path)
                     or is_amp_thread(path)
                     or entry.name == TASK_HISTORY
+                    or is_continue_session(path)
                     or (depth == 0 and is_mirror_file(path))
                 )
                 and entry_is(entry, "file")
@@ -272,7 +287,7 @@ _UUID_END = re.compile(r"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F
 def file_session_id(path: Path) -> str:
     """A Claude Code or Codex CLI session's id from its file name (Codex: the uuid ending it;
     Copilot CLI: the folder of its ``events.jsonl``)."""
-    if path.name in ("events.jsonl", TASK_HISTORY):
+    if path.name in ("events.jsonl", TASK_HISTORY, "context.jsonl"):
         return path.parent.name
     found = _UUID_END.search(path.stem)
     return found[0] if found is not None and path.stem.startswith("rollout-") else path.stem

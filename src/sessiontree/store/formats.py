@@ -36,6 +36,8 @@ AGENT_LABELS: dict[str, str] = {
     "cline": "Cline",
     "roo": "Roo Code",
     "kilo": "Kilo Code",
+    "continue": "Continue",
+    "kimi": "Kimi CLI",
     "claude": "Claude Code",
 }
 """The name people know each agent by, in detection order (most specific first)."""
@@ -275,6 +277,20 @@ def is_cline_file(values: list[Any]) -> bool:
     return item.get("type") in ("say", "ask") and "ts" in item
 
 
+def is_continue_file(values: list[Any]) -> bool:
+    """A Continue session: one object ``{sessionId, title, workspaceDirectory, history: [...]}``."""
+    head = _metadata_head(values) or {}
+    return isinstance(head.get("sessionId"), str) and "history" in head and "workspaceDirectory" in head
+
+
+KIMI_RECORDS = frozenset({"_system_prompt", "_checkpoint", "_usage"})
+
+
+def is_kimi_file(values: list[Any]) -> bool:
+    """A Kimi CLI ``context.jsonl``: its own records ``{role: _checkpoint | _usage | _system_prompt}``."""
+    return any(isinstance(v, dict) and v.get("role") in KIMI_RECORDS for v in values)
+
+
 def task_agent(path: Path) -> str:
     """Which of Cline, Roo Code and Kilo Code wrote a task file: the extension folder it is in."""
     for part in reversed(Path(path).parts):
@@ -295,6 +311,8 @@ _SNIFFERS = {
     "goose": is_goose_file,
     "amp": is_amp_file,
     "cline": is_cline_file,
+    "continue": is_continue_file,
+    "kimi": is_kimi_file,
     "claude": is_claude_file,
 }
 
