@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import re
 import time
 from pathlib import Path
@@ -142,3 +143,41 @@ async def test_sessions_api_comes_in_parts_newest_first(client: AsyncClient, ses
     # A part past the last is the last one; a bad number the first.
     assert (await client.get("/api/sessions", params={"part": "9"})).json() == rest
     assert (await client.get("/api/sessions", params={"part": "x"})).json() == first
+
+
+@pytest.mark.anyio
+async def test_a_fresh_servers_search_answers_what_is_indexed_so_far_then_every_hit(
+    sessions_dir: Path, agent_dir: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Issue 54: the first search of a fresh server answers within its budget, newest files first,
+    says how many files are left, and each later answer indexes more until it is exact."""
+    from sessiontree.serve import archive_routes
+    from sessiontree.serve.config import ServeConfig
+    from tests.serve.conftest import make_client
+
+    for older in sessions_dir.rglob("*.jsonl"):  # the fixture's two sessions: older than ours
+        os.utime(older, (1_700_000_000, 1_700_000_000))
+    files = 2 + (count := 6)
+    for n in range(count):
+        path = write_session(sessions_dir / f"s{n}.jsonl", f"sid-{n}", "/work/demo")
+        append_line(path, msg(f"z{n}", "a1", "user", f"zqfreshword number {n}"))
+        os.utime(path, (1_767_000_000 + n, 1_767_000_000 + n))  # s5 the newest
+    monkeypatch.setattr(archive_routes, "FIRST_ANSWER_SECONDS", 0.0)  # one file an answer
+    config = ServeConfig(
+        roots=(sessions_dir,), cache_dir=tmp_path / "cache", agent_dir=agent_dir, watch=False
+    )
+    async with make_client(config) as client:
+        answers = []
+        while True:
+            found = (await client.get("/api/search", params={"q": "zqfreshword"})).json()
+            answers.append(found)
+            if found["pending"] == 0:
+                break
+            assert len(answers) <= files, answers
+    first = answers[0]
+    assert first["pending"] == files - 1 and first["total"] == 1
+    assert [h["snippet"] for h in first["hits"]] == ["zqfreshword number 5"]  # the newest file first
+    assert [a["total"] for a in answers] == [*range(1, count + 1), count, count]  # then the two older files
+    assert sorted(h["snippet"] for h in answers[-1]["hits"]) == [
+        f"zqfreshword number {n}" for n in range(count)
+    ]

@@ -45,6 +45,12 @@ test('the total names every hit and session, never a page of them', () => {
   assert.equal(searchHits.queryUrl('/api/search', 'x', 50, 100), '/api/search?q=x&limit=50&offset=100');
 });
 
+test('while the server still indexes, the status says what is found so far and what is left', () => {
+  assert.equal(searchHits.pendingText(3, 2, 1500), '3 messages in 2 sessions so far; still indexing 1,500 files\u2026');
+  assert.equal(searchHits.pendingText(0, 0, 1), 'No match so far; still indexing 1 file\u2026');
+  assert.ok(searchHits.PENDING_MS > 0);
+});
+
 test('hits are grouped by session in rank order, later pages joining their group', () => {
   const g = searchHits.grouper((h) => h.s);
   assert.equal(g.add({ s: 'a', n: 1 }).fresh, true);

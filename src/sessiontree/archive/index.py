@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import os
 import sqlite3
+import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
@@ -19,11 +20,16 @@ RACY_SECONDS = 2.0
 
 
 def update_index(
-    conn: sqlite3.Connection, roots: Sequence[Path], on_start: Callable[[int, int], None] | None = None
+    conn: sqlite3.Connection,
+    roots: Sequence[Path],
+    on_start: Callable[[int, int], None] | None = None,
+    deadline: float | None = None,
 ) -> UpdateReport:
     """Bring the index in step with the session files under ``roots``: appends, rewrites, deletions.
 
-    ``on_start(files, bytes)`` is told, before any reading, how much may have to be read.
+    ``on_start(files, bytes)`` is told, before any reading, how much may have to be read. With a
+    ``deadline`` (``time.monotonic()``), the newest changed files are read first and no new file
+    is started after it (one at least): the rest is ``report.pending``, for a later update.
     """
     report = UpdateReport()
     found = list_session_files(roots)
@@ -60,13 +66,30 @@ def update_index(
         # over an index in step stats the files and reads none.
         from sessiontree.archive.index_file import update_file
 
-        # Oldest first, so row ids follow time and a search can rank the newest rows first.
-        for _mtime, _key, found_path, _st in sorted(stats, key=lambda s: (s[0], s[1])):
+        # Oldest first, so row ids follow time and a search can rank the newest rows first; under
+        # a deadline the newest first (what a first answer most likely wants), the rest later.
+        ordered = sorted(stats, key=lambda s: (s[0], s[1]), reverse=deadline is not None)
+        if deadline is not None:
+            # A file indexed already and seen again only because it changed just before (racy) is
+            # read first: usually nothing is new in it, and it must never take the budget's place.
+            ordered.sort(key=lambda s: not _racy(s[3], known.get(s[1])))
+        started = 0
+        for done, (_mtime, key, found_path, st) in enumerate(ordered):
+            fresh = not _racy(st, known.get(key))
+            if deadline is not None and fresh and started and time.monotonic() >= deadline:
+                report.pending = len(ordered) - done
+                break
+            started += fresh
             update_file(conn, found_path, report)
     if report.rows or report.removed or report.whole:
         # Never waits for readers (PASSIVE); with journal_size_limit the log shrinks back.
         conn.execute("PRAGMA wal_checkpoint(PASSIVE)")
     return report
+
+
+def _racy(st: os.stat_result, seen: tuple[int, int, int, int, int] | None) -> bool:
+    """Tell a file indexed already, whose stat is as it was then, from one to read (new, changed)."""
+    return seen is not None and (st.st_size, st.st_mtime_ns, st.st_ino) == tuple(seen[1:4])
 
 
 def _unchanged(st: os.stat_result, size: int, mtime_ns: int, ino: int, checked_ns: int) -> bool:

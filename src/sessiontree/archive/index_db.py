@@ -39,6 +39,8 @@ class UpdateReport:
     appended: int = 0
     removed: int = 0
     rows: int = 0
+    pending: int = 0
+    """Changed files left for a later update (a ``deadline`` came first): the answer is partial."""
 
 
 SCHEMA_VERSION = 11

@@ -13,6 +13,7 @@ done; the pane asks for the models again as the listing changes).
 from __future__ import annotations
 
 import threading
+import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
@@ -33,6 +34,8 @@ from sessiontree.store.surrogates import shown_name
 from sessiontree.store.titles import cut_title
 
 MAX_LIMIT = 100
+FIRST_ANSWER_SECONDS = 1.2
+"""How long a search indexes before it answers with what is indexed so far (and how much is not)."""
 MAX_OFFSET = 10_000_000
 NO_STORE = {"Cache-Control": "no-store"}
 
@@ -73,8 +76,9 @@ class ArchiveService:
             self._index = SearchIndex(self.roots, self.cache_dir, keep_out=self.keep_out)
         return self._index
 
-    def _update(self, index: SearchIndex) -> None:
-        index.update()
+    def _update(self, index: SearchIndex, deadline: float | None = None) -> int:
+        """Bring the index up to date (until ``deadline``): how many changed files are left."""
+        return index.update(deadline=deadline).pending
 
     def hit_json(self, hit: SearchHit) -> dict[str, Any]:
         """What the index page's script shows of a hit (its link made here, not in the page)."""
@@ -94,8 +98,10 @@ class ArchiveService:
         """Update the index, then search it: a page of hits, and on the first page the exact total."""
         with self._lock:
             index = self._open()
-            self._update(index)
-            found: dict[str, Any] = {"offset": filters.offset}
+            # A fresh server's first search answers from what it indexed within the budget (the
+            # newest files first) and says how many are left; the page asks again until none is.
+            pending = self._update(index, time.monotonic() + FIRST_ANSWER_SECONDS)
+            found: dict[str, Any] = {"offset": filters.offset, "pending": pending}
             if filters.offset == 0:
                 count = index.count(query, filters)
                 found |= {"total": count.hits, "sessions": count.sessions}

@@ -1,7 +1,8 @@
 /* sessiontree: the message search's results (DOM), shared by serve and a built site, on the index
  * and on the search page. A source finds the hits: first(query) -> {total, sessions, hits, more}
  * and more(query, shown) -> {hits, more} (each with the order chosen, 'best' or 'newest', when the
- * source says it can: source.orders); hits are {session, sessionTitle, cwd, href, label, time (ISO,
+ * source says it can: source.orders; first may say how many files the server still indexes,
+ * pending, and is then asked again until it says none); hits are {session, sessionTitle, cwd, href, label, time (ISO,
  * optional), snippet, marks}. A hit whose text repeats an earlier one of its session is folded under
  * it (a button shows them). The exact total is shown at once; pages of hits are added as the list is
  * scrolled to its end (or its button is pressed) until every hit is shown. Every string is set as
@@ -145,8 +146,13 @@ const searchView = (() => {
         const first = await source.first(query, order());
         if (!turn.isCurrent(n)) return;
         state = { n, query, total: first.total, shown: 0, more: first.more, busy: false, groups: hits.grouper((h) => h.session || h.sessionTitle) };
-        status.textContent = first.error || hits.totalText(first.total, first.sessions);
+        const pending = Number(first.pending) || 0;
+        status.textContent = first.error || (pending > 0 ? hits.pendingText(first.total, first.sessions, pending) : hits.totalText(first.total, first.sessions));
         add(first.hits);
+        if (pending > 0 && !first.error) {
+          // The server indexes more at each answer: ask again until it has every file.
+          setTimeout(() => { if (turn.isCurrent(n) && input.value === query) run(query); }, hits.PENDING_MS);
+        }
       } catch (err) {
         if (err && err.name === 'AbortError') return;
         if (turn.isCurrent(n)) status.textContent = 'Message search failed (' + (err && err.message ? err.message : err) + ').';

@@ -41,7 +41,8 @@
     async first(query, order) {
       const { data, found, error } = await page(query, 0, order);
       const total = Number(data.total) || 0;
-      return { total, sessions: Number(data.sessions) || 0, hits: found, more: found.length < total, error };
+      const pending = Number(data.pending) || 0;
+      return { total, sessions: Number(data.sessions) || 0, hits: found, more: found.length < total, error, pending };
     },
     async more(query, offset, order) {
       const { found } = await page(query, offset, order);

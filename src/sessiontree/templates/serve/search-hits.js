@@ -2,6 +2,7 @@
  * total line, hits grouped by session, exact matches first. Serve's and a site's search share it. */
 const searchHits = (() => {
   const DEBOUNCE_MS = 200;
+  const PENDING_MS = 800; // while the server still indexes: ask again this long after an answer
   const WORD = /[\p{L}\p{N}]+/gu;
 
   // The API URL of a query at the server's search route (empty query: no request at all); order
@@ -27,6 +28,13 @@ const searchHits = (() => {
   function totalText(total, sessions) {
     if (!total) return 'No message matches.';
     return plural(total, 'message') + ' in ' + plural(sessions, 'session');
+  }
+
+  // While the server still indexes files (a fresh server's first searches), the hits so far and
+  // what is left: the page asks again until nothing is.
+  function pendingText(total, sessions, pending) {
+    const found = total ? plural(total, 'message') + ' in ' + plural(sessions, 'session') + ' so far' : 'No match so far';
+    return found + '; still indexing ' + plural(pending, 'file') + '\u2026';
   }
 
   // Hits grouped by session, groups in the order their first hit ranks; a later page's hit joins
@@ -110,6 +118,6 @@ const searchHits = (() => {
     return { next: () => ++sent, isCurrent: (n) => n === sent };
   }
 
-  return { DEBOUNCE_MS, queryUrl, repeatKey, snippetParts, safeHref, sequencer, totalText, grouper, queryWords, matchRank, exactFirst, newestFirst };
+  return { DEBOUNCE_MS, PENDING_MS, queryUrl, repeatKey, snippetParts, safeHref, sequencer, totalText, pendingText, grouper, queryWords, matchRank, exactFirst, newestFirst };
 })();
 if (typeof module === 'object' && module.exports) module.exports = searchHits;
