@@ -223,15 +223,30 @@ class TaskFormat(Format):
 
 
 @dataclass(frozen=True)
-class KimiFormat(Format):
-    """Kimi CLI's ``context.jsonl``, with the ``wire.jsonl`` beside that holds its spend."""
+class CompanionFormat(Format):
+    """A session file with a file beside that holds its spend (Kimi CLI's ``wire.jsonl``, droid's
+    ``<id>.settings.json``), written good."""
+
+    companion: Callable[[Path], tuple[Path, str]] | None = None
 
     def write(self, folder: Path, tag: str, content: Any, damage: Damage | None = None) -> Path:
-        from tests.readers.test_kimi import WIRE
-
         path = super().write(folder, tag, content, damage)
-        (path.parent / "wire.jsonl").write_text("".join(json.dumps(r) + "\n" for r in WIRE), encoding="utf-8")
+        if self.companion is not None:
+            beside, text = self.companion(path)
+            beside.write_text(text, encoding="utf-8")
         return path
+
+
+def _kimi_wire(path: Path) -> tuple[Path, str]:
+    from tests.readers.test_kimi import WIRE
+
+    return path.with_name("wire.jsonl"), "".join(json.dumps(r) + "\n" for r in WIRE)
+
+
+def _factory_settings(path: Path) -> tuple[Path, str]:
+    from tests.readers.test_factory import SETTINGS
+
+    return path.with_name(f"{path.stem}.settings.json"), json.dumps(SETTINGS)
 
 
 def _set(value: Any, at: Path_, new: Any) -> Any:
@@ -318,6 +333,14 @@ def _kimi(tag: str, marker: str) -> Any:
     return _set(copy.deepcopy(CONTEXT), (2, "content", 0, "text"), marker)
 
 
+def _factory(tag: str, marker: str) -> Any:
+    from tests.readers.test_factory import LINES
+
+    lines = copy.deepcopy(LINES)
+    lines[0]["id"] = f"factory-{tag}"
+    return _set(lines, (1, "message", "content", 1, "text"), marker)
+
+
 def _cline_name(tag: str) -> str:
     return f"tasks/{1764831000000 + zlib.crc32(tag.encode()) % 10**6}/api_conversation_history.json"
 
@@ -352,7 +375,13 @@ FORMATS: dict[str, Format] = {
         ("history", 0, "message", "content", 0, "text"), _IN_MESSAGE,
         (("sessionId",), ("history",), ("workspaceDirectory",)),
     ),
-    "kimi": KimiFormat("kimi", lambda t: f"0a1b/{t}/context.jsonl", _kimi, (2, "content", 0, "text")),
+    "kimi": CompanionFormat(
+        "kimi", lambda t: f"0a1b/{t}/context.jsonl", _kimi, (2, "content", 0, "text"), companion=_kimi_wire
+    ),
+    "factory": CompanionFormat(
+        "factory", lambda t: f"-w/{t}.jsonl", _factory, (1, "message", "content", 1, "text"),
+        identity=((0, "type"), (0, "id")), companion=_factory_settings,
+    ),
     "cline": TaskFormat("cline", _cline_name, _cline, ("history", 0, "content", 0, "text"), _IN_MESSAGE),
 }  # fmt: skip
 """Every one-file format of the readers issue 41 added (OpenCode's storage and databases: below)."""

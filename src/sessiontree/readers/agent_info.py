@@ -281,8 +281,31 @@ def _kimi_info(path: Path, values: list[Any]) -> dict[str, Any]:
     return info
 
 
+def _factory_info(values: list[Any]) -> dict[str, Any]:
+    from sessiontree.readers.factory import split_reminders
+
+    start = values[0] if values and isinstance(values[0], dict) else {}
+    info = {
+        "sessionId": start.get("id"),
+        "cwd": start.get("cwd"),
+        "title": start.get("sessionTitle") or start.get("title"),
+    }
+    for value in values:
+        message = value.get("message") if isinstance(value, dict) else None
+        if isinstance(message, dict) and message.get("role") == "user":
+            content = message.get("content")
+            texts = [content] if isinstance(content, str) else [b.get("text") for b in dicts_of(content)]
+            typed = [t for text in texts if isinstance(text, str) for t in [split_reminders(text)[0]] if t]
+            if typed:
+                info.setdefault("timestamp", value.get("timestamp"))
+                info["prompt"] = typed[0]
+                break
+    return info
+
+
 _INFO = {
     "amp": _amp_info,
+    "factory": _factory_info,
     "continue": _continue_info,
     "goose": _goose_info,
     "copilot": _copilot_info,

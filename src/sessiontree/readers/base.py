@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Any, ClassVar, Protocol
 
 from sessiontree.store.bounded import MAX_DOCUMENT, read_head, read_regular
 from sessiontree.store.contain import contain_fields
-from sessiontree.store.entries import Entry
+from sessiontree.store.entries import Entry, dicts_of
 from sessiontree.store.formats import SNIFF_BYTES, SNIFF_LINES
 from sessiontree.store.jsonl import (
     BadLine,
@@ -203,6 +203,32 @@ def dict_items(value: Any, what: str, bad: list[BadLine]) -> Iterator[tuple[int,
             yield index, item
         else:
             bad.append(BadLine(1, f"{what} {index} is not a JSON object", str(item)[:120]))
+
+
+def image_block(block: dict[str, Any]) -> dict[str, Any] | None:
+    """An Anthropic ``image`` block (``source: {data, media_type}``) as an image, else None."""
+    source = block.get("source")
+    data = as_str(source.get("data")) if isinstance(source, dict) else None
+    if data is None:
+        return None
+    mime = as_str(source.get("media_type")) if isinstance(source, dict) else None
+    return {"type": "image", "data": data, "mimeType": mime or "image/png"}
+
+
+def tool_result_message(block: dict[str, Any], names: dict[str, str], fallback_id: str) -> dict[str, Any]:
+    """An Anthropic ``tool_result`` block (``tool_use_id``, ``content``: text or text blocks,
+    ``is_error``) as a tool result message."""
+    cid = as_str(block.get("tool_use_id")) or fallback_id
+    value = block.get("content")
+    texts = [value] if isinstance(value, str) else [b.get("text") for b in dicts_of(value)]
+    text = "\n".join(t for t in texts if isinstance(t, str))
+    return {
+        "role": "toolResult",
+        "toolCallId": cid,
+        "toolName": names.get(cid, "tool"),
+        "content": [{"type": "text", "text": text}],
+        "isError": block.get("is_error") is True,
+    }
 
 
 def tool_use_call(block: dict[str, Any], names: dict[str, str], fallback_id: str) -> dict[str, Any]:

@@ -31,12 +31,14 @@ from sessiontree.readers.base import (
     Chain,
     as_str,
     dict_items,
+    image_block,
     make_session,
     number_or_zero,
     read_json_file,
     register,
     session_header,
     token_usage,
+    tool_result_message,
     tool_use_call,
 )
 from sessiontree.readers.opencode_layout import iso_time
@@ -140,12 +142,6 @@ def task_cwd(history: list[Any]) -> str:
     return ""
 
 
-def _result_text(value: Any) -> str:
-    if isinstance(value, str):
-        return value
-    return "\n".join(str(b.get("text")) for b in content_blocks(value) if isinstance(b.get("text"), str))
-
-
 class _Made(Chain):
     def __init__(
         self, usages: list[tuple[str | None, dict[str, Any] | None]], times: list[str | None]
@@ -165,17 +161,10 @@ class _Made(Chain):
                 typed, rest = split_typed(block["text"])
                 prompt += [{"type": "text", "text": t} for t in typed]
                 around += [rest] if rest else []
-            elif kind == "image":
-                source = block.get("source")
-                data = as_str(source.get("data")) if isinstance(source, dict) else None
-                if data is not None:
-                    mime = as_str(source.get("media_type")) or "image/png"  # type: ignore[union-attr]
-                    prompt.append({"type": "image", "data": data, "mimeType": mime})
+            elif kind == "image" and (image := image_block(block)) is not None:
+                prompt.append(image)
             elif kind == "tool_result":
-                cid = as_str(block.get("tool_use_id")) or f"{mid}.{at}"
-                result = {"role": "toolResult", "toolCallId": cid, "toolName": self.names.get(cid, "tool"),
-                          "content": [{"type": "text", "text": _result_text(block.get("content"))}],
-                          "isError": block.get("is_error") is True}  # fmt: skip
+                result = tool_result_message(block, self.names, f"{mid}.{at}")
                 self.add({"type": "message", "id": f"{mid}.r{at}", "message": result}, ts)
         if any(p["type"] == "text" for p in prompt):
             ts = ts or (self.times.pop(0) if self.times else None)

@@ -37,6 +37,7 @@ DEFAULT_ROOTS: tuple[tuple[str, str], ...] = (
     ("cline", ".cline/data/tasks"),
     ("continue", ".continue/sessions"),
     ("kimi", ".kimi/sessions"),
+    ("factory", ".factory/sessions"),
 )
 """(agent, folder under the home directory) of the agents whose sessions are picked up by default
 (OpenCode's are under ``$XDG_DATA_HOME``: see ``opencode_roots``)."""

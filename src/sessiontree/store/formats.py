@@ -38,6 +38,7 @@ AGENT_LABELS: dict[str, str] = {
     "kilo": "Kilo Code",
     "continue": "Continue",
     "kimi": "Kimi CLI",
+    "factory": "Factory Droid",
     "claude": "Claude Code",
 }
 """The name people know each agent by, in detection order (most specific first)."""
@@ -291,6 +292,14 @@ def is_kimi_file(values: list[Any]) -> bool:
     return any(isinstance(v, dict) and v.get("role") in KIMI_RECORDS for v in values)
 
 
+def is_factory_file(values: list[Any]) -> bool:
+    """A Factory droid session: its first line ``{type: session_start, id, ...}``."""
+    first = values[0] if values else None
+    return (
+        isinstance(first, dict) and first.get("type") == "session_start" and isinstance(first.get("id"), str)
+    )
+
+
 def task_agent(path: Path) -> str:
     """Which of Cline, Roo Code and Kilo Code wrote a task file: the extension folder it is in."""
     for part in reversed(Path(path).parts):
@@ -313,6 +322,7 @@ _SNIFFERS = {
     "cline": is_cline_file,
     "continue": is_continue_file,
     "kimi": is_kimi_file,
+    "factory": is_factory_file,
     "claude": is_claude_file,
 }
 
