@@ -59,15 +59,19 @@ def _listed(home: Path, env: dict[str, str]) -> tuple[set[str], str]:
     return {s.get("agent") for s in json.loads(result.stdout)}, result.stderr
 
 
-def _every_command_finishes(home: Path, env: dict[str, str], *, build: bool = True) -> None:
+def _every_command_finishes(home: Path, env: dict[str, str], *, build: bool = True) -> str:
+    """Run search, stats and build over the default folders; build's stderr."""
     commands = [["search", "the"], ["stats"]] + (
         [["build", "-o", str(home / "site"), "--no-search"]] if build else []
     )
+    said = ""
     for args in commands:
         result = run_cli(*args, cwd=home, env=env, timeout=BOUND)
         assert "Traceback" not in result.stderr and result.returncode in (0, 1), (args, result.stderr)
+        said = result.stderr
     if build:
         assert list((home / "site" / "sessions").rglob("*.html")), "the Gemini chat was built"
+    return said
 
 
 def test_a_named_pipe_as_a_session_file_is_named_and_skipped(tmp_path: Path) -> None:
@@ -94,7 +98,12 @@ def test_a_named_pipe_as_a_session_file_is_named_and_skipped(tmp_path: Path) -> 
         "inspect", str(folder / "session-2025-09-03T10-00-sock.json"), cwd=home, env=env, timeout=BOUND
     )
     assert sock.returncode == 1 and "it is a socket" in sock.stderr, sock.stderr
-    _every_command_finishes(home, env)
+    built = _every_command_finishes(home, env)
+    for name, kind in (("pipe", "a named pipe"), ("sock", "a socket")):  # one line each, by name
+        assert (
+            f"chats/session-2025-09-0{2 if name == 'pipe' else 3}T10-00-{name}.json: unreadable: it is {kind}"
+            in built
+        )
 
 
 @pytest.mark.parametrize("where", ["db", "-wal", "-shm", "-journal"])

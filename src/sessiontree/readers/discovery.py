@@ -224,28 +224,27 @@ def iter_agent_files(root: str | Path, *, unreadable: bool = False) -> Iterator[
             if not resolves_inside(path, real_root):
                 continue
             # A folder named so is a project's (Claude Code names them after the cwd): walked.
-            if (
-                unreadable
-                and entry.name.endswith(".jsonl")
-                and not entry_is(entry, "file")
-                and not entry_is(entry, "dir")
-            ):
-                yield path
+            named = (
+                entry.name.endswith(".jsonl")
+                or entry.name == AIDER_HISTORY
+                or (
+                    entry.name.endswith(".json")
+                    and (
+                        is_opencode_session(path)
+                        or is_chat_json(path)
+                        or is_amp_thread(path)
+                        or entry.name == TASK_HISTORY
+                        or is_continue_session(path)
+                        or (depth == 0 and is_mirror_file(path))
+                    )
+                )
+            )
+            if unreadable and named and not entry_is(entry, "file") and not entry_is(entry, "dir"):
+                yield path  # a named pipe, a socket, a link to nothing: the listing says which
             if entry.name.endswith(".jsonl") and entry.name != KIMI_WIRE and entry_is(entry, "file"):
                 if not is_bundled_subagent(path):
                     yield path
-            elif (entry.name == AIDER_HISTORY and entry_is(entry, "file")) or (
-                entry.name.endswith(".json")
-                and (
-                    is_opencode_session(path)
-                    or is_chat_json(path)
-                    or is_amp_thread(path)
-                    or entry.name == TASK_HISTORY
-                    or is_continue_session(path)
-                    or (depth == 0 and is_mirror_file(path))
-                )
-                and entry_is(entry, "file")
-            ):
+            elif named and not entry.name.endswith(".jsonl") and entry_is(entry, "file"):
                 yield path
             elif (
                 depth < MAX_DEPTH
