@@ -206,3 +206,39 @@ async def test_a_database_mirror_that_fails_to_sync_keeps_not_the_next_one_from_
     await state._sync_mirrors()
     assert synced == [second]
     assert "not synced with its database" in caplog.text and "Permission denied" in caplog.text
+
+
+async def test_a_partial_first_search_wakes_the_updates_which_index_the_rest_in_slices(
+    sessions_dir: Path, serve_state: ServeState, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Issue 54: the first search answers from the newest files and leaves the rest pending; the
+    background updates, woken by it, index the rest one slice at a time, and the next search is exact."""
+    from sessiontree.archive.search import SearchFilters
+    from sessiontree.serve import archive_routes
+
+    state = serve_state
+    for n in range(4):
+        write_session(
+            sessions_dir / f"w{n}.jsonl", f"w{n}", "/work/demo", msg(f"z{n}", "a1", "user", "zqslices")
+        )
+    monkeypatch.setattr(archive_routes, "FIRST_ANSWER_SECONDS", 0.0)  # one file a slice
+    state._loop = asyncio.get_running_loop()
+    state.watcher.pause = no_pause  # type: ignore[method-assign]
+    slices: list[int] = []
+    update = state.archive._update
+
+    def counted(index: Any, deadline: float | None = None) -> int:
+        slices.append(pending := update(index, deadline))
+        return pending
+
+    state.archive._update = counted  # type: ignore[method-assign]
+    first = await asyncio.to_thread(state.archive.search, "zqslices", SearchFilters())
+    assert first["pending"] > 0 and first["total"] < 4
+    task = asyncio.create_task(state._update_archive_forever())
+    try:
+        await until(lambda: slices[-1] == 0, task, "the rest indexed")
+    finally:
+        await stopped(task)
+    assert len(slices) > 2 and slices == sorted(slices, reverse=True)  # one slice at a time, down to 0
+    done = await asyncio.to_thread(state.archive.search, "zqslices", SearchFilters())
+    assert done["pending"] == 0 and done["total"] == 4

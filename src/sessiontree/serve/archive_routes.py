@@ -58,6 +58,7 @@ class ArchiveService:
         link_for: LinkFor,
         usage_so_far: UsageSoFar,
         nav: NavLinks | None = None,
+        on_pending: Callable[[], None] | None = None,
     ):
         self.roots = list(roots)
         self.nav = nav
@@ -66,6 +67,8 @@ class ArchiveService:
         self.keep_out = keep_out
         self.theme = theme
         self.usage_so_far = usage_so_far
+        self.on_pending = on_pending
+        """Told (from a worker thread) when a search left files to index: wakes serve's updates."""
         self._index: SearchIndex | None = None
         self._lock = threading.Lock()
         self._usage_page: tuple[list[UsageRecord], int, str] | None = None
@@ -101,6 +104,8 @@ class ArchiveService:
             # A fresh server's first search answers from what it indexed within the budget (the
             # newest files first) and says how many are left; the page asks again until none is.
             pending = self._update(index, time.monotonic() + FIRST_ANSWER_SECONDS)
+            if pending and self.on_pending is not None:
+                self.on_pending()  # the background updates index the rest meanwhile
             found: dict[str, Any] = {"offset": filters.offset, "pending": pending}
             if filters.offset == 0:
                 count = index.count(query, filters)
@@ -138,10 +143,14 @@ class ArchiveService:
             return html
 
     def update_if_open(self) -> None:
-        """Index what changed, if a search has opened the index already."""
-        with self._lock:
-            if self._index is not None:
-                self._update(self._index)
+        """Index what changed, if a search has opened the index already: in slices of
+        ``FIRST_ANSWER_SECONDS``, so that a search waits for one slice at most, never for the rest."""
+        while True:
+            with self._lock:
+                if self._index is None or not self._update(
+                    self._index, time.monotonic() + FIRST_ANSWER_SECONDS
+                ):
+                    return
 
     def close(self) -> None:
         """Close the index (idempotent); left open while a search still holds it (shutdown never waits)."""

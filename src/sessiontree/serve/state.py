@@ -70,6 +70,7 @@ class ServeState:
             link_for=self.session_link,
             usage_so_far=self.listing.usage_so_far,
             nav=urls.nav(),
+            on_pending=self._wake_archive,
         )
         self.watcher = Watcher(config.roots, self.on_changes, self.hub.closed, self.listing.watched)
         # A database's sessions (OpenCode, Crush) are files of a cache folder, written from the database
@@ -77,9 +78,16 @@ class ServeState:
         self.mirrors = [root for root in config.roots if mirror_source(root) is not None]
         self._mirroring: asyncio.Task[None] | None = None
         self._archive_dirty = asyncio.Event()
+        self._loop: asyncio.AbstractEventLoop | None = None  # the server's, once it started
         self.sessions_json: tuple[tuple[int, ...], list[bytes]] | None = None
         """The pane's list as last sent (its parts), by the listing's version (``sessions_api``)."""
         self._tasks: list[asyncio.Task[None]] = []
+
+    def _wake_archive(self) -> None:
+        """From a worker thread: the index has files left to read (a fresh server's first search)."""
+        loop = self._loop
+        if loop is not None and not loop.is_closed():
+            loop.call_soon_threadsafe(self._archive_dirty.set)
 
     def session_link(self, path: str | Path, entry_id: str | None = None) -> str | None:
         """The served page of a session file (at an entry), or None outside the served folders."""
@@ -89,6 +97,7 @@ class ServeState:
     async def start(self) -> None:
         """Start the listing's background pass and the index feed; the watcher and the archive
         updates too when watching."""
+        self._loop = asyncio.get_running_loop()
         self._tasks += [
             asyncio.create_task(self._list_at_start()),
             asyncio.create_task(self._settle_forever()),
