@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import http.client
 import queue
 import socket
@@ -101,10 +102,22 @@ class FaultProxy:
         self.fault: Fault = lambda method, path, n: None
         self.count = 0
         self.lock = threading.Lock()
+        self.open: set[socket.socket] = set()
+        """The connections being served (a client's idle keep-alive ones too), cut on close."""
         proxy = self
 
         class Handler(BaseHTTPRequestHandler):
             protocol_version = "HTTP/1.1"
+
+            def setup(self) -> None:
+                super().setup()
+                with proxy.lock:
+                    proxy.open.add(self.connection)
+
+            def finish(self) -> None:
+                with proxy.lock:
+                    proxy.open.discard(self.connection)
+                super().finish()
 
             def log_message(self, format: str, *args: object) -> None:
                 pass
@@ -150,7 +163,7 @@ class FaultProxy:
             do_GET = do_PUT = do_POST = do_DELETE = do_HEAD = _any
 
         self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self.server.daemon_threads = False  # close() waits for every request under way (no socket left open)
+        self.server.daemon_threads = False
         self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
         self.thread.start()
 
@@ -160,4 +173,8 @@ class FaultProxy:
 
     def close(self) -> None:
         self.server.shutdown()
-        self.server.server_close()
+        with self.lock:
+            for conn in self.open:
+                with contextlib.suppress(OSError):
+                    conn.shutdown(socket.SHUT_RDWR)  # a handler waiting for a next request ends now
+        self.server.server_close()  # waits for every handler (no socket left open)

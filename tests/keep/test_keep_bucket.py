@@ -262,7 +262,7 @@ def test_a_request_the_server_never_answers_times_out_in_one_line(
     released = threading.Event()
     try:
         monkeypatch.setenv("AWS_ENDPOINT_URL", proxy.endpoint)
-        monkeypatch.setenv("SESSIONTREE_KEEP_TIMEOUT", "2")
+        monkeypatch.setenv("SESSIONTREE_KEEP_TIMEOUT", "1")
 
         def hang(method: str, path: str, n: int) -> int | None:
             if method == "PUT" and "/o/" in path:
