@@ -155,3 +155,16 @@ def test_pretty_printed_amp_thread_with_damage_still_reads(tmp_path: Path) -> No
     _write(path, thread)
     session = load_any(path)
     assert not session.is_empty and session.repairs
+
+
+def test_a_session_start_out_of_range_is_unknown_with_a_repair(tmp_path: Path) -> None:
+    events = test_copilot.events()
+    events[0]["data"]["startTime"] = "29999-01-01T00:00:00Z"
+    path = tmp_path / "s" / "events.jsonl"
+    path.parent.mkdir()
+    path.write_text("".join(json.dumps(e) + "\n" for e in events), encoding="utf-8")
+    session = load_any(path)
+    assert "timestamp" not in session.header
+    assert any(
+        "the session's start '29999-01-01T00:00:00Z' is out of range" in r.text for r in session.repairs
+    )

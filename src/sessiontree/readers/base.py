@@ -316,13 +316,15 @@ def make_session(
 ) -> Session:
     """A Session from a reader's work (foreign files are never migrated: version 3 as made), its
     times, token counts and costs range-checked in the one place every agent's go through."""
+    from sessiontree.store.repair import Repair
     from sessiontree.store.sane import contain_values, sane_time
     from sessiontree.store.session import Session  # not at import: finding files (search) loads none
 
     bad.sort(key=lambda b: b.lineno)
     repairs = contain_values(entries)
     if "timestamp" in header and not sane_time(header["timestamp"]):
-        del header["timestamp"]
+        said = repr(header.pop("timestamp"))[:40]
+        repairs.append(Repair(0, "unknown", f"the session's start {said} is out of range: read as unknown"))
     session = Session(header=header, entries=entries, path=path, leaf_id=leaf_id, bad_lines=bad)
     session.repairs.extend(repairs)
     return session
