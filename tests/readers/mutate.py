@@ -400,7 +400,10 @@ def mutate_database_row(db: Path, table: str, column: str, rowid: int, value: An
         try:
             con.execute(f'UPDATE "{table}" SET "{column}" = ? WHERE rowid = ?', (value, rowid))
         except sqlite3.IntegrityError:  # NULL where the schema forbids it: the nearest a file can hold
-            con.execute(f'UPDATE "{table}" SET "{column}" = ? WHERE rowid = ?', (b"\xff", rowid))
+            try:
+                con.execute(f'UPDATE "{table}" SET "{column}" = ? WHERE rowid = ?', (b"\xff", rowid))
+            except sqlite3.IntegrityError:  # an INTEGER PRIMARY KEY (the rowid): only another integer
+                con.execute(f'UPDATE "{table}" SET "{column}" = ? WHERE rowid = ?', (rowid + 10**6, rowid))
         con.commit()
     finally:
         con.close()

@@ -184,7 +184,16 @@ def _aider_info(path: Path) -> dict[str, Any]:
 
 def _goose_info(values: list[Any]) -> dict[str, Any]:
     meta = values[0] if values and isinstance(values[0], dict) else {}
+    row = meta.get("gooseSession")
+    if isinstance(row, dict):  # a session of Goose's database (readers.goose_db)
+        from sessiontree.readers.goose_db import session_meta
+
+        meta, values = (
+            {**session_meta(row), "sessionId": row.get("id")},
+            [meta, *dicts_of(meta.get("messages"))],
+        )
     info: dict[str, Any] = {"cwd": meta.get("working_dir"), "title": meta.get("description")}
+    info["sessionId"] = meta.get("sessionId")
     for value in values[1:]:
         items = value.get("content") if isinstance(value, dict) and value.get("role") == "user" else None
         text = text_of([i for i in dicts_of(items) if i.get("type") == "text"])  # a number there: no text

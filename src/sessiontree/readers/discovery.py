@@ -72,7 +72,7 @@ def default_roots(
     found = [(agent, base / rel) for agent, rel in DEFAULT_ROOTS if _is_dir(base / rel, warn)]
     data = None if home is None else base / ".local" / "share"
     data_roots = [(agent, (data or default_data_dir()) / rel) for agent, rel in DATA_ROOTS]
-    for find in (opencode_roots, crush_roots):
+    for find in (opencode_roots, crush_roots, goose_roots):
         try:
             found += find(data, warn)
         except OSError as exc:  # a step of its own that failed: said, and the next agent's found
@@ -80,7 +80,8 @@ def default_roots(
                 warn,
                 f"Cannot search for {find.__name__.split('_')[0].capitalize()} sessions: {read_reason(exc)}",
             )
-    found += [(a, p) for a, p in data_roots if _is_dir(p, warn)]
+    has_db = any(agent == "goose" for agent, _ in found)  # Goose 1.x imported its JSONL files into it
+    found += [(a, p) for a, p in data_roots if _is_dir(p, warn) and not (a == "goose" and has_db)]
     return found + [(a, p) for a, p in task_roots(base if home is not None else None) if _is_dir(p, warn)]
 
 
@@ -141,6 +142,22 @@ def crush_roots(
         except OSError:
             continue  # no cache dir to mirror it into
     return found
+
+
+def goose_roots(
+    data_dir: Path | None = None, warn: Callable[[str], None] | None = None
+) -> list[tuple[str, Path]]:
+    """Goose 1.x's sessions: its database's mirror folder in our cache (``readers.db_mirror``)."""
+    from sessiontree.readers.db_mirror import prepare_mirror
+    from sessiontree.readers.goose_db import database_path
+
+    db = database_path(data_dir)
+    if not _is_file(db, warn):
+        return []
+    try:
+        return [("goose", prepare_mirror(db, "goose"))]
+    except OSError:
+        return []  # no cache dir to mirror it into
 
 
 def _is_file(path: Path, warn: Callable[[str], None] | None) -> bool:

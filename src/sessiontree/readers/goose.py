@@ -6,13 +6,16 @@ then one message a line: ``{id?, role: user | assistant, created: <unix seconds>
 whose items are ``text``, ``image`` (``data``, ``mimeType``), ``thinking``, ``redactedThinking``,
 ``toolRequest`` (``id``, ``toolCall: {status, value: {name, arguments}}``), ``toolResponse``
 (``id``, ``toolResult: {status, value: [content]}``, in a user-role message),
-``toolConfirmationRequest``, ``contextLengthExceeded`` and ``summarizationRequested``. Its later
-releases keep sessions in a SQLite database instead, which is not read here.
+``toolConfirmationRequest``, ``contextLengthExceeded`` and ``summarizationRequested``. Goose 1.x
+keeps its sessions in a SQLite database instead (``readers.goose_db``): its sessions' documents, and
+the database itself, are read here too.
 """
 
 from __future__ import annotations
 
 import json
+import sqlite3
+from collections.abc import Iterable
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, ClassVar
@@ -22,11 +25,14 @@ from sessiontree.readers.base import (
     as_str,
     iter_dicts,
     make_session,
+    read_prefix_values,
     read_values,
+    read_whole_object,
     register,
     session_header,
 )
-from sessiontree.store.entries import content_blocks
+from sessiontree.store.entries import content_blocks, dicts_of
+from sessiontree.store.formats import is_goose_document, is_sqlite_file
 from sessiontree.store.jsonl import BadLine
 from sessiontree.store.kinds import LineKind, add_kinds
 from sessiontree.store.session import Session
@@ -37,6 +43,9 @@ GOOSE_KINDS = (
 )
 """Goose's content items that are not conversation (see ``store.kinds``)."""
 add_kinds(GOOSE_KINDS)
+
+DOCUMENT_BYTES = 256 << 20
+"""A database session's document is parsed whole; a larger one is refused."""
 
 NOTICES = {"contextLengthExceeded": "goose:context", "summarizationRequested": "goose:summarize"}
 
@@ -112,44 +121,80 @@ class _Made(Chain):
             self.add({"type": "message", "id": mid, "message": {"role": role, "content": content}}, ts)
 
 
+def read_records(path: Path, meta: dict[str, Any], records: Iterable[tuple[int, dict[str, Any]]],
+                 bad: list[BadLine], session_id: str) -> Session:  # fmt: skip
+    """A session from its metadata and its message records (a JSONL file's lines, a database's rows)."""
+    made = _Made()
+    for lineno, record in records:
+        if isinstance(record.get("role"), str) and isinstance(record.get("content"), list):
+            made.message(lineno, record)
+        else:
+            bad.append(BadLine(lineno, "not a Goose message", json.dumps(record, default=str)[:120]))
+    names = {c["id"]: c["name"] for e in made.entries for c in e.get("message", {}).get("content", [])
+             if isinstance(c, dict) and c.get("type") == "toolCall"}  # fmt: skip
+    for entry in made.entries:
+        message = entry.get("message", {})
+        if message.get("role") == "toolResult":
+            message["toolName"] = names.get(message["toolCallId"], "tool")
+    replies = [e["message"] for e in made.entries if e.get("message", {}).get("role") == "assistant"]
+    if replies and isinstance(meta.get("input_tokens"), int):
+        out = meta.get("output_tokens") if isinstance(meta.get("output_tokens"), int) else 0
+        usage = {"input": meta["input_tokens"], "output": out, "cacheRead": 0, "cacheWrite": 0}
+        replies[-1]["usage"] = {**usage, "totalTokens": usage["input"] + usage["output"]}
+    first = next((e.get("timestamp") for e in made.entries if e.get("timestamp")), None)
+    header = session_header(
+        "goose",
+        session_id,
+        as_str(meta.get("working_dir")) or "",
+        timestamp=first,
+        title=meta.get("description"),
+    )
+    last = made.last_id()
+    return make_session(path, header if meta or made.entries else {}, made.entries, bad, last)
+
+
+def read_document(path: Path, document: dict[str, Any]) -> Session:
+    """A session of Goose's database from its document (``readers.goose_db``)."""
+    from sessiontree.readers.goose_db import session_meta
+
+    row = document.get("gooseSession")
+    row = row if isinstance(row, dict) else {}
+    records = enumerate(dicts_of(document.get("messages")), start=1)
+    return read_records(path, session_meta(row), records, [], as_str(row.get("id")) or path.stem)
+
+
 class GooseReader:
-    """Goose's JSONL session files (a metadata line, then its messages)."""
+    """Goose's sessions: its JSONL files, its database's documents, its database (the newest session)."""
 
     agent: ClassVar[str] = "goose"
 
     def read(self, path: Path, *, agent_dir: Path | None = None, blobs_dir: Path | None = None) -> Session:
         """Read the session (read-only)."""
+        if is_sqlite_file(path):
+            from sessiontree.readers.database_copy import open_copy
+            from sessiontree.readers.goose_db import documents
+
+            with open_copy(path) as connection:
+                try:
+                    found = documents(connection, None)
+                except sqlite3.DatabaseError as exc:
+                    return make_session(path, {}, [], [BadLine(1, f"not a Goose database ({exc})", "")], None)
+            if not found:
+                return make_session(path, {}, [], [BadLine(1, "a Goose database with no session", "")], None)
+            return read_document(path, found[-1][1])
+        if is_goose_document(read_prefix_values(path, 1)):
+            document = read_whole_object(path, DOCUMENT_BYTES)
+            if document is not None:
+                return read_document(path, document)
         values, bad = read_values(path)
-        made = _Made()
         meta: dict[str, Any] = {}
+        records = []
         for lineno, record in iter_dicts(values, bad):
             if "working_dir" in record and not meta:
                 meta = record
-            elif isinstance(record.get("role"), str) and isinstance(record.get("content"), list):
-                made.message(lineno, record)
             else:
-                bad.append(BadLine(lineno, "not a Goose message", json.dumps(record)[:120]))
-        names = {c["id"]: c["name"] for e in made.entries for c in e.get("message", {}).get("content", [])
-                 if isinstance(c, dict) and c.get("type") == "toolCall"}  # fmt: skip
-        for entry in made.entries:
-            message = entry.get("message", {})
-            if message.get("role") == "toolResult":
-                message["toolName"] = names.get(message["toolCallId"], "tool")
-        replies = [e["message"] for e in made.entries if e.get("message", {}).get("role") == "assistant"]
-        if replies and isinstance(meta.get("input_tokens"), int):
-            out = meta.get("output_tokens") if isinstance(meta.get("output_tokens"), int) else 0
-            usage = {"input": meta["input_tokens"], "output": out, "cacheRead": 0, "cacheWrite": 0}
-            replies[-1]["usage"] = {**usage, "totalTokens": usage["input"] + usage["output"]}
-        first = next((e.get("timestamp") for e in made.entries if e.get("timestamp")), None)
-        header = session_header(
-            "goose",
-            path.stem,
-            as_str(meta.get("working_dir")) or "",
-            timestamp=first,
-            title=meta.get("description"),
-        )
-        last = made.last_id()
-        return make_session(path, header if meta or made.entries else {}, made.entries, bad, last)
+                records.append((lineno, record))
+        return read_records(path, meta, records, bad, path.stem)
 
 
 register(GooseReader())

@@ -98,6 +98,8 @@ def agent_of_tables(tables: frozenset[str]) -> str | None:
         return "opencode"
     if {"sessions", "messages", "files"} <= tables:
         return "crush"
+    if {"sessions", "messages", "schema_version"} <= tables:
+        return "goose"
     return None
 
 
@@ -240,10 +242,17 @@ def is_copilot_file(values: list[Any]) -> bool:
     )
 
 
+def is_goose_document(values: list[Any]) -> bool:
+    """A session of Goose's database, as its mirror holds it: ``{"gooseSession": row, "messages": [...]}``."""
+    first = values[0] if values else None
+    return isinstance(first, dict) and isinstance(first.get("gooseSession"), dict) and "messages" in first
+
+
 def is_goose_file(values: list[Any]) -> bool:
-    """A Goose session file starts with its metadata ``{working_dir, description, message_count, ...}``."""
+    """A Goose session file starts with its metadata ``{working_dir, description, message_count, ...}``
+    (or is a session of its database: ``is_goose_document``)."""
     head = _metadata_head(values)
-    return (
+    return is_goose_document(values) or (
         head is not None
         and isinstance(head.get("working_dir"), str)
         and "description" in head
