@@ -7,6 +7,7 @@ input folder, and the untouched part of the file still shown.
 from __future__ import annotations
 
 import html
+import json
 import shutil
 import sqlite3
 import tempfile
@@ -212,3 +213,69 @@ def test_any_bytes_of_a_database_damaged(agent: str, flips: list[tuple[int, int]
         except SessiontreeError as exc:
             assert "\n" not in str(exc)  # the CLI's one line
         assert _state(db.parent) == before
+
+
+def _continue(folder: Path, value: Any) -> Path:
+    from tests.readers import test_continue
+
+    value = value if isinstance(value, dict) else {}
+    return test_continue.write_session(folder, {**value, "sessionId": test_continue.SESSION_ID})
+
+
+def _cline(folder: Path, value: Any, part: str) -> Path:
+    from tests.readers import test_cline
+
+    return test_cline.write_task(folder / "tasks", **{part: value})
+
+
+def _factory(folder: Path, value: Any) -> Path:
+    from tests.readers import test_factory
+
+    return test_factory.write_session(folder, value if isinstance(value, list) else [value])
+
+
+def _kimi(folder: Path, value: Any, part: str) -> Path:
+    from tests.readers import test_kimi
+
+    context = test_kimi.write_session(folder / ".kimi")
+    lines = value if isinstance(value, list) else [value]
+    name = "context.jsonl" if part == "CONTEXT" else "wire.jsonl"
+    (context.parent / name).write_text(
+        "".join(json.dumps(v, allow_nan=True) + "\n" for v in lines), encoding="ascii"
+    )
+    return context
+
+
+def _added(name: str) -> tuple[Any, Any, str]:
+    """(valid content, writer, agent) of a reader issue 50 added."""
+    from tests.readers import test_cline, test_continue, test_factory, test_kimi
+
+    return {
+        "continue": (test_continue.SESSION, _continue, "continue"),
+        "cline-history": (test_cline.HISTORY, lambda f, v: _cline(f, v, "history"), "cline"),
+        "cline-ui": (test_cline.UI, lambda f, v: _cline(f, v, "ui"), "cline"),
+        "factory": (test_factory.LINES, _factory, "factory"),
+        "kimi-context": (test_kimi.CONTEXT, lambda f, v: _kimi(f, v, "CONTEXT"), "kimi"),
+        "kimi-wire": (test_kimi.WIRE, lambda f, v: _kimi(f, v, "WIRE"), "kimi"),
+    }[name]
+
+
+@pytest.mark.parametrize(
+    "name", ["continue", "cline-history", "cline-ui", "factory", "kimi-context", "kimi-wire"]
+)
+@settings(SETTINGS, max_examples=20)
+@given(found=changes)
+def test_any_field_of_a_newer_reader_damaged(name: str, found: list[Change]) -> None:
+    """The readers issue 50 added (Continue, Cline and its forks, Factory's droid, Kimi CLI): any
+    field of the wrong type or range, removed, or a field some reader asks for set: no exception
+    but a one-line error, nothing written into the input folder."""
+    base, write, agent = _added(name)
+    with tempfile.TemporaryDirectory(prefix="st-prop-") as tmp:
+        folder = Path(tmp) / "in"
+        path = write(folder, apply(base, found, None)[0])
+        before = _state(folder)
+        try:
+            _shows(path, agent, Path(tmp) / "page.html")
+        except SessiontreeError as exc:
+            assert "\n" not in str(exc)
+        assert _state(folder) == before, "the input folder was written to"
