@@ -15,6 +15,8 @@ A temporary HOME holds ``--sessions`` generated Claude Code sessions (tests/tool
 - one line appended to a ``--big-mb`` MB session: the whole keep run;
 - the bucket's objects grepped for the planted phrase (and each session id): hits.
 
+The machines share the default key file (a passphrase adds one scrypt, ~0.1-0.2 s, to each run).
+
 Figures are printed, not asserted, with the load average.
 """
 
@@ -70,14 +72,15 @@ def write_sessions(folder: Path, count: int, bases: list[list[dict[str, object]]
 
 def env_for(home: Path, server: S3Server, machine: str) -> dict[str, str]:
     return {
-        **os.environ,
+        **{k: v for k, v in os.environ.items() if k != "SESSIONTREE_PASSPHRASE"},
         "HOME": str(home),
         "SESSIONTREE_MACHINE": machine,
         "AWS_ENDPOINT_URL": server.endpoint,
         "AWS_ACCESS_KEY_ID": ACCESS,
         "AWS_SECRET_ACCESS_KEY": SECRET,
         "AWS_REGION": "us-east-1",
-        "SESSIONTREE_PASSPHRASE": "bench passphrase",
+        # The default key file, one for every machine of the run (as copied between them): no scrypt.
+        "XDG_CONFIG_HOME": str(home.parent / "config"),
         "XDG_DATA_HOME": str(home / "data"),
         "XDG_CACHE_HOME": str(home / "cache"),
     }
@@ -153,6 +156,8 @@ def main() -> None:
                 pulls.append(
                     timed(keep(other, "--to", f"s3://{bucket}/keep"), env_for(other, server, "desktop"))[0]
                 )
+                brought = len(list((other / "data" / "sessiontree" / "kept" / "laptop").rglob("*.jsonl")))
+                print(f"run {n + 1}: the other machine brought {brought} of {args.sessions} sessions")
                 backs.append(
                     timed(rclone(server, f":s3:{bucket}/rclone", str(work / f"back{n}")), dict(os.environ))[0]
                 )

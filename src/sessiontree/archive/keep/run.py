@@ -296,14 +296,19 @@ def _keep_file(
         if record is not None and grown and _edges(fh, record.now.size) == (record.now.head, record.now.tail):
             start, parts = record.now.size, list(record.now.parts)  # grown: only the new bytes
         fh.seek(start)
-        offset = start
+        offset, first, last = start, b"", b""
         while offset < size:
             piece = fh.read(min(PIECE, size - offset))
             if not piece:
                 break  # cut short while read: what was read is kept, the next run sees the rest
             parts.append([sender.send(key, offset, piece), offset, len(piece)])
+            first = first or (piece[:EDGE] if offset == 0 else b"")
+            last = (last + piece)[-EDGE:] if len(piece) < EDGE else piece[-EDGE:]
             offset += len(piece)
-        head, tail = _edges(fh, offset)
+        if first and (len(last) == EDGE or offset == len(last)):  # the edges from the bytes read
+            head, tail = hashlib.sha256(first).hexdigest(), hashlib.sha256(last).hexdigest()
+        else:  # an append shorter than the tail's window: its bytes before are read again
+            head, tail = _edges(fh, offset)
         after = os.fstat(fh.fileno())
     if (after.st_size, after.st_mtime_ns) != (size, mtime_ns) or offset != size:
         mtime_ns = -1  # written to while kept: kept as read, and read again next run
