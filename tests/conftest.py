@@ -133,6 +133,9 @@ def isolated_agent_dir(tmp_path_factory: pytest.TempPathFactory, monkeypatch: py
     monkeypatch.setenv("HOME", str(home))
     monkeypatch.setenv("SESSIONTREE_AGENT_DIR", str(agent))
     monkeypatch.setenv("XDG_CACHE_HOME", str(home / ".cache"))  # the search index's default home
+    # keep's archive, shown copies and key follow HOME (a test of two machines is two homes)
+    for name in ("XDG_DATA_HOME", "XDG_CONFIG_HOME", "SESSIONTREE_KEEP_DIR", "SESSIONTREE_MACHINE"):
+        monkeypatch.delenv(name, raising=False)
     return agent
 
 
