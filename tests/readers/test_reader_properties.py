@@ -138,15 +138,17 @@ def _database(folder: Path, agent: str) -> Path:
         return db
     from tests.readers.test_crush import make_db
     from tests.readers.test_goose_db import make_db as make_goose_db
+    from tests.readers.test_zed import make_db as make_zed_db
 
-    db = make_goose_db(folder) if agent == "goose" else make_db(folder)
+    makers = {"goose": make_goose_db, "zed": make_zed_db}
+    db = makers.get(agent, make_db)(folder)
     sqlite3.connect(db).execute("PRAGMA wal_checkpoint(TRUNCATE)").close()
     for companion in (Path(f"{db}-wal"), Path(f"{db}-shm")):
         companion.unlink(missing_ok=True)
     return db
 
 
-@pytest.mark.parametrize("agent", ["opencode", "crush", "goose"])
+@pytest.mark.parametrize("agent", ["opencode", "crush", "goose", "zed"])
 @SETTINGS
 @given(cell=st.integers(0, 10**6), value=hostile)
 def test_any_cell_of_a_database_damaged(agent: str, cell: int, value: Any) -> None:
@@ -192,7 +194,7 @@ def _walk(value: Any) -> Any:
         yield from _walk(child)
 
 
-@pytest.mark.parametrize("agent", ["opencode", "crush", "goose"])
+@pytest.mark.parametrize("agent", ["opencode", "crush", "goose", "zed"])
 @SETTINGS
 @given(
     flips=st.lists(st.tuples(st.integers(0, 8191), st.integers(0, 255)), min_size=1, max_size=8),

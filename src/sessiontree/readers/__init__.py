@@ -51,6 +51,7 @@ def _readers() -> dict[str, Reader]:
         opencode,
         pi,
         qwen,
+        zed,
     )
 
     return READERS

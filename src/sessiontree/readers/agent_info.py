@@ -312,8 +312,15 @@ def _factory_info(values: list[Any]) -> dict[str, Any]:
     return info
 
 
+def _zed_info(values: list[Any]) -> dict[str, Any]:
+    from sessiontree.readers.zed import zed_info
+
+    return zed_info(values[0] if values and isinstance(values[0], dict) else {})
+
+
 _INFO = {
     "amp": _amp_info,
+    "zed": _zed_info,
     "factory": _factory_info,
     "continue": _continue_info,
     "goose": _goose_info,

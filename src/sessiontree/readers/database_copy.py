@@ -14,7 +14,7 @@ import contextlib
 import hashlib
 import sqlite3
 import tempfile
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -129,6 +129,19 @@ def open_copy(db: Path) -> Iterator[sqlite3.Connection]:
             raise InvalidSession(f"Cannot read {db}: a damaged database ({exc.__class__.__name__})") from None
         finally:
             connection.close()
+
+
+def newest_document(
+    db: Path, label: str, documents: Callable[[sqlite3.Connection, list[str] | None], list[tuple[str, Any]]]
+) -> tuple[Any, str]:
+    """The document of a database's newest session (``documents`` lists them oldest first), or
+    None and why, for a database given by hand."""
+    with open_copy(db) as connection:
+        try:
+            found = documents(connection, None)
+        except sqlite3.DatabaseError as exc:
+            return None, f"not a {label} database ({exc})"
+    return (found[-1][1], "") if found else (None, f"a {label} database with no session")
 
 
 def copy_tables(db: Path) -> frozenset[str]:

@@ -72,7 +72,7 @@ def default_roots(
     found = [(agent, base / rel) for agent, rel in DEFAULT_ROOTS if _is_dir(base / rel, warn)]
     data = None if home is None else base / ".local" / "share"
     data_roots = [(agent, (data or default_data_dir()) / rel) for agent, rel in DATA_ROOTS]
-    for find in (opencode_roots, crush_roots, goose_roots):
+    for find in (opencode_roots, crush_roots, goose_roots, zed_roots):
         try:
             found += find(data, warn)
         except OSError as exc:  # a step of its own that failed: said, and the next agent's found
@@ -156,6 +156,22 @@ def goose_roots(
         return []
     try:
         return [("goose", prepare_mirror(db, "goose"))]
+    except OSError:
+        return []  # no cache dir to mirror it into
+
+
+def zed_roots(
+    data_dir: Path | None = None, warn: Callable[[str], None] | None = None
+) -> list[tuple[str, Path]]:
+    """Zed's agent threads: its ``threads/threads.db``'s mirror folder in our cache."""
+    from sessiontree.readers.db_mirror import prepare_mirror
+    from sessiontree.readers.zed import data_dir as zed_data_dir
+
+    db = (data_dir / "zed" if data_dir is not None else zed_data_dir()) / "threads" / "threads.db"
+    if not _is_file(db, warn):
+        return []
+    try:
+        return [("zed", prepare_mirror(db, "zed"))]
     except OSError:
         return []  # no cache dir to mirror it into
 

@@ -14,7 +14,6 @@ the database itself, are read here too.
 from __future__ import annotations
 
 import json
-import sqlite3
 from collections.abc import Iterable
 from datetime import UTC, datetime
 from pathlib import Path
@@ -171,17 +170,13 @@ class GooseReader:
     def read(self, path: Path, *, agent_dir: Path | None = None, blobs_dir: Path | None = None) -> Session:
         """Read the session (read-only)."""
         if is_sqlite_file(path):
-            from sessiontree.readers.database_copy import open_copy
+            from sessiontree.readers.database_copy import newest_document
             from sessiontree.readers.goose_db import documents
 
-            with open_copy(path) as connection:
-                try:
-                    found = documents(connection, None)
-                except sqlite3.DatabaseError as exc:
-                    return make_session(path, {}, [], [BadLine(1, f"not a Goose database ({exc})", "")], None)
-            if not found:
-                return make_session(path, {}, [], [BadLine(1, "a Goose database with no session", "")], None)
-            return read_document(path, found[-1][1])
+            document, why = newest_document(path, "Goose", documents)
+            if document is None:
+                return make_session(path, {}, [], [BadLine(1, why, "")], None)
+            return read_document(path, document)
         if is_goose_document(read_prefix_values(path, 1)):
             document = read_whole_object(path, DOCUMENT_BYTES)
             if document is not None:

@@ -75,13 +75,6 @@ def documents(connection: sqlite3.Connection, ids: list[str] | None) -> list[tup
     return found
 
 
-def id_documents(
-    connection: sqlite3.Connection, ids: list[str], db: Path
-) -> list[tuple[str, dict[str, Any]]]:
-    """(session id, document) of the sessions of ``ids``, for a mirror (``readers.db_mirror``)."""
-    return documents(connection, ids)
-
-
 def session_meta(row: dict[str, Any]) -> dict[str, Any]:
     """A session row as the metadata line of Goose's JSONL files (its totals the accumulated ones)."""
     meta = {"working_dir": row.get("working_dir"), "description": row.get("name") or row.get("description")}

@@ -39,6 +39,7 @@ AGENT_LABELS: dict[str, str] = {
     "continue": "Continue",
     "kimi": "Kimi CLI",
     "factory": "Factory Droid",
+    "zed": "Zed",
     "claude": "Claude Code",
 }
 """The name people know each agent by, in detection order (most specific first)."""
@@ -100,6 +101,8 @@ def agent_of_tables(tables: frozenset[str]) -> str | None:
         return "crush"
     if {"sessions", "messages", "schema_version"} <= tables:
         return "goose"
+    if "threads" in tables and len(tables) <= 2:  # Zed's threads.db (and sqlite_sequence at most)
+        return "zed"
     return None
 
 
@@ -309,6 +312,12 @@ def is_factory_file(values: list[Any]) -> bool:
     )
 
 
+def is_zed_document(values: list[Any]) -> bool:
+    """A Zed thread as its database's mirror holds it: ``{"zedThread": row, "thread": {...}}``."""
+    first = values[0] if values else None
+    return isinstance(first, dict) and isinstance(first.get("zedThread"), dict)
+
+
 def task_agent(path: Path) -> str:
     """Which of Cline, Roo Code and Kilo Code wrote a task file: the extension folder it is in."""
     for part in reversed(Path(path).parts):
@@ -332,6 +341,7 @@ _SNIFFERS = {
     "continue": is_continue_file,
     "kimi": is_kimi_file,
     "factory": is_factory_file,
+    "zed": is_zed_document,
     "claude": is_claude_file,
 }
 
