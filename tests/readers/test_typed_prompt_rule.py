@@ -162,3 +162,36 @@ def test_a_copilot_prompt_with_only_an_attachment_is_a_prompt(tmp_path: Path) ->
         encoding="utf-8",
     )
     assert _typed(load_any(path)) == ["[attached: shot.png]", "fix it\n[attached: /src/app.py]"]
+
+
+def test_a_gemini_file_holding_several_sessions_reads_every_one(tmp_path: Path) -> None:
+    """Gemini CLI's a2a server writes several sessions one after the other into one file (a metadata
+    line each, message ids starting again): every session's prompts and replies are read, in order,
+    each later session opened by a notice (issue 50 item 3)."""
+    path = tmp_path / ".gemini" / "tmp" / "abc" / "chats" / "session-2026-03-01T10-00-abc.jsonl"
+    path.parent.mkdir(parents=True)
+    lines: list[dict[str, Any]] = []
+    for s in range(3):
+        day = f"2026-03-0{s + 1}T10:00"
+        lines.append({"sessionId": f"sess-{s}", "projectHash": "abc", "startTime": f"{day}:00.000Z"})
+        lines.append({"id": "1", "timestamp": f"{day}:01.000Z", "type": "user", "content": f"prompt {s}"})
+        lines.append(
+            {
+                "id": "2",
+                "timestamp": f"{day}:02.000Z",
+                "type": "gemini",
+                "content": f"answer {s}",
+                "model": "gemini-2.5-pro",
+                "tokens": {"input": 10, "output": 5},
+            }
+        )
+    path.write_text("".join(json.dumps(line) + "\n" for line in lines), encoding="utf-8")
+    session = load_any(path)
+    assert _typed(session) == ["prompt 0", "prompt 1", "prompt 2"]
+    replies = [e for e in session.entries if e.get("message", {}).get("role") == "assistant"]
+    assert [r["message"]["content"][0]["text"] for r in replies] == ["answer 0", "answer 1", "answer 2"]
+    notices = [e["content"] for e in session.entries if e.get("type") == "custom"]
+    assert notices == ["Session sess-1 began", "Session sess-2 began"]
+    assert session.header["id"] == "sess-0"
+    path_ids = [e["id"] for e in session.path_entries()]
+    assert len(path_ids) == len(session.entries)  # one conversation, in order, no side branch

@@ -128,8 +128,12 @@ class _Chat:
         self.line: dict[str, int] = {}  # id -> the line it was first written on
         self.path: list[str] = []  # the conversation as it stands (ids)
         self.rewound = 0
+        self.prefix = ""  # ids of a later session in the same file (its own ids may repeat)
+        self.sessions: list[str] = []  # the sessions the file holds, in order (an a2a server's)
 
     def message(self, lineno: int, record: dict[str, Any]) -> None:
+        if self.prefix:
+            record = {**record, "id": self.prefix + record["id"]}
         mid = record["id"]
         if mid not in self.records:
             self.parent[mid] = self.path[-1] if self.path else None
@@ -139,10 +143,16 @@ class _Chat:
 
     def rewind(self, target: Any) -> None:
         self.rewound += 1
+        target = self.prefix + target if isinstance(target, str) else target
         if isinstance(target, str) and target in self.path:
             del self.path[self.path.index(target) :]
         else:
             self.path.clear()
+
+    def begun(self, lineno: int, sid: str, when: Any) -> None:
+        """A later session of the same file begins: a notice in the conversation, then its messages."""
+        text = f"Session {sid} began"
+        self.message(lineno, {"id": "begun", "type": "info", "content": text, "timestamp": when})
 
     def checkpoint(self, lineno: int, messages: list[Any]) -> None:
         self.path.clear()
@@ -260,6 +270,16 @@ def read_chat(values: list[tuple[int, Any]], bad: list[BadLine]) -> _Chat:
         elif _is_message(obj):
             chat.message(lineno, obj)
         elif isinstance(obj.get("sessionId"), str):
+            sid = obj["sessionId"]
+            if chat.sessions and sid not in chat.sessions and chat.records:
+                # A file that holds several sessions one after the other (Gemini CLI's a2a
+                # server): the next one's records go on after the last, their ids its own.
+                chat.sessions.append(sid)
+                chat.prefix = f"{sid}:"
+                chat.begun(lineno, sid, obj.get("startTime"))
+                continue
+            if sid not in chat.sessions:
+                chat.sessions.append(sid)
             chat.update(lineno, obj)  # the metadata line (or the whole older one-object form)
         else:
             bad.append(BadLine(lineno, "not a Gemini CLI record", json.dumps(obj)[:120]))
