@@ -16,14 +16,14 @@ def test_a_grown_session_brings_only_its_new_piece_to_another_machine(
 ) -> None:
     from sessiontree.archive.keep.stores import FolderStore
 
-    shared, laptop, desktop = tmp_path / "shared", Path.home(), tmp_path / "desktop"
+    common, laptop, desktop = tmp_path / "common", Path.home(), tmp_path / "desktop"
     monkeypatch.setenv("SESSIONTREE_PASSPHRASE", "team passphrase")
     session = claude_session(claude_root / "p", "8d8d0002-0000-4000-8000-000000000002", "words")
 
     def as_machine(home: Path, name: str) -> None:
         monkeypatch.setenv("HOME", str(home))
         monkeypatch.setenv("SESSIONTREE_MACHINE", name)
-        assert CliRunner().invoke(cli, ["keep", "--to", str(shared)]).exit_code == 0
+        assert CliRunner().invoke(cli, ["keep", "--to", str(common)]).exit_code == 0
 
     as_machine(laptop, "laptop")
     as_machine(desktop, "desktop")
