@@ -11,6 +11,7 @@ import json
 import shutil
 import sqlite3
 import tempfile
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -137,10 +138,15 @@ def _database(folder: Path, agent: str) -> Path:
         make_database(db, wal=False)
         return db
     from tests.readers.test_crush import make_db
+    from tests.readers.test_cursor import make_store
     from tests.readers.test_goose_db import make_db as make_goose_db
     from tests.readers.test_zed import make_db as make_zed_db
 
-    makers = {"goose": make_goose_db, "zed": make_zed_db}
+    makers: dict[str, Callable[[Path], Path]] = {
+        "goose": make_goose_db,
+        "zed": make_zed_db,
+        "cursor": make_store,
+    }
     db = makers.get(agent, make_db)(folder)
     sqlite3.connect(db).execute("PRAGMA wal_checkpoint(TRUNCATE)").close()
     for companion in (Path(f"{db}-wal"), Path(f"{db}-shm")):
@@ -148,7 +154,7 @@ def _database(folder: Path, agent: str) -> Path:
     return db
 
 
-@pytest.mark.parametrize("agent", ["opencode", "crush", "goose", "zed"])
+@pytest.mark.parametrize("agent", ["opencode", "crush", "goose", "zed", "cursor"])
 @SETTINGS
 @given(cell=st.integers(0, 10**6), value=hostile)
 def test_any_cell_of_a_database_damaged(agent: str, cell: int, value: Any) -> None:
@@ -194,7 +200,7 @@ def _walk(value: Any) -> Any:
         yield from _walk(child)
 
 
-@pytest.mark.parametrize("agent", ["opencode", "crush", "goose", "zed"])
+@pytest.mark.parametrize("agent", ["opencode", "crush", "goose", "zed", "cursor"])
 @SETTINGS
 @given(
     flips=st.lists(st.tuples(st.integers(0, 8191), st.integers(0, 255)), min_size=1, max_size=8),

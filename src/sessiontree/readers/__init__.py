@@ -44,6 +44,7 @@ def _readers() -> dict[str, Reader]:
         continue_dev,
         copilot,
         crush,
+        cursor,
         factory,
         gemini,
         goose,

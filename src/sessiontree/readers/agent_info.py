@@ -318,8 +318,15 @@ def _zed_info(values: list[Any]) -> dict[str, Any]:
     return zed_info(values[0] if values and isinstance(values[0], dict) else {})
 
 
+def _cursor_info(values: list[Any]) -> dict[str, Any]:
+    from sessiontree.readers.cursor import cursor_info
+
+    return cursor_info(values[0] if values and isinstance(values[0], dict) else {})
+
+
 _INFO = {
     "amp": _amp_info,
+    "cursor": _cursor_info,
     "zed": _zed_info,
     "factory": _factory_info,
     "continue": _continue_info,

@@ -50,13 +50,14 @@ Documents = Callable[[sqlite3.Connection, list[str], Path], list[tuple[str, dict
 
 def _formats() -> dict[str, tuple[Stamps, Documents]]:
     """Agent -> (its sessions' last changes, its sessions as (id, document)), read from a copy."""
-    from sessiontree.readers import crush, goose_db, opencode_db, zed
+    from sessiontree.readers import crush, cursor, goose_db, opencode_db, zed
 
     return {
         "opencode": (opencode_db.session_stamps, opencode_db.id_documents),
         "crush": (crush.session_stamps, crush.id_documents),
         "goose": (goose_db.session_stamps, lambda connection, ids, db: goose_db.documents(connection, ids)),
         "zed": (zed.session_stamps, lambda connection, ids, db: zed.documents(connection, ids)),
+        "cursor": (cursor.session_stamps, lambda connection, ids, db: cursor.documents(connection, ids)),
     }
 
 

@@ -82,7 +82,27 @@ def default_roots(
             )
     has_db = any(agent == "goose" for agent, _ in found)  # Goose 1.x imported its JSONL files into it
     found += [(a, p) for a, p in data_roots if _is_dir(p, warn) and not (a == "goose" and has_db)]
-    return found + [(a, p) for a, p in task_roots(base if home is not None else None) if _is_dir(p, warn)]
+    found += [(a, p) for a, p in task_roots(base if home is not None else None) if _is_dir(p, warn)]
+    return found + cursor_roots(base, warn)
+
+
+def cursor_roots(home: Path, warn: Callable[[str], None] | None = None) -> list[tuple[str, Path]]:
+    """Cursor CLI's chats: each ``~/.cursor/chats/<hash>/<id>/store.db``'s mirror folder in our cache."""
+    from sessiontree.readers.db_mirror import prepare_mirror
+
+    chats = home / ".cursor" / "chats"
+    if not _is_dir(chats, warn):
+        return []
+    found: list[tuple[str, Path]] = []
+    for folder in scandir_sorted(chats):
+        for chat in scandir_sorted(Path(folder.path)) if entry_is(folder, "dir") else []:
+            db = Path(chat.path) / "store.db"
+            if entry_is(chat, "dir") and _is_file(db, warn):
+                try:
+                    found.append(("cursor", prepare_mirror(db, "cursor")))
+                except OSError:
+                    return found  # no cache dir to mirror them into
+    return found
 
 
 def editor_config_dir(home: Path | None = None) -> Path:

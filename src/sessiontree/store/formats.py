@@ -40,6 +40,7 @@ AGENT_LABELS: dict[str, str] = {
     "kimi": "Kimi CLI",
     "factory": "Factory Droid",
     "zed": "Zed",
+    "cursor": "Cursor CLI",
     "claude": "Claude Code",
 }
 """The name people know each agent by, in detection order (most specific first)."""
@@ -101,6 +102,8 @@ def agent_of_tables(tables: frozenset[str]) -> str | None:
         return "crush"
     if {"sessions", "messages", "schema_version"} <= tables:
         return "goose"
+    if {"meta", "blobs"} <= tables:
+        return "cursor"
     if "threads" in tables and len(tables) <= 2:  # Zed's threads.db (and sqlite_sequence at most)
         return "zed"
     return None
@@ -318,6 +321,12 @@ def is_zed_document(values: list[Any]) -> bool:
     return isinstance(first, dict) and isinstance(first.get("zedThread"), dict)
 
 
+def is_cursor_document(values: list[Any]) -> bool:
+    """A Cursor CLI chat as its ``store.db``'s mirror holds it: ``{"cursorChat": meta, "messages": …}``."""
+    first = values[0] if values else None
+    return isinstance(first, dict) and isinstance(first.get("cursorChat"), dict)
+
+
 def task_agent(path: Path) -> str:
     """Which of Cline, Roo Code and Kilo Code wrote a task file: the extension folder it is in."""
     for part in reversed(Path(path).parts):
@@ -342,6 +351,7 @@ _SNIFFERS = {
     "kimi": is_kimi_file,
     "factory": is_factory_file,
     "zed": is_zed_document,
+    "cursor": is_cursor_document,
     "claude": is_claude_file,
 }
 
