@@ -205,12 +205,18 @@ def test_wrong_credentials_and_a_wrong_passphrase_are_one_line(
     bucket: str, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
 ) -> None:
     claude_session(Path.home() / ".claude" / "projects" / "p", "5e5e0005-0000-4000-8000-000000000005", "x")
+    monkeypatch.delenv("AWS_SECRET_ACCESS_KEY")
+    result = run("keep", "--to", f"s3://{bucket}/t")
+    assert result.exit_code == 1 and "No credentials for" in result.output
+    (Path.home() / ".aws").mkdir()
+    (Path.home() / ".aws" / "credentials").write_text(f"[default]\naws_secret_access_key = {SECRET}\n")
+    assert run("keep", "--to", f"s3://{bucket}/t").exit_code == 0  # the secret from ~/.aws
+    (Path.home() / ".aws" / "credentials").unlink()
     monkeypatch.setenv("AWS_SECRET_ACCESS_KEY", "not-the-secret")
     result = run("keep", "--to", f"s3://{bucket}/t")
     assert result.exit_code == 1 and "Traceback" not in result.output
     assert f"s3://{bucket}/t" in result.output and len(result.output.strip().splitlines()) <= 2
     monkeypatch.setenv("AWS_SECRET_ACCESS_KEY", SECRET)
-    assert run("keep", "--to", f"s3://{bucket}/t").exit_code == 0
     as_machine(monkeypatch, tmp_path / "other-home", "desktop")
     monkeypatch.setenv("SESSIONTREE_PASSPHRASE", "another passphrase")
     result = run("keep", "--to", f"s3://{bucket}/t")

@@ -89,6 +89,12 @@ class BucketStore:
         self.where = url.rstrip("/")
         config = s3_settings()
         endpoint = config.get("endpoint", "")
+        if endpoint and not ("access_key_id" in config and "secret_access_key" in config):
+            # Not AWS itself (whose machines may have a role's credentials): say what is missing.
+            raise KeepError(
+                f"No credentials for {self.where}: set AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY "
+                "(or aws_access_key_id and aws_secret_access_key in ~/.aws/credentials)"
+            )
         wait = request_seconds()
         try:
             self._store = S3Store(
