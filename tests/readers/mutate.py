@@ -249,6 +249,22 @@ def _factory_settings(path: Path) -> tuple[Path, str]:
     return path.with_name(f"{path.stem}.settings.json"), json.dumps(SETTINGS)
 
 
+@dataclass(frozen=True)
+class ConversationFormat(Format):
+    """An OpenHands conversation: ``{"state": ..., "events": [...]}`` written as ``base_state.json``
+    (damaged as the others' files are) and one file an event."""
+
+    def write(self, folder: Path, tag: str, content: Any, damage: Damage | None = None) -> Path:
+        path = folder / self.name(tag)
+        (path.parent / "events").mkdir(parents=True, exist_ok=True)
+        parts = content if isinstance(content, dict) else {"state": content}
+        path.write_bytes(damaged(dumps(parts.get("state"), True), damage))
+        events = parts.get("events")
+        for index, event in enumerate(events if isinstance(events, list) else []):
+            (path.parent / "events" / f"event-{index:05d}-x.json").write_bytes(dumps(event, False))
+        return path
+
+
 def _set(value: Any, at: Path_, new: Any) -> Any:
     get(value, at[:-1])[at[-1]] = new
     return value
@@ -341,6 +357,20 @@ def _factory(tag: str, marker: str) -> Any:
     return _set(lines, (1, "message", "content", 1, "text"), marker)
 
 
+_OPENHANDS_MARKER = ("events", 1, "llm_message", "content", 0, "text")
+
+
+def _openhands(tag: str, marker: str) -> Any:
+    from tests.readers.test_openhands import EVENTS, STATE
+
+    state = {**copy.deepcopy(STATE), "id": f"openhands-{tag}"}
+    return _set(
+        {"state": state, "events": copy.deepcopy(EVENTS)},
+        ("events", 1, "llm_message", "content", 0, "text"),
+        marker,
+    )
+
+
 def _cline_name(tag: str) -> str:
     return f"tasks/{1764831000000 + zlib.crc32(tag.encode()) % 10**6}/api_conversation_history.json"
 
@@ -381,6 +411,10 @@ FORMATS: dict[str, Format] = {
     "factory": CompanionFormat(
         "factory", lambda t: f"-w/{t}.jsonl", _factory, (1, "message", "content", 1, "text"),
         identity=((0, "type"), (0, "id")), companion=_factory_settings,
+    ),
+    "openhands": ConversationFormat(
+        "openhands", lambda t: f"{t}/base_state.json", _openhands, _OPENHANDS_MARKER, _IN_MESSAGE,
+        (("state",),),
     ),
     "cline": TaskFormat("cline", _cline_name, _cline, ("history", 0, "content", 0, "text"), _IN_MESSAGE),
 }  # fmt: skip

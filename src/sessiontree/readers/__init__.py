@@ -50,6 +50,7 @@ def _readers() -> dict[str, Reader]:
         goose,
         kimi,
         opencode,
+        openhands,
         pi,
         qwen,
         zed,

@@ -324,8 +324,16 @@ def _cursor_info(values: list[Any]) -> dict[str, Any]:
     return cursor_info(values[0] if values and isinstance(values[0], dict) else {})
 
 
+def _openhands_info(values: list[Any]) -> dict[str, Any]:
+    from sessiontree.readers.openhands import state_cwd
+
+    state = values[0] if values and isinstance(values[0], dict) else {}
+    return {"sessionId": state.get("id"), "cwd": state_cwd(state), "title": state.get("title")}
+
+
 _INFO = {
     "amp": _amp_info,
+    "openhands": _openhands_info,
     "cursor": _cursor_info,
     "zed": _zed_info,
     "factory": _factory_info,

@@ -38,6 +38,7 @@ DEFAULT_ROOTS: tuple[tuple[str, str], ...] = (
     ("continue", ".continue/sessions"),
     ("kimi", ".kimi/sessions"),
     ("factory", ".factory/sessions"),
+    ("openhands", ".openhands/conversations"),
 )
 """(agent, folder under the home directory) of the agents whose sessions are picked up by default
 (OpenCode's are under ``$XDG_DATA_HOME``: see ``opencode_roots``)."""
@@ -288,6 +289,7 @@ def iter_agent_files(root: str | Path, *, unreadable: bool = False) -> Iterator[
                         or is_amp_thread(path)
                         or entry.name == TASK_HISTORY
                         or is_continue_session(path)
+                        or (entry.name == "base_state.json" and (path.parent / "events").is_dir())
                         or (depth == 0 and is_mirror_file(path))
                     )
                 )
@@ -340,7 +342,7 @@ _UUID_END = re.compile(r"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F
 def file_session_id(path: Path) -> str:
     """A Claude Code or Codex CLI session's id from its file name (Codex: the uuid ending it;
     Copilot CLI: the folder of its ``events.jsonl``)."""
-    if path.name in ("events.jsonl", TASK_HISTORY, "context.jsonl"):
+    if path.name in ("events.jsonl", TASK_HISTORY, "context.jsonl", "base_state.json"):
         return path.parent.name
     found = _UUID_END.search(path.stem)
     return found[0] if found is not None and path.stem.startswith("rollout-") else path.stem

@@ -41,6 +41,7 @@ AGENT_LABELS: dict[str, str] = {
     "factory": "Factory Droid",
     "zed": "Zed",
     "cursor": "Cursor CLI",
+    "openhands": "OpenHands",
     "claude": "Claude Code",
 }
 """The name people know each agent by, in detection order (most specific first)."""
@@ -327,6 +328,12 @@ def is_cursor_document(values: list[Any]) -> bool:
     return isinstance(first, dict) and isinstance(first.get("cursorChat"), dict)
 
 
+def is_openhands_state(values: list[Any]) -> bool:
+    """An OpenHands conversation's ``base_state.json``: ``{id, agent: {...}, workspace: {...}, ...}``."""
+    head = _metadata_head(values) or {}
+    return isinstance(head.get("id"), str) and "agent" in head and "workspace" in head
+
+
 def task_agent(path: Path) -> str:
     """Which of Cline, Roo Code and Kilo Code wrote a task file: the extension folder it is in."""
     for part in reversed(Path(path).parts):
@@ -352,6 +359,7 @@ _SNIFFERS = {
     "factory": is_factory_file,
     "zed": is_zed_document,
     "cursor": is_cursor_document,
+    "openhands": is_openhands_state,
     "claude": is_claude_file,
 }
 
