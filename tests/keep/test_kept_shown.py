@@ -82,3 +82,28 @@ def test_the_index_page_marks_a_kept_session_and_its_filter_finds_the_machine(cl
     assert html.count('class="st-kept"') == 1 and f"kept, gone {day}" in html
     kept_row = html[html.index(f'data-key="{next(e.key for e in entries if e.id == GONE_ID)}"') :]
     assert "st-kept" in kept_row.split("</li>", 1)[0]
+
+
+def test_serve_shows_a_deleted_session_marked_kept_and_its_page(claude_root: Path, tmp_path: Path) -> None:
+    import httpx
+
+    from tests.serve.process import serve_process
+
+    gone = claude_session(claude_root / "-home-dev-demo", GONE_ID, PHRASE)
+    claude_session(claude_root / "-home-dev-demo", LIVE_ID, "plain words")
+    keep(pick_roots(default_agent_dir(), []))
+    key = next(
+        e.key
+        for e in Sources(pick_roots(default_agent_dir(), [], existing=True), None).scan()
+        if e.id == GONE_ID
+    )
+    gone.unlink()
+    keep(pick_roots(default_agent_dir(), []))
+    with (
+        serve_process(None, default_agent_dir(), tmp_path / "cache", home=Path.home()) as served,
+        httpx.Client(timeout=300) as http,
+    ):
+        index = http.get(served.url + "/").text
+        assert f"kept, gone {date.today().isoformat()}" in index and "9a9a0001" in index
+        page = http.get(f"{served.url}/s/{key}")  # the address it had while its file was there
+        assert page.status_code == 200 and PHRASE in page.text
