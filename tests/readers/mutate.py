@@ -343,6 +343,13 @@ def _continue(tag: str, marker: str) -> Any:
     return _set(session, ("history", 0, "message", "content", 0, "text"), marker)
 
 
+def _kiro(tag: str, marker: str) -> Any:
+    from tests.readers.test_kiro import SESSION
+
+    session = {**copy.deepcopy(SESSION), "sessionId": f"kiro-{tag}"}
+    return _set(session, ("history", 0, "message", "content", 0, "text"), marker)
+
+
 def _kimi(tag: str, marker: str) -> Any:
     from tests.readers.test_kimi import CONTEXT
 
@@ -404,6 +411,11 @@ FORMATS: dict[str, Format] = {
         "continue", lambda t: f".continue/sessions/continue-{t}.json", _continue,
         ("history", 0, "message", "content", 0, "text"), _IN_MESSAGE,
         (("sessionId",), ("history",), ("workspaceDirectory",)),
+    ),
+    "kiro": Format(
+        "kiro", lambda t: f"workspace-sessions/w/kiro-{t}.json", _kiro,
+        ("history", 0, "message", "content", 0, "text"), _IN_MESSAGE,
+        (("sessionId",), ("history",), ("workspacePath",), ("selectedModel",)),
     ),
     "kimi": CompanionFormat(
         "kimi", lambda t: f"0a1b/{t}/context.jsonl", _kimi, (2, "content", 0, "text"), companion=_kimi_wire

@@ -264,7 +264,7 @@ def _continue_info(values: list[Any]) -> dict[str, Any]:
 
     session = values[0] if values and isinstance(values[0], dict) else {}
     info = {"sessionId": session.get("sessionId"), "title": session.get("title")}
-    info["cwd"] = workspace_path(session.get("workspaceDirectory"))
+    info["cwd"] = workspace_path(session.get("workspaceDirectory") or session.get("workspacePath"))
     for item in dicts_of(session.get("history")):
         message = item.get("message")
         if (
@@ -338,6 +338,7 @@ _INFO = {
     "zed": _zed_info,
     "factory": _factory_info,
     "continue": _continue_info,
+    "kiro": _continue_info,
     "goose": _goose_info,
     "copilot": _copilot_info,
     "crush": _crush_info,

@@ -34,6 +34,7 @@ from sessiontree.readers.base import (
 from sessiontree.readers.chat_messages import function_calls, text_of_content
 from sessiontree.readers.cline import salvage_array
 from sessiontree.store.bounded import read_head
+from sessiontree.store.claude_markup import is_injected
 from sessiontree.store.entries import dicts_of
 from sessiontree.store.jsonl import BadLine, decode_text
 from sessiontree.store.kinds import LineKind, add_kinds
@@ -81,7 +82,17 @@ class _Made(Chain):
         role, mid = message.get("role"), f"C{index}"
         content = message.get("content")
         if role == "user":
-            parts: list[dict[str, Any]] = [{"type": "text", "text": t} for t in text_of_content(content)]
+            texts = text_of_content(content)
+            parts: list[dict[str, Any]] = [{"type": "text", "text": t} for t in texts if not is_injected(t)]
+            for at, text in enumerate(t for t in texts if is_injected(t)):  # the extension's, not typed
+                self.add(
+                    {
+                        "type": "custom",
+                        "id": f"{mid}.i{at}",
+                        "customType": "continue:context",
+                        "content": text,
+                    }
+                )
             for part in dicts_of(content):
                 url = part.get("imageUrl")
                 data = (
@@ -168,12 +179,24 @@ class ContinueReader:
             usage = replies[-1]["message"].setdefault("usage", {"input": 0, "output": 0, "totalTokens": 0})
             usage["cost"] = total
         header = session_header(
-            "continue",
+            self.agent,
             as_str(document.get("sessionId")) or path.stem,
-            workspace_path(document.get("workspaceDirectory")),
+            workspace_path(document.get("workspaceDirectory") or document.get("workspacePath")),
             title=document.get("title"),
         )
         return make_session(path, header if document else {}, made.entries, bad, made.last_id())
 
 
+class KiroReader(ContinueReader):
+    """Kiro's chat sessions: Kiro's agent extension (``kiro.kiroagent``) keeps Continue's session
+    shape, ``{sessionId, title, workspacePath, selectedModel, history: [{message: {role, content}}]}``,
+    in ``<config>/Kiro/User/globalStorage/kiro.kiroagent/workspace-sessions/<encoded folder>/<id>.json``
+    (``sessions.json`` beside is the list). Kiro is not public: the shape is the one its files have as
+    public readers of them describe it (2026). A reply there is what the session file holds (often a
+    short acknowledgement; the execution logs holding the full run are not read)."""
+
+    agent: ClassVar[str] = "kiro"
+
+
 register(ContinueReader())
+register(KiroReader())

@@ -49,6 +49,9 @@ DATA_ROOTS: tuple[tuple[str, str], ...] = (("goose", "goose/sessions"), ("amp", 
 EDITOR_HOSTS = ("Code", "Code - Insiders", "VSCodium", "Cursor", "Windsurf")
 """The VS Code builds whose global storage may hold Cline's, Roo Code's or Kilo Code's tasks."""
 
+KIRO_SESSIONS = Path("Kiro", "User", "globalStorage", "kiro.kiroagent", "workspace-sessions")
+"""Where Kiro keeps its chat sessions, under the editors' config dir."""
+
 TASK_HISTORY = "api_conversation_history.json"
 """The file of a Cline (Roo Code, Kilo Code) task folder read as its session."""
 
@@ -84,6 +87,8 @@ def default_roots(
     has_db = any(agent == "goose" for agent, _ in found)  # Goose 1.x imported its JSONL files into it
     found += [(a, p) for a, p in data_roots if _is_dir(p, warn) and not (a == "goose" and has_db)]
     found += [(a, p) for a, p in task_roots(base if home is not None else None) if _is_dir(p, warn)]
+    kiro = editor_config_dir(base if home is not None else None) / KIRO_SESSIONS
+    found += [("kiro", kiro)] if _is_dir(kiro, warn) else []
     return found + cursor_roots(base, warn)
 
 
@@ -249,6 +254,11 @@ def is_chat_json(path: Path) -> bool:
     return path.name.startswith("session-") and path.parent.name == "chats"
 
 
+def is_kiro_session(path: Path) -> bool:
+    """Tell whether a path is named like a Kiro session (``workspace-sessions/<folder>/<id>.json``)."""
+    return path.parent.parent.name == "workspace-sessions" and path.name != "sessions.json"
+
+
 def is_continue_session(path: Path) -> bool:
     """Tell whether a path is named like a Continue session (``.continue/sessions/<id>.json``)."""
     return (
@@ -289,6 +299,7 @@ def iter_agent_files(root: str | Path, *, unreadable: bool = False) -> Iterator[
                         or is_amp_thread(path)
                         or entry.name == TASK_HISTORY
                         or is_continue_session(path)
+                        or is_kiro_session(path)
                         or (entry.name == "base_state.json" and (path.parent / "events").is_dir())
                         or (depth == 0 and is_mirror_file(path))
                     )

@@ -42,6 +42,7 @@ AGENT_LABELS: dict[str, str] = {
     "zed": "Zed",
     "cursor": "Cursor CLI",
     "openhands": "OpenHands",
+    "kiro": "Kiro",
     "claude": "Claude Code",
 }
 """The name people know each agent by, in detection order (most specific first)."""
@@ -303,6 +304,17 @@ def is_continue_file(values: list[Any]) -> bool:
 KIMI_RECORDS = frozenset({"_system_prompt", "_checkpoint", "_usage"})
 
 
+def is_kiro_file(values: list[Any]) -> bool:
+    """A Kiro chat session: Continue's shape with ``workspacePath``: ``{sessionId, history, ...}``."""
+    head = _metadata_head(values) or {}
+    return (
+        isinstance(head.get("sessionId"), str)
+        and "history" in head
+        and "workspaceDirectory" not in head
+        and ("workspacePath" in head or "selectedModel" in head)
+    )
+
+
 def is_kimi_file(values: list[Any]) -> bool:
     """A Kimi CLI ``context.jsonl``: its own records ``{role: _checkpoint | _usage | _system_prompt}``."""
     return any(isinstance(v, dict) and v.get("role") in KIMI_RECORDS for v in values)
@@ -355,6 +367,7 @@ _SNIFFERS = {
     "amp": is_amp_file,
     "cline": is_cline_file,
     "continue": is_continue_file,
+    "kiro": is_kiro_file,
     "kimi": is_kimi_file,
     "factory": is_factory_file,
     "zed": is_zed_document,
