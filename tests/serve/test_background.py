@@ -120,8 +120,8 @@ async def test_a_failed_index_push_is_logged_and_the_next_change_is_pushed(
     feed = state.index_feed
     queue = state.hub.subscribe(INDEX_TOPIC)
     await feed.first_event()
-    scan = FailsFirst(RuntimeError("a bug in a reader"), state.listing.scan_async)
-    state.listing.scan_async = scan  # type: ignore[method-assign]
+    scan = FailsFirst(RuntimeError("a bug in a reader"), state.listing.versioned_scan)
+    state.listing.versioned_scan = scan  # type: ignore[method-assign]
     task = asyncio.create_task(feed.push_forever(no_pause))
     try:
         feed.dirty.set()

@@ -9,7 +9,8 @@ from pathlib import Path
 import pytest
 
 from sessiontree.serve.followed import topic_of
-from sessiontree.serve.index_feed import INDEX_TOPIC, listing_state
+from sessiontree.serve.index_feed import INDEX_TOPIC
+from sessiontree.serve.listing import listing_state
 from sessiontree.serve.state import ServeState
 from sessiontree.store.discovery import SessionInfo
 from tests.serve.conftest import KEY, write_session
@@ -56,14 +57,16 @@ async def test_a_push_while_a_new_index_stream_lists_the_folder_is_not_lost(
     page_state = listing_state(await scan())  # the page's rows
     scanned, gate = asyncio.Event(), asyncio.Event()
 
-    async def first_scan_returns_late(*, again: bool = False) -> list[SessionInfo]:
-        entries = await scan(again=again)
+    versioned = state.listing.versioned_scan
+
+    async def first_scan_returns_late(*, again: bool = False) -> tuple[tuple[int, ...], list[SessionInfo]]:
+        found = await versioned(again=again)
         if not scanned.is_set():
             scanned.set()
             await gate.wait()
-        return entries
+        return found
 
-    state.listing.scan_async = first_scan_returns_late  # type: ignore[method-assign]
+    state.listing.versioned_scan = first_scan_returns_late  # type: ignore[method-assign]
     state.hub.subscribe(INDEX_TOPIC)
     first = asyncio.create_task(feed.first_event())
     await scanned.wait()

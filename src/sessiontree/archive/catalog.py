@@ -223,7 +223,10 @@ class Catalog:
             self._changed()
         self._cached = seen
         if self._kept is not None:
-            self._kept = kept_root_of(self.root)  # the days files disappeared, as of the last keep
+            kept = kept_root_of(self.root)  # the days files disappeared, as of the last keep
+            if kept != self._kept:
+                self._changed()  # what was made of the listing (serve's views) shows those days
+            self._kept = kept
         self.save()
         return self.entries()
 

@@ -18,10 +18,10 @@ from sessiontree.archive.catalog import CatalogNode, ProjectGroup, group_by_proj
 from sessiontree.archive.keep.roots import kept_label
 from sessiontree.exporter.templating import MacroSet, get_template, read_asset
 from sessiontree.pages.index_rows import (
+    IndexRows,
     RowQuery,
     row_chunks,
     search_text,
-    select_rows,
     shown_title,
     sort_value,
 )
@@ -154,12 +154,14 @@ def index_summary(entries: Iterable[SessionInfo]) -> str:
 
 
 def render_index(
-    entries: Iterable[SessionInfo], link_for: LinkBuilder, options: IndexOptions | None = None
+    entries: Iterable[SessionInfo] | IndexRows, link_for: LinkBuilder, options: IndexOptions | None = None
 ) -> str:
-    """Return the whole index page of a catalog's records."""
+    """Return the whole index page of a catalog's records (given as ``IndexRows``: its order, summary
+    and filter choices made once for every page made of the same listing)."""
     opts = options or IndexOptions()
-    listed = list(entries)
-    window = select_rows(listed, RowQuery())
+    rows = entries if isinstance(entries, IndexRows) else IndexRows(entries)
+    listed = rows.entries
+    window = rows.select(RowQuery())
     if opts.rows_url is not None:
         groups_html = render_groups(window.groups, link_for, opts.now)
         paging = {
@@ -182,8 +184,8 @@ def render_index(
         **shell_fields(
             opts.theme, opts.title, "index.css", scripts, connect_src=opts.connect_src, more=opts.csp_sources
         ),
-        summary=index_summary(listed),
-        choices=_choices(listed),
+        summary=rows.made("summary", index_summary),
+        choices=rows.made("choices", _choices),
         groups_html=Markup(groups_html),
         paging=paging,
         state=opts.state,

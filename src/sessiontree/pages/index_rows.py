@@ -8,13 +8,17 @@ every term (in its search text or its project's folder) and the agent chosen.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+import threading
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
+from typing import Any, TypeVar
 
 from sessiontree.archive.catalog import CatalogNode, ProjectGroup, group_by_project
 from sessiontree.store.discovery import SessionInfo
 from sessiontree.store.surrogates import shown_name
 from sessiontree.store.times import time_millis
+
+T = TypeVar("T")
 
 SORTS = ("mtime", "created", "size", "prompts")
 FIRST_ROWS = 100
@@ -133,9 +137,50 @@ def _grouped(rows: Iterable[tuple[str, CatalogNode]]) -> list[ProjectGroup]:
 
 def select_rows(entries: Iterable[SessionInfo], query: RowQuery) -> RowWindow:
     """The window of rows a query asks for, grouped by project in the page's order."""
-    rows = _ordered(entries, query)
+    return _window(_ordered(entries, query), query)
+
+
+def _window(rows: list[tuple[str, CatalogNode]], query: RowQuery) -> RowWindow:
     end = query.offset + query.limit
     return RowWindow(_grouped(rows[query.offset : end]), len(rows), end if end < len(rows) else None)
+
+
+KEPT_ORDERS = 16
+"""Sorts and filters whose rows an ``IndexRows`` keeps (the oldest made is dropped first)."""
+
+
+class IndexRows:
+    """One listing's rows in the order of each sort and filter asked for, each made once: a window
+    of a listing that has not changed costs its slice, not a sort of every session. Thread-safe."""
+
+    def __init__(self, entries: Iterable[SessionInfo]) -> None:
+        self.entries = list(entries)
+        self._orders: dict[tuple[object, ...], list[tuple[str, CatalogNode]]] = {}
+        self._made: dict[str, Any] = {}
+        self._lock = threading.Lock()
+
+    def made(self, name: str, make: Callable[[list[SessionInfo]], T]) -> T:
+        """What ``make`` makes of this listing's entries, made once under ``name``."""
+        with self._lock:
+            if name in self._made:
+                found: T = self._made[name]
+                return found
+        value = make(self.entries)
+        with self._lock:
+            return self._made.setdefault(name, value)  # type: ignore[no-any-return]
+
+    def select(self, query: RowQuery) -> RowWindow:
+        """``select_rows`` of this listing (the same window, from the rows kept for its sort and filter)."""
+        key = (query.sort, query.agent, query.project, query.terms)
+        with self._lock:
+            rows = self._orders.get(key)
+        if rows is None:
+            rows = _ordered(self.entries, query)
+            with self._lock:
+                self._orders[key] = rows
+                while len(self._orders) > KEPT_ORDERS:
+                    del self._orders[next(iter(self._orders))]
+        return _window(rows, query)
 
 
 def row_chunks(entries: Iterable[SessionInfo]) -> list[list[ProjectGroup]]:

@@ -28,8 +28,8 @@ from sessiontree.errors import SearchError
 from sessiontree.pages.nav import NavLinks
 from sessiontree.pages.sessions_data import in_parts, models_by_path, sessions_data
 from sessiontree.pages.usage_page import UsagePageOptions, render_usage_page
-from sessiontree.serve.index_feed import listing_state
 from sessiontree.serve.pages import html_response, render_served_search
+from sessiontree.store.discovery import SessionInfo
 from sessiontree.store.surrogates import shown_name
 from sessiontree.store.titles import cut_title
 
@@ -72,6 +72,7 @@ class ArchiveService:
         self._index: SearchIndex | None = None
         self._lock = threading.Lock()
         self._usage_page: tuple[list[UsageRecord], int, str] | None = None
+        self._models: tuple[list[UsageRecord], bytes] | None = None
         self._usage_lock = threading.Lock()
 
     def _open(self) -> SearchIndex:
@@ -113,21 +114,36 @@ class ArchiveService:
             found["hits"] = [self.hit_json(h) for h in index.search(query, filters)]
             return found
 
-    def session_models(self) -> dict[str, list[str]]:
-        """The models each session file used (by file path), from the listing's usage rows counted
-        so far (the pane asks again when the listing changes, as the background pass counts)."""
-        return models_by_path(self.usage_so_far()[0])
+    def session_models(self, key_of: Callable[[str], str | None]) -> bytes:
+        """``{"models": {key: [model, ...]}}``, the models each listed session used, as JSON, from the
+        listing's usage rows counted so far (the pane asks again when the listing changes, as the
+        background pass counts). Made again only when the rows did: a new list of rows (the
+        listing's, one per version) is the only change that gives other bytes."""
+        records, _ = self.usage_so_far()
+        with self._usage_lock:
+            made = self._models
+            if made is not None and made[0] is records:
+                return made[1]
+            models = {
+                shown_name(key): found
+                for path, found in models_by_path(records).items()
+                if (key := key_of(path)) is not None
+            }
+            body = bytes(JSONResponse({"models": models}).body)
+            self._models = (records, body)
+            return body
 
     def usage_page(self) -> str:
         """Render the usage page of every served folder from the listing's usage rows counted so far
         (``UsagePageOptions.uncounted``: the files the background pass has still to read).
 
-        The page is made again only when the rows changed since: the same rows give the same bytes.
+        The page is made again only when the rows changed since (the listing keeps one list of rows
+        per version: the same list, the same bytes; never a comparison of every row).
         """
         with self._usage_lock:
             records, uncounted = self.usage_so_far()
             made = self._usage_page
-            if made is not None and made[0] == records and made[1] == uncounted:
+            if made is not None and made[0] is records and made[1] == uncounted:
                 return made[2]
             html = render_usage_page(
                 records,
@@ -207,18 +223,17 @@ async def sessions_api(request: Request) -> Response:
     listing, in parts: the first (no ``part``) holds the newest sessions and names the others (its
     JSON made again only when the listing changed since), with the listing's ``state``."""
     state = request.app.state.serve
-    version, entries = await state.listing.versioned_scan()
-    made = state.sessions_json
-    if made is None or made[0] != version:
+    view = await state.listing.view()
+
+    def make(entries: list[SessionInfo]) -> list[bytes]:
         data = sessions_data(entries, lambda entry: state.urls.session(entry.key))
         first, parts = in_parts(data, lambda n: f"{state.urls.sessions_api()}?part={n}")
-        first["state"] = listing_state(entries)  # what a session stream's ``sessions`` events name
-        made = state.sessions_json = (
-            version,
-            [JSONResponse(d).body for d in (first, *(d for _, d in parts))],
-        )
-    part = _number(request.query_params.get("part"), 1, 1, len(made[1]))
-    return Response(made[1][part - 1], media_type="application/json", headers=NO_STORE)
+        first["state"] = view.state  # what a session stream's ``sessions`` events name
+        return [bytes(JSONResponse(d).body) for d in (first, *(d for _, d in parts))]
+
+    made = await anyio.to_thread.run_sync(view.made, "pane", make)
+    part = _number(request.query_params.get("part"), 1, 1, len(made))
+    return Response(made[part - 1], media_type="application/json", headers=NO_STORE)
 
 
 async def session_models_api(request: Request) -> Response:
@@ -227,15 +242,10 @@ async def session_models_api(request: Request) -> Response:
     state = request.app.state.serve
     await state.listing.scan_async()
     try:
-        by_path = await anyio.to_thread.run_sync(_service(request).session_models)
+        body = await anyio.to_thread.run_sync(_service(request).session_models, state.listing.key_of)
     except SearchError as exc:
         return JSONResponse({"error": str(exc), "models": {}}, status_code=500, headers=NO_STORE)
-    models = {
-        shown_name(key): found
-        for path, found in by_path.items()
-        if (key := state.listing.key_of(path)) is not None
-    }
-    return JSONResponse({"models": models}, headers=NO_STORE)
+    return Response(body, media_type="application/json", headers=NO_STORE)
 
 
 async def search_page(request: Request) -> Response:

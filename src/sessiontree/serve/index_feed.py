@@ -18,7 +18,7 @@ from sessiontree.pages.index_page import index_summary, render_groups
 from sessiontree.serve.failures import log_failure
 from sessiontree.serve.followed import SESSION_TOPIC
 from sessiontree.serve.hub import Event, Hub
-from sessiontree.serve.listing import Listing
+from sessiontree.serve.listing import Listing, ListingView, shown_fields
 from sessiontree.store.discovery import SessionInfo
 from sessiontree.store.surrogates import shown_name
 
@@ -29,18 +29,9 @@ INDEX_MIN_INTERVAL = 0.25
 """At most four index pushes a second, however fast files change."""
 
 
-def _shown(e: SessionInfo) -> tuple[object, ...]:
-    return (e.key, e.modified, e.size, e.message_count, e.prompt_count, e.title, e.error)
-
-
-def listing_state(entries: Iterable[SessionInfo]) -> str:
-    """A hash of what the pane and the index show of the listing (a change of it is pushed)."""
-    return str(hash(tuple(_shown(e) for e in entries)))
-
-
 def _row_state(node: CatalogNode) -> tuple[object, ...]:
     e = node.entry
-    own = (*_shown(e), e.display_title, e.created, e.agent, e.first_message, e.cwd)
+    own = (*shown_fields(e), e.display_title, e.created, e.agent, e.first_message, e.cwd)
     return (own, tuple(_row_state(child) for child in node.children))
 
 
@@ -69,12 +60,12 @@ class IndexFeed:
         self._summary = ""
         self._pane_state: str | None = None
 
-    def _catch_up(self, entries: list[SessionInfo]) -> dict[str, Any] | None:
+    def _catch_up(self, view: ListingView) -> dict[str, Any] | None:
         """What changed since the last push (None: nothing), and that listing as the last push."""
-        groups = group_by_project(entries)
-        rows = index_rows(groups)
+        groups = view.made("groups", group_by_project)
+        rows = view.made("row states", lambda _: index_rows(groups))
         old, self._rows = self._rows, rows
-        self._state, self._summary = listing_state(entries), index_summary(entries)
+        self._state, self._summary = view.state, view.made("summary", index_summary)
         if old is None:
             return None
         changed = [
@@ -90,11 +81,11 @@ class IndexFeed:
     async def first_event(self) -> Event:
         """A new stream's first event: the listing's state as of the last push, no rows."""
         if self._rows is None:
-            entries = await self.listing.scan_async()
+            view = await self.listing.view()
             # A push while this scan ran caught up already (and the change it found was pushed to
             # no one, the rows being None then): its state goes first, never this older listing's.
             if self._rows is None:
-                self._catch_up(entries)
+                self._catch_up(view)
         return Event(
             "index", {"first": True, "html": "", "gone": [], "summary": self._summary, "state": self._state}
         )
@@ -102,12 +93,11 @@ class IndexFeed:
     async def pane_event(self) -> Event:
         """A session stream's first event: the listing as it is now. The page's pane fetched its
         list before its stream was open, and a change in between was pushed to nobody."""
-        return sessions_event(listing_state(await self.listing.scan_async()))
+        return sessions_event((await self.listing.view()).state)
 
-    async def event(self, entries: list[SessionInfo] | None = None) -> Event | None:
+    async def event(self, view: ListingView | None = None) -> Event | None:
         """The rows changed since the last push as an event, or None when nothing shown has changed."""
-        entries = entries if entries is not None else await self.listing.scan_async()
-        found = self._catch_up(entries)
+        found = self._catch_up(view if view is not None else await self.listing.view())
         if found is None:
             return None
         return Event("index", {**found, "summary": self._summary, "state": self._state})
@@ -131,12 +121,12 @@ class IndexFeed:
         if not pages:
             self._pane_state = None  # the next session page's stream hears of the next change
         if self.hub.count(INDEX_TOPIC) or pages:
-            entries = await self.listing.scan_async()
-            state = listing_state(entries)
+            view = await self.listing.view()
+            state = view.state
             if state != self._pane_state:
                 self._pane_state = state
                 for topic in pages:
                     self.hub.publish(topic, sessions_event(state))
-            event = await self.event(entries) if self.hub.count(INDEX_TOPIC) else None
+            event = await self.event(view) if self.hub.count(INDEX_TOPIC) else None
             if event is not None:
                 self.hub.publish(INDEX_TOPIC, event)

@@ -1,7 +1,9 @@
 """The served folders' listing: one catalog per root, rescanned on demand, keys mapped to files.
 
 A scan lists new files from their prefixes (a cold start answers at once); ``settle_some``, run
-by serve's background pass, reads the pending ones whole for their exact counts.
+by serve's background pass, reads the pending ones whole for their exact counts. ``view`` is the
+listing with what the many-session answers make of it (rows in order, state, the pane's list),
+kept while the listing's version stays: a request to an unchanged listing makes nothing again.
 """
 
 from __future__ import annotations
@@ -11,17 +13,54 @@ import logging
 import math
 import threading
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass
 from pathlib import Path
+from typing import TypeVar
 
 import anyio
 
 from sessiontree.archive.collection import Sources
 from sessiontree.archive.usage import UsageRecord
+from sessiontree.pages.index_rows import IndexRows
 from sessiontree.serve.security import contained
 from sessiontree.store.discovery import SessionInfo
 
 log = logging.getLogger(__name__)
+
+T = TypeVar("T")
+
+
+def shown_fields(e: SessionInfo) -> tuple[object, ...]:
+    """What the pane and the index show of a record (its listing state's part)."""
+    return (e.key, e.modified, e.size, e.message_count, e.prompt_count, e.title, e.error)
+
+
+def listing_state(entries: Iterable[SessionInfo]) -> str:
+    """A hash of what the pane and the index show of the listing (a change of it is pushed)."""
+    return str(hash(tuple(shown_fields(e) for e in entries)))
+
+
+@dataclass(frozen=True)
+class ListingView:
+    """One version of the listing and what the many-session answers made of it so far (each once)."""
+
+    version: tuple[int, ...]
+    rows: IndexRows
+
+    @property
+    def entries(self) -> list[SessionInfo]:
+        """The listing, newest first (shared: never change it)."""
+        return self.rows.entries
+
+    @property
+    def state(self) -> str:
+        """``listing_state`` of this listing."""
+        return self.made("state", listing_state)
+
+    def made(self, name: str, make: Callable[[list[SessionInfo]], T]) -> T:
+        """What ``make`` makes of this listing, made once under ``name`` (``IndexRows.made``)."""
+        return self.rows.made(name, make)
 
 
 class Listing:
@@ -41,6 +80,7 @@ class Listing:
         """Changes reported by the watcher and the background pass (a scan notes it)."""
         self._scanned: tuple[int, tuple[int, ...], list[SessionInfo]] | None = None
         """The last scan: the changes reported before it, the sources' version, its list."""
+        self._view: ListingView | None = None
 
     def watched(self, on: bool) -> None:
         """Say whether the watcher reports every change under the roots from now on (then a scan
@@ -79,6 +119,17 @@ class Listing:
         if any(e.pending for e in entries):
             self.unsettled.set()
         return version, entries
+
+    async def view(self) -> ListingView:
+        """The listing as ``versioned_scan`` finds it, with what was made of it already: the same
+        view while the version stays (every listing of one version is the same list of records)."""
+        version, entries = await self.versioned_scan()
+        view = self._view  # set only here, in the event loop: no lock needed
+        if view is None or view.version < version:
+            view = self._view = ListingView(version, IndexRows(entries))
+        elif view.version != version:  # a scan that returned after a later one: not kept
+            view = ListingView(version, IndexRows(entries))
+        return view
 
     def settle_some(self, budget: float) -> tuple[bool, bool]:
         """Read pending files whole for about ``budget`` seconds (at least one file), outside the

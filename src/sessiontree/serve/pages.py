@@ -31,18 +31,17 @@ from sessiontree.exporter.preview import render_preview
 from sessiontree.exporter.recipe import Page, PageTarget, make_page
 from sessiontree.exporter.templating import read_asset
 from sessiontree.pages.index_page import IndexOptions, render_groups, render_index
-from sessiontree.pages.index_rows import RowQuery, select_rows
+from sessiontree.pages.index_rows import RowQuery
 from sessiontree.pages.nav import PANE_SCRIPTS, browse_scripts, nav_css, pane_css
 from sessiontree.pages.search_page import SearchPageOptions, render_search_page, search_scripts
 from sessiontree.readers import load_any
 from sessiontree.serve.config import ServeConfig
 from sessiontree.serve.first_screen import first_screen
-from sessiontree.serve.index_feed import listing_state
+from sessiontree.serve.listing import ListingView
 from sessiontree.serve.live import LiveSession, Snapshot
 from sessiontree.serve.renders import Renders
 from sessiontree.serve.urls import Urls
 from sessiontree.store import Session
-from sessiontree.store.discovery import SessionInfo
 from sessiontree.store.foreground import FOREGROUND
 from sessiontree.store.jsonl import paused_gc
 from sessiontree.store.subagents import subagent_key
@@ -94,12 +93,12 @@ def _search_settings(urls: Urls) -> str:
     return "window.sessiontreeServe = " + json_for_script(settings) + ";"
 
 
-def render_served_index(entries: list[SessionInfo], config: ServeConfig, urls: Urls) -> str:
+def render_served_index(view: ListingView, config: ServeConfig, urls: Urls) -> str:
     """The index page (its first window of rows) with the live scripts (index events, message
-    search) and their URLs added."""
+    search) and their URLs added; the rows' order, summary and choices as the view has them."""
     options = IndexOptions(
         rows_url=urls.index_rows(),
-        state=listing_state(entries),
+        state=view.state,
         title="Sessions",
         theme=config.theme,
         extra_scripts=(
@@ -112,18 +111,18 @@ def render_served_index(entries: list[SessionInfo], config: ServeConfig, urls: U
         connect_src=("'self'",),
         nav=urls.nav(),
     )
-    return render_index(entries, lambda entry: urls.session(entry.key), options)
+    return render_index(view.rows, lambda entry: urls.session(entry.key), options)
 
 
-def index_window(entries: list[SessionInfo], query: RowQuery, urls: Urls) -> dict[str, Any]:
+def index_window(view: ListingView, query: RowQuery, urls: Urls) -> dict[str, Any]:
     """A window of the index's rows as the page fetches it: their HTML, the next window's offset,
-    how many rows match, and the listing's state."""
-    window = select_rows(entries, query)
+    how many rows match, and the listing's state (the rows in order from the view's, made once)."""
+    window = view.rows.select(query)
     return {
         "html": render_groups(window.groups, lambda entry: urls.session(entry.key)),
         "next": window.next,
         "total": window.total,
-        "state": listing_state(entries),
+        "state": view.state,
     }
 
 

@@ -94,8 +94,8 @@ def session_route(handler: SessionHandler) -> Callable[[Request], Awaitable[Resp
 async def index(request: Request) -> Response:
     """The index page with its first window of rows (the rest from ``index_rows``)."""
     state = _state(request)
-    entries = await state.listing.scan_async()
-    html = await anyio.to_thread.run_sync(pages.render_served_index, entries, state.config, state.urls)
+    view = await state.listing.view()
+    html = await anyio.to_thread.run_sync(pages.render_served_index, view, state.config, state.urls)
     return pages.html_response(html)
 
 
@@ -103,9 +103,9 @@ async def index_rows(request: Request) -> Response:
     """``/api/index-rows?sort=&agent=&project=&q=&offset=&limit=``: a window of the index's rows
     (sorted and filtered as the page does) as HTML, the offset of the next one, and how many match."""
     state = _state(request)
-    entries = await state.listing.scan_async()
+    view = await state.listing.view()
     query = RowQuery.of(request.query_params)
-    found = await anyio.to_thread.run_sync(pages.index_window, entries, query, state.urls)
+    found = await anyio.to_thread.run_sync(pages.index_window, view, query, state.urls)
     return JSONResponse(found, headers=pages.PAGE_HEADERS)
 
 

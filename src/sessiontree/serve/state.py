@@ -79,8 +79,6 @@ class ServeState:
         self._mirroring: asyncio.Task[None] | None = None
         self._archive_dirty = asyncio.Event()
         self._loop: asyncio.AbstractEventLoop | None = None  # the server's, once it started
-        self.sessions_json: tuple[tuple[int, ...], list[bytes]] | None = None
-        """The pane's list as last sent (its parts), by the listing's version (``sessions_api``)."""
         self._tasks: list[asyncio.Task[None]] = []
 
     def _wake_archive(self) -> None:
