@@ -187,3 +187,39 @@ async def test_serve_lists_and_renders_a_task(task_file: Path, tmp_path: Path) -
         assert link in index.text
         page = await client.get(link)
         assert page.status_code == 200 and "Added an idempotency key" in page.text
+
+
+XML_HISTORY: list[dict[str, Any]] = [
+    {"role": "user", "content": [text("<task>\nlist the scripts\n</task>"), text(ENV)]},
+    {"role": "assistant", "content": [text("<thinking>Look at the folder.</thinking>\n\n<list_files>\n"
+                                           "<path>scripts</path>\n<recursive>false</recursive>\n</list_files>")]},
+    {"role": "user", "content": [text("[list_files for 'scripts'] Result:"), text("build.sh\ntest.sh"),
+                                 text(ENV)]},
+    {"role": "assistant", "content": [text("<attempt_completion>\n<result>\nTwo scripts.\n</result>\n"
+                                           "</attempt_completion>")]},
+    {"role": "user", "content": [text("[attempt_completion] Result:"),
+                                 text("The user has provided feedback on the results.\n<feedback>\n"
+                                      "which one runs the tests?\n</feedback>"), text(ENV)]},
+    {"role": "assistant", "content": [text("test.sh runs them.")]},
+]  # fmt: skip
+
+
+def test_the_xml_tool_era_reads_calls_and_results(tmp_path: Path) -> None:
+    """Cline before native tool calls: a call is a tag in the reply's text, its result a text block
+    '[tool for ...] Result:' and the block after it; feedback inside the result is typed."""
+    path = write_task(storage(tmp_path, "cline"), history=XML_HISTORY, ui=[])
+    entries = load_any(path).entries
+    calls = [
+        c for e in entries for c in e.get("message", {}).get("content", []) if c.get("type") == "toolCall"
+    ]
+    assert [(c["name"], c["arguments"]) for c in calls] == [
+        ("list_files", {"path": "scripts", "recursive": "false"}),
+        ("attempt_completion", {"result": "Two scripts."}),
+    ]
+    results = [e["message"] for e in entries if e.get("message", {}).get("role") == "toolResult"]
+    assert [(r["toolCallId"], r["toolName"]) for r in results] == [(c["id"], c["name"]) for c in calls]
+    assert results[0]["content"][0]["text"] == "build.sh\ntest.sh"
+    prompts = [
+        e["message"]["content"][0]["text"] for e in entries if e.get("message", {}).get("role") == "user"
+    ]
+    assert prompts == ["list the scripts", "which one runs the tests?"]

@@ -60,6 +60,17 @@ WHOLE_BYTES = 256 << 20
 """A task's file is parsed whole; a larger one is refused."""
 
 _TYPED = re.compile(r"<(task|feedback|answer|user_message)>\s*(.*?)\s*</\1>", re.DOTALL)
+XML_TOOLS = (
+    "read_file", "write_to_file", "replace_in_file", "apply_diff", "insert_content", "search_and_replace",
+    "execute_command", "search_files", "list_files", "list_code_definition_names", "codebase_search",
+    "browser_action", "use_mcp_tool", "access_mcp_resource", "ask_followup_question", "attempt_completion",
+    "new_task", "plan_mode_respond", "switch_mode", "update_todo_list", "fetch_instructions", "new_rule",
+    "load_mcp_documentation", "web_fetch", "condense", "summarize_task", "report_bug",
+)  # fmt: skip
+"""The tools of the XML-tool era (before native tool calls), written as tags in a reply's text."""
+_XML_CALL = re.compile(r"<(" + "|".join(XML_TOOLS) + r")>(.*?)</\1>", re.DOTALL)
+_XML_PARAM = re.compile(r"<([a-z_]+)>\n?(.*?)\n?</\1>", re.DOTALL)
+_XML_RESULT = re.compile(r"\[(\w+)(?: for [^\n]*?)?\] Result:\s*")
 _CWD = re.compile(r"Current (?:Working|Workspace) Directory \(([^)\n]+)\)")
 
 
@@ -121,11 +132,12 @@ def prompt_times(ui: list[Any]) -> list[str | None]:
     return times
 
 
-def split_typed(text: str) -> tuple[list[str], str]:
-    """What the person typed in a user text block, and what the extension wrote around it."""
+def split_typed(text: str, plain_is_typed: bool = True) -> tuple[list[str], str]:
+    """What the person typed in a user text block, and what the extension wrote around it (plain
+    text with no tag is typed too, unless it is a tool's result: ``plain_is_typed``)."""
     typed = [m[2] for m in _TYPED.finditer(text) if m[2].strip()]
     rest = _TYPED.sub("", text).strip()
-    if not typed and rest and not rest.startswith(("[", "<")) and "<" not in rest:
+    if plain_is_typed and not typed and rest and not rest.startswith(("[", "<")) and "<" not in rest:
         return [rest], ""  # plain text, nothing wrapped: typed
     return typed, rest
 
@@ -150,22 +162,41 @@ class _Made(Chain):
         self.usages = usages
         self.times = times
         self.names: dict[str, str] = {}
+        self.pending: list[str] = []  # XML-era calls not answered yet, oldest first
         self.model: str | None = None
 
     def user(self, mid: str, blocks: list[dict[str, Any]], ts: Any) -> None:
         prompt: list[dict[str, Any]] = []
         around: list[str] = []
+        result: dict[str, Any] | None = None  # an XML-era tool's result, its text in the next block
         for at, block in enumerate(blocks):
             kind = block.get("type")
-            if kind == "text" and isinstance(block.get("text"), str):
-                typed, rest = split_typed(block["text"])
+            text = block.get("text") if kind == "text" else None
+            header = _XML_RESULT.match(text) if isinstance(text, str) else None
+            if header is not None:
+                result = self.xml_result(f"{mid}.r{at}", header[1], ts)
+                text = text[header.end() :]  # type: ignore[index]
+            elif (
+                result is not None and isinstance(text, str) and not text.lstrip().startswith("<environment")
+            ):
+                typed, rest = split_typed(text, plain_is_typed=False)  # feedback is typed in <feedback>
                 prompt += [{"type": "text", "text": t} for t in typed]
-                around += [rest] if rest else []
+                result["content"][0]["text"] += rest
+                result = None
+                continue
+            if isinstance(text, str):
+                typed, rest = split_typed(text) if header is None else ([], text)
+                prompt += [{"type": "text", "text": t} for t in typed]
+                if header is not None:
+                    result["content"][0]["text"] += rest  # type: ignore[index]
+                else:
+                    around += [rest] if rest else []
+                    result = None
             elif kind == "image" and (image := image_block(block)) is not None:
                 prompt.append(image)
             elif kind == "tool_result":
-                result = tool_result_message(block, self.names, f"{mid}.{at}")
-                self.add({"type": "message", "id": f"{mid}.r{at}", "message": result}, ts)
+                made = tool_result_message(block, self.names, f"{mid}.{at}")
+                self.add({"type": "message", "id": f"{mid}.r{at}", "message": made}, ts)
         if any(p["type"] == "text" for p in prompt):
             ts = ts or (self.times.pop(0) if self.times else None)
             self.add({"type": "message", "id": mid, "message": {"role": "user", "content": prompt}}, ts)
@@ -174,12 +205,32 @@ class _Made(Chain):
                 {"type": "custom", "id": f"{mid}.c{at}", "customType": "cline:context", "content": rest}, ts
             )
 
+    def xml_result(self, rid: str, name: str, ts: Any) -> dict[str, Any]:
+        """The result of the oldest XML-era call not answered yet (its text filled in by the caller)."""
+        cid = self.pending.pop(0) if self.pending else rid
+        result = {"role": "toolResult", "toolCallId": cid, "toolName": self.names.get(cid, name),
+                  "content": [{"type": "text", "text": ""}], "isError": False}  # fmt: skip
+        self.add({"type": "message", "id": rid, "message": result}, ts)
+        return result
+
+    def xml_calls(self, mid: str, text: str) -> tuple[str, list[dict[str, Any]]]:
+        """A reply's text without the XML-era tool calls it writes, and those calls."""
+        calls = []
+        for n, found in enumerate(_XML_CALL.finditer(text)):
+            cid = f"{mid}.x{n}"
+            self.names[cid] = found[1]
+            self.pending.append(cid)
+            args = {p[1]: p[2] for p in _XML_PARAM.finditer(found[2])}
+            calls.append({"type": "toolCall", "id": cid, "name": found[1], "arguments": args})
+        return (_XML_CALL.sub("", text).strip() if calls else text), calls
+
     def assistant(self, mid: str, blocks: list[dict[str, Any]], ts: Any) -> None:
         content: list[dict[str, Any]] = []
         for at, block in enumerate(blocks):
             kind = block.get("type")
             if kind == "text" and as_str(block.get("text")):
-                content.append({"type": "text", "text": block["text"]})
+                text, calls = self.xml_calls(mid, block["text"])
+                content += ([{"type": "text", "text": text}] if text else []) + calls
             elif kind in ("thinking", "reasoning") and as_str(block.get(str(kind)) or block.get("text")):
                 content.append({"type": "thinking", "thinking": block.get(str(kind)) or block.get("text")})
             elif kind == "tool_use":
