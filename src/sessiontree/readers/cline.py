@@ -70,6 +70,7 @@ XML_TOOLS = (
 """The tools of the XML-tool era (before native tool calls), written as tags in a reply's text."""
 _XML_CALL = re.compile(r"<(" + "|".join(XML_TOOLS) + r")>(.*?)</\1>", re.DOTALL)
 _XML_PARAM = re.compile(r"<([a-z_]+)>\n?(.*?)\n?</\1>", re.DOTALL)
+_THINKING = re.compile(r"<thinking>\s*(.*?)\s*</thinking>", re.DOTALL)
 _XML_RESULT = re.compile(r"\[(\w+)(?: for [^\n]*?)?\] Result:\s*")
 _CWD = re.compile(r"Current (?:Working|Workspace) Directory \(([^)\n]+)\)")
 
@@ -229,7 +230,9 @@ class _Made(Chain):
         for at, block in enumerate(blocks):
             kind = block.get("type")
             if kind == "text" and as_str(block.get("text")):
-                text, calls = self.xml_calls(mid, block["text"])
+                thoughts = [t for t in _THINKING.findall(block["text"]) if t]  # the XML era's reasoning
+                text, calls = self.xml_calls(mid, _THINKING.sub("", block["text"]).strip())
+                content += [{"type": "thinking", "thinking": t} for t in thoughts]
                 content += ([{"type": "text", "text": text}] if text else []) + calls
             elif kind in ("thinking", "reasoning") and as_str(block.get(str(kind)) or block.get("text")):
                 content.append({"type": "thinking", "thinking": block.get(str(kind)) or block.get("text")})
