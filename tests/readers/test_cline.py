@@ -223,3 +223,6 @@ def test_the_xml_tool_era_reads_calls_and_results(tmp_path: Path) -> None:
         e["message"]["content"][0]["text"] for e in entries if e.get("message", {}).get("role") == "user"
     ]
     assert prompts == ["list the scripts", "which one runs the tests?"]
+    first = next(e["message"] for e in entries if e.get("message", {}).get("role") == "assistant")
+    assert first["content"][0] == {"type": "thinking", "thinking": "Look at the folder."}
+    assert [b["type"] for b in first["content"]] == ["thinking", "toolCall"]
