@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import contextlib
 import json
-import logging
 import os
 import re
 import sqlite3
@@ -29,8 +28,6 @@ from sessiontree.store.jsonl import decode_text
 from sessiontree.store.paths import default_cache_dir
 from sessiontree.store.storage import read_reason
 from sessiontree.store.times import time_millis
-
-log = logging.getLogger(__name__)
 
 _FAILED: dict[Path, dict[str, list[int] | None]] = {}
 """Mirror folder -> the database's and WAL's stat when its sync last failed (in this process)."""
@@ -155,6 +152,9 @@ def sync_mirror(folder: Path) -> None:
     ) as exc:
         # A damaged database, a named pipe as its WAL: its sessions stay as last mirrored, and
         # every other folder's are listed; said in one line (a traceback only at debug level).
+        import logging  # only when a database cannot be mirrored: a warm search loads no logging
+
+        log = logging.getLogger(__name__)
         log.warning(printable(f"Cannot read the {agent} database {db}: {_why(exc, db)}"))
         log.debug("mirror of %s", db, exc_info=True)
         _FAILED[folder] = seen  # said once: tried again when the database or its WAL changes

@@ -8,7 +8,6 @@ Listing reads only a prefix of each file; nothing here ever writes.
 
 from __future__ import annotations
 
-import logging
 import os
 import re
 import stat
@@ -24,8 +23,6 @@ from sessiontree.readers.opencode_layout import is_storage_folder as is_opencode
 from sessiontree.store.discovery import SessionInfo, printable, scandir_sorted
 from sessiontree.store.paths import default_data_dir
 from sessiontree.store.storage import entry_is, read_reason, resolves_inside
-
-log = logging.getLogger(__name__)
 
 DEFAULT_ROOTS: tuple[tuple[str, str], ...] = (
     ("claude", ".claude/projects"),
@@ -140,7 +137,11 @@ def task_roots(home: Path | None = None) -> list[tuple[str, Path]]:
 
 
 def _say(warn: Callable[[str], None] | None, line: str) -> None:
-    (warn or log.warning)(printable(line))
+    if warn is None:
+        import logging  # only when a folder is skipped: a warm search loads no logging
+
+        warn = logging.getLogger(__name__).warning
+    warn(printable(line))
 
 
 def _is_dir(path: Path, warn: Callable[[str], None] | None) -> bool:
