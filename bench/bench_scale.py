@@ -1,29 +1,40 @@
 #!/usr/bin/env python3
-"""How browsing costs grow with the archive: every figure of issue 42 at 1,000 and 10,000 sessions.
+"""How browsing costs grow with the archive: every figure of issues 42 and 54 at 1,000, 10,000
+and 100,000 sessions.
 
 For each size, a generated corpus of pi sessions (bench_usage's: 40 projects, five models, 25
-days; a rare word planted in three sessions), then:
+days; a rare word planted in three sessions), a quarter of them moved into two other machines'
+kept archives (``keep``'s shown copies: ``kept/<machine>/index.json`` and the files, written
+directly), served and built as a user's default folders are (no folder given: ours and every
+kept copy), then:
 
 - serve, fresh (empty cache dir): ``GET /``, ``/api/sessions``, ``/api/session-models`` (HTTP,
   bytes); the pane's first rows on a session page and the usage dashboard drawn (Chromium, a new
-  context each); the first ``/api/search`` of the rare word (it builds the full-text index);
-- serve, warm (the same server): the same, median of ``--repeat``, and the rare word searched;
+  context each); the first ``/api/search`` of the rare word (what is indexed within its budget),
+  and the time until every file is indexed and counted;
+- serve, warm (the same server, once its search index and counts are complete): the same, median
+  of ``--repeat``, and the rare word searched;
+- serve's CPU for one warm request of each many-session answer (its /proc stat around it);
 - serve's peak RSS (VmHWM) and the CPU it used;
-- build (``--no-build`` skips it): wall and CPU of ``sessiontree build`` from empty, the bytes of
+- build (``--no-build`` skips it): wall, CPU and peak RSS of ``sessiontree build`` from empty
+  (its own process and its largest worker), the bytes of
   the site's index page and of the pane's data every session page fetches (its first file and
   chunks), and the site's search page until Pagefind shows the rare word (median of ``--repeat``).
 
-The load average is printed with every size: quote CPU figures when the machine is not idle.
+The load average is printed with every size: quote CPU figures when the machine is not idle. At
+the end, each figure at every size and its growth from one size to the next.
 
-Usage: .venv/bin/python bench/bench_scale.py [--sizes 1000,10000] [--turns 30,3] [--repeat 3]
-       [--no-build] [--keep]
-1,000 x 30 turns is about 0.35 GB and 10,000 x 3 turns about 0.4 GB, made under $TMPDIR and
-removed at the end (``--keep`` keeps them).
+Usage: .venv/bin/python bench/bench_scale.py [--sizes 1000,10000,100000] [--turns 30,3]
+       [--repeat 3] [--no-build] [--keep]
+1,000 x 30 turns is about 0.35 GB, 10,000 x 3 turns about 0.3 GB and 100,000 x 3 turns about
+3 GB (written in about a minute), made under $TMPDIR and removed at the end (``--keep`` keeps them).
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
+import itertools
 import json
 import os
 import resource
@@ -107,25 +118,73 @@ def med(values: list[float]) -> str:
     return f"{statistics.median(values) * 1000:7.0f} ms {[round(v * 1000) for v in values]}"
 
 
-def bench_serve(root: Path, work: Path, browser: Browser, repeat: int, session_url: str) -> None:
-    with serve_process(root, work / "agent", work / "serve-cache") as served:
+FIGURES: dict[str, dict[int, float]] = {}
+"""Each figure (its name with its unit) at each size, for the growth table at the end."""
+
+
+class Rows:
+    """The figures of one size: printed as they come, kept for the growth table."""
+
+    def __init__(self, size: int) -> None:
+        self.size = size
+
+    def add(self, name: str, value: float, unit: str, detail: str = "") -> None:
+        FIGURES.setdefault(f"{name} ({unit})", {})[self.size] = value
+        shown = f"{value:7.1f}" if unit in ("s", "MB") else f"{value:7.0f}"
+        print(f"  {name:58s} {shown} {unit} {detail}".rstrip(), flush=True)
+
+    def times(self, name: str, values: list[float]) -> None:
+        self.add(name, statistics.median(values) * 1000, "ms", str([round(v * 1000) for v in values]))
+
+
+WARM_CPU = (
+    ("GET /", "/"),
+    ("/api/index-rows (next window)", "/api/index-rows?offset=100&limit=200"),
+    ("/api/index-rows (filtered, by size)", "/api/index-rows?q=project-3&sort=size"),
+    ("/api/sessions", "/api/sessions"),
+    ("/api/session-models", "/api/session-models"),
+    ("/usage", "/usage"),
+)
+
+
+def request_cpu(served: Served, url: str, repeat: int) -> list[float]:
+    """Serve's CPU seconds for each of ``repeat`` requests of ``url`` (its /proc stat around each)."""
+    used = []
+    for _ in range(repeat):
+        before, _ = proc_figures(served)
+        get(url)
+        used.append(proc_figures(served)[0] - before)
+    return used
+
+
+def until_settled(served: Served) -> float:
+    """Seconds until the search index and the listing's counts are complete (the background work a
+    fresh server does after its first answers; the warm figures are taken after it)."""
+    started = time.perf_counter()
+    while httpx.get(served.url + "/api/search?q=" + RARE, timeout=600).json().get("pending"):
+        time.sleep(0.5)
+    while b"data-counting" in httpx.get(served.url + "/usage", timeout=600).content:
+        time.sleep(0.5)
+    return time.perf_counter() - started
+
+
+def session_link(base: str) -> str:
+    """A session page a third of the way down the pane's first part (its keys name the roots)."""
+    first = httpx.get(base + "/api/sessions", timeout=600).json()["sessions"]
+    return str(first[len(first) // 3]["h"])
+
+
+def bench_serve(corpus_: Corpus, browser: Browser, repeat: int, rows: Rows) -> None:
+    with corpus_.served() as served:
         base = served.url
-        rows: list[tuple[str, str]] = []
         for label, path in (("GET /", "/"), ("/api/sessions", "/api/sessions")):
             started = time.perf_counter()
             size = get(base + path)
-            rows.append(
-                (f"{label} cold ({size / 1e3:.0f} kB)", f"{(time.perf_counter() - started) * 1000:7.0f} ms")
-            )
-        rows.append(
-            ("pane first rows, cold (Chromium)", f"{pane_load(browser, base + session_url) * 1000:7.0f} ms")
-        )
-        rows.append(
-            ("/usage drawn, cold (Chromium)", f"{ours_load(browser, base + '/usage') * 1000:7.0f} ms")
-        )
-        rows.append(
-            ("/api/session-models cold", f"{timed(lambda: get(base + '/api/session-models')) * 1000:7.0f} ms")
-        )
+            rows.add(f"{label} cold", (time.perf_counter() - started) * 1000, "ms", f"({size / 1e3:.0f} kB)")
+        session_url = base + session_link(base)
+        rows.add("pane first rows, cold (Chromium)", pane_load(browser, session_url) * 1000, "ms")
+        rows.add("/usage drawn, cold (Chromium)", ours_load(browser, base + "/usage") * 1000, "ms")
+        rows.add("/api/session-models cold", timed(lambda: get(base + "/api/session-models")) * 1000, "ms")
         search = base + "/api/search?q=" + RARE
         found = 0
 
@@ -133,37 +192,28 @@ def bench_serve(root: Path, work: Path, browser: Browser, repeat: int, session_u
             nonlocal found
             found = httpx.get(search, timeout=3600).json().get("sessions", 0)
 
-        rows.append(("search, first (builds the index)", f"{timed(first_search) * 1000:7.0f} ms"))
+        rows.add("search, first answer", timed(first_search) * 1000, "ms", f"({found} of 3 sessions)")
+        rows.add("search, every file indexed", until_settled(served) * 1000, "ms", "(since the first answer)")
         cold_cpu, _ = proc_figures(served)
-        rows.append(
-            ("pane first rows, warm", med([pane_load(browser, base + session_url) for _ in range(repeat)]))
+        rows.times("pane first rows, warm", [pane_load(browser, session_url) for _ in range(repeat)])
+        rows.times("/usage drawn, warm", [ours_load(browser, base + "/usage") for _ in range(repeat)])
+        rows.times("GET / warm", [timed(lambda: get(base + "/")) for _ in range(repeat)])
+        rows.times("/api/sessions warm", [timed(lambda: get(base + "/api/sessions")) for _ in range(repeat)])
+        rows.times(
+            "/api/session-models warm",
+            [timed(lambda: get(base + "/api/session-models")) for _ in range(repeat)],
         )
-        rows.append(("/usage drawn, warm", med([ours_load(browser, base + "/usage") for _ in range(repeat)])))
-        rows.append(("GET / warm", med([timed(lambda: get(base + "/")) for _ in range(repeat)])))
-        rows.append(
-            ("/api/sessions warm", med([timed(lambda: get(base + "/api/sessions")) for _ in range(repeat)]))
-        )
-        rows.append(
-            (
-                "/api/session-models warm",
-                med([timed(lambda: get(base + "/api/session-models")) for _ in range(repeat)]),
-            )
-        )
-        rows.append(
-            (
-                f"search rare word, warm ({found} of 3 sessions)",
-                med([timed(lambda: get(search)) for _ in range(repeat)]),
-            )
-        )
+        rows.times("search rare word, warm", [timed(lambda: get(search)) for _ in range(repeat)])
+        for label, path in WARM_CPU:
+            rows.times(f"serve CPU of one warm {label}", request_cpu(served, base + path, repeat))
         cpu, peak = proc_figures(served)
-        rows.append(("serve CPU: cold phase / whole run", f"{cold_cpu:7.1f} s / {cpu:.1f} s"))
-        rows.append(("serve peak RSS", f"{peak:7.0f} MiB"))
+        rows.add("serve CPU, cold phase", cold_cpu, "s")
+        rows.add("serve CPU, whole run", cpu, "s")
+        rows.add("serve peak RSS", peak, "MiB")
         served.stop()
-    for name, figure in rows:
-        print(f"  {name:46s} {figure}")
 
 
-def site_search(browser: Browser, site: Path, repeat: int) -> None:
+def site_search(browser: Browser, site: Path, repeat: int, rows: Rows) -> None:
     """The site's search page until Pagefind's hits of the rare word are shown (a new context each)."""
     times: list[float] = []
     with serve_folder(site) as url:
@@ -174,37 +224,120 @@ def site_search(browser: Browser, site: Path, repeat: int) -> None:
             page.wait_for_selector(".st-fulltext-group", timeout=600_000)
             times.append(time.perf_counter() - started)
             page.context.close()
-    print(f"  {'site search, rare word (Pagefind, Chromium)':46s} {med(times)}")
+    rows.times("site search, rare word (Pagefind, Chromium)", times)
 
 
-def bench_build(root: Path, work: Path, browser: Browser, repeat: int) -> None:
-    site = work / "site"
-    env = {**os.environ, "XDG_CACHE_HOME": str(work / "build-cache")}
+PEAK_RSS = """
+import resource, runpy, sys
+try:
+    runpy.run_module("sessiontree", run_name="__main__", alter_sys=True)
+finally:
+    own = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    workers = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
+    print(f"peak-rss {own} {workers}", file=sys.stderr)
+"""
+"""``python -m sessiontree`` that says its own peak RSS and its largest worker's (KiB) at exit."""
+
+
+def bench_build(corpus_: Corpus, browser: Browser, repeat: int, rows: Rows) -> None:
+    site = corpus_.work / "site"
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     started = time.perf_counter()
-    cmd = [sys.executable, "-m", "sessiontree", "build", str(root), "-o", str(site), "--quiet"]
-    subprocess.run(cmd, check=True, env=env, stdout=subprocess.DEVNULL)
+    cmd = [sys.executable, "-c", PEAK_RSS, *corpus_.agent_args, "build", "-o", str(site), "--quiet"]
+    done = subprocess.run(cmd, check=True, env=corpus_.env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
     wall = time.perf_counter() - started
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
     cpu = after.ru_utime + after.ru_stime - before.ru_utime - before.ru_stime
-    print(f"  {'build from empty':46s} {wall:7.1f} s wall, {cpu:.1f} s CPU (workers included)")
+    rows.add("build from empty, wall", wall, "s")
+    rows.add("build from empty, CPU (workers included)", cpu, "s")
+    said = [line.split() for line in done.stderr.decode().splitlines() if line.startswith("peak-rss ")]
+    if said:
+        rows.add("build peak RSS (its own process)", int(said[-1][1]) / 1024, "MiB")
+        rows.add("build peak RSS (its largest worker)", int(said[-1][2]) / 1024, "MiB")
     for name in ("index.html", "sessions.json", "usage.html"):
         path = site / name
         if path.exists():
-            print(f"  {'site ' + name:46s} {path.stat().st_size / 1e6:7.2f} MB")
+            rows.add("site " + name, path.stat().st_size / 1e6, "MB")
     chunks = sorted(site.glob("sessions-*.json"))
     if chunks:
         largest = max(p.stat().st_size for p in chunks) / 1e3
-        print(f"  {'site pane data chunks':46s} {len(chunks)} of at most {largest:.0f} kB")
-    site_search(browser, site, repeat)
+        rows.add("site pane data chunks", len(chunks), "files", f"of at most {largest:.0f} kB")
+    site_search(browser, site, repeat, rows)
+
+
+MACHINES = ("laptop", "desktop")
+"""Other machines whose kept archives hold a quarter of each corpus."""
+
+
+class Corpus:
+    """A generated archive as a user's default folders: ours (an agent dir's sessions) and other
+    machines' kept copies under the keep dir, served and built with no folder given."""
+
+    def __init__(self, work: Path, sessions: int, turns: int) -> None:
+        self.work = work
+        self.root = corpus(work / "corpus", sessions, turns)
+        self.agent_dir = self.root.parent
+        self.keep_dir = work / "keep"
+        self.kept = self._move_to_machines()
+        self.env = {
+            **os.environ,
+            "HOME": str(work / "home"),  # no other agent's default folder
+            "XDG_CACHE_HOME": str(work / "build-cache"),
+            "SESSIONTREE_KEEP_DIR": str(self.keep_dir),
+            "SESSIONTREE_MACHINE": "bench-here",
+        }
+        self.agent_args = ["--agent-dir", str(self.agent_dir)]
+
+    def _move_to_machines(self) -> int:
+        """Move every fourth project's sessions into another machine's kept archive (as ``keep``
+        shows them: ``kept/<machine>/index.json`` naming the slot, the files under it)."""
+        moved = 0
+        for n, project in enumerate(sorted(p for p in self.root.iterdir() if p.is_dir())):
+            if n % 4 != 3:
+                continue
+            machine = MACHINES[(n // 4) % len(MACHINES)]
+            folder = self.keep_dir / "kept" / machine
+            (folder / "r0" / "sessions").mkdir(parents=True, exist_ok=True)
+            moved += sum(1 for _ in project.glob("*.jsonl"))
+            project.rename(folder / "r0" / "sessions" / project.name)
+            index = {
+                "machine": machine,
+                "roots": {
+                    "r0": {
+                        "name": "sessions",
+                        "origin": f"/home/{machine}/.omp/agent/sessions",
+                        "agent": "pi",
+                    }
+                },
+                "gone": {},
+            }
+            (folder / "index.json").write_text(json.dumps(index), encoding="utf-8")
+        return moved
+
+    def served(self) -> contextlib.AbstractContextManager[Served]:
+        return serve_process(
+            None, self.agent_dir, self.work / "serve-cache", home=self.work / "home", env=self.env
+        )
+
+
+def growth(sizes: list[int]) -> None:
+    """Each figure at every size, and how many times it grew from one size to the next."""
+    print(f"growth between sizes ({' -> '.join(f'{n:,}' for n in sizes)} sessions):")
+    for name, by_size in FIGURES.items():
+        values = [by_size.get(n) for n in sizes]
+        shown = " / ".join("-" if v is None else f"{v:.0f}" if v >= 10 else f"{v:.2f}" for v in values)
+        ratios = [f"x{b / a:.1f}" if a and b is not None else "-" for a, b in itertools.pairwise(values)]
+        print(f"  {name:56s} {shown:>24s}   {' '.join(ratios)}")
 
 
 def main() -> int:
     parser = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )
-    parser.add_argument("--sizes", default="1000,10000", help="session counts, comma-separated")
-    parser.add_argument("--turns", default="30,3", help="turns per session for each size")
+    parser.add_argument("--sizes", default="1000,10000,100000", help="session counts, comma-separated")
+    parser.add_argument(
+        "--turns", default="30,3", help="turns per session for each size (the last for the rest)"
+    )
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument("--no-build", action="store_true")
     parser.add_argument("--keep", action="store_true", help="keep the corpora and sites")
@@ -216,27 +349,29 @@ def main() -> int:
     print(f"bench_scale: {load()}; uptime: {uptime}")
     with sync_playwright() as pw:
         browser = pw.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
-        for sessions, each in zip(sizes, turns, strict=True):
+        for sessions, each in zip(sizes, turns[: len(sizes)], strict=True):
             work = Path(tempfile.mkdtemp(prefix=f"bench-scale-{sessions}-"))
             started = time.perf_counter()
-            root = corpus(work / "corpus", sessions, each)
-            plant(root)
-            files = sorted(root.rglob("*.jsonl"))
+            made = Corpus(work, sessions, each)
+            plant(made.root)
+            files = [*made.root.rglob("*.jsonl"), *made.keep_dir.rglob("*.jsonl")]
             size = sum(p.stat().st_size for p in files)
             print(
-                f"{sessions} sessions x {each} turns, {size / 1e6:.0f} MB "
-                f"(made in {time.perf_counter() - started:.0f} s); {load()}"
+                f"{sessions} sessions x {each} turns ({made.kept} in {len(MACHINES)} other machines' kept "
+                f"archives), {size / 1e6:.0f} MB (made in {time.perf_counter() - started:.0f} s); {load()}",
+                flush=True,
             )
-            key = files[len(files) // 3].relative_to(root).as_posix()
-            bench_serve(root, work, browser, args.repeat, "/s/" + key)
+            rows = Rows(sessions)
+            bench_serve(made, browser, args.repeat, rows)
             if not args.no_build:
-                bench_build(root, work, browser, args.repeat)
+                bench_build(made, browser, args.repeat, rows)
             print(f"  {load()}")
             if args.keep:
                 print(f"  kept: {work}")
             else:
                 shutil.rmtree(work, ignore_errors=True)
         browser.close()
+    growth(sizes)
     print(f"bench_scale done: {load()}")
     return 0
 
