@@ -43,6 +43,8 @@ def make_folder(root: Path) -> Path:
             reply("a2", "a1", f"m{n}"),
         )
         os.utime(path, (OLD + n, OLD + n))
+    sub = write_session(root / "--work-p0--" / "s0" / "sub.jsonl", "sub0", "/work/p0")  # s0's subagent
+    os.utime(sub, (OLD, OLD))
     return root
 
 
@@ -74,6 +76,14 @@ async def test_answers_are_made_once_per_listing_version_and_again_after_a_chang
         assert again == first
         assert await state.listing.view() is view  # nothing made again: the same view
         assert first == await fresh_answers(root, tmp_path / "cache-fresh")
+        # A session page's related pages: from the view's index, the same as the catalogs say.
+        parent, child = "--work-p0--/s0.jsonl", "--work-p0--/s0/sub.jsonl"
+        for key in (parent, child, "--work-p1--/s1.jsonl", "no/such.jsonl"):
+            assert state.listing.family(key) == state.listing.sources.family(key)
+        assert "family" in view.rows._made
+        assert [e.key for e in state.listing.family(parent)[1]] == [child]
+        found = state.listing.family(child)[0]
+        assert found is not None and found.key == parent
 
         path = root / "--work-p1--" / "s1.jsonl"
         append_line(path, msg("u9", "a2", "user", "one more prompt"))

@@ -62,6 +62,24 @@ class ListingView:
         """What ``make`` makes of this listing, made once under ``name`` (``IndexRows.made``)."""
         return self.rows.made(name, make)
 
+    def family(self, key: str) -> tuple[SessionInfo | None, list[SessionInfo]]:
+        """The listed session that spawned this one and those it spawned (``Sources.family``), from
+        an index of the listing by key and by parent made once (not a sort of it per page)."""
+        by_key, children = self.made("family", _family_index)
+        entry = by_key.get(key)
+        parent = None if entry is None or entry.parent_key is None else by_key.get(entry.parent_key)
+        return parent, list(children.get(key, ()))
+
+
+def _family_index(
+    entries: list[SessionInfo],
+) -> tuple[dict[str, SessionInfo], dict[str, list[SessionInfo]]]:
+    children: dict[str, list[SessionInfo]] = {}
+    for e in entries:
+        if e.parent_key is not None:
+            children.setdefault(e.parent_key, []).append(e)
+    return {e.key: e for e in entries}, children
+
 
 class Listing:
     """Every session file under the roots; thread-safe (scans run in worker threads)."""
@@ -187,7 +205,10 @@ class Listing:
 
     def family(self, key: str) -> tuple[SessionInfo | None, list[SessionInfo]]:
         """The listed session that spawned this one and those it spawned (``Sources.family``)."""
+        view = self._view
         with self._lock:
+            if view is not None and view.version == self.sources.version():
+                return view.family(key)  # the listing as the view has it: its index, made once
             return self.sources.family(key)
 
     def key_of(self, path: str | Path) -> str | None:
