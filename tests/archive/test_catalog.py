@@ -175,6 +175,24 @@ def test_changed_file_is_read_again(sessions_dir: Path, tmp_path: Path) -> None:
     assert entries["--work-a--/2026-01-01_s1.jsonl"].display_title == "Renamed by rewrite"
 
 
+def test_a_save_after_one_change_writes_what_a_fresh_catalog_writes(
+    sessions_dir: Path, tmp_path: Path
+) -> None:
+    # Each record's JSON is kept from the last save: the one that changed is made again, and the
+    # file is the same as a catalog that never saved before writes.
+    catalog = Catalog(sessions_dir, tmp_path / "cache")
+    catalog.scan()
+    path = sessions_dir / "--work-a--" / "2026-01-01_s1.jsonl"
+    session(path, "s1", "/work/a", title="Renamed by rewrite")
+    catalog.scan()
+    fresh = Catalog(sessions_dir, tmp_path / "fresh")
+    fresh.scan()
+    (kept,), (made,) = (tmp_path / "cache").iterdir(), (tmp_path / "fresh").iterdir()
+    saved = json.loads(kept.read_text(encoding="utf-8"))
+    assert saved == json.loads(made.read_text(encoding="utf-8"))
+    assert saved["files"]["--work-a--/2026-01-01_s1.jsonl"]["entry"]["title"] == "Renamed by rewrite"
+
+
 def test_damaged_cache_is_rebuilt(sessions_dir: Path, tmp_path: Path) -> None:
     cache = tmp_path / "cache"
     Catalog(sessions_dir, cache).scan()

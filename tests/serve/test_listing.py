@@ -78,3 +78,23 @@ def test_a_scans_version_names_the_list_it_returned(tmp_path: Path) -> None:
     listing.changed()
     settled_version, after = anyio.run(listing.versioned_scan)
     assert settled_version != version and after[0].message_count == raw_message_count(big)
+
+
+def test_a_watched_listing_looks_again_only_at_the_files_reported(tmp_path: Path) -> None:
+    root = tmp_path / "sessions"
+    path = write_session(root / "--work-a--" / "a.jsonl", "a")
+    listing = Listing([root], tmp_path / "cache")
+    listing.watched(True)
+    assert [e.message_count for e in listing.scan()] == [2]
+
+    append_line(path, msg("u2", "a1", "user", "more"))
+    write_session(root / "--work-b--" / "b.jsonl", "b")  # not reported: never looked at
+    listing.changed([path])
+    assert [(e.key, e.message_count) for e in listing.scan()] == [("--work-a--/a.jsonl", 3)]
+
+    # A path the listing does not hold (a new file, a folder, a file gone): every file again.
+    listing.changed([root / "--work-c--"])
+    assert sorted(e.key for e in listing.scan()) == ["--work-a--/a.jsonl", "--work-b--/b.jsonl"]
+    path.unlink()
+    listing.changed([path])
+    assert [e.key for e in listing.scan()] == ["--work-b--/b.jsonl"]

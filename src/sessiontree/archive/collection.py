@@ -13,7 +13,7 @@ import fnmatch
 import os
 import re
 import time
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Collection, Iterable, Sequence
 from dataclasses import dataclass, replace
 from datetime import date, timedelta
 from pathlib import Path
@@ -345,14 +345,16 @@ class Sources:
     def _prefix(self, index: int) -> str:
         return f"{self.labels[index]}/" if self.labels[index] else ""
 
-    def scan(self, *, exact: bool = True) -> list[SessionInfo]:
+    def scan(self, *, exact: bool = True, touched: Collection[Path] | None = None) -> list[SessionInfo]:
         """Every root's listing (re-reading only changed files), newest first (``exact``: see
-        ``Catalog.scan``)."""
+        ``Catalog.scan``); ``touched``: only these files can have changed since the last scan (a
+        watcher's report), so each root looks at those alone (``Catalog.refresh``) when it can."""
         found: list[SessionInfo] = []
         keys: set[str] = set()
         for index, catalog in enumerate(self.catalogs):
             prefix = self._prefix(index)
-            for entry in catalog.scan(exact=exact):
+            refreshed = touched is not None and catalog.refresh(touched)
+            for entry in catalog.entries() if refreshed else catalog.scan(exact=exact):
                 if prefix + entry.key in keys:
                     continue  # a kept copy of a file listed live: one session, the live one
                 keys.add(prefix + entry.key)

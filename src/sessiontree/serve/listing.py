@@ -96,6 +96,8 @@ class Listing:
         self._counting = threading.Lock()
         self._changes = 0
         """Changes reported by the watcher and the background pass (a scan notes it)."""
+        self._touched: set[Path] | None = set()
+        """The files the changes reported since the last scan name (None: anything may have changed)."""
         self._scanned: tuple[int, tuple[int, ...], list[SessionInfo]] | None = None
         """The last scan: the changes reported before it, the sources' version, its list."""
         self._view: ListingView | None = None
@@ -106,11 +108,16 @@ class Listing:
         self.changed()
         self._watched = on
 
-    def changed(self) -> None:
-        """Something under the roots changed (the watcher): the next scan looks at the files again.
-        Never under the listing's lock: the event loop calls it while a scan runs."""
+    def changed(self, paths: Iterable[Path] | None = None) -> None:
+        """Something under the roots changed (the watcher): the next scan looks at the files again,
+        only at ``paths`` when they are all it names (else every file). Never under the listing's
+        lock: the event loop calls it while a scan runs."""
         with self._counting:
             self._changes += 1
+            if paths is None:
+                self._touched = None
+            elif self._touched is not None:
+                self._touched.update(paths)
 
     def scan(self, *, again: bool = False) -> list[SessionInfo]:
         """The listing: the last scan's while the watcher has reported no change since, else a
@@ -120,10 +127,18 @@ class Listing:
 
     def _scan(self, again: bool) -> tuple[tuple[int, ...], list[SessionInfo]]:
         with self._lock:
-            mark = self._changes
-            if not again and self._watched and self._scanned is not None and self._scanned[0] == mark:
+            with self._counting:
+                mark, touched = self._changes, self._touched
+                self._touched = set()
+            watched = not again and self._watched and self._scanned is not None
+            if watched and self._scanned is not None and self._scanned[0] == mark:
                 return self._scanned[1], self._scanned[2]
-            entries = self.sources.scan(exact=False)
+            # Watched: the files the watcher named are all that can have changed since the last scan.
+            try:
+                entries = self.sources.scan(exact=False, touched=touched if watched else None)
+            except BaseException:
+                self.changed(None)  # the files it was to look at: every one, next time
+                raise
             self._scanned = (mark, self.sources.version(), entries)
             return self._scanned[1], entries
 
@@ -170,7 +185,7 @@ class Listing:
             if done is not None:
                 with self._lock:
                     catalog.settle(key, done)
-                self.changed()
+                self.changed(())  # the listing changed, no file: the next scan lists it anew
                 settled = True
             if time.monotonic() >= deadline:
                 break

@@ -146,8 +146,9 @@ class ServeState:
     async def on_changes(self, paths: Iterable[Path]) -> None:
         """Refresh the watched sessions whose files changed; mark the index and archive out of date."""
         changed = set(paths)
-        self.listing.changed()  # the next request lists the files again, not before
         everything = any(root in changed for root in self.config.roots)
+        # The next request lists the files again, not before: those named alone when it can.
+        self.listing.changed(None if everything else changed)
         for key, live in self.followed.watched(self.hub.count):
             if everything or live.path in changed:
                 try:
