@@ -191,6 +191,14 @@ def test_a_save_after_one_change_writes_what_a_fresh_catalog_writes(
     saved = json.loads(kept.read_text(encoding="utf-8"))
     assert saved == json.loads(made.read_text(encoding="utf-8"))
     assert saved["files"]["--work-a--/2026-01-01_s1.jsonl"]["entry"]["title"] == "Renamed by rewrite"
+    # A catalog loaded from that cache writes the records it read as they were, the changed one anew.
+    session(path, "s1", "/work/a", title="Renamed twice")
+    Catalog(sessions_dir, tmp_path / "cache").scan()
+    Catalog(sessions_dir, tmp_path / "fresh-2").scan()
+    (made,) = (tmp_path / "fresh-2").iterdir()
+    saved = json.loads(kept.read_text(encoding="utf-8"))
+    assert saved == json.loads(made.read_text(encoding="utf-8"))
+    assert saved["files"]["--work-a--/2026-01-01_s1.jsonl"]["entry"]["title"] == "Renamed twice"
 
 
 def test_damaged_cache_is_rebuilt(sessions_dir: Path, tmp_path: Path) -> None:
