@@ -4,6 +4,7 @@ a real ``serve`` process over real files, both themes, 1280 and 400 px, axe-clea
 from __future__ import annotations
 
 import itertools
+import json
 import re
 import shutil
 import time
@@ -238,6 +239,17 @@ ROWS = """() => [...document.querySelectorAll('#st-groups .st-sessions > .st-ses
   .map((li) => [li.dataset.key, li.querySelector('.st-meta').textContent])"""
 
 
+def wait_rows(page: Page, keys: list[str]) -> None:
+    """Wait until the rows shown are ``keys`` and no answer is on its way (120 s: a bound for a hang)."""
+    wanted = json.dumps(keys)
+    wait_js(
+        page,
+        f"document.documentElement.getAttribute('data-st-rows') !== 'loading'"
+        f" && JSON.stringify(({ROWS})().map((r) => r[0])) === {json.dumps(wanted)}",
+        120,
+    )
+
+
 @pytest.mark.parametrize(("width", "scheme"), SIZES)
 def test_home_rows_say_agent_and_prompts_and_sort_and_filter(
     browser: Browser, served: Served, width: int, scheme: Scheme
@@ -270,12 +282,14 @@ def test_home_rows_say_agent_and_prompts_and_sort_and_filter(
             "ls => ls.filter(l => !l.closest('.st-group').hidden).map(l => Number(l.dataset.size))",
         )
         assert sizes == sorted(sizes, reverse=True)
-        page.select_option("#st-agent-filter", "claude")
-        assert [k for k, _m in page.evaluate(ROWS)] == [f"claude/{SESSION}"]
-        page.select_option("#st-agent-filter", "")
         cwd = page.get_attribute(".st-group:has(.st-session[data-key='pi/long.jsonl'])", "data-cwd") or ""
+        # A filter shows the rows at hand at once, then the server's answer for it takes their place
+        # (150 ms later, and later on a loaded machine): each check waits for the answer's rows.
+        page.select_option("#st-agent-filter", "claude")
+        wait_rows(page, [f"claude/{SESSION}"])
+        page.select_option("#st-agent-filter", "")
         page.select_option("#st-project-filter", cwd)
-        assert [k for k, _m in page.evaluate(ROWS)] == ["pi/long.jsonl"]
+        wait_rows(page, ["pi/long.jsonl"])
         assert_clean(page, f"the home list at {width} px, {scheme}")
     finally:
         context.close()
