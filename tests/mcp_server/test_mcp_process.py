@@ -132,6 +132,12 @@ def test_an_agent_lists_searches_reads_and_totals_through_the_sdk_client(corpus:
         assert len(result["text"]) < 400
         assert PLANTED_TOKEN not in json.dumps(rest)
         assert "[REDACTED:" in json.dumps(rest)
+        error, upto = await call(
+            "read_session", {"session": "newest.jsonl", "leaf": read["messages"][1]["entryId"]}
+        )
+        assert not error and [m["n"] for m in upto["messages"]] == [0, 1] and upto["messagesOnBranch"] == 2
+        error, said = await call("read_session", {"session": "newest.jsonl", "leaf": "no-such-entry"})
+        assert error and "no entry of this session" in said
         error, longer = await call(
             "read_session", {"session": "newest.jsonl", "offset": 2, "limit": 1, "full_tools": True}
         )

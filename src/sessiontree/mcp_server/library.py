@@ -328,8 +328,9 @@ class Library:
         limit: Any = None,
         full_tools: Any = False,
         max_chars: Any = None,
+        leaf: Any = None,
     ) -> dict[str, Any]:
-        """One page of a session's messages on its active branch, in order."""
+        """One page of a session's messages on its active branch (or the branch ending at ``leaf``)."""
         info = self.resolve(session)
         size = READ_LIMIT[0] if limit is None else _int("limit", limit, 1, READ_LIMIT[1])
         skip = _int("offset", offset, 0, 10_000_000)
@@ -341,7 +342,12 @@ class Library:
         from sessiontree.readers import load_for_export  # the loading side: only a read needs it
 
         loaded = load_for_export(path)
-        messages = shown_messages(loaded.path_entries())
+        end = _text("leaf", leaf, 200)
+        if end is not None and end not in loaded.tree.by_id:
+            raise ToolArgumentError(
+                f"leaf {end!r} is no entry of this session; take an entryId from its messages"
+            )
+        messages = shown_messages(loaded.path_entries(end) if end is not None else loaded.path_entries())
         redactor = self._redactor_of(info, loaded.entries) if self.redact else None
         page = messages[skip : skip + size]
         shown = [self._message(n, m, redactor, chars, full_tools) for n, m in enumerate(page, skip)]

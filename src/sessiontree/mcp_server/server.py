@@ -49,7 +49,8 @@ the assistant's tool calls; user messages say whether the person typed them (typ
 session: the 'session' (or 'sessionId', or an id prefix of 8+ characters) from search or
 list_sessions. offset / limit (default 20, at most 100) page through the messages; the answer
 says when there are more. Tool calls and results are cut to 300 characters unless full_tools is
-true; any text is cut at max_chars (default 2000, at most 200000). {_REDACTED}
+true; any text is cut at max_chars (default 2000, at most 200000). leaf (an entryId, e.g. a search
+hit's) reads the branch that ends there instead of the active one. {_REDACTED}
 {DATA_NOT_INSTRUCTIONS}"""
 
 USAGE_HELP = f"""Tokens (input, output, cache read and write) and cost of the user's sessions,
@@ -131,10 +132,11 @@ def make_server(library: Library) -> MCPServer:
         limit: int | None = None,
         full_tools: bool = False,
         max_chars: int | None = None,
+        leaf: str | None = None,
     ) -> dict[str, Any]:
         return answer(
             lambda: library.read_session(
-                session, offset=offset, limit=limit, full_tools=full_tools, max_chars=max_chars
+                session, offset=offset, limit=limit, full_tools=full_tools, max_chars=max_chars, leaf=leaf
             )
         )
 
