@@ -50,13 +50,20 @@ REDACTORS_KEPT = 4
 """Sessions whose learnt redactor is kept between calls (the pages of one session read in turn)."""
 
 
-def new_redactor(folders: Sequence[str] = ()) -> Redactor:
-    """A fresh share redactor that knows this machine's own secrets (and those of the ``.env`` files
-    in ``folders``); its detectors load with the first call that needs one, not at start-up."""
+def machine_forms(folders: Sequence[str] = ()) -> dict[str, str]:
+    """This machine's own secrets in every form to mask (and those of the ``.env`` files in
+    ``folders``): read once per tool call, however many rows it answers with."""
     from sessiontree.share.machine_secrets import collect_machine_secrets
+
+    return collect_machine_secrets(folders).forms()
+
+
+def new_redactor(machine: dict[str, str]) -> Redactor:
+    """A fresh share redactor that knows ``machine``'s secrets (``machine_forms``); its detectors
+    load with the first call that needs one, not at start-up."""
     from sessiontree.share.redact import Redactor
 
-    return Redactor(machine=collect_machine_secrets(folders).forms())
+    return Redactor(machine=machine)
 
 
 @dataclass(frozen=True)
@@ -207,7 +214,8 @@ class Library:
             index.update()
             hits = index.search(text, filters)
         more = len(hits) > size
-        found = [self._hit(hit) for hit in hits[:size]]
+        forms = machine_forms() if self.redact else {}
+        found = [self._hit(hit, forms) for hit in hits[:size]]
         found = [hit for hit in found if hit is not None]
         answer: dict[str, Any] = {"hits": found}
         if more:
@@ -216,11 +224,11 @@ class Library:
             answer["note"] = "No match. Try fewer or other words, a prefix (word*), or no filters."
         return answer
 
-    def _hit(self, hit: SearchHit) -> dict[str, Any] | None:
+    def _hit(self, hit: SearchHit, forms: dict[str, str]) -> dict[str, Any] | None:
         key = self._sources.key_of(str(hit.path))
         if key is None:
             return None
-        redactor = new_redactor() if self.redact else None
+        redactor = new_redactor(forms) if self.redact else None
         marked = "".join(f"«{part}»" if on else part for part, on in hit.snippet.parts())
         snippet = self._clean(hit.snippet.text, redactor)
         # Marks only when nothing was masked: a mark must never split what the redactor reads.
@@ -268,13 +276,14 @@ class Library:
         skip = _int("offset", offset, 0, 10_000_000)
         infos = self.listing(scope)
         page = infos[skip : skip + size]
-        answer: dict[str, Any] = {"total": len(infos), "sessions": [self._row(info) for info in page]}
+        forms = machine_forms() if self.redact else {}
+        answer: dict[str, Any] = {"total": len(infos), "sessions": [self._row(info, forms) for info in page]}
         if skip + size < len(infos):
             answer["more"] = f"More sessions: call again with offset={skip + size}."
         return answer
 
-    def _row(self, info: SessionInfo) -> dict[str, Any]:
-        redactor = new_redactor() if self.redact else None
+    def _row(self, info: SessionInfo, forms: dict[str, str]) -> dict[str, Any]:
+        redactor = new_redactor(forms) if self.redact else None
         return {
             "session": info.key,
             "sessionId": info.id,
@@ -395,7 +404,7 @@ class Library:
                 return redactor
         from sessiontree.share.redact import learn_value
 
-        redactor = new_redactor([info.cwd] if info.cwd else [])
+        redactor = new_redactor(machine_forms([info.cwd] if info.cwd else []))
         for entry in entries:
             learn_value(redactor, entry)
         with self._lock:
@@ -430,7 +439,7 @@ class Library:
         groups: list[dict[str, Any]] = report["groups"]
         # Dated groups: the newest; others: the costliest (summarize's order).
         chosen = groups[-size:] if by in ("day", "week") else groups[:size]
-        redactor = new_redactor() if self.redact else None
+        redactor = new_redactor(machine_forms()) if self.redact else None
         for group in chosen:
             if by == "session":  # its key is the file's path: named as the other tools name it
                 group["key"] = self._sources.key_of(group["key"]) or "(not covered)"
