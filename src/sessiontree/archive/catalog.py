@@ -17,10 +17,12 @@ from __future__ import annotations
 
 import hashlib
 import json
+import math
 import os
 import stat
+import time
 from collections.abc import Iterable
-from dataclasses import asdict, dataclass, field, replace
+from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
 from typing import Any
 
@@ -38,6 +40,10 @@ from sessiontree.store.storage import open_regular, read_reason
 
 CACHE_VERSION = 7
 """7: usage rows per UTC quarter hour, not per UTC day (the usage page's days are the reader's)."""
+
+
+READ_FIRST = 100
+"""New files a scan with a deadline reads whatever the time: the index's first window (``FIRST_ROWS``)."""
 
 
 def read_entry(
@@ -163,6 +169,10 @@ def check_readable(path: Path) -> None:
     open_regular(path).close()
 
 
+_ENTRY_FIELDS = tuple(f.name for f in fields(SessionInfo))
+_SCAN_FIELDS = tuple(f.name for f in fields(Scan))
+
+
 @dataclass(slots=True)
 class _Cached:
     entry: SessionInfo
@@ -170,8 +180,11 @@ class _Cached:
     mtime_ns: int = 0
 
     def to_json(self) -> dict[str, Any]:
-        scan = None if self.scan is None else asdict(self.scan)
-        entry = {**asdict(self.entry), "path": str(self.entry.path)}
+        """The record for ``json.dumps`` (now: its values are the record's own, not copies). Field
+        by field, not ``dataclasses.asdict``: its deep copy made a save at 10,000 new files 3 s."""
+        scan = None if self.scan is None else {name: getattr(self.scan, name) for name in _SCAN_FIELDS}
+        entry = {name: getattr(self.entry, name) for name in _ENTRY_FIELDS}
+        entry["path"] = str(self.entry.path)
         return {"entry": entry, "scan": scan, "mtimeNs": self.mtime_ns}
 
     @classmethod
@@ -179,6 +192,57 @@ class _Cached:
         scan = data.get("scan")
         entry = SessionInfo(**{**data["entry"], "path": Path(data["entry"]["path"])})
         return cls(entry, Scan(**scan) if scan else None, int(data["mtimeNs"]))
+
+
+@dataclass(slots=True)
+class _ToRead:
+    """A file a walk found new or changed: read by ``Walk.read``."""
+
+    newest: float
+    """Minus its modification time (a sort puts the newest first)."""
+    key: str
+    path: Path
+    parent: str | None
+    st: os.stat_result | None
+    old: _Cached | None
+
+
+@dataclass(slots=True)
+class Walk:
+    """A catalog's files as one scan found them (``Catalog.walk``): the unchanged ones' records
+    and the files to read."""
+
+    catalog: Catalog
+    exact: bool
+    seen: dict[str, _Cached] = field(default_factory=dict)
+    todo: list[_ToRead] = field(default_factory=list)
+    read_any: bool = False
+
+    def read(self, todo: Iterable[_ToRead], deadline: float | None) -> None:
+        """Read these files of the walk's newest first. ``deadline`` (a ``time.monotonic()``; not
+        ``exact`` only): new files not reached by then are listed from their stat alone, pending
+        (``settle`` reads them): a folder never seen before answers with its newest rows before
+        every file is read. The first ``READ_FIRST`` are read whatever the time."""
+        for n, item in enumerate(sorted(todo, key=lambda t: (t.newest, t.key))):
+            self.read_one(item, deadline if n >= READ_FIRST else None)
+
+    def read_one(self, item: _ToRead, deadline: float | None) -> None:
+        """Read one file of the walk (see ``read``)."""
+        st, root = item.st, self.catalog.root
+        if (
+            deadline is not None
+            and not self.exact
+            and item.old is None
+            and st is not None
+            and stat.S_ISREG(st.st_mode)
+            and time.monotonic() >= deadline
+        ):
+            # Listed, not read yet: its stat now, its header and counts from ``settle``.
+            bare = _bare(item.path, item.key, item.parent, st.st_size, st.st_mtime)
+            self.seen[item.key] = _Cached(bare, None, st.st_mtime_ns)
+        else:
+            self.seen[item.key] = read_entry(root, item.path, item.parent, item.old, exact=self.exact)
+        self.read_any = True
 
 
 class Catalog:
@@ -194,16 +258,27 @@ class Catalog:
         self._kept = kept_root_of(self.root)
         """The shown copy of ``keep`` this folder is (its machine, the days files went), else None."""
         self._dirty = False
+        self._save_every = 0.0
+        self._saved_at = -math.inf
         self.changes = 0
         """How many scans or settles changed the listing (what was made from it is up to date while equal)."""
 
-    def scan(self, *, exact: bool = True) -> list[SessionInfo]:
+    def scan(self, *, exact: bool = True, deadline: float | None = None) -> list[SessionInfo]:
         """Stat every session file, re-read only the changed ones; newest first.
 
         Not ``exact``: new or changed large files are listed from their prefix, their counts
-        pending until ``settle``; ``exact``: pending ones are read whole too.
+        pending until ``settle``; ``exact``: pending ones are read whole too. ``deadline``: see
+        ``Walk.read``.
         """
-        seen: dict[str, _Cached] = {}
+        walk = self.walk(exact=exact)
+        walk.read(walk.todo, deadline)
+        return self.take(walk)
+
+    def walk(self, *, exact: bool = True) -> Walk:
+        """A scan's first half: every session file stat'ed, the unchanged ones' records kept, the
+        others to read (``Walk.read``; then ``take``). Several catalogs' files can be read in one
+        order (``Sources.scan``)."""
+        walk = Walk(self, exact)
         for path, parent in iter_session_files(self.root, unreadable=True):
             key = key_of(self.root, path)
             old = self._cached.get(key)
@@ -219,13 +294,18 @@ class Catalog:
                 and old.entry.parent_key == parent
                 and not (exact and old.entry.pending)
             ):
-                seen[key] = old
+                walk.seen[key] = old
                 continue
-            seen[key] = read_entry(self.root, path, parent, old, exact=exact)
+            walk.todo.append(_ToRead(-st.st_mtime if st is not None else 0.0, key, path, parent, st, old))
+        return walk
+
+    def take(self, walk: Walk) -> list[SessionInfo]:
+        """A scan's second half: the listing is what the walk found and read; the cache saved."""
+        if walk.read_any:
             self._changed()
-        if seen.keys() != self._cached.keys():
+        if walk.seen.keys() != self._cached.keys():
             self._changed()
-        self._cached = seen
+        self._cached = walk.seen
         if self._kept is not None:
             kept = kept_root_of(self.root)  # the days files disappeared, as of the last keep
             if kept != self._kept:
@@ -291,7 +371,14 @@ class Catalog:
 
     def pending(self) -> list[str]:
         """The keys whose counts wait for a whole read, newest first."""
-        return [e.key for e in self.entries() if e.pending]
+        return [key for _, key in self.pending_times()]
+
+    def pending_times(self) -> list[tuple[float, str]]:
+        """(modified, key) of the files whose counts wait for a whole read, newest first (from the
+        records as they are: no sort of the whole listing)."""
+        found = [(c.entry.modified, key) for key, c in self._cached.items() if c.entry.pending]
+        found.sort(key=lambda item: (-item[0], item[1]))
+        return found
 
     def read_exact(self, key: str) -> _Cached | None:
         """Read a pending file whole (changes nothing here: ``settle`` stores the result)."""
@@ -327,10 +414,21 @@ class Catalog:
         self._texts = {key: (loaded[key], value) for key, value in data["files"].items()}
         return loaded
 
-    def save(self) -> None:
-        """Write the cache (atomically) when something changed since the last save."""
+    def save_at_most_every(self, seconds: float) -> None:
+        """From now on ``save`` writes the cache at most once in ``seconds`` (the first time after
+        them), unless forced: a server's scans and background pass change the listing often, and
+        at 100,000 sessions the cache is tens of MB. What was not saved costs only speed."""
+        self._save_every = seconds
+        self._saved_at = time.monotonic()
+
+    def save(self, *, force: bool = False) -> None:
+        """Write the cache (atomically) when something changed since the last save (see
+        ``save_at_most_every``)."""
         if self.cache_file is None or not self._dirty:
             return
+        if not force and time.monotonic() - self._saved_at < self._save_every:
+            return
+        self._saved_at = time.monotonic()
         head = json.dumps({"version": CACHE_VERSION, "root": str(self.root.resolve())})
         # Each record's JSON is made once (a record is replaced, never changed, when its file is):
         # making every one's at each save cost 2 s at 10,000 sessions, for one file that grew.

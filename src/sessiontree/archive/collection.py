@@ -31,7 +31,7 @@ from sessiontree.store.storage import read_reason, resolves_inside
 from sessiontree.store.times import MAX_TIME_MS, UTC_ZONE, Zone, datetime_millis, parse_iso
 
 if TYPE_CHECKING:
-    from sessiontree.archive.catalog import Catalog
+    from sessiontree.archive.catalog import Catalog, Walk
     from sessiontree.archive.usage import UsageRecord
 
 # -- folders ---------------------------------------------------------------------------------
@@ -345,16 +345,41 @@ class Sources:
     def _prefix(self, index: int) -> str:
         return f"{self.labels[index]}/" if self.labels[index] else ""
 
-    def scan(self, *, exact: bool = True, touched: Collection[Path] | None = None) -> list[SessionInfo]:
-        """Every root's listing (re-reading only changed files), newest first (``exact``: see
-        ``Catalog.scan``); ``touched``: only these files can have changed since the last scan (a
-        watcher's report), so each root looks at those alone (``Catalog.refresh``) when it can."""
+    def scan(
+        self,
+        *,
+        exact: bool = True,
+        touched: Collection[Path] | None = None,
+        deadline: float | None = None,
+    ) -> list[SessionInfo]:
+        """Every root's listing (re-reading only changed files), newest first (``exact``,
+        ``deadline``: see ``Catalog.scan``); ``touched``: only these files can have changed since
+        the last scan (a watcher's report), so each root looks at those alone (``Catalog.refresh``)
+        when it can."""
+        from sessiontree.archive.catalog import READ_FIRST
+
+        listed: list[list[SessionInfo]] = []
+        walks: list[tuple[int, Walk]] = []
+        for index, catalog in enumerate(self.catalogs):
+            if touched is not None and catalog.refresh(touched):
+                listed.append(catalog.entries())
+            else:
+                listed.append([])
+                walks.append((index, catalog.walk(exact=exact)))
+        # Every root's files in one order, newest first: the first window is what is read first.
+        todo = sorted(
+            ((item, walk) for _, walk in walks for item in walk.todo),
+            key=lambda pair: (pair[0].newest, pair[0].key),
+        )
+        for n, (item, walk) in enumerate(todo):
+            walk.read_one(item, deadline if n >= READ_FIRST else None)
+        for index, walk in walks:
+            listed[index] = walk.catalog.take(walk)
         found: list[SessionInfo] = []
         keys: set[str] = set()
-        for index, catalog in enumerate(self.catalogs):
+        for index, entries in enumerate(listed):
             prefix = self._prefix(index)
-            refreshed = touched is not None and catalog.refresh(touched)
-            for entry in catalog.entries() if refreshed else catalog.scan(exact=exact):
+            for entry in entries:
                 if prefix + entry.key in keys:
                     continue  # a kept copy of a file listed live: one session, the live one
                 keys.add(prefix + entry.key)
@@ -374,8 +399,12 @@ class Sources:
         return usage_records(pair for catalog in self.catalogs for pair in catalog.usage_listed())
 
     def pending(self) -> list[tuple[Catalog, str]]:
-        """The files whose counts wait for a whole read, as (catalog, its key), newest first per root."""
-        return [(catalog, key) for catalog in self.catalogs for key in catalog.pending()]
+        """The files whose counts wait for a whole read, as (catalog, its key), newest first."""
+        found = [
+            (when, n, key) for n, catalog in enumerate(self.catalogs) for when, key in catalog.pending_times()
+        ]
+        found.sort(key=lambda item: -item[0])  # stable: a root's own order kept among equal times
+        return [(self.catalogs[n], key) for _, n, key in found]
 
     def _split(self, key: str) -> tuple[int, str]:
         """The catalog a key is in and the key in it (a live file before its kept copy)."""

@@ -30,6 +30,14 @@ log = logging.getLogger(__name__)
 
 T = TypeVar("T")
 
+FIRST_READ_SECONDS = 0.3
+"""A scan reads new files, newest first, for about this long; it lists the rest from their stat,
+pending, for the background pass to read (a fresh server's first page answers within a second)."""
+
+SAVE_SECONDS = 30.0
+"""The catalogs' caches are written at most this often while files are read (and once all are,
+and at the end): one write of 10,000 records took 0.3 s, at every background batch."""
+
 
 def shown_fields(e: SessionInfo) -> tuple[object, ...]:
     """What the pane and the index show of a record (its listing state's part)."""
@@ -87,6 +95,8 @@ class Listing:
     def __init__(self, roots: Sequence[Path], cache_dir: Path | None) -> None:
         self.roots = list(roots)
         self.sources = Sources(self.roots, cache_dir)
+        for catalog in self.sources.catalogs:
+            catalog.save_at_most_every(SAVE_SECONDS)
         self._lock = threading.Lock()
         self._settling = threading.Lock()
         self._usage: tuple[tuple[int, ...], list[UsageRecord]] | None = None
@@ -135,7 +145,11 @@ class Listing:
                 return self._scanned[1], self._scanned[2]
             # Watched: the files the watcher named are all that can have changed since the last scan.
             try:
-                entries = self.sources.scan(exact=False, touched=touched if watched else None)
+                entries = self.sources.scan(
+                    exact=False,
+                    touched=touched if watched else None,
+                    deadline=time.monotonic() + FIRST_READ_SECONDS,
+                )
             except BaseException:
                 self.changed(None)  # the files it was to look at: every one, next time
                 raise
@@ -190,9 +204,16 @@ class Listing:
             if time.monotonic() >= deadline:
                 break
         with self._lock:
+            more = bool(self.sources.pending())
             for catalog in self.sources.catalogs:
-                catalog.save()
-            return settled, bool(self.sources.pending())
+                catalog.save(force=not more)
+            return settled, more
+
+    def save(self) -> None:
+        """Write the catalogs' caches now, if anything changed (the server's end)."""
+        with self._lock:
+            for catalog in self.sources.catalogs:
+                catalog.save(force=True)
 
     def usage_records(self) -> list[UsageRecord]:
         """Every listed session's usage per (day, model): the listing, the pending files read first."""

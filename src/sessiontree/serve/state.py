@@ -142,6 +142,10 @@ class ServeState:
             with contextlib.suppress(asyncio.CancelledError, Exception):
                 await task
         self.archive.close()
+        try:
+            await anyio.to_thread.run_sync(self.listing.save)
+        except Exception as exc:  # a cache not written costs only speed next time
+            log_failure(log, "listing cache not saved", exc)
 
     async def on_changes(self, paths: Iterable[Path]) -> None:
         """Refresh the watched sessions whose files changed; mark the index and archive out of date."""

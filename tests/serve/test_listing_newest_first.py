@@ -1,0 +1,51 @@
+"""A fresh server over a folder never seen before: its first scan reads the newest files first and
+lists the rest from their stat (pending) once its time is up; the background pass reads them, and
+the listing it ends with is the one a whole read gives."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+from sessiontree.archive import catalog
+from sessiontree.archive.collection import Sources
+from sessiontree.serve import listing as listing_module
+from sessiontree.serve.listing import Listing
+from tests.serve.conftest import write_session
+
+
+def _two_roots(tmp_path: Path) -> list[Path]:
+    """Eight sessions in two roots, their times interleaved (the newest two in different roots)."""
+    roots = [tmp_path / "one", tmp_path / "two"]
+    for n in range(8):
+        path = write_session(roots[n % 2] / f"--work-{n % 3}--" / f"s{n}.jsonl", f"s{n}", f"/work/p{n % 3}")
+        os.utime(path, (1_700_000_000 + n * 60, 1_700_000_000 + n * 60))
+    return roots
+
+
+def test_a_first_scan_out_of_time_reads_the_newest_files_and_the_pass_reads_the_rest(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    roots = _two_roots(tmp_path)
+    monkeypatch.setattr(catalog, "READ_FIRST", 3)  # the first window: three rows
+    monkeypatch.setattr(listing_module, "FIRST_READ_SECONDS", -1.0)  # the time is up at once
+    listing = Listing(roots, tmp_path / "cache")
+    first = listing.scan()
+    assert [e.path.name for e in first] == [f"s{n}.jsonl" for n in range(7, -1, -1)]  # every file
+    read = [e.path.name for e in first if not e.pending]
+    assert read == ["s7.jsonl", "s6.jsonl", "s5.jsonl"]  # the newest three, across both roots
+    assert all(e.title is None and e.cwd == "" for e in first[3:])  # the rest: their stat alone
+    assert [e.message_count for e in first[:3]] == [2, 2, 2]
+
+    settled, more = listing.settle_some(60)
+    assert (settled, more) == (True, False)
+    listing.changed()
+    whole = Sources(roots, None).scan(exact=True)  # a fresh catalog reading every file
+    assert listing.scan() == whole
+    assert not any(e.pending for e in whole)
+
+    # The cache written once every file was read: a new server lists the same at once.
+    again = Listing(roots, tmp_path / "cache")
+    assert again.scan() == whole
