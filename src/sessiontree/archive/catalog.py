@@ -29,6 +29,7 @@ from typing import Any
 from sessiontree.archive.keep.roots import kept_root_of
 from sessiontree.archive.line_scan import Scan, read_small, scan_file
 from sessiontree.archive.session_files import iter_session_files
+from sessiontree.errors import SessiontreeError
 from sessiontree.store.atomic import make_private_dir, write_atomic
 from sessiontree.store.discovery import (
     CHEAP_COUNT_BYTES,
@@ -36,10 +37,12 @@ from sessiontree.store.discovery import (
     one_line,
     read_session_info,
 )
+from sessiontree.store.parts import part_key, split_key
 from sessiontree.store.storage import open_regular, read_reason
 
-CACHE_VERSION = 7
-"""7: usage rows per UTC quarter hour, not per UTC day (the usage page's days are the reader's)."""
+CACHE_VERSION = 8
+"""8: a file that holds several sessions lists each (``store.parts``); 7: usage rows per UTC quarter
+hour, not per UTC day (the usage page's days are the reader's)."""
 
 
 READ_FIRST = 100
@@ -93,7 +96,25 @@ def read_entry(
         modified=st.st_mtime,
         size=st.st_size,
     )
-    return _Cached(entry, scan, mtime_ns)
+    try:
+        parts = [] if entry.agent == "pi" or entry.pending else _parts(path, key, entry.agent)
+    except (OSError, SessiontreeError):
+        parts = []  # listed as the one file it is
+    return _Cached(entry, scan, mtime_ns, parts)
+
+
+def _parts(path: Path, key: str, agent: str) -> list[_Cached]:
+    """Each session of a file that holds several, listed on its own (``store.parts``)."""
+    from sessiontree.archive.session_usage import usage_rows_of
+    from sessiontree.readers.agent_info import part_infos
+    from sessiontree.store.kinds import is_typed_prompt
+
+    found = []
+    for info, entries in part_infos(path, agent):
+        prompts = sum(1 for e in entries if is_typed_prompt(e))
+        entry = replace(info, key=part_key(key, info.id), title=one_line(info.title or "") or None)
+        found.append(_Cached(replace(entry, prompt_count=prompts), Scan(usage=usage_rows_of(entries))))
+    return found
 
 
 def _counted(info: SessionInfo, scan: Scan) -> SessionInfo:
@@ -178,6 +199,8 @@ class _Cached:
     entry: SessionInfo
     scan: Scan | None = None
     mtime_ns: int = 0
+    parts: list[_Cached] = field(default_factory=list)
+    """A file that holds several sessions: each one's record, listed instead of the file's."""
 
     def to_json(self) -> dict[str, Any]:
         """The record for ``json.dumps`` (now: its values are the record's own, not copies). Field
@@ -185,13 +208,19 @@ class _Cached:
         scan = None if self.scan is None else {name: getattr(self.scan, name) for name in _SCAN_FIELDS}
         entry = {name: getattr(self.entry, name) for name in _ENTRY_FIELDS}
         entry["path"] = str(self.entry.path)
-        return {"entry": entry, "scan": scan, "mtimeNs": self.mtime_ns}
+        parts = {"parts": [p.to_json() for p in self.parts]} if self.parts else {}
+        return {"entry": entry, "scan": scan, "mtimeNs": self.mtime_ns, **parts}
 
     @classmethod
     def from_json(cls, data: dict[str, Any]) -> _Cached:
         scan = data.get("scan")
         entry = SessionInfo(**{**data["entry"], "path": Path(data["entry"]["path"])})
-        return cls(entry, Scan(**scan) if scan else None, int(data["mtimeNs"]))
+        parts = [cls.from_json(part) for part in data.get("parts", ())]
+        return cls(entry, Scan(**scan) if scan else None, int(data["mtimeNs"]), parts)
+
+    def listed(self) -> list[_Cached]:
+        """What the listing shows of this file: its sessions when it holds several, else itself."""
+        return self.parts or [self]
 
 
 @dataclass(slots=True)
@@ -347,10 +376,11 @@ class Catalog:
         """Every record from the last scan, newest first; another agent's session spawned by one
         listed here (a Codex subagent thread) under it; a kept copy's marked with its machine and
         the day its file disappeared (``archive.keep``)."""
-        found = sorted((c.entry for c in self._cached.values()), key=lambda e: (-e.modified, e.key))
+        listed = (p.entry for c in self._cached.values() for p in c.listed())
+        found = sorted(listed, key=lambda e: (-e.modified, e.key))
         if self._kept is not None:
             machine, gone = self._kept.machine, self._kept.gone
-            found = [replace(e, machine=machine, kept=gone.get(e.key)) for e in found]
+            found = [replace(e, machine=machine, kept=gone.get(split_key(e.key)[0])) for e in found]
         keys = {e.id: e.key for e in found if e.agent != "pi" and e.id}
         return [
             replace(e, parent_key=keys[e.parent_session or ""])
@@ -360,13 +390,18 @@ class Catalog:
         ]
 
     def get(self, key: str) -> SessionInfo | None:
-        """The record of one file by key, if listed."""
+        """The record of one file by key, or of one session of a file that holds several (a file's
+        own key still names the whole file: its address before it was listed by session)."""
         cached = self._cached.get(key)
+        if cached is None:
+            base, session_id = split_key(key)
+            whole = self._cached.get(base) if session_id is not None else None
+            cached = next((p for p in whole.parts if p.entry.key == key), None) if whole else None
         return None if cached is None else cached.entry
 
     def usage_listed(self) -> list[tuple[SessionInfo, list[list[Any]]]]:
         """Each readable record of the last scan with its usage rows (none yet while pending)."""
-        scans = {key: cached.scan for key, cached in self._cached.items()}
+        scans = {p.entry.key: p.scan for cached in self._cached.values() for p in cached.listed()}
         return [(e, scan.usage if (scan := scans[e.key]) else []) for e in self.entries() if not e.error]
 
     def pending(self) -> list[str]:

@@ -30,6 +30,7 @@ from sessiontree.archive.snippet import Snippet, fts_patterns, make_snippet, pla
 from sessiontree.archive.usage_store import read_usage
 from sessiontree.errors import SearchError
 from sessiontree.store.closing import Closing
+from sessiontree.store.parts import part_of_entry
 from sessiontree.store.times import utc_datetime
 from sessiontree.store.titles import cut_title
 
@@ -135,7 +136,7 @@ _ORDER = " ORDER BY score, r.ts DESC, f.path, r.entry_id, r.role, r.id"
 def _select(table: str) -> str:
     return (
         "SELECT r.id, r.entry_id, r.role, r.ts, f.path, f.session_id, f.title, f.cwd, "
-        f"bm25({table}) AS score "
+        f"bm25({table}) AS score, f.agent "
         f"FROM {table} JOIN rows r ON r.id = {table}.rowid JOIN files f ON f.id = r.file_id "
         f"WHERE {table} MATCH ?"
     )
@@ -348,10 +349,12 @@ class SearchIndex(Closing):
 
     def _hit(self, row: Any, patterns: list[re.Pattern[str]], text: str | None = None) -> SearchHit:
         text = self._text(row[0]) if text is None else text
+        # An entry of a file that holds several sessions opens its own session (``store.parts``).
+        path, part = part_of_entry(path_of_key(row[4]), row[9], row[1])
         return SearchHit(
-            path=path_of_key(row[4]),
-            session_id=row[5],
-            title=row[6],
+            path=path,
+            session_id=row[5] if part is None else part,
+            title=row[6] if part in (None, row[5]) else None,
             cwd=row[7],
             entry_id=row[1],
             role=row[2],

@@ -84,8 +84,11 @@ def _readable(path: Path) -> None:
 
 
 def detect_agent(path: str | Path) -> str | None:
-    """The agent that wrote a file, from its first lines (None when no reader knows it)."""
-    path = Path(path)
+    """The agent that wrote a file (or one session of it: ``store.parts``), from its first lines
+    (None when no reader knows it)."""
+    from sessiontree.store.parts import split_part
+
+    path = split_part(Path(path))[0]
     _readable(path)
     if is_sqlite_file(path):
         return sniff_database(path)
@@ -139,11 +142,16 @@ def load_any(
     callers keep one "not a session file" message. Missing files, directories and unreadable
     files raise the store's one-line errors.
     """
-    path = Path(path)
+    from sessiontree.store.parts import split_part
+
+    path, part = split_part(Path(path))  # one session of a file that holds several (``store.parts``)
     name = agent or detect_agent(path) or "pi"
     reader = reader_for(name)
     try:
-        session = reader.read(path, agent_dir=agent_dir, blobs_dir=blobs_dir)
+        if part is not None:
+            session = _read_part(reader, path, part)
+        else:
+            session = reader.read(path, agent_dir=agent_dir, blobs_dir=blobs_dir)
     except PermissionError:
         raise InvalidSession(f"Cannot read {path}: permission denied") from None
     except IsADirectoryError:
@@ -154,6 +162,15 @@ def load_any(
         raise cannot_read(path, exc) from None
     if name != "pi" and not session.entries and not session.bad_lines and agent is not None:
         session.header = {}  # forced onto a file that has nothing of that format
+    return session
+
+
+def _read_part(reader: Reader, path: Path, part: str) -> Session:
+    """One session of a file that holds several, by the reader of such files."""
+    read_part = getattr(reader, "read_part", None)
+    if read_part is None:
+        raise SessionNotFound(f"{path} holds one session: {path}#{part} names none")
+    session: Session = read_part(path, part)
     return session
 
 

@@ -420,6 +420,41 @@ def agent_info_and_entries(
     return found, entries
 
 
+def part_infos(path: Path, agent: str) -> list[tuple[SessionInfo, Sequence[Mapping[str, Any]]]]:
+    """Each session of a file that holds several (``store.parts``) as its own listing record with
+    its entries; none for a file of one session, or of an agent whose files hold one."""
+    from sessiontree.readers import load_any, reader_for
+    from sessiontree.store.entries import message_of
+    from sessiontree.store.kinds import typed_prompt
+    from sessiontree.store.parts import part_path
+
+    session_ids = getattr(reader_for(agent), "session_ids", None)
+    ids: list[str] = [] if session_ids is None else session_ids(path)
+    if len(ids) < 2:
+        return []
+    st = path.stat()
+    found: list[tuple[SessionInfo, Sequence[Mapping[str, Any]]]] = []
+    for sid in ids:
+        session = load_any(part_path(path, sid), agent)
+        header = session.header
+        prompt = next((text for e in session.entries if (text := typed_prompt(e))), None)
+        info = SessionInfo(
+            path=part_path(path, sid),
+            agent=agent,
+            id=sid,
+            title=session.title,
+            first_message=one_line(prompt or "") or None,
+            cwd=as_str(header.get("cwd")) or "",
+            created=as_str(header.get("timestamp")),
+            modified=st.st_mtime,
+            size=st.st_size,
+            message_count=sum(1 for e in session.entries if message_of(e) is not None),
+            last_activity=last_entry_time(session.entries),
+        )
+        found.append((info, session.entries))
+    return found
+
+
 def last_entry_time(entries: Sequence[Mapping[str, Any]]) -> str | None:
     """The timestamp of the last entry that has one (ISO, as the entry holds it)."""
     for entry in reversed(entries):

@@ -366,11 +366,38 @@ def find_agent_session(prefix: str, roots: list[tuple[str, Path]] | None = None)
     needle = prefix.lower()
     found: list[Path] = []
     exact: list[Path] = []
-    for _, root in default_roots() if roots is None else roots:
+    roots = default_roots() if roots is None else roots
+    for _, root in roots:
         for path in iter_agent_files(root):
             session_id = file_session_id(path).lower()
             if session_id.startswith(needle):
                 found.append(path)
                 if session_id == needle:
                     exact.append(path)
+    return exact or found or _find_part(needle, roots)
+
+
+def _find_part(needle: str, roots: list[tuple[str, Path]]) -> list[Path]:
+    """The sessions whose id starts with ``needle`` among the later sessions of files that hold
+    several (``store.parts``: their ids are inside the file, not in its name)."""
+    from sessiontree.errors import SessiontreeError
+    from sessiontree.readers import reader_for
+    from sessiontree.store.parts import PART_AGENTS, part_path
+
+    found: list[Path] = []
+    exact: list[Path] = []
+    for agent, root in roots:
+        session_ids = getattr(reader_for(agent), "session_ids", None) if agent in PART_AGENTS else None
+        if session_ids is None:
+            continue
+        for path in iter_agent_files(root):
+            try:
+                ids: list[str] = session_ids(path)
+            except (OSError, SessiontreeError):
+                continue  # listed as unreadable elsewhere; no session to find in it
+            for sid in ids if len(ids) > 1 else ():
+                if sid.lower().startswith(needle):
+                    found.append(part_path(path, sid))
+                    if sid.lower() == needle:
+                        exact.append(part_path(path, sid))
     return exact or found

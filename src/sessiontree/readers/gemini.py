@@ -29,6 +29,7 @@ from sessiontree.readers.base import (
 from sessiontree.store.entries import Entry, strings_of
 from sessiontree.store.jsonl import BadLine
 from sessiontree.store.kinds import LineKind, add_kinds
+from sessiontree.store.parts import part_path
 from sessiontree.store.session import Session
 
 REPLY_TYPES = {"gemini": "google", "qwen": "qwen"}
@@ -130,11 +131,15 @@ class _Chat:
         self.rewound = 0
         self.prefix = ""  # ids of a later session in the same file (its own ids may repeat)
         self.sessions: list[str] = []  # the sessions the file holds, in order (an a2a server's)
+        self.metas: dict[str, dict[str, Any]] = {}  # a later session's id -> its metadata
+        self.session_of: dict[str, str] = {}  # a later session's message id -> that session's id
 
     def message(self, lineno: int, record: dict[str, Any]) -> None:
         if self.prefix:
             record = {**record, "id": self.prefix + record["id"]}
         mid = record["id"]
+        if self.prefix:
+            self.session_of[mid] = self.sessions[-1]
         if mid not in self.records:
             self.parent[mid] = self.path[-1] if self.path else None
             self.line[mid] = lineno
@@ -154,6 +159,21 @@ class _Chat:
         text = f"Session {sid} began"
         self.message(lineno, {"id": "begun", "type": "info", "content": text, "timestamp": when})
 
+    def mark_first(self) -> None:
+        """In a file of several sessions, the first one's ids take its id too (``<session>:<id>``,
+        as the later ones' do): every entry then names its session (``search_parts``)."""
+        first = self.sessions[0]
+        renamed = {m: m if m in self.session_of else f"{first}:{m}" for m in self.records}
+
+        def rename(ids: dict[str, Any]) -> dict[str, Any]:
+            return {renamed[m]: value for m, value in ids.items()}
+
+        self.records = {renamed[m]: {**r, "id": renamed[m]} for m, r in self.records.items()}
+        self.parent = {renamed[m]: None if p is None else renamed.get(p, p) for m, p in self.parent.items()}
+        self.line = rename(self.line)
+        self.path = [renamed.get(m, m) for m in self.path]
+        self.session_of = {m: self.session_of.get(m, first) for m in self.records}
+
     def checkpoint(self, lineno: int, messages: list[Any]) -> None:
         self.path.clear()
         for record in messages:
@@ -164,7 +184,8 @@ class _Chat:
         messages = values.get("messages")
         if isinstance(messages, list):
             self.checkpoint(lineno, messages)
-        self.meta.update({k: v for k, v in values.items() if k != "messages"})
+        meta = self.metas[self.sessions[-1]] if self.prefix else self.meta
+        meta.update({k: v for k, v in values.items() if k != "messages"})
 
 
 def _is_message(value: Any) -> bool:
@@ -276,6 +297,8 @@ def read_chat(values: list[tuple[int, Any]], bad: list[BadLine]) -> _Chat:
                 # server): the next one's records go on after the last, their ids its own.
                 chat.sessions.append(sid)
                 chat.prefix = f"{sid}:"
+                chat.metas[sid] = {}
+                chat.update(lineno, {k: v for k, v in obj.items() if k != "messages"})
                 chat.begun(lineno, sid, obj.get("startTime"))
                 continue
             if sid not in chat.sessions:
@@ -283,6 +306,8 @@ def read_chat(values: list[tuple[int, Any]], bad: list[BadLine]) -> _Chat:
             chat.update(lineno, obj)  # the metadata line (or the whole older one-object form)
         else:
             bad.append(BadLine(lineno, "not a Gemini CLI record", json.dumps(obj)[:120]))
+    if len(chat.sessions) > 1:
+        chat.mark_first()
     return chat
 
 
@@ -293,20 +318,29 @@ def _whole_json(path: Path) -> list[tuple[int, Any]] | None:
 
 
 class GeminiReader:
-    """Gemini CLI chat files (JSONL, and the older one-object JSON form)."""
+    """Gemini CLI chat files (JSONL, and the older one-object JSON form); one session of a file
+    that holds several (``store.parts``) read on its own."""
 
     agent: ClassVar[str] = "gemini"
 
     def read(self, path: Path, *, agent_dir: Path | None = None, blobs_dir: Path | None = None) -> Session:
-        """Read the chat (read-only)."""
-        values, bad = read_values(path)
-        if bad and (whole := _whole_json(path)) is not None:
-            values, bad = whole, []
-        chat = read_chat(values, bad)
+        """Read the chat (read-only), every session it holds."""
+        return self.read_part(path, None)
+
+    def read_part(self, path: Path, part: str | None) -> Session:
+        """Read one session of the chat (``part``: its id; None: all of them, the first's header)."""
+        bad: list[BadLine] = []
+        chat = _read_file(path, bad)
+        first = chat.sessions[0] if chat.sessions else None
+        if part is not None and part not in chat.sessions:
+            from sessiontree.errors import SessionNotFound
+
+            raise SessionNotFound(f"{path} holds no session {part!r}")
         made = _Entries(chat)
         for mid in sorted(chat.records, key=lambda m: chat.line[m]):
-            made.make(mid)
-        meta = chat.meta
+            if part is None or (chat.session_of.get(mid, first) == part and mid != f"{part}:begun"):
+                made.make(mid)
+        meta = chat.meta if part in (None, first) else chat.metas[part]
         header = session_header(
             "qwen" if any(r.get("type") == "qwen" for r in chat.records.values()) else "gemini",
             as_str(meta.get("sessionId")) or path.stem,
@@ -314,10 +348,24 @@ class GeminiReader:
             timestamp=meta.get("startTime"),
             title=meta.get("summary"),
         )
-        leaf = made.last.get(chat.path[-1]) if chat.path else None
+        shown = [m for m in chat.path if part is None or chat.session_of.get(m, first) == part]
+        leaf = made.last.get(shown[-1]) if shown else None
         if leaf is None and made.entries and not chat.rewound:
             leaf = str(made.entries[-1]["id"])
-        return make_session(path, header, made.entries, bad, leaf)
+        return make_session(path if part is None else part_path(path, part), header, made.entries, bad, leaf)
+
+    def session_ids(self, path: Path) -> list[str]:
+        """The sessions a chat file holds, in order (several: Gemini CLI's a2a server's)."""
+        return _read_file(path, []).sessions
+
+
+def _read_file(path: Path, bad: list[BadLine]) -> _Chat:
+    """The chat of a file, either form."""
+    values, found = read_values(path)
+    if found and (whole := _whole_json(path)) is not None:
+        values, found = whole, []
+    bad.extend(found)
+    return read_chat(values, bad)
 
 
 register(GeminiReader())

@@ -46,7 +46,7 @@ class FollowedSessions:
             live = LiveSession(path, agent_dir=self.agent_dir, image_prefix=self.image_prefix)
             self.sessions[key] = live
             try:
-                self._sizes[key] = path.stat().st_size
+                self._sizes[key] = live.file.stat().st_size
             except OSError:
                 self._sizes[key] = 0
             self._keep_within_budget(key)

@@ -22,6 +22,7 @@ from sessiontree.serve.hub import Event
 from sessiontree.store.foreground import FOREGROUND
 from sessiontree.store.jsonl import decode_lines, parse_jsonl_lines
 from sessiontree.store.load import load_session
+from sessiontree.store.parts import split_part
 from sessiontree.store.session import Session
 from sessiontree.store.storage import FileSessionStorage
 from sessiontree.store.subagents import storage_stamp
@@ -56,11 +57,13 @@ class LiveSession:
 
     def __init__(self, path: Path, *, image_prefix: str, agent_dir: Path | None = None) -> None:
         self.path = path
+        self.file = split_part(path)[0]
+        """The file followed: ``path`` itself, or the file one session of which it names (``store.parts``)."""
         self.agent_dir = agent_dir
         self.lock = threading.Lock()
         self.generation = ""
         self.session = Session(header={})
-        self._tail = TailReader(path)
+        self._tail = TailReader(self.file)
         self._ctx = RenderContext()
         self._base = 0
         self._appended: list[list[Any]] = []
@@ -76,7 +79,7 @@ class LiveSession:
             self._load()
 
     def _load(self) -> None:
-        self._tail = TailReader(self.path)
+        self._tail = TailReader(self.file)
         # Paused while another page's first screen is made (store.foreground): the load of a page
         # whose reader left, or that shows its first screen already, is not what a reader waits for.
         lines = self._tail.read_all(yielding=True)
@@ -94,7 +97,7 @@ class LiveSession:
             if close is not None:
                 close()
         if self._tail.state is None:  # a read error mid-file: start over at the next refresh
-            self._tail = TailReader(self.path)
+            self._tail = TailReader(self.file)
         self.session = session
         self.generation = uuid.uuid4().hex[:16]
         self._ctx = RenderContext.for_entries(session.entries, session.tree.labels)

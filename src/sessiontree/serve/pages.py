@@ -302,7 +302,7 @@ def _render_options(live: LiveSession, key: str, urls: Urls, related: RelatedPag
 
 def _size(live: LiveSession) -> int:
     try:
-        return live.path.stat().st_size
+        return live.file.stat().st_size
     except OSError:
         return 0
 

@@ -31,6 +31,7 @@ from sessiontree.serve.index_feed import INDEX_TOPIC
 from sessiontree.serve.security import clean_key, contained
 from sessiontree.serve.state import ServeState
 from sessiontree.store.paths import artifacts_dir_for
+from sessiontree.store.parts import split_part
 from sessiontree.store.storage import open_regular, read_reason
 from sessiontree.store.surrogates import shown_name
 from sessiontree.store.urls import resolve_internal_url
@@ -174,6 +175,7 @@ async def subagent_page(request: Request) -> Response:
 
 @session_route
 async def raw_download(request: Request, key: str, path: Path) -> Response:
+    path = split_part(path)[0]  # one session of a file that holds several: the file (``store.parts``)
     try:
         # Opened before any header is sent: a file that cannot be read gets an answer, not a
         # response cut off after its headers.

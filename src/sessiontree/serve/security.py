@@ -203,9 +203,15 @@ def clean_key(raw_path: bytes, prefix: str) -> str | None:
 
 
 def contained(path: Path, roots: Iterable[Path]) -> Path | None:
-    """Return the real path when ``path`` (symlinks followed) is a file inside one of ``roots``."""
+    """Return the real path when ``path`` (symlinks followed) is a file inside one of ``roots``
+    (or one session of such a file: ``store.parts``)."""
+    from sessiontree.store.parts import part_path, split_part
+
+    path, part = split_part(path)
     try:
         real = path.resolve(strict=True)
     except (OSError, RuntimeError):
         return None
-    return real if entry_is(real, "file") and any(is_inside(real, root) for root in roots) else None
+    if not (entry_is(real, "file") and any(is_inside(real, root) for root in roots)):
+        return None
+    return real if part is None else part_path(real, part)
