@@ -30,8 +30,8 @@ from sessiontree.serve.hub import Event
 from sessiontree.serve.index_feed import INDEX_TOPIC
 from sessiontree.serve.security import clean_key, contained
 from sessiontree.serve.state import ServeState
-from sessiontree.store.paths import artifacts_dir_for
 from sessiontree.store.parts import split_part
+from sessiontree.store.paths import artifacts_dir_for
 from sessiontree.store.storage import open_regular, read_reason
 from sessiontree.store.surrogates import shown_name
 from sessiontree.store.urls import resolve_internal_url
