@@ -47,6 +47,7 @@ def iter_session_files(root: Path, *, unreadable: bool = False) -> Iterator[tupl
                 folder = path.with_name(e.name[: -len(".jsonl")])
                 if (
                     depth < MAX_SUBAGENT_DEPTH
+                    and folder.name in names  # no stat of a folder not there (nearly every file's)
                     and entry_is(folder, "dir")
                     and (not folder.is_symlink() or resolves_inside(folder, real_root))
                 ):

@@ -72,7 +72,7 @@ class ServeState:
             nav=urls.nav(),
             on_pending=self._wake_archive,
         )
-        self.watcher = Watcher(config.roots, self.on_changes, self.hub.closed, self.listing.watched)
+        self.watcher = Watcher(config.roots, self.on_changes, self.hub.closed, self._watching)
         # A database's sessions (OpenCode, Crush) are files of a cache folder, written from the database
         # when it changes (``readers.db_mirror``): checked at each tick of the watcher.
         self.mirrors = [root for root in config.roots if mirror_source(root) is not None]
@@ -80,6 +80,12 @@ class ServeState:
         self._archive_dirty = asyncio.Event()
         self._loop: asyncio.AbstractEventLoop | None = None  # the server's, once it started
         self._tasks: list[asyncio.Task[None]] = []
+
+    def _watching(self, on: bool) -> None:
+        """The watcher reports every change from now on (or no longer): the listing and the search
+        index then look again only when it reports one."""
+        self.listing.watched(on)
+        self.archive.watched(on)
 
     def _wake_archive(self) -> None:
         """From a worker thread: the index has files left to read (a fresh server's first search)."""
@@ -153,6 +159,7 @@ class ServeState:
         everything = any(root in changed for root in self.config.roots)
         # The next request lists the files again, not before: those named alone when it can.
         self.listing.changed(None if everything else changed)
+        self.archive.changed()
         for key, live in self.followed.watched(self.hub.count):
             if everything or live.path in changed:
                 try:
