@@ -53,7 +53,17 @@ def _real(root: Path) -> tuple[Path, Path]:
     return project / f"{REAL_ID}.jsonl", project / "agent-ea02459f.jsonl"
 
 
-LAYOUTS = {"2.1 subagents folder": _tour, "2.0 beside (real)": _real}
+def _workflow(root: Path) -> tuple[Path, Path]:
+    """The 2.1.17x layout: the agent a workflow ran, under ``subagents/workflows/wf_<run>/``
+    beside the run's journal (no transcript)."""
+    parent, agent = _tour(root)
+    run = agent.parent / "workflows" / "wf_0001"
+    run.mkdir(parents=True)
+    (run / "journal.jsonl").write_text('{"event": "started"}\n', encoding="utf-8")
+    return parent, agent.rename(run / agent.name)
+
+
+LAYOUTS = {"2.1 subagents folder": _tour, "2.0 beside (real)": _real, "2.1.17x workflow": _workflow}
 
 
 def _ids(path: Path) -> set[str]:
@@ -97,6 +107,8 @@ async def test_serve_follows_the_task_link_to_the_subagent_page(tmp_path: Path, 
         assert {e["id"] for e in data["entries"]} == _ids(agent)
         assert data["session"]["id"]
         assert _links(sub.text) == []
+        # ... and links back to the session that ran it, as other agents' subagents do.
+        assert f'<dd class="st-parent"><a href="/s/{key}"><code>{parent.stem}</code></a>' in sub.text
 
 
 @pytest.mark.anyio
@@ -151,6 +163,8 @@ def test_build_links_the_task_to_a_subagent_page_beside_it(tmp_path: Path, layou
         target.relative_to(site.resolve()).as_posix()
     ]
     assert {e["id"] for e in parse_page(target.read_text(encoding="utf-8")).data["entries"]} == _ids(agent)
+    back = f'<dd class="st-parent"><a href="{parent_page.name}"><code>{parent.stem}</code></a>'
+    assert back in target.read_text(encoding="utf-8")  # linked both ways
 
     # The transcript grows, the session file does not: the next build makes both pages again.
     lines = agent.read_text(encoding="utf-8").splitlines()

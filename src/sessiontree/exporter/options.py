@@ -81,6 +81,9 @@ class RelatedPages:
 
     parent: str | None = None
     children: tuple[tuple[str, str, str], ...] = ()
+    parent_id: str = ""
+    """The parent's id shown where the session's header names none (a Claude Code subagent's
+    transcript: its page links back to the session that ran it)."""
 
     def child_page(self, session_id: str) -> str | None:
         """The page of the spawned session of this id (a task result links to it), or None."""

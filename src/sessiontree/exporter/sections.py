@@ -120,7 +120,9 @@ def header_facts(session: Session, stats: SessionStats, related: RelatedPages | 
         duration=duration_text((last - first).total_seconds()) if first and last and last > first else "",
         resume=template.format(session.id) if template and SAFE_ID.fullmatch(session.id or "") else "",
         counts=counts,
-        parent=str(header.get("parentSession") or "") if agent != "pi" else "",
+        parent=str(header.get("parentSession") or (related.parent_id if related else ""))
+        if agent != "pi"
+        else "",
         subagents=stats.subagents_text(),
         parent_href=(related.parent or "") if related is not None else "",
         children=related.children if related is not None else (),

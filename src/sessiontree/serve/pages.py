@@ -307,10 +307,12 @@ def _size(live: LiveSession) -> int:
         return 0
 
 
-def standalone_page(path: Path, config: ServeConfig) -> Page:
-    """The self-contained export of a session file (what ``sessiontree export`` writes)."""
+def standalone_page(path: Path, config: ServeConfig, related: RelatedPages | None = None) -> Page:
+    """The self-contained export of a session file (what ``sessiontree export`` writes); ``related``:
+    the pages it links to (a subagent's transcript: the session that ran it)."""
     session = load_any(path, agent_dir=config.agent_dir)
-    target = PageTarget(render=RenderOptions(parallel=False), open_cache=_cache_opener(config))
+    render = RenderOptions(parallel=False, related=related)
+    target = PageTarget(render=render, open_cache=_cache_opener(config))
     return make_page(session, ExportOptions(theme=config.theme), target)
 
 

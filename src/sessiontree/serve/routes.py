@@ -21,6 +21,7 @@ from starlette.routing import Route
 
 from sessiontree.archive.catalog import check_readable, why_unreadable
 from sessiontree.errors import ArtifactError, SessiontreeError
+from sessiontree.exporter.options import RelatedPages
 from sessiontree.pages.index_rows import RowQuery
 from sessiontree.pages.related import related_pages
 from sessiontree.readers.claude_layout import AGENT_ID, subagent_file
@@ -167,8 +168,9 @@ async def subagent_page(request: Request) -> Response:
     agent = await anyio.to_thread.run_sync(subagent_file, found[1], request.path_params["agent"])
     if agent is None:
         return _not_found()
+    back = RelatedPages(parent=state.urls.session(found[0]), parent_id=found[1].stem)  # linked both ways
     page = await anyio.to_thread.run_sync(
-        pages.standalone_page, agent, state.config, limiter=state.render_limit
+        pages.standalone_page, agent, state.config, back, limiter=state.render_limit
     )
     return await anyio.to_thread.run_sync(pages.page_response, page, limiter=state.render_limit)
 

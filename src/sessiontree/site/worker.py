@@ -156,6 +156,7 @@ def _write_subagent_pages(
     job: RenderJob, agent_ids: list[str], session_id: str | None, cache: FragmentCache | None
 ) -> dict[str, dict[str, Any]]:
     """Write the page of each Claude Code subagent the session's page links to, beside it."""
+    from sessiontree.exporter.options import RelatedPages
     from sessiontree.readers import load_for_export
     from sessiontree.readers.claude_layout import subagent_file
 
@@ -166,7 +167,9 @@ def _write_subagent_pages(
             continue
         stat = path.stat()  # before loading: a later append shows as a change
         page = subagent_page_path(job.page, agent_id)
-        _, assets = _write_page(job, load_for_export(path), page, cache)
+        # Its page links back to the session's, beside it (as the session's links to it).
+        back = RelatedPages(parent=posixpath.basename(job.page), parent_id=job.path.stem)
+        _, assets = _write_page(replace(job, related=back), load_for_export(path), page, cache)
         written[agent_id] = {"page": page, "size": stat.st_size, "mtime": stat.st_mtime, "assets": assets}
     return written
 
