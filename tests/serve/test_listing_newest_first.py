@@ -49,3 +49,23 @@ def test_a_first_scan_out_of_time_reads_the_newest_files_and_the_pass_reads_the_
     # The cache written once every file was read: a new server lists the same at once.
     again = Listing(roots, tmp_path / "cache")
     assert again.scan() == whole
+
+
+def test_while_the_pass_reads_a_watched_listing_lists_what_it_read_at_most_so_often(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Each new listing is made again whole by every view (at 100,000 sessions, seconds): not at
+    # each of the pass's batches, but once it is done (or its interval passed: here never).
+    roots = _two_roots(tmp_path)
+    monkeypatch.setattr(catalog, "READ_FIRST", 3)
+    monkeypatch.setattr(listing_module, "FIRST_READ_SECONDS", -1.0)
+    monkeypatch.setattr(listing_module, "SETTLED_LOOK_SECONDS", 3600.0)
+    listing = Listing(roots, tmp_path / "cache")
+    listing.watched(True)
+    first = listing.scan()
+    assert sum(e.pending for e in first) == 5
+    assert listing.settle_some(0) == (True, True)  # one file read, four left
+    assert listing.scan() is first
+    assert listing.settle_some(60) == (True, False)  # the pass is done: listed at once
+    done = listing.scan()
+    assert done == Sources(roots, None).scan(exact=True)

@@ -70,7 +70,7 @@ async def test_answers_are_made_once_per_listing_version_and_again_after_a_chang
         state: ServeState = client._transport.app.state.serve  # type: ignore[attr-defined]
         first = await answers(client)
         view = await state.listing.view()
-        assert {"state", "pane", "summary", "choices"} <= set(view.rows._made)
+        assert {"state", "pane order", "pane part 1", "summary", "choices"} <= set(view.rows._made)
         assert len(view.rows._orders) == 2  # the default order and the filtered one, made once
         again = await answers(client)
         assert again == first

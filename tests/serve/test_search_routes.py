@@ -12,8 +12,9 @@ import httpx
 import pytest
 from httpx import AsyncClient
 
+from sessiontree.archive.collection import Sources
 from sessiontree.archive.search import SearchIndex
-from sessiontree.pages.sessions_data import PART_ROWS
+from sessiontree.pages.sessions_data import PART_ROWS, in_parts, sessions_data
 from sessiontree.pages.usage_data import ROW_WIDTH
 from tests.pages.usage_records import data_totals, page_data
 from tests.serve.conftest import KEY, append_line, write_session
@@ -140,6 +141,11 @@ async def test_sessions_api_comes_in_parts_newest_first(client: AsyncClient, ses
     assert rest["v"] == 1 and len(rows) == PART_ROWS + 22  # with the two sessions of the folder
     assert len({r["k"] for r in rows}) == len(rows)
     assert [(-r["u"], r["k"]) for r in rows] == sorted((-r["u"], r["k"]) for r in rows)
+    # Each part made alone is the part ``in_parts`` cuts from ``sessions_data`` of the whole listing.
+    whole = sessions_data(Sources([sessions_dir], None).scan(), lambda e: f"/s/{quote(e.key)}")
+    made_first, made_parts = in_parts(whole, lambda n: f"/api/sessions?part={n}")
+    assert {k: v for k, v in first.items() if k != "state"} == made_first
+    assert [rest] == [part for _, part in made_parts]
     # A part past the last is the last one; a bad number the first.
     assert (await client.get("/api/sessions", params={"part": "9"})).json() == rest
     assert (await client.get("/api/sessions", params={"part": "x"})).json() == first

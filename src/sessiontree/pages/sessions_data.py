@@ -66,6 +66,14 @@ def sessions_data(
     return {"v": DATA_VERSION, "models": models is not None, "sessions": rows}
 
 
+def pane_order(entries: Iterable[SessionInfo]) -> list[SessionInfo]:
+    """The sessions ``sessions_data`` lists when every one has a link (readable, top-level), in its
+    order, their records not made: a part of the list is made from its slice alone."""
+    listed = [e for e in entries if not e.error and not e.parent_key]
+    listed.sort(key=lambda e: (-int(e.modified * 1000), shown_name(e.key)))
+    return listed
+
+
 def in_parts(
     data: dict[str, Any], name_of: Callable[[int], str], rows: int = PART_ROWS
 ) -> tuple[dict[str, Any], list[tuple[str, dict[str, Any]]]]:

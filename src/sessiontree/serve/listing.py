@@ -34,6 +34,10 @@ FIRST_READ_SECONDS = 0.3
 """A scan reads new files, newest first, for about this long; it lists the rest from their stat,
 pending, for the background pass to read (a fresh server's first page answers within a second)."""
 
+SETTLED_LOOK_SECONDS = 1.0
+"""While the background pass reads files, what it read is listed at most this often (or every ten
+listings' cost, when more): the index feed pushes it then."""
+
 SAVE_SECONDS = 30.0
 """The catalogs' caches are written at most this often while files are read (and once all are,
 and at the end): one write of 10,000 records took 0.3 s, at every background batch."""
@@ -110,6 +114,13 @@ class Listing:
         """The files the changes reported since the last scan name (None: anything may have changed)."""
         self._scanned: tuple[int, tuple[int, ...], list[SessionInfo]] | None = None
         """The last scan: the changes reported before it, the sources' version, its list."""
+        self._settles = 0
+        """Files the background pass read (``_settled``); a scan lists them anew, no file looked at."""
+        self._settles_listed = 0
+        self._more = False
+        """The background pass's last batch left files to read."""
+        self._next_look = 0.0
+        """While the pass reads, what it read is listed no sooner than this (``time.monotonic()``)."""
         self._view: ListingView | None = None
 
     def watched(self, on: bool) -> None:
@@ -140,19 +151,31 @@ class Listing:
             with self._counting:
                 mark, touched = self._changes, self._touched
                 self._touched = set()
+                settles = self._settles
             watched = not again and self._watched and self._scanned is not None
-            if watched and self._scanned is not None and self._scanned[0] == mark:
+            # Only what the background pass read since: listed at once once it is done, else at
+            # most every few listings' cost (at 100,000 sessions each new listing is made again
+            # whole by every view: not at each of the pass's half-second batches).
+            if (
+                watched
+                and self._scanned is not None
+                and self._scanned[0] == mark
+                and (settles == self._settles_listed or (self._more and time.monotonic() < self._next_look))
+            ):
                 return self._scanned[1], self._scanned[2]
             # Watched: the files the watcher named are all that can have changed since the last scan.
+            started = time.monotonic()
             try:
                 entries = self.sources.scan(
                     exact=False,
                     touched=touched if watched else None,
-                    deadline=time.monotonic() + FIRST_READ_SECONDS,
+                    deadline=started + FIRST_READ_SECONDS,
                 )
             except BaseException:
                 self.changed(None)  # the files it was to look at: every one, next time
                 raise
+            self._settles_listed = settles
+            self._next_look = time.monotonic() + max(SETTLED_LOOK_SECONDS, 10 * (time.monotonic() - started))
             self._scanned = (mark, self.sources.version(), entries)
             return self._scanned[1], entries
 
@@ -199,12 +222,13 @@ class Listing:
             if done is not None:
                 with self._lock:
                     catalog.settle(key, done)
-                self.changed(())  # the listing changed, no file: the next scan lists it anew
+                with self._counting:
+                    self._settles += 1  # the listing changed, no file: a later scan lists it anew
                 settled = True
             if time.monotonic() >= deadline:
                 break
         with self._lock:
-            more = bool(self.sources.pending())
+            more = self._more = bool(self.sources.pending())
             for catalog in self.sources.catalogs:
                 catalog.save(force=not more)
             return settled, more

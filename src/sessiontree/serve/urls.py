@@ -20,6 +20,7 @@ class Urls:
 
     def __init__(self, router: Router) -> None:
         self._router = router
+        self._session_prefix: str | None = None
 
     def _path(self, route: str, **params: str) -> str:
         return str(self._router.url_path_for(route, **params))
@@ -62,8 +63,12 @@ class Urls:
         return self._path("session", key=_PLACEHOLDER).removesuffix(_PLACEHOLDER)
 
     def session(self, key: str, entry_id: str | None = None) -> str:
-        """A session's page, at an entry when given."""
-        link = self._keyed("session", key)
+        """A session's page, at an entry when given (the route's prefix found once: its key is the
+        path's end, so the link is that prefix and the quoted key; starlette's ``url_path_for``
+        for each row of the pane was 1.7 s of its 4.9 s at 100,000 sessions)."""
+        if self._session_prefix is None:
+            self._session_prefix = self.session_prefix()
+        link = self._session_prefix + quote(os.fsencode(key))
         return link + "?targetId=" + quote(entry_id, safe="") if entry_id else link
 
     def subagent(self, key: str, agent_id: str) -> str:
