@@ -26,6 +26,7 @@ from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
 from typing import Any
 
+from sessiontree.archive.foreign_entry import foreign_info, session_parts
 from sessiontree.archive.keep.roots import kept_root_of
 from sessiontree.archive.line_scan import Scan, read_small, scan_file
 from sessiontree.archive.session_files import iter_session_files
@@ -37,7 +38,7 @@ from sessiontree.store.discovery import (
     one_line,
     read_session_info,
 )
-from sessiontree.store.parts import part_key, split_key
+from sessiontree.store.parts import split_key
 from sessiontree.store.storage import open_regular, read_reason
 
 CACHE_VERSION = 8
@@ -80,7 +81,7 @@ def read_entry(
                 scan = scan_file(path, before)
                 info = _counted(info, scan)
         if info is None:
-            info, rows = _foreign_info(path, exact=exact)
+            info, rows = foreign_info(path, exact=exact)
             scan = None if rows is None else Scan(usage=rows)
             mtime_ns = path.stat().st_mtime_ns  # after the whole read a large file may need
     except OSError as exc:
@@ -97,24 +98,10 @@ def read_entry(
         size=st.st_size,
     )
     try:
-        parts = [] if entry.agent == "pi" or entry.pending else _parts(path, key, entry.agent)
+        parts = [] if entry.agent == "pi" or entry.pending else session_parts(path, key, entry.agent)
     except (OSError, SessiontreeError):
         parts = []  # listed as the one file it is
-    return _Cached(entry, scan, mtime_ns, parts)
-
-
-def _parts(path: Path, key: str, agent: str) -> list[_Cached]:
-    """Each session of a file that holds several, listed on its own (``store.parts``)."""
-    from sessiontree.archive.session_usage import usage_rows_of
-    from sessiontree.readers.agent_info import part_infos
-    from sessiontree.store.kinds import is_typed_prompt
-
-    found = []
-    for info, entries in part_infos(path, agent):
-        prompts = sum(1 for e in entries if is_typed_prompt(e))
-        entry = replace(info, key=part_key(key, info.id), title=one_line(info.title or "") or None)
-        found.append(_Cached(replace(entry, prompt_count=prompts), Scan(usage=usage_rows_of(entries))))
-    return found
+    return _Cached(entry, scan, mtime_ns, [_Cached(part, Scan(usage=rows)) for part, rows in parts])
 
 
 def _counted(info: SessionInfo, scan: Scan) -> SessionInfo:
@@ -146,29 +133,6 @@ def _bare(
         parent_key=parent,
         error=error,
     )
-
-
-def _foreign_info(path: Path, *, exact: bool = True) -> tuple[SessionInfo | None, list[list[Any]] | None]:
-    """The listing record of another agent's file (Claude Code, Codex CLI) and its usage rows; with
-    its exact count when ``exact`` (else a large file's count and usage stay None: pending)."""
-    from sessiontree.archive.session_usage import usage_rows_of
-    from sessiontree.readers import load_any
-    from sessiontree.readers.agent_info import agent_info_and_entries, last_entry_time
-    from sessiontree.store.entries import message_of
-    from sessiontree.store.kinds import is_typed_prompt
-
-    info, entries = agent_info_and_entries(path)
-    if info is None or info.agent == "pi":
-        return None, None
-    if (
-        info.message_count is None and exact
-    ):  # a large file: its count needs the whole read (cached by size, mtime)
-        entries = load_any(path, info.agent).entries
-        count = sum(1 for e in entries if message_of(e) is not None)
-        info = replace(info, message_count=count, last_activity=last_entry_time(entries))
-    if entries is not None:
-        info = replace(info, prompt_count=sum(1 for e in entries if is_typed_prompt(e)))
-    return info, None if entries is None else usage_rows_of(entries)
 
 
 def key_of(root: Path, path: Path) -> str:
