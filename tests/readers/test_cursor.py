@@ -92,5 +92,5 @@ def test_the_default_folder_is_listed_searched_and_built(tmp_path: Path) -> None
     site = tmp_path / "site"
     code, _, err = run("build", "-o", str(site), "--no-search", "-q")
     assert code == 0, err
-    assert 'class="st-agent">Cursor CLI<' in (site / "index.html").read_text(encoding="utf-8")
+    assert 'class="st-agent">Cursor<' in (site / "index.html").read_text(encoding="utf-8")
     assert sorted((p.name, p.read_bytes()) for p in store.parent.iterdir()) == before

@@ -139,6 +139,7 @@ def _database(folder: Path, agent: str) -> Path:
         return db
     from tests.readers.test_crush import make_db
     from tests.readers.test_cursor import make_store
+    from tests.readers.test_cursor_ide import make_state
     from tests.readers.test_goose_db import make_db as make_goose_db
     from tests.readers.test_zed import make_db as make_zed_db
 
@@ -146,6 +147,7 @@ def _database(folder: Path, agent: str) -> Path:
         "goose": make_goose_db,
         "zed": make_zed_db,
         "cursor": make_store,
+        "cursor-ide": make_state,
     }
     db = makers.get(agent, make_db)(folder)
     sqlite3.connect(db).execute("PRAGMA wal_checkpoint(TRUNCATE)").close()
@@ -154,7 +156,7 @@ def _database(folder: Path, agent: str) -> Path:
     return db
 
 
-@pytest.mark.parametrize("agent", ["opencode", "crush", "goose", "zed", "cursor"])
+@pytest.mark.parametrize("agent", ["opencode", "crush", "goose", "zed", "cursor", "cursor-ide"])
 @SETTINGS
 @given(cell=st.integers(0, 10**6), value=hostile)
 def test_any_cell_of_a_database_damaged(agent: str, cell: int, value: Any) -> None:
@@ -163,7 +165,7 @@ def test_any_cell_of_a_database_damaged(agent: str, cell: int, value: Any) -> No
         cells = table_cells(db)
         table, column, rowid = cells[cell % len(cells)]
         mutate_database_row(db, table, column, rowid, value)
-        _check(db.parent, db, agent, whole=False)
+        _check(db.parent, db, agent.removesuffix("-ide"), whole=False)
 
 
 @pytest.mark.parametrize("value", [7, True, "x \ud800", [1, None], {"k": [2]}, float("nan"), -(10**30)])
@@ -200,7 +202,7 @@ def _walk(value: Any) -> Any:
         yield from _walk(child)
 
 
-@pytest.mark.parametrize("agent", ["opencode", "crush", "goose", "zed", "cursor"])
+@pytest.mark.parametrize("agent", ["opencode", "crush", "goose", "zed", "cursor", "cursor-ide"])
 @SETTINGS
 @given(
     flips=st.lists(st.tuples(st.integers(0, 8191), st.integers(0, 255)), min_size=1, max_size=8),
@@ -217,7 +219,7 @@ def test_any_bytes_of_a_database_damaged(agent: str, flips: list[tuple[int, int]
         db.write_bytes(bytes(data[: int(len(data) * cut)] if cut else data))
         before = _state(db.parent)
         try:
-            _shows(db, agent, Path(tmp) / "page.html")
+            _shows(db, agent.removesuffix("-ide"), Path(tmp) / "page.html")
         except SessiontreeError as exc:
             assert "\n" not in str(exc)  # the CLI's one line
         assert _state(db.parent) == before

@@ -1,5 +1,5 @@
 """Cursor's CLI chats (``~/.cursor/chats/<md5 of the folder>/<chat id>/store.db``) read into the
-session model.
+session model (its editor's conversations: ``readers.cursor_ide``).
 
 ``cursor-agent`` is not public; the shape read here is the one its files have as public readers of
 them describe it (cass's and agent-sessions' Cursor connectors, 2026): a SQLite database a chat with
@@ -20,6 +20,7 @@ import sqlite3
 from pathlib import Path
 from typing import Any, ClassVar
 
+from sessiontree.readers import cursor_ide
 from sessiontree.readers.base import Chain, as_str, make_session, read_json_file, register, session_header
 from sessiontree.readers.chat_messages import arguments_of
 from sessiontree.readers.opencode_layout import iso_time
@@ -51,14 +52,20 @@ def chat_meta(connection: sqlite3.Connection) -> dict[str, Any]:
 
 
 def session_stamps(connection: sqlite3.Connection) -> dict[str, int]:
-    """Chat id -> its creation time and how many blobs it holds (a new message adds one), for a mirror."""
+    """Chat id -> its creation time and how many blobs it holds (a new message adds one), for a
+    mirror; of the editor's database, each conversation's (``readers.cursor_ide``)."""
+    if cursor_ide.is_composer_database(connection):
+        return cursor_ide.composer_stamps(connection)
     meta = chat_meta(connection)
     count = connection.execute("SELECT count(*) FROM blobs").fetchone()[0]
     return {str(as_str(meta.get("agentId")) or "chat"): count_of(meta.get("createdAt")) + count_of(count)}
 
 
 def documents(connection: sqlite3.Connection, ids: list[str] | None) -> list[tuple[str, dict[str, Any]]]:
-    """The chat's one document (its metadata and its JSON message blobs in the order written)."""
+    """The chat's one document (its metadata and its JSON message blobs in the order written); of
+    the editor's database, one a conversation (``readers.cursor_ide``)."""
+    if cursor_ide.is_composer_database(connection):
+        return cursor_ide.composer_documents(connection, ids)
     meta = chat_meta(connection)
     messages = []
     for (data,) in connection.execute("SELECT data FROM blobs ORDER BY rowid"):
@@ -132,7 +139,9 @@ class _Made(Chain):
 
 
 def cursor_info(document: dict[str, Any]) -> dict[str, Any]:
-    """What a listing shows of a chat's document: id, title, time."""
+    """What a listing shows of a chat's (or an editor conversation's) document: id, title, time."""
+    if "cursorComposer" in document:
+        return cursor_ide.composer_info(document)
     meta = document.get("cursorChat")
     meta = meta if isinstance(meta, dict) else {}
     return {
@@ -143,7 +152,14 @@ def cursor_info(document: dict[str, Any]) -> dict[str, Any]:
 
 
 def read_document(path: Path, document: dict[str, Any]) -> Session:
-    """A chat from its document (``{"cursorChat": meta, "messages": [...]}``)."""
+    """A chat from its document (``{"cursorChat": meta, "messages": [...]}``), or an editor
+    conversation from its (``{"cursorComposer": meta, "bubbles": [...]}``)."""
+    if "cursorComposer" in document:
+        conversation = cursor_ide.composer_entries(document)
+        info = cursor_ide.composer_info(document)
+        header = session_header("cursor", as_str(info["sessionId"]) or path.stem, conversation.folder,
+                                timestamp=info["timestamp"], title=info["title"])  # fmt: skip
+        return make_session(path, header, conversation.entries, [], conversation.last_id())
     meta = document.get("cursorChat")
     meta = meta if isinstance(meta, dict) else {}
     made = _Made(as_str(meta.get("lastUsedModel")))
@@ -159,7 +175,8 @@ def read_document(path: Path, document: dict[str, Any]) -> Session:
 
 
 class CursorReader:
-    """Cursor CLI chats: a chat's ``store.db`` or its document."""
+    """Cursor CLI chats (a chat's ``store.db`` or its document) and the editor's conversations
+    (its ``state.vscdb``, whose newest conversation shows when given by hand, or a document)."""
 
     agent: ClassVar[str] = "cursor"
 

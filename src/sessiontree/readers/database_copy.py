@@ -25,6 +25,10 @@ COPY_ATTEMPTS = 5
 """How many copies are made at most when a checkpoint changed the database under each: a database
 written all along is refused after these (a listing skips it and says so), never copied on and on."""
 
+MAX_COPY_BYTES = 2 << 30
+"""The largest database (with its WAL) copied to be read: a larger one is refused in one line,
+never copied into the temp folder (Cursor's editor database grows to hundreds of MB)."""
+
 CHUNK = 1 << 20
 WAL_HEADER = 32
 
@@ -83,6 +87,18 @@ def _copy_consistent(db: Path, copy: Path) -> bool:
     return _digest(db) == copied
 
 
+def _refuse_too_big(db: Path) -> None:
+    """Refuse, in one line, a database (and WAL) too large to copy (``MAX_COPY_BYTES``)."""
+    size = db.stat().st_size
+    with contextlib.suppress(OSError):
+        size += Path(f"{db}-wal").stat().st_size
+    if size > MAX_COPY_BYTES:
+        raise InvalidSession(
+            f"Cannot read {db}: {size >> 20} MiB with its WAL, "
+            f"over the {MAX_COPY_BYTES >> 20} MiB a copy takes"
+        )
+
+
 def _text(data: bytes) -> str:
     return data.decode("utf-8", errors="replace")
 
@@ -110,6 +126,7 @@ def open_copy(db: Path) -> Iterator[sqlite3.Connection]:
     with tempfile.TemporaryDirectory(prefix="sessiontree-db-") as tmp:
         copy = Path(tmp) / "copy.db"
         try:
+            _refuse_too_big(db)
             if not any(_copy_consistent(db, copy) for _ in range(COPY_ATTEMPTS)):
                 raise InvalidSession(f"{db} kept changing while it was copied; try again")
         except FileNotFoundError:

@@ -86,17 +86,27 @@ def default_roots(
     found += [(a, p) for a, p in task_roots(base if home is not None else None) if _is_dir(p, warn)]
     kiro = editor_config_dir(base if home is not None else None) / KIRO_SESSIONS
     found += [("kiro", kiro)] if _is_dir(kiro, warn) else []
-    return found + cursor_roots(base, warn)
+    return found + cursor_roots(base, warn, editor_config_dir(base if home is not None else None))
 
 
-def cursor_roots(home: Path, warn: Callable[[str], None] | None = None) -> list[tuple[str, Path]]:
-    """Cursor CLI's chats: each ``~/.cursor/chats/<hash>/<id>/store.db``'s mirror folder in our cache."""
+def cursor_roots(
+    home: Path, warn: Callable[[str], None] | None = None, config: Path | None = None
+) -> list[tuple[str, Path]]:
+    """Cursor's sessions: each CLI chat's ``~/.cursor/chats/<hash>/<id>/store.db`` and the editor's
+    ``<config>/Cursor/User/globalStorage/state.vscdb`` (``editor_config_dir``), each database's
+    mirror folder in our cache."""
     from sessiontree.readers.db_mirror import prepare_mirror
 
+    found: list[tuple[str, Path]] = []
+    editor = (config or editor_config_dir(home)) / "Cursor" / "User" / "globalStorage" / "state.vscdb"
+    if editor.parent.is_dir() and _is_file(editor, warn):
+        try:
+            found.append(("cursor", prepare_mirror(editor, "cursor")))
+        except OSError:
+            return found  # no cache dir to mirror it into
     chats = home / ".cursor" / "chats"
     if not _is_dir(chats, warn):
-        return []
-    found: list[tuple[str, Path]] = []
+        return found
     for folder in scandir_sorted(chats):
         for chat in scandir_sorted(Path(folder.path)) if entry_is(folder, "dir") else []:
             db = Path(chat.path) / "store.db"

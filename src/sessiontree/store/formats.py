@@ -40,7 +40,7 @@ AGENT_LABELS: dict[str, str] = {
     "kimi": "Kimi CLI",
     "factory": "Factory Droid",
     "zed": "Zed",
-    "cursor": "Cursor CLI",
+    "cursor": "Cursor",
     "openhands": "OpenHands",
     "kiro": "Kiro",
     "claude": "Claude Code",
@@ -104,8 +104,8 @@ def agent_of_tables(tables: frozenset[str]) -> str | None:
         return "crush"
     if {"sessions", "messages", "schema_version"} <= tables:
         return "goose"
-    if {"meta", "blobs"} <= tables:
-        return "cursor"
+    if {"meta", "blobs"} <= tables or {"ItemTable", "cursorDiskKV"} <= tables:
+        return "cursor"  # a CLI chat's store.db, the editor's state.vscdb
     if "threads" in tables and len(tables) <= 2:  # Zed's threads.db (and sqlite_sequence at most)
         return "zed"
     return None
@@ -335,9 +335,12 @@ def is_zed_document(values: list[Any]) -> bool:
 
 
 def is_cursor_document(values: list[Any]) -> bool:
-    """A Cursor CLI chat as its ``store.db``'s mirror holds it: ``{"cursorChat": meta, "messages": …}``."""
+    """A Cursor CLI chat as its ``store.db``'s mirror holds it: ``{"cursorChat": meta, "messages": …}``,
+    or an editor conversation as its ``state.vscdb``'s does: ``{"cursorComposer": meta, "bubbles": …}``."""
     first = values[0] if values else None
-    return isinstance(first, dict) and isinstance(first.get("cursorChat"), dict)
+    return isinstance(first, dict) and (
+        isinstance(first.get("cursorChat"), dict) or isinstance(first.get("cursorComposer"), dict)
+    )
 
 
 def is_openhands_state(values: list[Any]) -> bool:
