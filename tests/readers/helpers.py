@@ -147,6 +147,17 @@ def run(*args: str) -> tuple[int, str, str]:
     return result.exit_code, result.stdout, result.stderr
 
 
+def inspected(path: Path, agent: str) -> dict[str, Any]:
+    """``inspect --json`` of a file its agent's reader is found for: the summary."""
+    from sessiontree.readers import detect_agent
+
+    assert detect_agent(path) == agent
+    code, out, err = run("inspect", "--json", str(path))
+    assert code == 0, err
+    summary: dict[str, Any] = json.loads(out)
+    return summary
+
+
 def st_data(html: str) -> dict[str, Any]:
     """The st-data JSON a session page carries (its entries, leaf, packed fragments)."""
     found = re.search(r'<script type="application/json" id="st-data">(.*?)</script>', html, re.S)

@@ -11,8 +11,8 @@ from typing import Any
 
 import pytest
 
-from sessiontree.readers import database_copy, detect_agent
-from tests.readers.helpers import run
+from sessiontree.readers import database_copy
+from tests.readers.helpers import inspected, run
 
 COMPOSER = "7f1c2a3b-0000-4000-8000-000000000001"
 EMPTY = "7f1c2a3b-0000-4000-8000-000000000002"
@@ -60,10 +60,7 @@ def make_state(config: Path) -> Path:
 
 def test_a_conversation_counts_what_its_bubbles_say(tmp_path: Path) -> None:
     state = make_state(tmp_path)
-    assert detect_agent(state) == "cursor"
-    code, out, err = run("inspect", "--json", str(state))
-    assert code == 0, err
-    summary = json.loads(out)
+    summary = inspected(state, "cursor")
     typed = [b for b in BUBBLES if b["type"] == 1 and b["text"].strip()]
     replies = [b for b in BUBBLES if b["type"] == 2]
     calls = [b for b in replies if "toolFormerData" in b]
