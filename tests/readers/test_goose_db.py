@@ -113,3 +113,17 @@ def test_a_new_message_in_the_database_is_seen(
     code, out, err = run("search", "zqnewer", "--json")
     assert code == 0 and "20251125_1" in out, err
     assert load_any(Path(json.loads(run("list", "--all", "--json")[1])[0]["path"])) is not None
+
+
+def test_the_database_is_looked_for_where_goose_keeps_it_on_each_os(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Linux and macOS: $XDG_DATA_HOME (Goose takes etcetera's XDG strategy on both); Windows:
+    %APPDATA%\\Block\\goose\\data (its Windows strategy)."""
+    from sessiontree.readers.goose_db import database_path
+
+    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "xdg"))
+    assert database_path() == tmp_path / "xdg" / "goose" / "sessions" / "sessions.db"
+    monkeypatch.setenv("APPDATA", str(tmp_path / "roaming"))
+    windows = tmp_path / "roaming" / "Block" / "goose" / "data" / "sessions" / "sessions.db"
+    assert database_path(windows=True) == windows

@@ -12,6 +12,7 @@ created, content}]}``; the reader of the JSONL files reads it.
 
 from __future__ import annotations
 
+import os
 import sqlite3
 from datetime import UTC, datetime
 from pathlib import Path
@@ -25,8 +26,12 @@ from sessiontree.store.paths import default_data_dir
 DATABASE = "sessions.db"
 
 
-def database_path(data_dir: Path | None = None) -> Path:
-    """Where Goose keeps its database (``$XDG_DATA_HOME/goose/sessions/sessions.db``)."""
+def database_path(data_dir: Path | None = None, *, windows: bool = os.name == "nt") -> Path:
+    """Where Goose keeps its database: ``$XDG_DATA_HOME/goose/sessions/sessions.db`` on Linux and
+    macOS (its paths are etcetera's XDG app strategy there too), ``%APPDATA%\\Block\\goose\\data\\
+    sessions\\sessions.db`` on Windows (that strategy's data dir for author Block, app goose)."""
+    if data_dir is None and windows and os.environ.get("APPDATA"):
+        return Path(os.environ["APPDATA"]) / "Block" / "goose" / "data" / "sessions" / DATABASE
     return (data_dir or default_data_dir()) / "goose" / "sessions" / DATABASE
 
 
