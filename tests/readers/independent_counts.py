@@ -1,5 +1,6 @@
 """An independent count of what a real session file holds, from its raw JSON lines alone (no
-sessiontree code): typed prompts, assistant messages and tool calls, for pi, Claude Code and Codex."""
+sessiontree code): typed prompts, assistant messages and tool calls, for pi, Claude Code, Codex and
+Continue (one JSON object a session)."""
 
 from __future__ import annotations
 
@@ -144,4 +145,25 @@ def count_pi(path: Path) -> Counts:
     return counts
 
 
-COUNTERS = {"claude": count_claude, "codex": count_codex, "pi": count_pi}
+_WRAPPED = re.compile(r"^\s*<([A-Za-z][\w:-]*)[^>]*>.*</\1>\s*$", re.S)
+"""A text that is one tag-wrapped block (what an extension writes into the user's turn)."""
+
+
+def count_continue(path: Path) -> Counts:
+    counts = Counts()
+    session = json.loads(path.read_bytes())
+    for item in session.get("history") or []:
+        message = item.get("message") if isinstance(item, dict) else None
+        if not isinstance(message, dict):
+            continue
+        text = _text(message.get("content"))
+        if message.get("role") == "user" and text.strip() and not _WRAPPED.match(text):
+            counts.prompts += 1
+        elif message.get("role") == "assistant":
+            counts.assistant += 1
+            counts.tool_calls += len(message.get("toolCalls") or [])
+    return counts
+
+
+COUNTERS = {"claude": count_claude, "codex": count_codex, "pi": count_pi, "continue": count_continue}
+"""The counter of each agent whose real files are kept, by the folder they are kept in."""

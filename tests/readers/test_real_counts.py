@@ -15,8 +15,14 @@ from tests.conftest import REAL, REAL_V1, SHIPPED_REAL
 from tests.readers.helpers import run
 from tests.readers.independent_counts import COUNTERS
 
+ONE_OBJECT = ("continue",)
+"""The agents whose real files are one JSON object a session (``*.json``), by folder."""
 FILES = sorted(
-    {p.name: p for root in (SHIPPED_REAL, REAL) for p in root.rglob("*.jsonl")}.values(),
+    {
+        p.name: p
+        for root in (SHIPPED_REAL, REAL)
+        for p in (*root.rglob("*.jsonl"), *(f for a in ONE_OBJECT for f in root.glob(f"{a}/*.json")))
+    }.values(),
     key=lambda p: p.name,
 )
 if REAL_V1.is_file() and REAL_V1.name not in {p.name for p in FILES}:
@@ -51,3 +57,15 @@ def test_a_real_file_counts_what_an_independent_count_says(path: Path) -> None:
     code, out, err = run("dump", "--stdout", str(path))
     assert "Traceback" not in err
     assert (code, bool(out)) == (0, True) if messages else (code, err.count("\n")) == (1, 1), (code, err)
+
+
+@pytest.mark.parametrize(
+    "path", [p for p in FILES if p.parent.name in ONE_OBJECT], ids=lambda p: p.name[-60:]
+)
+def test_a_real_file_of_a_newer_agent_exports(path: Path, tmp_path: Path) -> None:
+    """The agents read since issue 50: each real file exports to a page holding its title."""
+    out = tmp_path / "page.html"
+    code, _, err = run("export", str(path), str(out))
+    assert code == 0 and "Traceback" not in err, err
+    title = load_any(path).title
+    assert title and title in out.read_text(encoding="utf-8")
