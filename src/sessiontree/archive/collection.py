@@ -341,6 +341,8 @@ class Sources:
         from sessiontree.archive.catalog import Catalog
 
         self.catalogs: list[Catalog] = [Catalog(root, cache_dir=cache_dir) for root in self.roots]
+        self._prefixed: dict[int, tuple[int, list[SessionInfo]]] = {}
+        """Each catalog's records as ``_shown`` made them, with its change count then."""
 
     def _prefix(self, index: int) -> str:
         return f"{self.labels[index]}/" if self.labels[index] else ""
@@ -358,13 +360,11 @@ class Sources:
         when it can."""
         from sessiontree.archive.catalog import READ_FIRST
 
-        listed: list[list[SessionInfo]] = []
+        listed: list[list[SessionInfo] | None] = []
         walks: list[tuple[int, Walk]] = []
         for index, catalog in enumerate(self.catalogs):
-            if touched is not None and catalog.refresh(touched):
-                listed.append(catalog.entries())
-            else:
-                listed.append([])
+            listed.append(None)
+            if touched is None or not catalog.refresh(touched):
                 walks.append((index, catalog.walk(exact=exact)))
         # Every root's files in one order, newest first: the first window is what is read first.
         todo = sorted(
@@ -378,15 +378,34 @@ class Sources:
         found: list[SessionInfo] = []
         keys: set[str] = set()
         for index, entries in enumerate(listed):
-            prefix = self._prefix(index)
-            for entry in entries:
-                if prefix + entry.key in keys:
+            for entry in self._shown(index, entries):
+                if entry.key in keys:
                     continue  # a kept copy of a file listed live: one session, the live one
-                keys.add(prefix + entry.key)
-                parent = None if entry.parent_key is None else prefix + entry.parent_key
-                found.append(replace(entry, key=prefix + entry.key, parent_key=parent) if prefix else entry)
+                keys.add(entry.key)
+                found.append(entry)
         found.sort(key=lambda e: e.modified, reverse=True)
         return found
+
+    def _shown(self, index: int, entries: list[SessionInfo] | None) -> list[SessionInfo]:
+        """A catalog's records with its root's prefix in their keys, made again only when the
+        catalog changed (at 100,000 sessions, 0.6 s of every listing; shared: never change it)."""
+        catalog = self.catalogs[index]
+        made = self._prefixed.get(index)
+        if made is not None and made[0] == catalog.changes:
+            return made[1]
+        prefix = self._prefix(index)
+        shown = [
+            replace(
+                e,
+                key=prefix + e.key,
+                parent_key=None if e.parent_key is None else prefix + e.parent_key,
+            )
+            if prefix
+            else e
+            for e in (catalog.entries() if entries is None else entries)
+        ]
+        self._prefixed[index] = (catalog.changes, shown)
+        return shown
 
     def version(self) -> tuple[int, ...]:
         """Changes as each catalog counts them: equal versions, the same listing."""

@@ -44,14 +44,13 @@ def iter_session_files(root: Path, *, unreadable: bool = False) -> Iterator[tupl
                 yield path, parent
             if e.name.endswith(".jsonl") and entry_is(e, "file"):
                 yield path, parent
-                folder = path.with_name(e.name[: -len(".jsonl")])
-                if (
-                    depth < MAX_SUBAGENT_DEPTH
-                    and folder.name in names  # no stat of a folder not there (nearly every file's)
-                    and entry_is(folder, "dir")
-                    and (not folder.is_symlink() or resolves_inside(folder, real_root))
-                ):
-                    yield from files_in(folder, path.relative_to(root).as_posix(), depth + 1)
+                stem = e.name[: -len(".jsonl")]
+                if depth < MAX_SUBAGENT_DEPTH and stem in names:  # no stat of a folder not there
+                    folder = path.with_name(stem)
+                    if entry_is(folder, "dir") and (
+                        not folder.is_symlink() or resolves_inside(folder, real_root)
+                    ):
+                        yield from files_in(folder, path.relative_to(root).as_posix(), depth + 1)
             elif parent is None and depth == 0 and entry_is(e, "dir") and f"{e.name}.jsonl" not in names:
                 yield from files_in(path, None, 1)  # a project folder: sessions/<encoded cwd>/
 

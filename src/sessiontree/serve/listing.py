@@ -25,6 +25,7 @@ from sessiontree.archive.usage import UsageRecord
 from sessiontree.pages.index_rows import IndexRows
 from sessiontree.serve.security import contained
 from sessiontree.store.discovery import SessionInfo
+from sessiontree.store.foreground import FOREGROUND
 
 log = logging.getLogger(__name__)
 
@@ -179,13 +180,18 @@ class Listing:
             self._scanned = (mark, self.sources.version(), entries)
             return self._scanned[1], entries
 
+    def _scan_first(self, again: bool) -> tuple[tuple[int, ...], list[SessionInfo]]:
+        """``_scan`` for a request: the background pass waits meanwhile (``store.foreground``)."""
+        with FOREGROUND.serving():
+            return self._scan(again)
+
     async def scan_async(self, *, again: bool = False) -> list[SessionInfo]:
         return (await self.versioned_scan(again=again))[1]
 
     async def versioned_scan(self, *, again: bool = False) -> tuple[tuple[int, ...], list[SessionInfo]]:
         """``scan`` (in a worker thread) with the version its list is of: the background pass may
         settle a file between a scan and a later ``version()``, which would name the older list."""
-        version, entries = await anyio.to_thread.run_sync(self._scan, again)
+        version, entries = await anyio.to_thread.run_sync(self._scan_first, again)
         if any(e.pending for e in entries):
             self.unsettled.set()
         return version, entries
@@ -214,6 +220,7 @@ class Listing:
         deadline = time.monotonic() + budget
         settled = False
         for catalog, key in todo:
+            FOREGROUND.pause()  # a request's listing or page goes first (at 100,000 files: seconds)
             try:
                 done = catalog.read_exact(key)
             except Exception as exc:  # a reader's bug must not stop the pass (nor loop on the file)

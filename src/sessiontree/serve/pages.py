@@ -11,7 +11,7 @@ import weakref
 from collections.abc import Callable, Iterator, Mapping
 from concurrent.futures import CancelledError
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 from urllib.parse import quote
 
 from starlette.responses import HTMLResponse
@@ -61,6 +61,8 @@ _PAGE_CSP = re.compile(
     r'<meta http-equiv="Content-Security-Policy" content="([^"]*)">',
     re.IGNORECASE,
 )
+
+T = TypeVar("T")
 
 
 def page_headers(head: str) -> dict[str, str]:
@@ -279,6 +281,13 @@ def _reading_whole(gone: threading.Event | None) -> Iterator[None]:
         yield
     finally:
         WHOLE_READS.release()
+
+
+def in_foreground(make: Callable[..., T], *args: Any) -> T:
+    """``make(*args)`` while background passes pause (``store.foreground``): a many-session answer
+    a reader waits for (the index's first window, its next rows)."""
+    with FOREGROUND.serving():
+        return make(*args)
 
 
 def first_chunk(make: Callable[[], Page]) -> tuple[Page, Iterator[str], str]:

@@ -97,7 +97,9 @@ async def index(request: Request) -> Response:
     """The index page with its first window of rows (the rest from ``index_rows``)."""
     state = _state(request)
     view = await state.listing.view()
-    html = await anyio.to_thread.run_sync(pages.render_served_index, view, state.config, state.urls)
+    html = await anyio.to_thread.run_sync(
+        pages.in_foreground, pages.render_served_index, view, state.config, state.urls
+    )
     return pages.html_response(html)
 
 
@@ -107,7 +109,7 @@ async def index_rows(request: Request) -> Response:
     state = _state(request)
     view = await state.listing.view()
     query = RowQuery.of(request.query_params)
-    found = await anyio.to_thread.run_sync(pages.index_window, view, query, state.urls)
+    found = await anyio.to_thread.run_sync(pages.in_foreground, pages.index_window, view, query, state.urls)
     return JSONResponse(found, headers=pages.PAGE_HEADERS)
 
 
