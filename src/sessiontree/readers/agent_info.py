@@ -328,7 +328,13 @@ def _openhands_info(values: list[Any]) -> dict[str, Any]:
     from sessiontree.readers.openhands import state_cwd
 
     state = values[0] if values and isinstance(values[0], dict) else {}
-    return {"sessionId": state.get("id"), "cwd": state_cwd(state), "title": state.get("title")}
+    sid = state.get("id") or state.get("conversation_id")  # the SDK's base_state, the 0.x metadata
+    return {
+        "sessionId": sid,
+        "cwd": state_cwd(state),
+        "title": state.get("title"),
+        "timestamp": state.get("created_at"),
+    }
 
 
 _INFO = {

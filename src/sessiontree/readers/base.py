@@ -289,6 +289,21 @@ class Chain:
         return str(self.entries[-1]["id"]) if self.entries else None
 
 
+class ModelChain(Chain):
+    """A chain whose replies carry the session's model (the formats that name one model a session)."""
+
+    def __init__(self, model: str | None) -> None:
+        super().__init__()
+        self.model = model
+
+    def reply(self, mid: str, blocks: list[dict[str, Any]], ts: str | None) -> None:
+        """Append an assistant message of these blocks."""
+        message: dict[str, Any] = {"role": "assistant", "content": blocks}
+        if self.model:
+            message["model"] = self.model
+        self.add({"type": "message", "id": mid, "message": message}, ts)
+
+
 def session_header(
     agent: str,
     session_id: str,

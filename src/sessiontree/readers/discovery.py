@@ -36,6 +36,8 @@ DEFAULT_ROOTS: tuple[tuple[str, str], ...] = (
     ("kimi", ".kimi/sessions"),
     ("factory", ".factory/sessions"),
     ("openhands", ".openhands/conversations"),
+    ("openhands", ".openhands/sessions"),  # its 0.x server's file store
+    ("openhands", ".openhands-state/sessions"),  # that store before 0.3x
 )
 """(agent, folder under the home directory) of the agents whose sessions are picked up by default
 (OpenCode's are under ``$XDG_DATA_HOME``: see ``opencode_roots``)."""
@@ -51,6 +53,9 @@ KIRO_SESSIONS = Path("Kiro", "User", "globalStorage", "kiro.kiroagent", "workspa
 
 TASK_HISTORY = "api_conversation_history.json"
 """The file of a Cline (Roo Code, Kilo Code) task folder read as its session."""
+
+OPENHANDS_STATES = ("base_state.json", "metadata.json")
+"""An OpenHands conversation's session file beside its ``events/`` folder: the SDK's, the 0.x server's."""
 
 KIMI_WIRE = "wire.jsonl"
 """Kimi CLI's event log beside each ``context.jsonl``: read with it, never a session of its own."""
@@ -311,7 +316,7 @@ def iter_agent_files(root: str | Path, *, unreadable: bool = False) -> Iterator[
                         or entry.name == TASK_HISTORY
                         or is_continue_session(path)
                         or is_kiro_session(path)
-                        or (entry.name == "base_state.json" and (path.parent / "events").is_dir())
+                        or (entry.name in OPENHANDS_STATES and (path.parent / "events").is_dir())
                         or (depth == 0 and is_mirror_file(path))
                     )
                 )
@@ -364,7 +369,7 @@ _UUID_END = re.compile(r"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F
 def file_session_id(path: Path) -> str:
     """A Claude Code or Codex CLI session's id from its file name (Codex: the uuid ending it;
     Copilot CLI: the folder of its ``events.jsonl``)."""
-    if path.name in ("events.jsonl", TASK_HISTORY, "context.jsonl", "base_state.json"):
+    if path.name in ("events.jsonl", TASK_HISTORY, "context.jsonl", *OPENHANDS_STATES):
         return path.parent.name
     found = _UUID_END.search(path.stem)
     return found[0] if found is not None and path.stem.startswith("rollout-") else path.stem

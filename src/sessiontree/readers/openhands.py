@@ -11,7 +11,8 @@ completion_tokens, cache_read_tokens, cache_write_tokens}}}}, ...}``), read as t
 ``ObservationEvent`` / ``UserRejectObservation`` / ``AgentErrorEvent`` (``tool_call_id``,
 ``observation: {content}``), others kept as notices. A user message's ``<…>``-wrapped text (skills,
 context the SDK adds) is context, not a typed prompt. The conversation's accumulated tokens and cost
-go on its last reply.
+go on its last reply. The 0.x server's conversations (``sessions/<id>/metadata.json``) are read by
+``readers.openhands_v0``.
 """
 
 from __future__ import annotations
@@ -21,7 +22,7 @@ from pathlib import Path
 from typing import Any, ClassVar
 
 from sessiontree.readers.base import (
-    Chain,
+    ModelChain,
     as_str,
     make_session,
     number_or_zero,
@@ -49,6 +50,8 @@ EVENT_BYTES = 64 << 20
 STATE_BYTES = 64 << 20
 MAX_EVENTS = 100_000
 RESULTS = ("ObservationEvent", "UserRejectObservation", "AgentErrorEvent")
+V0_METADATA = "metadata.json"
+"""The session file of a conversation of OpenHands' 0.x server (``readers.openhands_v0``)."""
 
 
 def read_events(folder: Path, bad: list[BadLine]) -> list[dict[str, Any]]:
@@ -76,11 +79,12 @@ def _observation_text(observation: Any) -> str:
     return as_str(observation.get("detail")) or as_str(observation.get("command")) or ""
 
 
-class _Made(Chain):
+class EventEntries(ModelChain):
+    """A conversation's events as entries (the SDK's; ``readers.openhands_v0`` the 0.x server's)."""
+
     def __init__(self, model: str | None) -> None:
-        super().__init__()
+        super().__init__(model)
         self.names: dict[str, str] = {}
-        self.model = model
 
     def event(self, index: int, event: dict[str, Any]) -> None:
         kind, ts = event.get("kind"), as_str(event.get("timestamp"))
@@ -131,12 +135,6 @@ class _Made(Chain):
         elif isinstance(kind, str):
             self.add({"type": "custom", "id": mid, "customType": "openhands:event", "data": event}, ts)
 
-    def reply(self, mid: str, blocks: list[dict[str, Any]], ts: str | None) -> None:
-        message: dict[str, Any] = {"role": "assistant", "content": blocks}
-        if self.model:
-            message["model"] = self.model
-        self.add({"type": "message", "id": mid, "message": message}, ts)
-
 
 def state_usage(state: dict[str, Any]) -> dict[str, Any] | None:
     """A conversation's accumulated tokens and cost, over every usage id its stats name."""
@@ -182,9 +180,11 @@ class OpenHandsReader:
         """Read the conversation of ``path`` (read-only)."""
         bad: list[BadLine] = []
         state = state_of(path)
+        if path.name == V0_METADATA:
+            return _read_v0(path, state, bad)
         agent = state.get("agent")
         llm = agent.get("llm") if isinstance(agent, dict) else None
-        made = _Made(as_str(llm.get("model")) if isinstance(llm, dict) else None)
+        made = EventEntries(as_str(llm.get("model")) if isinstance(llm, dict) else None)
         for index, event in enumerate(read_events(path.parent / "events", bad)):
             made.event(index, event)
         replies = [e["message"] for e in made.entries if e.get("message", {}).get("role") == "assistant"]
@@ -197,6 +197,26 @@ class OpenHandsReader:
         if not state and not made.entries:
             bad.append(BadLine(1, "not an OpenHands conversation", json.dumps(state)[:120]))
         return make_session(path, header if state or made.entries else {}, made.entries, bad, made.last_id())
+
+
+def _read_v0(path: Path, metadata: dict[str, Any], bad: list[BadLine]) -> Session:
+    """A conversation of OpenHands' 0.x server: its metadata and events (``readers.openhands_v0``)."""
+    from sessiontree.readers.openhands_v0 import V0Entries, metadata_usage, read_v0_events
+
+    events = read_v0_events(path.parent / "events", bad)
+    made = V0Entries(as_str(metadata.get("llm_model")))
+    for event in events:
+        made.event_v0(event)
+    replies = [e["message"] for e in made.entries if e.get("message", {}).get("role") == "assistant"]
+    usage = metadata_usage(metadata, events)
+    if replies and usage is not None:  # the conversation's totals, counted once: on its last reply
+        replies[-1]["usage"] = usage
+    first = as_str(metadata.get("created_at")) or next((e.get("timestamp") for e in made.entries), None)
+    header = session_header("openhands", as_str(metadata.get("conversation_id")) or path.parent.name, "",
+                            timestamp=first, title=metadata.get("title"))  # fmt: skip
+    if not metadata and not made.entries:
+        bad.append(BadLine(1, "not an OpenHands conversation", ""))
+    return make_session(path, header if metadata or made.entries else {}, made.entries, bad, made.last_id())
 
 
 register(OpenHandsReader())

@@ -344,8 +344,11 @@ def is_cursor_document(values: list[Any]) -> bool:
 
 
 def is_openhands_state(values: list[Any]) -> bool:
-    """An OpenHands conversation's ``base_state.json``: ``{id, agent: {...}, workspace: {...}, ...}``."""
+    """An OpenHands conversation's ``base_state.json``: ``{id, agent: {...}, workspace: {...}, ...}``,
+    or its 0.x server's ``metadata.json``: ``{conversation_id, created_at | last_updated_at, ...}``."""
     head = _metadata_head(values) or {}
+    if isinstance(head.get("conversation_id"), str) and ("created_at" in head or "last_updated_at" in head):
+        return True
     return isinstance(head.get("id"), str) and "agent" in head and "workspace" in head
 
 
