@@ -355,8 +355,15 @@ class GeminiReader:
         return make_session(path if part is None else part_path(path, part), header, made.entries, bad, leaf)
 
     def session_ids(self, path: Path) -> list[str]:
-        """The sessions a chat file holds, in order (several: Gemini CLI's a2a server's)."""
-        return _read_file(path, []).sessions
+        """The sessions a chat file holds, in order, when it may hold several (Gemini CLI's a2a
+        server's); none for a file that names one (its bytes counted: the file is not parsed again)."""
+        from sessiontree.store.bounded import read_regular
+
+        try:
+            several = read_regular(path, WHOLE_JSON_BYTES).count(b'"sessionId"') > 1
+        except OSError:
+            return []
+        return _read_file(path, []).sessions if several else []
 
 
 def _read_file(path: Path, bad: list[BadLine]) -> _Chat:
