@@ -5,6 +5,7 @@ sort reach rows the page did not carry (issue 42 item 3; ``test_paged_index`` is
 from __future__ import annotations
 
 import os
+import re
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -54,26 +55,35 @@ def _open(page: Page, url: str) -> None:
     assert page.locator(OLDEST).count() == 0
 
 
+def _chunk_names(site: Path) -> list[str]:
+    page = (site / "index.html").read_text(encoding="utf-8")
+    found = re.search(r'data-chunk-list="([^"]*)"', page)
+    assert found is not None
+    return [f"index-rows-{name}.json" for name in found.group(1).split()]
+
+
 def test_the_site_index_page_carries_its_first_window(site: Path) -> None:
     page = (site / "index.html").read_text(encoding="utf-8")
     assert page.count('<li class="st-session') == FIRST_ROWS
-    assert sorted(p.name for p in site.glob("index-rows-*.json")) == [
-        "index-rows-1.json",
-        "index-rows-2.json",
-    ]
+    assert sorted(p.name for p in site.glob("index-rows-*.json")) == sorted(_chunk_names(site))
 
 
-def test_scrolling_reaches_every_row(url: str, page: Page, watch: Watch) -> None:
+def test_scrolling_reaches_every_row(site: Path, url: str, page: Page, watch: Watch) -> None:
+    fetched: list[str] = []
+    page.on("request", lambda r: fetched.append(r.url.rsplit("/", 1)[-1]))
     _open(page, url)
-    for _ in range(5):
-        page.evaluate("window.scrollTo(0, document.body.scrollHeight)")
-        if page.evaluate(ROWS) == COUNT:
+    assert not [f for f in fetched if f.startswith("index-rows-")]  # nothing past the first screen
+    for _ in _chunk_names(site):  # a file a scroll
+        shown = page.evaluate(ROWS)
+        if shown == COUNT:
             break
-        wait_js(page, f"{ROWS} > {FIRST_ROWS} && {DONE}")
+        page.evaluate("window.scrollTo(0, document.body.scrollHeight)")
+        wait_js(page, f"{ROWS} > {shown} && {DONE}")
     wait_js(page, f"{ROWS} === {COUNT}")
     assert page.locator("#st-more").is_hidden()
     keys = page.eval_on_selector_all(".st-session", "rows => rows.map((r) => r.dataset.key)")
     assert len(set(keys)) == COUNT
+    assert [f for f in fetched if f.startswith("index-rows-")] == _chunk_names(site)  # each once, in order
     assert watch.page_errors == [] and watch.console_errors == []
 
 

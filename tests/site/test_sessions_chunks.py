@@ -18,7 +18,7 @@ def _write(site: Path, root: Path) -> list[str]:
     sources = Sources([root], None)
     entries = sources.scan()
     pages = {e.key: PageRecord(1, 0.0, "", f"p/{e.key}.html", "") for e in entries}
-    browse.write_sessions_data(site, entries, pages, sources)
+    browse.write_sessions_data(site, entries, pages, sources.usage_records())
     return [e.key for e in sorted(entries, key=lambda e: -e.modified)]
 
 

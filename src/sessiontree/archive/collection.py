@@ -11,6 +11,7 @@ from __future__ import annotations
 import errno
 import fnmatch
 import os
+import posixpath
 import re
 import time
 from collections.abc import Callable, Collection, Iterable, Sequence
@@ -465,6 +466,12 @@ class Sources:
     def key_of(self, path: str) -> str | None:
         """The (prefixed) key of a session file under one of the roots, or None."""
         for index, root in enumerate(self.roots):
+            # A normal path under the root, as the catalogs list them: cut as a string (through
+            # pathlib, 30 us a path: 0.8 s of a site's usage page at 10,000 sessions).
+            top = os.path.join(os.path.abspath(root), "")
+            rest = path[len(top) :] if os.sep == "/" and path.startswith(top) else ""
+            if rest and posixpath.normpath(rest) == rest and not rest.startswith("../"):
+                return self._prefix(index) + rest
             try:
                 rest = Path(path).relative_to(os.path.abspath(root)).as_posix()
             except ValueError:

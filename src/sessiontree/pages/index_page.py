@@ -20,7 +20,6 @@ from sessiontree.exporter.templating import MacroSet, get_template, read_asset
 from sessiontree.pages.index_rows import (
     IndexRows,
     RowQuery,
-    row_chunks,
     search_text,
     shown_title,
     sort_value,
@@ -57,8 +56,11 @@ class IndexOptions:
     rows_url: str | None = None
     """Where the rows after the first window come from (``index_rows``); None: every row in the page."""
     chunks: str | None = None
-    """A built site's files of the rows after the first window (``{}`` for a file's number, from 1,
-    made by ``index_chunks``), when there are more rows than ``FIRST_ROWS``; None: every row in the page."""
+    """A built site's files of the rows after the first window (``{}`` for a file's name in
+    ``chunk_names``), when there are more rows than ``FIRST_ROWS``; None: every row in the page."""
+    chunk_names: tuple[str, ...] = ()
+    """What fills ``{}`` for each of those files, in the order the page fetches them
+    (``pages.index_rows.row_chunks``)."""
     state: str = ""
     """What the listing was when the page was made (a live page compares it with the feed's)."""
 
@@ -169,9 +171,10 @@ def render_index(
             "chunks": None,
             "next": "" if window.next is None else str(window.next),
         }
-    elif opts.chunks is not None and window.next is not None:
+    elif opts.chunks is not None and opts.chunk_names and window.next is not None:
         groups_html = render_groups(window.groups, link_for, opts.now)
-        paging = {"url": None, "chunks": opts.chunks, "next": "1"}
+        names = " ".join(opts.chunk_names)
+        paging = {"url": None, "chunks": opts.chunks, "next": opts.chunk_names[0], "names": names}
     else:
         groups_html, paging = render_index_groups(listed, link_for, opts.now), None
     scripts = (
@@ -191,16 +194,3 @@ def render_index(
         state=opts.state,
         nav_html=opts.nav.html("index") if opts.nav is not None else "",
     )
-
-
-def index_chunks(
-    entries: Iterable[SessionInfo], link_for: LinkBuilder, now: float | None = None
-) -> list[dict[str, Any]]:
-    """The files of a built index's rows after its first window (``IndexOptions.chunks``): each the
-    HTML of its rows and the number of the next file (None after the last); none when every row
-    fits the first window."""
-    chunks = row_chunks(entries)
-    return [
-        {"html": render_groups(groups, link_for, now), "next": n + 2 if n + 1 < len(chunks) else None}
-        for n, groups in enumerate(chunks)
-    ]

@@ -9,6 +9,7 @@ every term (in its search text or its project's folder) and the agent chosen.
 from __future__ import annotations
 
 import threading
+import zlib
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any, TypeVar
@@ -25,7 +26,8 @@ FIRST_ROWS = 100
 """The rows a served index page carries (the rest come as the reader scrolls)."""
 MAX_ROWS = 500
 CHUNK_ROWS = 200
-"""The rows of each file a built site's index fetches after its first window (as serve's next windows)."""
+"""The rows of each file a built site's index fetches after its first window, on average (as
+serve's next windows; ``row_chunks``)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -184,7 +186,22 @@ class IndexRows:
 
 
 def row_chunks(entries: Iterable[SessionInfo]) -> list[list[ProjectGroup]]:
-    """The rows after the first window in the default order (no filter), ``CHUNK_ROWS`` at a time:
-    what a built site's index fetches as the reader scrolls, or all of it to sort or filter."""
-    rows = _ordered(entries, RowQuery())
-    return [_grouped(rows[at : at + CHUNK_ROWS]) for at in range(FIRST_ROWS, len(rows), CHUNK_ROWS)]
+    """The rows after the first window in the default order (no filter), about ``CHUNK_ROWS`` at a
+    time: what a built site's index fetches as the reader scrolls, or all of it to sort or filter.
+
+    A file ends after a row whose key hashes to 0 mod ``CHUNK_ROWS`` (or at twice that many rows):
+    boundaries that follow the rows, not their places, so a new session or a project moved to the
+    front changes the files around it and leaves the others as they were (a build writes only
+    those).
+    """
+    chunks: list[list[tuple[str, CatalogNode]]] = []
+    current: list[tuple[str, CatalogNode]] = []
+    for row in _ordered(entries, RowQuery())[FIRST_ROWS:]:
+        current.append(row)
+        cut = zlib.crc32(row[1].entry.key.encode("utf-8", "surrogatepass")) % CHUNK_ROWS == 0
+        if cut or len(current) >= 2 * CHUNK_ROWS:
+            chunks.append(current)
+            current = []
+    if current:
+        chunks.append(current)
+    return [_grouped(chunk) for chunk in chunks]

@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+import hashlib
 import json
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
-from sessiontree.archive.collection import Sources
+from sessiontree import __version__
+from sessiontree.archive.catalog import CatalogNode, ProjectGroup
+from sessiontree.archive.usage import UsageRecord
 from sessiontree.pages.nav import NavLinks
 from sessiontree.pages.sessions_data import PART_ROWS
 from sessiontree.site import layout
@@ -23,7 +26,8 @@ CHUNK_ROWS = PART_ROWS
 """Sessions per file of the pane's list."""
 MORE_DATA = "sessions-{}.json"
 INDEX_CHUNK = "index-rows-{}.json"
-"""The index's rows after its first window, ``CHUNK_ROWS`` of ``pages.index_rows`` a file, from 1."""
+"""The index's rows after its first window, about ``pages.index_rows.CHUNK_ROWS`` a file, named
+after their rows (16 hex digits)."""
 PAGEFIND_CSP: dict[str, tuple[str, ...]] = {"script-src": ("'self'", "'wasm-unsafe-eval'")}
 """What a page running Pagefind needs: its module from the site and its WebAssembly."""
 
@@ -61,13 +65,13 @@ def write_search_page(site: Path, nav: NavLinks, bundles: Sequence[str], theme: 
 
 
 def write_sessions_data(
-    site: Path, entries: Sequence[SessionInfo], pages: dict[str, PageRecord], sources: Sources
+    site: Path, entries: Sequence[SessionInfo], pages: dict[str, PageRecord], usage: Iterable[UsageRecord]
 ) -> None:
     """Write ``sessions.json`` (and ``sessions-N.json`` past ``CHUNK_ROWS``) for the pane: the built
-    sessions with their models, from the listing's usage rows (no full-text index)."""
+    sessions with their models, from the listing's ``usage`` rows (no full-text index)."""
     from sessiontree.pages.sessions_data import in_parts, models_by_path, sessions_data
 
-    models = models_by_path(sources.usage_records())
+    models = models_by_path(usage)
 
     def link_for(entry: SessionInfo) -> str | None:
         rec = pages.get(entry.key)
@@ -83,21 +87,62 @@ def write_sessions_data(
             old.unlink(missing_ok=True)  # a larger list's chunks an earlier build wrote
 
 
+def _row_line(node: CatalogNode, link: str | None) -> str:
+    """What a row's HTML is made of, as far as it can change while the version stays: its file
+    (size, time), what the build made of it (title, failure, link) and its subagents' rows."""
+    e = node.entry
+    made = f"{e.error}\0{e.title}\0{e.display_title}\0{link}"
+    return f"{e.key}\0{e.size}\0{e.modified!r}\0{made}\0{len(node.children)}\n"
+
+
+def chunk_id(name: str) -> str:
+    """What names a file of the index's rows in ``INDEX_CHUNK`` (its ``{}``)."""
+    before, after = INDEX_CHUNK.split("{}")
+    return name.removeprefix(before).removesuffix(after)
+
+
+def _chunk_name(groups: Sequence[ProjectGroup], link_for: Callable[[SessionInfo], str | None]) -> str:
+    digest = hashlib.sha256(__version__.encode())
+    for group in groups:
+        digest.update(f"{group.cwd}\0\n".encode("utf-8", "surrogatepass"))
+        stack = list(group.nodes)
+        while stack:
+            node = stack.pop(0)
+            digest.update(_row_line(node, link_for(node.entry)).encode("utf-8", "surrogatepass"))
+            stack[:0] = node.children
+    return INDEX_CHUNK.format(digest.hexdigest()[:16])
+
+
 def write_index_chunks(
-    site: Path, entries: Sequence[SessionInfo], link_for: Callable[[SessionInfo], str | None]
+    site: Path,
+    entries: Sequence[SessionInfo],
+    link_for: Callable[[SessionInfo], str | None],
+    *,
+    again: bool = False,
 ) -> list[str]:
-    """Write the index's rows after its first window (``pages.index_page.index_chunks``) and remove
-    an earlier build's files past them; return the names written (none: every row fits the page)."""
-    from sessiontree.pages.index_page import index_chunks
+    """Write the index's rows after its first window (``pages.index_rows.row_chunks``), each file
+    named after what its rows are made of, and return their names in order (none: every row fits
+    the page). A file already there is kept (``again``: written anew), so one new session writes
+    the files around it; the caller removes other files once the index no longer names them
+    (``remove_index_chunks``)."""
+    from sessiontree.pages.index_page import render_groups
+    from sessiontree.pages.index_rows import row_chunks
 
     names = []
-    for n, chunk in enumerate(index_chunks(entries, link_for), 1):
-        names.append(INDEX_CHUNK.format(n))
-        _write_json(site / names[-1], chunk)
-    for old in site.glob(INDEX_CHUNK.format("*")):
-        if old.name not in names:
-            old.unlink(missing_ok=True)
+    for groups in row_chunks(entries):
+        name = _chunk_name(groups, link_for)
+        if again or not (site / name).is_file():
+            _write_json(site / name, {"html": render_groups(groups, link_for)})
+        names.append(name)
     return names
+
+
+def remove_index_chunks(site: Path, keep: Iterable[str]) -> None:
+    """Delete the index's row files other than ``keep`` (after the page that names them is in place)."""
+    kept = set(keep)
+    for old in site.glob(INDEX_CHUNK.format("*")):
+        if old.name not in kept:
+            old.unlink(missing_ok=True)
 
 
 def _write_json(path: Path, data: dict[str, Any]) -> None:

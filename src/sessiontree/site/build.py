@@ -17,6 +17,7 @@ from pathlib import Path
 
 from sessiontree import __version__
 from sessiontree.archive.collection import Filters, Sources, default_cache_dir, is_inside, select
+from sessiontree.archive.usage import UsageRecord
 from sessiontree.errors import BuildError, SearchError
 from sessiontree.exporter.options import check_theme
 from sessiontree.pages.nav import NavLinks, browse_scripts
@@ -27,6 +28,8 @@ from sessiontree.site.browse import (
     PAGEFIND_CSP,
     SEARCH_PAGE,
     SESSIONS_DATA,
+    chunk_id,
+    remove_index_chunks,
     search_source,
     site_nav,
     write_index_chunks,
@@ -305,16 +308,18 @@ def _build(options: BuildOptions, report: BuildProgress) -> BuildResult:
         write_router(site, sorted(new.bundles))  # before the pages that name its digest
 
     index = site / "index.html"
-    if changed or not index.is_file():
+    new.index_chunks = manifest.index_chunks
+    if changed or not index.is_file() or new.index_chunks is None:
         shown = [_shown(e, new) for e in entries]
-        write_index(site, shown, new, options, sorted(new.bundles))
+        new.index_chunks = write_index(site, shown, new, options, sorted(new.bundles), again=full)
         result.index_written = True
+    usage = _Usage(catalog)
     if changed or not (site / SESSIONS_DATA).is_file():
-        write_sessions_data(site, [_shown(e, new) for e in entries], new.pages, catalog)
+        write_sessions_data(site, [_shown(e, new) for e in entries], new.pages, usage.records())
     if options.search and new.bundles and (changed or not (site / SEARCH_PAGE).is_file()):
         write_search_page(site, _nav(options), sorted(new.bundles), options.theme)
     if options.usage and (changed or not (site / USAGE_PAGE).is_file()):
-        result.usage_written = _write_usage(options, new, catalog, report, result)
+        result.usage_written = _write_usage(options, new, usage, report, result)
     if changed or new.to_json() != manifest.to_json():
         save_manifest(site, new)
     # Nothing links the old files any more: delete them, then forget them.
@@ -323,13 +328,28 @@ def _build(options: BuildOptions, report: BuildProgress) -> BuildResult:
         new.stale = []
         save_manifest(site, new)
     remove_old_bundles(site, new.bundles)
+    if new.index_chunks is not None:
+        remove_index_chunks(site, new.index_chunks)
     if options.shared_assets or full:
         _remove_unused_assets(site, new.pages.values())
     return result
 
 
+class _Usage:
+    """The listing's usage rows, made once for the pane's data and the usage page."""
+
+    def __init__(self, sources: Sources) -> None:
+        self.sources = sources
+        self._records: list[UsageRecord] | None = None
+
+    def records(self) -> list[UsageRecord]:
+        if self._records is None:
+            self._records = self.sources.usage_records()
+        return self._records
+
+
 def _write_usage(
-    options: BuildOptions, new: Manifest, catalog: Sources, report: BuildProgress, result: BuildResult
+    options: BuildOptions, new: Manifest, usage: _Usage, report: BuildProgress, result: BuildResult
 ) -> bool:
     from sessiontree.site.usage import write_usage_page
 
@@ -337,8 +357,9 @@ def _write_usage(
     try:
         return write_usage_page(
             options.site,
-            catalog,
+            usage.sources,
             new.pages,
+            usage.records(),
             theme=options.theme,
             nav=_nav(options),
         )
@@ -360,10 +381,17 @@ def _shown(entry: SessionInfo, manifest: Manifest) -> SessionInfo:
 
 
 def write_index(
-    site: Path, entries: list[SessionInfo], manifest: Manifest, options: BuildOptions, bundles: list[str]
-) -> None:
+    site: Path,
+    entries: list[SessionInfo],
+    manifest: Manifest,
+    options: BuildOptions,
+    bundles: list[str],
+    *,
+    again: bool = False,
+) -> list[str]:
     """Write ``index.html``: the shared index page, plus full-text search over ``bundles``; past its
-    first window of rows, the rest in files it fetches (``browse.write_index_chunks``)."""
+    first window of rows, the rest in files it fetches (``browse.write_index_chunks``, their
+    names returned; ``again``: every file written anew)."""
     from sessiontree.pages.index_page import IndexOptions, render_index
 
     pages = manifest.pages
@@ -375,7 +403,7 @@ def write_index(
     nav = _nav(options)
     extra = browse_scripts({"search": nav.search})
     csp: dict[str, tuple[str, ...]] = {}
-    chunks = write_index_chunks(site, entries, link_for)
+    chunks = write_index_chunks(site, entries, link_for, again=again)
     connect: tuple[str, ...] = ("'self'",) if chunks else ()
     if bundles:
         extra = (*search_source(bundles), *extra)
@@ -393,6 +421,8 @@ def write_index(
             connect_src=connect,
             csp_sources=csp,
             chunks=INDEX_CHUNK if chunks else None,
+            chunk_names=tuple(chunk_id(name) for name in chunks),
         ),
     )
     layout.write_atomic(site / "index.html", html.encode("utf-8", "replace"))
+    return chunks

@@ -52,6 +52,8 @@ class Manifest:
     """The search bundles the index page loads, by folder name."""
     stale: list[str] = field(default_factory=list)
     """Site files of pages no longer built, to delete once the index no longer links them."""
+    index_chunks: list[str] | None = None
+    """The files of the index's rows its page names, in order (None: not known, the index is written)."""
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -60,6 +62,7 @@ class Manifest:
             "settings": self.settings,
             "searchBundles": {name: b.to_json() for name, b in sorted(self.bundles.items())},
             "stale": sorted(self.stale),
+            "indexChunks": self.index_chunks,
             # Field by field: dataclasses.asdict deep-copies, a third of a no-change build's time.
             "pages": {
                 key: {
@@ -108,6 +111,7 @@ def load_manifest(site: Path) -> Manifest:
         if (bundle := Bundle.from_json(str(name), value)) is not None
     }
     stale = raw.get("stale")
+    chunks = raw.get("indexChunks")
     settings = raw.get("settings")
     return Manifest(
         version=str(raw.get("sessiontree", "")),
@@ -116,11 +120,13 @@ def load_manifest(site: Path) -> Manifest:
         failures=failures,
         bundles=bundles,
         stale=[str(p) for p in stale] if isinstance(stale, list) else [],
+        index_chunks=[str(p) for p in chunks] if isinstance(chunks, list) else None,
     )
 
 
 def save_manifest(site: Path, manifest: Manifest) -> None:
     """Write the manifest atomically (the last step of a build: until then the old one stands)."""
     # ASCII: a lone surrogate from a session title stays a valid \\ud83d escape, not bad UTF-8.
-    text = json.dumps(manifest.to_json(), ensure_ascii=True, indent=1)
+    # No indent: json's C encoder (indented, the Python one took 0.4 s at 10,000 sessions).
+    text = json.dumps(manifest.to_json(), ensure_ascii=True, separators=(",", ":"))
     write_atomic(site / MANIFEST, text.encode("ascii"))

@@ -5,6 +5,10 @@ memory follows the largest batches (two are indexed at once where there are two 
 archive, and a changed session re-indexes only its batch. A batch's bundle is named after what
 it was made from, checked file by file on every build, and rebuilt when anything in it is
 missing or damaged.
+
+A bundle is only ever put in place whole (staged, then one rename), so a build checks a known
+bundle by its files' count and sizes (a stat each, not a read: every bundle's bytes cost 1.8 s of
+an incremental build at 10,000 sessions); ``bundle_intact`` compares every byte.
 """
 
 from __future__ import annotations
@@ -36,6 +40,7 @@ __all__ = [
     "SearchIndexError",
     "bundle_intact",
     "bundle_name",
+    "bundle_present",
     "chunk_documents",
     "index_batch",
     "plan_batches",
@@ -219,6 +224,27 @@ def bundle_intact(site: Path, bundle: Bundle) -> bool:
         return False
 
 
+def _sizes_of(folder: str) -> Iterator[int]:
+    with os.scandir(folder) as found:
+        for entry in found:
+            if entry.is_dir(follow_symlinks=False):
+                yield from _sizes_of(entry.path)
+            else:
+                yield (
+                    entry.stat(follow_symlinks=False).st_size if entry.is_file(follow_symlinks=False) else -1
+                )
+
+
+def bundle_present(site: Path, bundle: Bundle) -> bool:
+    """True when the bundle's folder holds as many files as it was written with, of the same total
+    size (a file missing, added or cut short fails; a file's bytes are not read)."""
+    try:
+        sizes = list(_sizes_of(os.path.join(site, bundle.name)))
+    except OSError:
+        return False
+    return len(sizes) == bundle.files and -1 not in sizes and sum(sizes) == bundle.size
+
+
 def _write_file(path: Path, data: bytes) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
     with path.open("wb") as fh:
@@ -313,7 +339,8 @@ def update_bundles(
     force: bool = False,
     progress: BuildProgress | None = None,
 ) -> SearchUpdate:
-    """Bring every batch's bundle up to date: keep the intact ones, index the rest two at a time."""
+    """Bring every batch's bundle up to date: keep the whole ones (``bundle_present``; ``force``
+    indexes every batch again), index the rest two at a time."""
 
     def size_of(page: IndexedPage) -> int:
         try:
@@ -325,7 +352,7 @@ def update_bundles(
     todo: list[list[IndexedPage]] = []
     for batch in plan_batches(pages, size_of):
         old = known.get(bundle_name(batch))
-        if not force and old is not None and bundle_intact(site, old):
+        if not force and old is not None and bundle_present(site, old):
             update.bundles[old.name] = old
         else:
             todo.append(batch)

@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from pathlib import Path
 
 from sessiontree.archive.collection import Sources
+from sessiontree.archive.usage import UsageRecord
 from sessiontree.pages.nav import NavLinks
 from sessiontree.pages.usage_page import UsagePageOptions, render_usage_page
 from sessiontree.site import layout
@@ -16,23 +18,24 @@ def write_usage_page(
     site: Path,
     sources: Sources,
     pages: dict[str, PageRecord],
+    records: Sequence[UsageRecord],
     *,
     theme: str = "auto",
     nav: NavLinks | None = None,
 ) -> bool:
-    """Write ``usage.html`` from the listing's usage rows (the build's catalog, no full-text index);
+    """Write ``usage.html`` from the listing's usage ``records`` (``sources.usage_records()``, no
+    full-text index);
     return whether it changed. Only the sessions built (``pages``, by the collection's keys) are
     counted and linked.
     """
-    records = [r for r in sources.usage_records() if sources.key_of(r.path) in pages]  # only those built
+    keys = {r.path: sources.key_of(r.path) for r in records}
+    built = [r for r in records if keys[r.path] in pages]  # only those built
 
     def link_for(path: str) -> str | None:
-        rec = pages.get(sources.key_of(path) or "")
+        rec = pages.get(keys.get(path) or "")
         return rec.page if rec is not None else None
 
-    html = render_usage_page(
-        records, UsagePageOptions(title="Usage", link_for=link_for, theme=theme, nav=nav)
-    )
+    html = render_usage_page(built, UsagePageOptions(title="Usage", link_for=link_for, theme=theme, nav=nav))
     data = html.encode("utf-8", "replace")
     target = site / USAGE_PAGE
     try:

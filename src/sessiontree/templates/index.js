@@ -4,8 +4,9 @@
 // (index-choices.js before it). A paged index (#st-groups' data-rows, served) carries its first
 // rows: the server sorts and filters them the same way, and sends the next window when the "more"
 // button comes into view (or is pressed), the first one again when the sort or a filter changes.
-// A built site's paged index (data-chunks) fetches the next file of rows the same way, and every
-// one of them before it sorts or filters otherwise than the first window (there is no server).
+// A built site's paged index (data-chunks, the files named in data-chunk-list in order) fetches the
+// next file of rows the same way, and every one of them before it sorts or filters otherwise than
+// the first window (there is no server).
 (function () {
   'use strict';
   const LIVE_MS = 60000;
@@ -19,12 +20,14 @@
   const projectBox = doc.getElementById('st-project-filter');
   const rowsUrl = groups.getAttribute('data-rows');
   const chunks = groups.getAttribute('data-chunks');
+  const chunkList = (groups.getAttribute('data-chunk-list') || '').split(' ').filter(Boolean);
   const more = doc.getElementById('st-more');
   let next = groups.getAttribute('data-next') || '';
   let asked = 0; // the last request sent: an older answer is dropped
   let loading = false;
   let pushed = false; // a live change merged while rows were on their way (they may be older)
   let typing = 0;
+  let watcher = null; // the "more" button's IntersectionObserver
   let unreachable = false; // a built site opened from a file: its other rows cannot be fetched
 
   function terms() {
@@ -169,8 +172,9 @@
     return rowsUrl + '?' + params;
   }
 
-  // One window of rows from the server (or a site's file): appended, or in place of every row (``fresh``).
-  async function load(url, fresh) {
+  // One window of rows from the server (or a site's file, ``after`` it the next file's name):
+  // appended, or in place of every row (``fresh``).
+  async function load(url, fresh, after) {
     const n = ++asked;
     loading = true;
     pushed = false; // asked now: this answer is at least as new as what was pushed so far
@@ -180,7 +184,8 @@
       const data = answer.ok ? await answer.json() : null;
       if (n !== asked || !data || typeof data.html !== 'string') return;
       if (fresh) groups.replaceChildren();
-      next = data.next === null || data.next === undefined ? '' : String(data.next); // before the filter runs
+      if (after !== undefined) next = after; // before the filter runs
+      else next = data.next === null || data.next === undefined ? '' : String(data.next);
       merge(data.html, []);
       if (typeof data.state === 'string' && fresh) groups.setAttribute('data-state', data.state);
     } catch (_) {
@@ -201,6 +206,10 @@
       return;
     }
     if (chunks && next && wantsAll()) loadMore(); // to sort or filter, every row
+    else if (n === asked && watcher && more && !more.hidden) {
+      watcher.unobserve(more); // a short window leaves the button in view: no new event comes,
+      watcher.observe(more); // but observing again reports where it is now
+    }
   }
 
   // A live change (serve's index events): merged at once, and the rows loading asked for again.
@@ -212,7 +221,7 @@
   function loadMore() {
     if (!next || loading || unreachable) return;
     if (rowsUrl) load(query(Number(next), 200), false);
-    else if (chunks) load(chunks.replace('{}', next), false);
+    else if (chunks) load(chunks.replace('{}', next), false, chunkList[chunkList.indexOf(next) + 1] || '');
   }
 
   // The rows shown again from the server, as many as are shown now (a live page that missed changes).
@@ -241,8 +250,9 @@
   if (more) {
     more.addEventListener('click', loadMore);
     if (window.IntersectionObserver) {
-      new IntersectionObserver((seen) => { if (seen.some((s) => s.isIntersecting)) loadMore(); },
-        { rootMargin: '800px 0px' }).observe(more);
+      watcher = new IntersectionObserver((seen) => { if (seen.some((s) => s.isIntersecting)) loadMore(); },
+        { rootMargin: '800px 0px' });
+      watcher.observe(more);
     }
   }
   setInterval(ageDots, 5000);
