@@ -4,15 +4,19 @@ exported, dumped, served, built and kept on its own (issue 50 item 3, ``store.pa
 from __future__ import annotations
 
 import json
+import tempfile
 from pathlib import Path
 from typing import Any
 from urllib.parse import quote
 
 import pytest
 from click.testing import CliRunner
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from sessiontree.cli import cli
 from sessiontree.readers import load_any
+from sessiontree.readers.gemini import GeminiReader
 from sessiontree.serve.config import ServeConfig
 from sessiontree.store.parts import part_path, split_part
 from tests.serve.conftest import make_client
@@ -127,3 +131,32 @@ def test_keep_brings_back_each_session_of_a_deleted_file(chat: Path) -> None:
     [copy] = {split_part(Path(row["path"]))[0] for row in listed}
     assert copy != chat and copy.name == chat.name
     assert "answer 1" in _run("dump", "--stdout", f"{copy}#sess-1")
+
+
+@settings(max_examples=25, deadline=None)
+@given(layout=st.lists(st.integers(0, 3), min_size=1, max_size=4))
+def test_the_sessions_of_a_file_are_its_entries_split(layout: list[int]) -> None:
+    """Any number of sessions of any length: read one by one, they hold the whole file's entries
+    (its 'began' notices aside), each only its own; a file of one session has no parts."""
+    with tempfile.TemporaryDirectory(prefix="st-parts-") as tmp:
+        path = Path(tmp) / "session-x.jsonl"
+        lines: list[dict[str, Any]] = []
+        for n, count in enumerate(layout):
+            lines.append({"sessionId": f"s{n}", "projectHash": "h", "startTime": "2026-03-01T10:00:00Z"})
+            for m in range(count):
+                kind = "user" if m % 2 == 0 else "gemini"
+                stamp = "2026-03-01T10:00:01.000Z"
+                lines.append({"id": str(m), "timestamp": stamp, "type": kind, "content": f"{n}.{m}"})
+        path.write_text("".join(json.dumps(line) + "\n" for line in lines), encoding="utf-8")
+        ids = GeminiReader().session_ids(path)
+        whole = [e["id"] for e in load_any(path).entries if e.get("customType") != "gemini:info"]
+        # Sessions that wrote nothing before the first that did are none of their own.
+        first = next((n for n, count in enumerate(layout) if count), len(layout) - 1)
+        if len(layout) - first == 1:
+            assert ids in ([], [f"s{first}"]) and whole == [str(m) for m in range(layout[first])]
+            return
+        assert ids == [f"s{n}" for n in range(first, len(layout))]
+        parts = [[e["id"] for e in load_any(part_path(path, sid)).entries] for sid in ids]
+        assert [i for part in parts for i in part] == whole
+        assert all(i.startswith(f"{sid}:") for sid, part in zip(ids, parts, strict=True) for i in part)
+        assert [len(part) for part in parts] == layout[first:]

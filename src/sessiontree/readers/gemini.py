@@ -301,8 +301,8 @@ def read_chat(values: list[tuple[int, Any]], bad: list[BadLine]) -> _Chat:
                 chat.update(lineno, {k: v for k, v in obj.items() if k != "messages"})
                 chat.begun(lineno, sid, obj.get("startTime"))
                 continue
-            if sid not in chat.sessions:
-                chat.sessions.append(sid)
+            if not chat.records:
+                chat.sessions = [sid]  # a session that wrote nothing before this one is none
             chat.update(lineno, obj)  # the metadata line (or the whole older one-object form)
         else:
             bad.append(BadLine(lineno, "not a Gemini CLI record", json.dumps(obj)[:120]))
