@@ -120,3 +120,18 @@ def test_list_finds_the_projects_crush_notes(tmp_path: Path, monkeypatch: pytest
     assert entries["s2"].parent_session == "s1" and entries["s2"].parent_key == entries["s1"].key
     after = {p.name: hashlib.sha256(p.read_bytes()).hexdigest() for p in db.parent.iterdir()}
     assert after == before  # the project's .crush folder: byte for byte, no file made
+
+
+def test_the_projects_file_is_looked_for_where_crush_keeps_it_on_each_os(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Linux and macOS: $XDG_DATA_HOME/crush (~/.local/share); Windows: %LOCALAPPDATA%\\crush."""
+    from sessiontree.readers.crush import projects_file
+
+    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "xdg"))
+    assert projects_file() == tmp_path / "xdg" / "crush" / "projects.json"
+    monkeypatch.delenv("XDG_DATA_HOME")
+    monkeypatch.setenv("LOCALAPPDATA", str(tmp_path / "local"))
+    assert projects_file(windows=True) == tmp_path / "local" / "crush" / "projects.json"
+    monkeypatch.setenv("CRUSH_GLOBAL_DATA", str(tmp_path / "moved"))
+    assert projects_file() == projects_file(windows=True) == tmp_path / "moved" / "projects.json"

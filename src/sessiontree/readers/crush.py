@@ -15,6 +15,7 @@ data_dir}]}``): that is how its databases are found. The database is read throug
 
 from __future__ import annotations
 
+import os
 import sqlite3
 from collections.abc import Callable
 from datetime import UTC, datetime
@@ -223,12 +224,28 @@ PROJECTS_BYTES = 16 << 20
 """The largest ``projects.json`` read (Crush notes a line per project)."""
 
 
+def projects_file(data_dir: Path | None = None, *, windows: bool = os.name == "nt") -> Path:
+    """Where Crush notes its projects, beside its data file (crush's internal/config
+    GlobalConfigData): ``$CRUSH_GLOBAL_DATA``, else ``$XDG_DATA_HOME/crush`` (``~/.local/share`` on
+    Linux and macOS), else ``%LOCALAPPDATA%\\crush`` on Windows."""
+    if data_dir is None and os.environ.get("CRUSH_GLOBAL_DATA"):
+        return Path(os.environ["CRUSH_GLOBAL_DATA"]) / "projects.json"
+    if (
+        data_dir is None
+        and windows
+        and not os.environ.get("XDG_DATA_HOME")
+        and os.environ.get("LOCALAPPDATA")
+    ):
+        return Path(os.environ["LOCALAPPDATA"]) / "crush" / "projects.json"
+    return (data_dir or default_data_dir()) / "crush" / "projects.json"
+
+
 def project_databases(
     data_dir: Path | None = None, is_file: Callable[[Path], bool] = Path.is_file
 ) -> list[Path]:
-    """The databases of the projects Crush notes in ``$XDG_DATA_HOME/crush/projects.json``."""
+    """The databases of the projects Crush notes in ``projects.json`` (``projects_file``)."""
     try:
-        listed = read_json_file((data_dir or default_data_dir()) / "crush" / "projects.json", PROJECTS_BYTES)
+        listed = read_json_file(projects_file(data_dir), PROJECTS_BYTES)
     except (OSError, ValueError, RecursionError):
         return []
     projects = listed.get("projects") if isinstance(listed, dict) else None
