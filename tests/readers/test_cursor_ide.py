@@ -106,3 +106,20 @@ def test_a_database_too_large_to_copy_is_one_line(tmp_path: Path, monkeypatch: p
     monkeypatch.setattr(database_copy, "MAX_COPY_BYTES", 1024)
     code, _, err = run("inspect", str(state))
     assert code != 0 and "over the" in err and len(err.strip().splitlines()) == 1 and "Traceback" not in err
+
+
+def test_an_older_conversation_keeps_its_bubbles_inline() -> None:
+    """Before the split storage, a composer held its bubbles as ``conversation`` (no bubble rows)."""
+    state = make_state(Path.home() / ".config")
+    inline = {"composerId": EMPTY, "name": "Inline era", "createdAt": 1760000000000,
+              "conversation": [{"type": 1, "bubbleId": "i1", "text": "rename the flag"},
+                               {"type": 2, "bubbleId": "i2", "text": "Renamed to --dry-run."}]}  # fmt: skip
+    db = sqlite3.connect(state)
+    db.execute("INSERT INTO cursorDiskKV VALUES (?, ?)", (f"composerData:{EMPTY}", json.dumps(inline)))
+    db.commit()
+    db.close()
+    code, out, err = run("list", "--all", "--json")
+    assert code == 0, err
+    found = {s["id"]: s for s in json.loads(out) if s.get("agent") == "cursor"}
+    assert sorted(found) == sorted([COMPOSER, EMPTY])
+    assert found[EMPTY]["firstMessage"] == "rename the flag" and found[EMPTY]["messageCount"] == 2
