@@ -74,6 +74,8 @@ def test_list_search_export_and_dump_each_session(chat: Path) -> None:
     ]
     out = _run("search", "zebra1")
     assert f"{chat}#sess-1 --leaf sess-1:1" in out and "zebra0" not in out
+    stats = json.loads(_run("stats", "--json"))  # each session's usage on its own day, counted once
+    assert stats["total"]["tokens"] == 3 * 15 and len(stats["groups"]) == 3
     assert "answer 1" in _run("dump", "--stdout", "sess-1")  # by its id
     text = _run("dump", "--stdout", f"{chat}#sess-2")  # by the path the listing gives
     assert "answer 2" in text and "answer 1" not in text
