@@ -19,6 +19,7 @@ from sessiontree.readers import load_any
 from sessiontree.readers.gemini import GeminiReader
 from sessiontree.serve.config import ServeConfig
 from sessiontree.store.parts import part_path, split_part
+from tests.readers.helpers import run
 from tests.serve.conftest import make_client
 
 IDS = ["sess-0", "sess-1", "sess-2"]
@@ -74,7 +75,9 @@ def test_list_search_export_and_dump_each_session(chat: Path) -> None:
     ]
     out = _run("search", "zebra1")
     assert f"{chat}#sess-1 --leaf sess-1:1" in out and "zebra0" not in out
-    stats = json.loads(_run("stats", "--json"))  # each session's usage on its own day, counted once
+    code, out, err = run("stats", "--json")  # each session's usage on its own day, counted once
+    assert code == 0, err
+    stats = json.loads(out)
     assert stats["total"]["tokens"] == 3 * 15 and len(stats["groups"]) == 3
     assert "answer 1" in _run("dump", "--stdout", "sess-1")  # by its id
     text = _run("dump", "--stdout", f"{chat}#sess-2")  # by the path the listing gives
