@@ -80,6 +80,10 @@ def test_list_search_export_and_dump_each_session(chat: Path) -> None:
     stats = json.loads(out)
     assert stats["total"]["tokens"] == 3 * 15 and len(stats["groups"]) == 3
     assert "answer 1" in _run("dump", "--stdout", "sess-1")  # by its id
+    many = CliRunner().invoke(cli, ["dump", "--stdout", "sess-"])
+    assert (
+        many.exit_code != 0 and "matches 3 sessions: sess-0 (gemini), sess-1 (gemini), sess-2" in many.output
+    )
     text = _run("dump", "--stdout", f"{chat}#sess-2")  # by the path the listing gives
     assert "answer 2" in text and "answer 1" not in text
     _run("export", "sess-0", str(chat.parent.parent / "out.html"))

@@ -175,7 +175,9 @@ def _foreign_by_id(prefix: str, not_ours: SessionNotFound) -> Path:
             said.replace("; run", ", nor in the Claude Code or Codex CLI folders; run", 1) if where else said
         ) from None
     if len(found) > 1:
-        names = ", ".join(f"{p.stem} ({detect_agent(p) or '?'})" for p in found[:8])
+        from sessiontree.store.parts import split_part  # one session of a file of several: its id
+
+        names = ", ".join(f"{split_part(p)[1] or p.stem} ({detect_agent(p) or '?'})" for p in found[:8])
         more = f", +{len(found) - 8} more" if len(found) > 8 else ""
         raise AmbiguousSession(
             f"Session id prefix '{prefix}' matches {len(found)} sessions: {names}{more}; type more of the id"
