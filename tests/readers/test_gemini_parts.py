@@ -75,6 +75,7 @@ def test_list_search_export_and_dump_each_session(chat: Path) -> None:
     ]
     out = _run("search", "zebra1")
     assert f"{chat}#sess-1 --leaf sess-1:1" in out and "zebra0" not in out
+    assert "\nask zebra1\t" in out  # titled by its own first prompt, not the first session's
     code, out, err = run("stats", "--json")  # each session's usage on its own day, counted once
     assert code == 0, err
     stats = json.loads(out)

@@ -136,7 +136,7 @@ _ORDER = " ORDER BY score, r.ts DESC, f.path, r.entry_id, r.role, r.id"
 def _select(table: str) -> str:
     return (
         "SELECT r.id, r.entry_id, r.role, r.ts, f.path, f.session_id, f.title, f.cwd, "
-        f"bm25({table}) AS score, f.agent "
+        f"bm25({table}) AS score, f.agent, r.file_id "
         f"FROM {table} JOIN rows r ON r.id = {table}.rowid JOIN files f ON f.id = r.file_id "
         f"WHERE {table} MATCH ?"
     )
@@ -347,6 +347,17 @@ class SearchIndex(Closing):
     def _text(self, row_id: int) -> str:
         return read_texts(self._conn, [row_id]).get(row_id, "")
 
+    def _part_title(self, file_id: int, part: str) -> str | None:
+        """A later session of a file that holds several: its first prompt, one line (the file's
+        title row is its first session's)."""
+        first = self._conn.execute(
+            "SELECT id FROM rows WHERE file_id = ? AND role = 'user' AND entry_id >= ? AND entry_id < ?"
+            " ORDER BY id LIMIT 1",
+            (file_id, f"{part}:", f"{part};"),  # the ids '<part>:…' (';' follows ':')
+        ).fetchone()
+        text = " ".join(self._text(first[0]).split()) if first is not None else ""
+        return cut_title(text) if text else None
+
     def _hit(self, row: Any, patterns: list[re.Pattern[str]], text: str | None = None) -> SearchHit:
         text = self._text(row[0]) if text is None else text
         # An entry of a file that holds several sessions opens its own session (``store.parts``).
@@ -354,7 +365,7 @@ class SearchIndex(Closing):
         return SearchHit(
             path=path,
             session_id=row[5] if part is None else part,
-            title=row[6] if part in (None, row[5]) else None,
+            title=row[6] if part in (None, row[5]) else self._part_title(row[10], part),
             cwd=row[7],
             entry_id=row[1],
             role=row[2],
