@@ -17,15 +17,17 @@ kept copy), then:
 - serve's CPU for one warm request of each many-session answer (its /proc stat around it);
 - serve's peak RSS (VmHWM) and the CPU it used;
 - build (``--no-build`` skips it): wall, CPU and peak RSS of ``sessiontree build`` from empty
-  (its own process and its largest worker), the bytes of
-  the site's index page and of the pane's data every session page fetches (its first file and
-  chunks), and the site's search page until Pagefind shows the rare word (median of ``--repeat``).
+  (its own process and its largest worker), again with no change, and after one new session
+  (median of ``--repeat``, a new one each); the bytes of the site's index page, its row files, the
+  pane's data every session page fetches (its first file and chunks), the usage and search pages;
+  in Chromium, the index until its first rows and the search page until Pagefind shows the rare
+  word (median of ``--repeat``), each with the requests and bytes it fetched.
 
 The load average is printed with every size: quote CPU figures when the machine is not idle. At
 the end, each figure at every size and its growth from one size to the next.
 
 Usage: .venv/bin/python bench/bench_scale.py [--sizes 1000,10000,100000] [--turns 30,3]
-       [--repeat 3] [--no-build] [--keep]
+       [--repeat 3] [--no-build] [--no-serve] [--keep]
 1,000 x 30 turns is about 0.35 GB, 10,000 x 3 turns about 0.3 GB and 100,000 x 3 turns about
 3 GB (written in about a minute), made under $TMPDIR and removed at the end (``--keep`` keeps them).
 """
@@ -48,7 +50,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 import httpx
-from playwright.sync_api import Browser, sync_playwright
+from playwright.sync_api import Browser, Page, sync_playwright
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
@@ -213,18 +215,41 @@ def bench_serve(corpus_: Corpus, browser: Browser, repeat: int, rows: Rows) -> N
         served.stop()
 
 
-def site_search(browser: Browser, site: Path, repeat: int, rows: Rows) -> None:
-    """The site's search page until Pagefind's hits of the rare word are shown (a new context each)."""
+def fetching(page: Page) -> list[int]:
+    """The body sizes of the requests ``page`` makes from now on (its workers' too)."""
+    sizes: list[int] = []
+    page.context.on("requestfinished", lambda r: sizes.append(r.sizes()["responseBodySize"]))
+    return sizes
+
+
+def site_page(browser: Browser, url: str, selector: str, repeat: int) -> tuple[list[float], list[int]]:
+    """A site's page in Chromium until ``selector`` shows (a new context each): the times, and the
+    body sizes of the requests the last one made until then."""
     times: list[float] = []
+    fetched: list[int] = []
+    for _ in range(repeat):
+        page = fresh_page(browser)
+        fetched = fetching(page)
+        started = time.perf_counter()
+        page.goto(url, wait_until="commit")
+        page.wait_for_selector(selector, timeout=600_000)
+        times.append(time.perf_counter() - started)
+        page.context.close()
+    return times, fetched
+
+
+def site_browsing(browser: Browser, site: Path, repeat: int, rows: Rows) -> None:
+    """The site's index until its first rows, and its search page until Pagefind's hits of the
+    rare word are shown, with what each fetched."""
     with serve_folder(site) as url:
-        for _ in range(repeat):
-            page = fresh_page(browser)
-            started = time.perf_counter()
-            page.goto(f"{url}/search.html?q={RARE}", wait_until="commit")
-            page.wait_for_selector(".st-fulltext-group", timeout=600_000)
-            times.append(time.perf_counter() - started)
-            page.context.close()
-    rows.times("site search, rare word (Pagefind, Chromium)", times)
+        times, fetched = site_page(browser, f"{url}/index.html", ".st-session", repeat)
+        rows.times("site index, first rows (Chromium)", times)
+        rows.add("site index, bytes fetched for them", sum(fetched) / 1e3, "kB", f"({len(fetched)} requests)")
+        times, fetched = site_page(browser, f"{url}/search.html?q={RARE}", ".st-fulltext-group", repeat)
+        rows.times("site search, rare word (Pagefind, Chromium)", times)
+        rows.add(
+            "site search, rare word: bytes fetched", sum(fetched) / 1e3, "kB", f"({len(fetched)} requests)"
+        )
 
 
 PEAK_RSS = """
@@ -239,8 +264,9 @@ finally:
 """``python -m sessiontree`` that says its own peak RSS and its largest worker's (KiB) at exit."""
 
 
-def bench_build(corpus_: Corpus, browser: Browser, repeat: int, rows: Rows) -> None:
-    site = corpus_.work / "site"
+def run_build(corpus_: Corpus, site: Path) -> tuple[float, float, list[int]]:
+    """One ``sessiontree build``: wall and CPU seconds (workers included), and the peak RSS (KiB)
+    of its own process and of its largest worker."""
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     started = time.perf_counter()
     cmd = [sys.executable, "-c", PEAK_RSS, *corpus_.agent_args, "build", "-o", str(site), "--quiet"]
@@ -248,21 +274,47 @@ def bench_build(corpus_: Corpus, browser: Browser, repeat: int, rows: Rows) -> N
     wall = time.perf_counter() - started
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
     cpu = after.ru_utime + after.ru_stime - before.ru_utime - before.ru_stime
+    said = [line.split() for line in done.stderr.decode().splitlines() if line.startswith("peak-rss ")]
+    return wall, cpu, [int(x) for x in said[-1][1:]] if said else []
+
+
+def new_session(root: Path, n: int) -> None:
+    """A new session in ours (a copy of one with its own id and name, newer than every other)."""
+    source = sorted(root.rglob("*.jsonl"))[0]
+    lines = source.read_text(encoding="utf-8").splitlines()
+    head = json.loads(lines[0])
+    head["id"] = f"bench-new-{n}"
+    target = source.parent / f"2099-01-01T00-00-00-000Z_bench-new-{n}.jsonl"
+    target.write_text("\n".join([json.dumps(head), *lines[1:]]) + "\n", encoding="utf-8")
+
+
+def bench_build(corpus_: Corpus, browser: Browser, repeat: int, rows: Rows) -> None:
+    site = corpus_.work / "site"
+    wall, cpu, peaks = run_build(corpus_, site)
     rows.add("build from empty, wall", wall, "s")
     rows.add("build from empty, CPU (workers included)", cpu, "s")
-    said = [line.split() for line in done.stderr.decode().splitlines() if line.startswith("peak-rss ")]
-    if said:
-        rows.add("build peak RSS (its own process)", int(said[-1][1]) / 1024, "MiB")
-        rows.add("build peak RSS (its largest worker)", int(said[-1][2]) / 1024, "MiB")
-    for name in ("index.html", "sessions.json", "usage.html"):
+    if peaks:
+        rows.add("build peak RSS (its own process)", peaks[0] / 1024, "MiB")
+        rows.add("build peak RSS (its largest worker)", peaks[1] / 1024, "MiB")
+    rows.add("build with no change, wall", run_build(corpus_, site)[0], "s")
+    walls, cpus = [], []
+    for n in range(repeat):
+        new_session(corpus_.root, n)
+        wall, cpu, _ = run_build(corpus_, site)
+        walls.append(wall)
+        cpus.append(cpu)
+    rows.times("build after one new session, wall", walls)
+    rows.times("build after one new session, CPU", cpus)
+    for name in ("index.html", "sessions.json", "usage.html", "search.html"):
         path = site / name
         if path.exists():
             rows.add("site " + name, path.stat().st_size / 1e6, "MB")
-    chunks = sorted(site.glob("sessions-*.json"))
-    if chunks:
-        largest = max(p.stat().st_size for p in chunks) / 1e3
-        rows.add("site pane data chunks", len(chunks), "files", f"of at most {largest:.0f} kB")
-    site_search(browser, site, repeat, rows)
+    for label, pattern in (("index row", "index-rows-*.json"), ("pane data", "sessions-*.json")):
+        files = list(site.glob(pattern))
+        if files:
+            largest = max(p.stat().st_size for p in files) / 1e3
+            rows.add(f"site {label} files", len(files), "files", f"of at most {largest:.0f} kB")
+    site_browsing(browser, site, repeat, rows)
 
 
 MACHINES = ("laptop", "desktop")
@@ -340,6 +392,7 @@ def main() -> int:
     )
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument("--no-build", action="store_true")
+    parser.add_argument("--no-serve", action="store_true", help="build's figures only")
     parser.add_argument("--keep", action="store_true", help="keep the corpora and sites")
     args = parser.parse_args()
     sizes = [int(x) for x in args.sizes.split(",")]
@@ -362,7 +415,8 @@ def main() -> int:
                 flush=True,
             )
             rows = Rows(sessions)
-            bench_serve(made, browser, args.repeat, rows)
+            if not args.no_serve:
+                bench_serve(made, browser, args.repeat, rows)
             if not args.no_build:
                 bench_build(made, browser, args.repeat, rows)
             print(f"  {load()}")

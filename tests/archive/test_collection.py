@@ -11,6 +11,7 @@ from zoneinfo import ZoneInfo
 import pytest
 
 from sessiontree.archive.collection import (
+    Sources,
     default_cache_dir,
     in_project,
     is_inside,
@@ -119,3 +120,14 @@ def test_one_blob_dir_rule_per_root_and_per_file(tmp_path: Path) -> None:
     assert by_file == [ours / "blobs", agent / "blobs", project / "blobs"]
     flat = tmp_path / "flat"
     assert blob_dirs_near(flat, ours) == [ours / "blobs", flat / "blobs"]
+
+
+def test_a_files_key_is_the_same_cut_as_a_string_or_through_pathlib(tmp_path: Path) -> None:
+    """``Sources.key_of`` cuts a normal path under a root as a string: the keys pathlib gives."""
+    first, second = tmp_path / "a" / "sessions", tmp_path / "b" / "sessions"
+    sources = Sources([first, second], None)
+    one, two = sources.key_of(str(first / "p" / "s.jsonl")), sources.key_of(str(second / "p" / "s.jsonl"))
+    assert (one, two) == (f"{sources.labels[0]}/p/s.jsonl", f"{sources.labels[1]}/p/s.jsonl")
+    assert sources.key_of(f"{second}/./p//s.jsonl") == two  # not normal: pathlib's cut
+    assert sources.key_of(f"{first}-other/p/s.jsonl") is None  # a sibling whose name starts alike
+    assert sources.key_of(str(tmp_path / "elsewhere.jsonl")) is None

@@ -138,7 +138,7 @@ def _plan(
         key = entry.key
         old = None if full else manifest.pages.get(key)
         links = related_signature(related.get(key))
-        if old is not None and old.related == links and _still_made(site, old, sources.path_of(key)):
+        if old is not None and old.related == links and _still_made(site, old, sources, key):
             if old.size == entry.size and old.mtime == entry.modified:
                 new.pages[key] = old
                 continue
@@ -166,12 +166,16 @@ def _plan(
     return jobs, new
 
 
-def _still_made(site: Path, rec: PageRecord, path: Path) -> bool:
+def _still_made(site: Path, rec: PageRecord, sources: Sources, key: str) -> bool:
     """Tell whether a page's files are all there and its subagents' transcripts unchanged."""
     from sessiontree.readers.claude_layout import subagent_file
 
-    if not ((site / rec.page).is_file() and (site / rec.records).is_file()):
+    # os.path, not pathlib: two of these a session on every build (0.3 s at 10,000 through pathlib).
+    if not (os.path.isfile(os.path.join(site, rec.page)) and os.path.isfile(os.path.join(site, rec.records))):
         return False
+    if not rec.subagents:
+        return True
+    path = sources.path_of(key)
     for agent_id, sub in rec.subagents.items():
         found = subagent_file(path, agent_id)
         try:

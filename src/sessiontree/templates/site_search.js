@@ -30,15 +30,22 @@
   const base = new URL('.', location.href).pathname;
   const settings = { baseUrl: base, excerptLength: 24 };
   let loading = null;
+  let code = null;
   const merged = new Map();
-  // Pagefind with every bundle of ``names`` merged: loaded on the first query with its first
+  // Pagefind's module (the same in every bundle), asked for while the router is read: the first
+  // query waits for one round trip less.
+  function module() {
+    if (!code) code = import(base + BUNDLES[0] + '/pagefind.js');
+    return code;
+  }
+  // Pagefind with every bundle of ``names`` merged: started on the first query with its first
   // bundle, the bundles later queries need merged in as they come (once each).
   async function engine(names) {
     if (!loading) {
       merged.set(names[0], null);
       loading = (async () => {
-        const loaded = await import(base + names[0] + '/pagefind.js');
-        await loaded.options(settings);
+        const loaded = await module();
+        await loaded.options({ ...settings, basePath: base + names[0] + '/' });
         loaded.init();
         return loaded;
       })();
@@ -169,6 +176,7 @@
   const source = {
     orders: true, // best match first, or the newest message first
     async first(query, order) {
+      if (BUNDLES.length) module().catch(() => null);
       const names = await bundlesFor(query);
       if (!names.length) {
         ranked = [];
