@@ -261,8 +261,20 @@ class ConversationFormat(Format):
         path.write_bytes(damaged(dumps(parts.get("state"), True), damage))
         events = parts.get("events")
         for index, event in enumerate(events if isinstance(events, list) else []):
-            (path.parent / "events" / f"event-{index:05d}-x.json").write_bytes(dumps(event, False))
+            (path.parent / "events" / self.event_name(index)).write_bytes(dumps(event, False))
         return path
+
+    def event_name(self, index: int) -> str:
+        """The file name of the event at ``index`` (the SDK's)."""
+        return f"event-{index:05d}-x.json"
+
+
+@dataclass(frozen=True)
+class ServerConversationFormat(ConversationFormat):
+    """An OpenHands conversation of its 0.x server: ``metadata.json`` and ``events/<n>.json``."""
+
+    def event_name(self, index: int) -> str:
+        return f"{index}.json"
 
 
 def _set(value: Any, at: Path_, new: Any) -> Any:
@@ -367,6 +379,13 @@ def _factory(tag: str, marker: str) -> Any:
 _OPENHANDS_MARKER = ("events", 1, "llm_message", "content", 0, "text")
 
 
+def _openhands_v0(tag: str, marker: str) -> Any:
+    from tests.readers.test_openhands_v0 import EVENTS, METADATA
+
+    state = {**copy.deepcopy(METADATA), "conversation_id": f"openhands-v0-{tag}"}
+    return _set({"state": state, "events": copy.deepcopy(EVENTS)}, ("events", 1, "args", "content"), marker)
+
+
 def _openhands(tag: str, marker: str) -> Any:
     from tests.readers.test_openhands import EVENTS, STATE
 
@@ -429,6 +448,10 @@ FORMATS: dict[str, Format] = {
         (("state",),),
     ),
     "cline": TaskFormat("cline", _cline_name, _cline, ("history", 0, "content", 0, "text"), _IN_MESSAGE),
+    "openhands-v0": ServerConversationFormat(
+        "openhands", lambda t: f"{t}/metadata.json", _openhands_v0, ("events", 1, "args", "content"),
+        _IN_MESSAGE, (("state",),),
+    ),
 }  # fmt: skip
 """Every one-file format of the readers issue 41 added (OpenCode's storage and databases: below)."""
 
