@@ -106,6 +106,8 @@ async def test_serve_lists_and_shows_each_session(chat: Path, tmp_path: Path) ->
             assert f"ask zebra{(n + 1) % 3}" not in page.text
         whole = await client.get(f"/s/{key}")  # the file's own address still answers: the whole file
         assert whole.status_code == 200 and "ask zebra2" in whole.text
+        export = await client.get(f"/export/{quote(key)}%23sess-1")  # the session's own page, to keep
+        assert export.status_code == 200 and "ask zebra1" in export.text and "ask zebra2" not in export.text
         raw = await client.get(f"/raw/{quote(key)}%23sess-1")  # the file the session is in
         assert raw.status_code == 200 and raw.content == chat.read_bytes()
         found = (await client.get("/api/search", params={"q": "zebra1"})).json()
