@@ -64,6 +64,9 @@ def test_each_session_reads_alone_and_the_file_whole(chat: Path) -> None:
         assert session.header["id"] == sid and session.header["cwd"] == f"/p{n}"
         assert split_part(part_path(chat, sid)) == (chat, sid)
     assert len([e for e in load_any(chat).entries if e.get("type") == "message"]) == 6
+    code, out, err = run("dump", "--stdout", str(chat))  # the whole file, and how to take one alone
+    assert code == 0 and out.count("## User") == 3
+    assert f"holds 3 sessions (sess-0, sess-1, sess-2); one alone: {chat}#<id>" in err
     bad = CliRunner().invoke(cli, ["dump", "--stdout", f"{chat}#sess-9"])
     assert bad.exit_code != 0 and "holds no session 'sess-9'" in bad.output and "Traceback" not in bad.output
 

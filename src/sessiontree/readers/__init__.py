@@ -202,7 +202,27 @@ def load_for_export(
         if session.missing_blobs:
             said = describe_missing_blobs(session.missing_blobs, session.unreadable_blobs)
             warn(printable(f"Warning: {path.name}: {said}"))
+        several = _sessions_of(path, agent_of(session))
+        if len(several) > 1:  # read whole: say how to take one of them alone (``store.parts``)
+            shown = ", ".join(several[:5]) + (", …" if len(several) > 5 else "")
+            warn(
+                printable(
+                    f"Note: {path.name} holds {len(several)} sessions ({shown}); one alone: {path}#<id>"
+                )
+            )
     return session
+
+
+def _sessions_of(path: Path, agent: str) -> list[str]:
+    """The sessions a file holds when it may hold several (Gemini CLI's a2a server's), else none."""
+    session_ids = getattr(_readers().get(agent), "session_ids", None)
+    if session_ids is None or not path.is_file():
+        return []
+    try:
+        found: list[str] = session_ids(path)
+    except OSError:
+        return []
+    return found
 
 
 def agent_of(session: Session) -> str:
