@@ -67,6 +67,8 @@ def test_each_session_reads_alone_and_the_file_whole(chat: Path) -> None:
     code, out, err = run("dump", "--stdout", str(chat))  # the whole file, and how to take one alone
     assert code == 0 and out.count("## User") == 3
     assert f"holds 3 sessions (sess-0, sess-1, sess-2); one alone: {chat}#<id>" in err
+    code, out, err = run("inspect", "--json", str(chat))
+    assert code == 0 and json.loads(out)["prompts"] == 3 and "holds 3 sessions" in err
     bad = CliRunner().invoke(cli, ["dump", "--stdout", f"{chat}#sess-9"])
     assert bad.exit_code != 0 and "holds no session 'sess-9'" in bad.output and "Traceback" not in bad.output
 

@@ -8,7 +8,8 @@ from pathlib import Path
 import click
 
 from sessiontree.cli.base import Context, agent_option, cli, pass_context, session_argument
-from sessiontree.readers import load_any
+from sessiontree.readers import load_any, several_note
+from sessiontree.store.discovery import printable
 from sessiontree.store.kinds import summarize
 from sessiontree.store.session import require_header
 from sessiontree.store.summary import format_summary
@@ -26,5 +27,8 @@ def inspect(ctx: Context, session: Path, as_json: bool, agent: str | None) -> No
     prefix.
     """
     loaded = require_header(load_any(session, agent, agent_dir=ctx.agent_dir))
+    note = several_note(session, loaded)  # a file of several sessions, summarised whole: how to take one
+    if note is not None:
+        click.echo(printable(note), err=True)
     summary = summarize(loaded)
     click.echo(json.dumps(summary.to_json(), indent=2) if as_json else format_summary(summary))

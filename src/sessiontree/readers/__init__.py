@@ -202,27 +202,26 @@ def load_for_export(
         if session.missing_blobs:
             said = describe_missing_blobs(session.missing_blobs, session.unreadable_blobs)
             warn(printable(f"Warning: {path.name}: {said}"))
-        several = _sessions_of(path, agent_of(session))
-        if len(several) > 1:  # read whole: say how to take one of them alone (``store.parts``)
-            shown = ", ".join(several[:5]) + (", …" if len(several) > 5 else "")
-            warn(
-                printable(
-                    f"Note: {path.name} holds {len(several)} sessions ({shown}); one alone: {path}#<id>"
-                )
-            )
+        note = several_note(path, session)
+        if note is not None:
+            warn(printable(note))
     return session
 
 
-def _sessions_of(path: Path, agent: str) -> list[str]:
-    """The sessions a file holds when it may hold several (Gemini CLI's a2a server's), else none."""
-    session_ids = getattr(_readers().get(agent), "session_ids", None)
+def several_note(path: Path, session: Session) -> str | None:
+    """For a file read whole that holds several sessions (Gemini CLI's a2a server's): how to take
+    one of them alone (``store.parts``); else None."""
+    session_ids = getattr(_readers().get(agent_of(session)), "session_ids", None)
     if session_ids is None or not path.is_file():
-        return []
+        return None
     try:
         found: list[str] = session_ids(path)
     except OSError:
-        return []
-    return found
+        return None
+    if len(found) < 2:
+        return None
+    shown = ", ".join(found[:5]) + (", …" if len(found) > 5 else "")
+    return f"Note: {path.name} holds {len(found)} sessions ({shown}); one alone: {path}#<id>"
 
 
 def agent_of(session: Session) -> str:
@@ -251,4 +250,5 @@ __all__ = [
     "load_any",
     "load_for_export",
     "reader_for",
+    "several_note",
 ]
