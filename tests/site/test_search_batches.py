@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from sessiontree.site import pagefind_index
+from sessiontree.site import pagefind_index, search_router
 from sessiontree.site.build import BuildOptions, build_site
 from sessiontree.site.manifest import Manifest, load_manifest
 from sessiontree.site.pagefind_index import (
@@ -165,3 +165,33 @@ def test_bundles_are_whole_after_100_search_builds(tmp_path: Path, gen_session: 
         assert bundle_intact(site, bundle)
         assert check_bundle(site / name) == pages
     assert isinstance(first, Bundle)
+
+
+def test_the_bundle_list_is_in_files_of_the_router_and_old_lists_go(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The pages carry no bundle list (issue 54 item 2): the router's list files name each bundle
+    once, in the pages' order, and another build's files go once its pages are in place."""
+    monkeypatch.setattr(search_router, "LIST_NAMES", 4)
+    site = tmp_path / "site"
+    bundles = [f"pagefind-{n:016x}" for n in range(6)]
+    for name in bundles:
+        (site / name).mkdir(parents=True)
+        (site / name / search_router.KEYS_FILE).write_text(f"ab{n}" if (n := int(name[-1])) else "abc\nxyz")
+    search_router.write_router(site, bundles)
+    assert search_router.router_written(site, bundles)
+    digest = search_router.bundles_digest(bundles)
+    files = sorted((site / "search-router").glob("list-*.json"))
+    assert [p.name for p in files] == [f"list-{digest}-0.json", f"list-{digest}-1.json"]
+    named = [n for p in files for n in json.loads(p.read_text())["names"]]
+    assert ["pagefind-" + n for n in named] == bundles
+    assert json.loads((site / "search-router" / "xy.json").read_text())["keys"] == {"xyz": [0]}
+
+    fewer = bundles[:3]
+    search_router.write_router(site, fewer)
+    assert search_router.router_written(site, fewer)
+    assert len(list((site / "search-router").glob("list-*.json"))) == 3  # the old list stays ...
+    search_router.remove_old_lists(site, fewer)  # ... until the pages naming the new one are in place
+    assert [p.name for p in (site / "search-router").glob("list-*.json")] == [
+        f"list-{search_router.bundles_digest(fewer)}-0.json"
+    ]

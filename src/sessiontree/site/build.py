@@ -43,7 +43,7 @@ from sessiontree.site.pagefind_index import IndexedPage, remove_old_bundles, rem
 from sessiontree.site.pool import run_jobs
 from sessiontree.site.progress import BuildProgress, Silent
 from sessiontree.site.records import FORMAT as RECORDS_FORMAT
-from sessiontree.site.search_router import ROUTER_DIR, write_router
+from sessiontree.site.search_router import remove_old_lists, router_written, write_router
 from sessiontree.site.sources import file_sha256
 from sessiontree.site.worker import RenderJob
 from sessiontree.store.discovery import SessionInfo
@@ -308,7 +308,7 @@ def _build(options: BuildOptions, report: BuildProgress) -> BuildResult:
     else:
         new.bundles = {}
     changed = changed or new.bundles.keys() != manifest.bundles.keys()
-    if options.search and new.bundles and (changed or not (site / ROUTER_DIR).is_dir()):
+    if options.search and new.bundles and (changed or not router_written(site, sorted(new.bundles))):
         write_router(site, sorted(new.bundles))  # before the pages that name its digest
 
     index = site / "index.html"
@@ -332,6 +332,8 @@ def _build(options: BuildOptions, report: BuildProgress) -> BuildResult:
         new.stale = []
         save_manifest(site, new)
     remove_old_bundles(site, new.bundles)
+    if new.bundles:
+        remove_old_lists(site, sorted(new.bundles))
     if new.index_chunks is not None:
         remove_index_chunks(site, new.index_chunks)
     if options.shared_assets or full:

@@ -11,6 +11,12 @@ Pagefind matches a query word's stem as the prefix of an indexed word, so a bund
 are kept generously: of every alphanumeric run, of each whitespace word with its punctuation
 removed, of camelCase parts, diacritics folded, and the stemmer's changes of a third letter
 (``variants``). The page loads every bundle for a word it cannot key (see site_search.js).
+
+The pages carry no list of the bundles (12,000 names at 100,000 sessions): only the router's
+digest, their count and the first one's name. The list is in ``search-router/list-<digest>-<n>.json``
+files of ``LIST_NAMES`` names each, fetched for the numbers a query's shards name (every one for a
+word the router cannot key); a build removes another list's files once its pages are in place
+(``remove_old_lists``), so a page of the build before still finds its own.
 """
 
 from __future__ import annotations
@@ -24,10 +30,23 @@ from pathlib import Path
 
 from sessiontree.site.layout import write_atomic
 
-__all__ = ["KEYS_FILE", "ROUTER_DIR", "bundles_digest", "keys_file", "word_keys", "write_router"]
+__all__ = [
+    "KEYS_FILE",
+    "LIST_NAMES",
+    "ROUTER_DIR",
+    "bundles_digest",
+    "keys_file",
+    "remove_old_lists",
+    "router_written",
+    "word_keys",
+    "write_router",
+]
 
 KEYS_FILE = "sessiontree-keys.txt"
 ROUTER_DIR = "search-router"
+LIST_NAMES = 1000
+"""Bundle names per file of the list (about 19 kB)."""
+_LIST = "list-{}-{}.json"
 _RUN_START = re.compile(r"(?<![a-z0-9])[a-z0-9]{3}")
 _GLUE = re.compile(r"[^\w\s]|_")
 _CAMEL = re.compile(r"[A-Z][a-z]{2}|(?<=[0-9])[a-z]{3}|(?<=[a-z])[0-9]{3}")
@@ -96,7 +115,7 @@ def write_router(site: Path, bundles: Sequence[str]) -> None:
         write_atomic(folder / f"{name}.json", [json.dumps(body, separators=(",", ":"))])
     # A shard no key needs now would point at bundles of the old list: a missing shard means
     # no bundle holds its keys (the page checks "v" against the digest it was written with).
-    for path in folder.glob("*.json"):
+    for path in folder.glob("??.json"):
         if path.stem not in shards:
             path.unlink(missing_ok=True)
     if always:  # the page cannot tell a missing shard from an empty one: keep them all present
@@ -105,3 +124,21 @@ def write_router(site: Path, bundles: Sequence[str]) -> None:
                 if a + b not in shards:
                     body = {"v": digest, "always": always, "keys": {}}
                     write_atomic(folder / f"{a}{b}.json", [json.dumps(body, separators=(",", ":"))])
+    for n, at in enumerate(range(0, len(bundles), LIST_NAMES)):  # last: router_written
+        names = [b.removeprefix("pagefind-") for b in bundles[at : at + LIST_NAMES]]
+        listed: dict[str, object] = {"v": digest, "names": names}
+        write_atomic(folder / _LIST.format(digest, n), [json.dumps(listed, separators=(",", ":"))])
+
+
+def router_written(site: Path, bundles: Sequence[str]) -> bool:
+    """Whether the router of ``bundles`` is in place (its list's first file says so: written last)."""
+    last = max(0, len(bundles) - 1) // LIST_NAMES
+    return (site / ROUTER_DIR / _LIST.format(bundles_digest(bundles), last)).is_file()
+
+
+def remove_old_lists(site: Path, bundles: Sequence[str]) -> None:
+    """Delete the bundle lists of other builds (once the pages naming this one are in place)."""
+    keep = f"list-{bundles_digest(bundles)}-"
+    for path in (site / ROUTER_DIR).glob(_LIST.format("*", "*")):
+        if not path.name.startswith(keep):
+            path.unlink(missing_ok=True)

@@ -8,15 +8,18 @@ from collections.abc import Sequence
 
 from sessiontree.errors import SessiontreeError
 from sessiontree.exporter.templating import read_asset
-from sessiontree.site.search_router import bundles_digest
+from sessiontree.site.search_router import LIST_NAMES, bundles_digest
 
 _BUNDLE = re.compile(r"pagefind-[0-9a-f]{1,64}")
 
 
 def search_script(bundles: Sequence[str]) -> str:
-    """Return ``templates/site_search.js`` pointed at the bundle folders ``bundles`` (merged in the page)."""
+    """Return ``templates/site_search.js`` over the bundle folders ``bundles`` (merged in the page):
+    their count, the first one's name and the digest of their list (``search_router``), not the list."""
     for bundle in bundles:
         if not _BUNDLE.fullmatch(bundle):
             raise SessiontreeError(f"Bad search bundle name {bundle!r}")
-    script = read_asset("site_search.js").replace("__BUNDLES__", json.dumps(list(bundles)))
+    script = read_asset("site_search.js").replace("__BUNDLES__", json.dumps(len(bundles)))
+    script = script.replace("__FIRST__", json.dumps(bundles[0] if bundles else ""))
+    script = script.replace("__LIST_NAMES__", json.dumps(LIST_NAMES))
     return script.replace("__ROUTER__", json.dumps(bundles_digest(bundles)))

@@ -7,7 +7,9 @@
 // filters titles, folders and first prompts only. Needs search-hits.js and search-view.js.
 (function () {
   'use strict';
-  const BUNDLES = __BUNDLES__;
+  const COUNT = __BUNDLES__; // the site's bundles, named in the router's list files (not in the page)
+  const FIRST = __FIRST__;
+  const LIST_NAMES = __LIST_NAMES__;
   const ROUTER = __ROUTER__;
   const PAGE = 50;
   const LOAD_AT_ONCE = 16;
@@ -35,7 +37,7 @@
   // Pagefind's module (the same in every bundle), asked for while the router is read: the first
   // query waits for one round trip less.
   function module() {
-    if (!code) code = import(base + BUNDLES[0] + '/pagefind.js');
+    if (!code) code = import(base + FIRST + '/pagefind.js');
     return code;
   }
   // Pagefind with every bundle of ``names`` merged: started on the first query with its first
@@ -89,20 +91,47 @@
     return shards.get(name);
   }
 
+  // The bundles' names by their numbers (the router's), from this build's list files.
+  const lists = new Map();
+  function listFile(n) {
+    if (!lists.has(n)) {
+      lists.set(n, fetch(base + 'search-router/list-' + ROUTER + '-' + n + '.json')
+        .then((r) => (r.ok ? r.json() : null))
+        .then((d) => (d && d.v === ROUTER && Array.isArray(d.names) ? d.names : null))
+        .catch(() => null));
+    }
+    return lists.get(n);
+  }
+
+  async function namesOf(numbers) {
+    const sorted = [...numbers].sort((a, b) => a - b);
+    const files = [...new Set(sorted.map((i) => Math.floor(i / LIST_NAMES)))];
+    const got = new Map(await Promise.all(files.map(async (n) => [n, await listFile(n)])));
+    return sorted.map((i) => {
+      const names = got.get(Math.floor(i / LIST_NAMES));
+      if (!names || typeof names[i % LIST_NAMES] !== 'string') throw new Error('The search index changed: reload the page.');
+      return 'pagefind-' + names[i % LIST_NAMES];
+    });
+  }
+
+  function every() {
+    return namesOf(Array.from({ length: COUNT }, (_, i) => i));
+  }
+
   async function bundlesFor(query) {
     const keys = routerKeys(query);
-    if (!keys) return BUNDLES;
+    if (!keys) return every();
     const names = [...new Set(keys.map((k) => k.slice(0, 2)))];
     const tables = new Map(names.map((n, i) => [n, i]));
     const loaded = await Promise.all(names.map(shard));
-    if (loaded.some((t) => !t || t.v !== ROUTER)) return BUNDLES;
+    if (loaded.some((t) => !t || t.v !== ROUTER)) return every();
     const chosen = new Set();
     for (const key of keys) {
       const table = loaded[tables.get(key.slice(0, 2))];
       for (const i of table.always || []) chosen.add(i);
       if (table.keys && Object.hasOwn(table.keys, key)) for (const i of table.keys[key]) chosen.add(i);
     }
-    return BUNDLES.filter((_, i) => chosen.has(i));
+    return namesOf(chosen);
   }
 
   // An excerpt's text and the places of its <mark>s (session text: never used as HTML), the
@@ -176,7 +205,7 @@
   const source = {
     orders: true, // best match first, or the newest message first
     async first(query, order) {
-      if (BUNDLES.length) module().catch(() => null);
+      if (COUNT) module().catch(() => null);
       const names = await bundlesFor(query);
       if (!names.length) {
         ranked = [];
