@@ -177,3 +177,15 @@ def test_the_sessions_of_a_file_are_its_entries_split(layout: list[int]) -> None
         assert [i for part in parts for i in part] == whole
         assert all(i.startswith(f"{sid}:") for sid, part in zip(ids, parts, strict=True) for i in part)
         assert [len(part) for part in parts] == layout[first:]
+
+
+@pytest.mark.parametrize("verb", ["resume", "fork", "move"])
+def test_a_write_verb_refuses_one_session_of_the_file_in_one_line(chat: Path, verb: str) -> None:
+    before = chat.read_bytes()
+    args = [verb, str(part_path(chat, IDS[1]))] + (["/tmp"] if verb == "move" else [])
+    result = CliRunner().invoke(cli, args)
+    assert result.exit_code == 1, result.output
+    lines = result.output.strip().splitlines()
+    assert len(lines) == 1 and "is a Gemini CLI session" in lines[0], result.output
+    assert chat.read_bytes() == before
+    assert sorted(p.name for p in chat.parent.iterdir()) == [chat.name]

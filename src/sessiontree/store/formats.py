@@ -15,6 +15,7 @@ from sessiontree.errors import ForeignSession
 from sessiontree.store.bounded import read_head
 from sessiontree.store.entries import is_valid_header
 from sessiontree.store.jsonl import decode_line, decode_text
+from sessiontree.store.parts import split_part
 
 SNIFF_LINES = 24
 """How many JSON lines detection looks at."""
@@ -420,9 +421,10 @@ def refuse_foreign_data(data: bytes, path: str | Path) -> None:
 
 
 def refuse_foreign(path: str | Path) -> None:
-    """Raise ``ForeignSession`` when ``path`` is another agent's file (a missing or unreadable one is not)."""
+    """Raise ``ForeignSession`` when ``path`` is another agent's file, or one session of such a file
+    (``<file>#<id>``, store.parts); a missing or unreadable one is not."""
     try:
-        data = read_head(path, SNIFF_BYTES)
+        data = read_head(split_part(Path(path))[0], SNIFF_BYTES)
     except OSError:
         return
     refuse_foreign_data(data, path)

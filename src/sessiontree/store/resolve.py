@@ -19,6 +19,7 @@ from sessiontree.store.discovery import (
 from sessiontree.store.formats import refuse_foreign
 from sessiontree.store.load import ensure_readable
 from sessiontree.store.manager import SessionManager
+from sessiontree.store.parts import split_part
 from sessiontree.store.session import explain_not_a_session
 from sessiontree.store.storage import FileSessionStorage, SessionStorage
 
@@ -44,6 +45,8 @@ def looks_like_path(value: str) -> bool:
 def check_session_file(path: Path, storage: SessionStorage | None = None) -> SessionInfo:
     """Return the metadata of ``path``; raise a one-line error when it is missing or not a session."""
     storage = storage or FileSessionStorage()
+    if split_part(path)[1] is not None:
+        refuse_foreign(path)  # one session of another agent's file of several (<file>#<id>)
     ensure_readable(path, storage)  # one-line errors: missing, directory, unreadable
     info = read_session_info(path, storage)
     if info is None:
