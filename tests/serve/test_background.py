@@ -213,6 +213,7 @@ async def test_a_partial_first_search_wakes_the_updates_which_index_the_rest_in_
 ) -> None:
     """Issue 54: the first search answers from the newest files and leaves the rest pending; the
     background updates, woken by it, index the rest one slice at a time, and the next search is exact."""
+    from sessiontree.archive import index as index_module
     from sessiontree.archive.search import SearchFilters
     from sessiontree.serve import archive_routes
 
@@ -222,13 +223,14 @@ async def test_a_partial_first_search_wakes_the_updates_which_index_the_rest_in_
             sessions_dir / f"w{n}.jsonl", f"w{n}", "/work/demo", msg(f"z{n}", "a1", "user", "zqslices")
         )
     monkeypatch.setattr(archive_routes, "FIRST_ANSWER_SECONDS", 0.0)  # one file a slice
+    monkeypatch.setattr(index_module, "READ_PER_STAT", 0.0)
     state._loop = asyncio.get_running_loop()
     state.watcher.pause = no_pause  # type: ignore[method-assign]
     slices: list[int] = []
     update = state.archive._update
 
-    def counted(index: Any, deadline: float | None = None) -> int:
-        slices.append(pending := update(index, deadline))
+    def counted(index: Any, deadline: float | None = None, budget: float | None = None) -> int:
+        slices.append(pending := update(index, deadline, budget))
         return pending
 
     state.archive._update = counted  # type: ignore[method-assign]

@@ -3,9 +3,10 @@ a warm search costs its query, not a stat of every file of the archive."""
 
 from __future__ import annotations
 
+import time
 from pathlib import Path
 
-from sessiontree.archive.search import SearchFilters
+from sessiontree.archive.search import SearchFilters, SearchIndex
 from sessiontree.serve.archive_routes import ArchiveService
 from tests.serve.conftest import KEY, append_line, write_session
 from tests.store.helpers import msg
@@ -34,3 +35,15 @@ def test_a_watched_search_indexes_again_only_after_a_reported_change(tmp_path: P
         assert _hits(service, "zqunwatchedword") == ["u3"]
     finally:
         service.close()
+
+
+def test_a_background_slice_reads_for_its_budget_after_the_stat_pass(tmp_path: Path) -> None:
+    # At 100,000 files the stat pass alone outlasted a slice's fixed deadline: each slice read one
+    # file and the index was never complete. A budget counts from the pass's end.
+    root = tmp_path / "sessions"
+    for n in range(3):
+        write_session(root / f"--w--/b{n}.jsonl", f"b{n}")
+    with SearchIndex([root], tmp_path / "cache") as index:
+        assert index.update(deadline=time.monotonic()).pending == 2  # one file at least, no more
+    with SearchIndex([root], tmp_path / "cache-budget") as index:
+        assert index.update(deadline=time.monotonic(), budget=3600).pending == 0

@@ -19,18 +19,27 @@ RACY_SECONDS = 2.0
 """A file whose mtime was this close to the moment it was indexed is re-checked even when its stat matches."""
 
 
+READ_PER_STAT = 2.0
+"""A background slice reads for at least this many times its stat pass took (see ``update_index``)."""
+
+
 def update_index(
     conn: sqlite3.Connection,
     roots: Sequence[Path],
     on_start: Callable[[int, int], None] | None = None,
     deadline: float | None = None,
+    budget: float | None = None,
 ) -> UpdateReport:
     """Bring the index in step with the session files under ``roots``: appends, rewrites, deletions.
 
     ``on_start(files, bytes)`` is told, before any reading, how much may have to be read. With a
     ``deadline`` (``time.monotonic()``), the newest changed files are read first and no new file
     is started after it (one at least): the rest is ``report.pending``, for a later update.
+    ``budget`` (seconds): the deadline is that long after the stat pass, or ``READ_PER_STAT`` times
+    the pass's own time when longer (a background slice: at 100,000 files the pass took longer than a fixed
+    deadline, and each slice read one file).
     """
+    started_at = time.monotonic()
     report = UpdateReport()
     found = list_session_files(roots)
     clause, params = root_clause(roots, "path")
@@ -73,6 +82,9 @@ def update_index(
             # A file indexed already and seen again only because it changed just before (racy) is
             # read first: usually nothing is new in it, and it must never take the budget's place.
             ordered.sort(key=lambda s: not _racy(s[3], known.get(s[1])))
+        if budget is not None:
+            now = time.monotonic()
+            deadline = max(deadline or now, now + max(budget, READ_PER_STAT * (now - started_at)))
         started = 0
         for done, (_mtime, key, found_path, st) in enumerate(ordered):
             fresh = not _racy(st, known.get(key))

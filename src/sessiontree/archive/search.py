@@ -191,17 +191,20 @@ class SearchIndex(Closing):
             self._conn.close()
 
     def update(
-        self, on_start: Callable[[int, int], None] | None = None, deadline: float | None = None
+        self,
+        on_start: Callable[[int, int], None] | None = None,
+        deadline: float | None = None,
+        budget: float | None = None,
     ) -> UpdateReport:
         """Index what was appended, rewritten or added under the roots; forget deleted files.
 
         ``on_start(files, bytes)`` hears how much there is to read before reading starts; with a
         ``deadline`` (``time.monotonic()``) the newest files are read first and what is left when
-        it comes is ``pending`` in the report.
+        it comes is ``pending`` in the report; ``budget``: see ``update_index``.
         """
         with self._lock:
             try:
-                return update_index(self._conn, self.roots, on_start, deadline)
+                return update_index(self._conn, self.roots, on_start, deadline, budget)
             except sqlite3.Error as exc:
                 raise INDEX_ERRORS.error_of(self.db_path, exc) from None
 

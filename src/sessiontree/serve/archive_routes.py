@@ -103,14 +103,14 @@ class ArchiveService:
         """Something under the roots changed (the watcher): the next search or update looks again."""
         self._changes += 1  # in the event loop alone; a worker thread only reads it
 
-    def _update(self, index: SearchIndex, deadline: float | None = None) -> int:
+    def _update(self, index: SearchIndex, deadline: float | None = None, budget: float | None = None) -> int:
         """Bring the index up to date (until ``deadline``): how many changed files are left. Under
         ``_lock``. Nothing to do while the watcher reported no change since an update that left
         nothing (a warm search's cost: its query, not a stat of the archive)."""
         mark = self._changes
         if self._watched and self._clean == mark:
             return 0
-        pending = index.update(deadline=deadline).pending
+        pending = index.update(deadline=deadline, budget=budget).pending
         self._clean = mark if pending == 0 and self._watched else None
         return pending
 
@@ -189,13 +189,12 @@ class ArchiveService:
             return html
 
     def update_if_open(self) -> None:
-        """Index what changed, if a search has opened the index already: in slices of
-        ``FIRST_ANSWER_SECONDS``, so that a search waits for one slice at most, never for the rest."""
+        """Index what changed, if a search has opened the index already: in slices that read for
+        ``FIRST_ANSWER_SECONDS`` after their stat pass (or twice its time), so that a search waits
+        for one slice at most, never for the rest."""
         while True:
             with self._lock:
-                if self._index is None or not self._update(
-                    self._index, time.monotonic() + FIRST_ANSWER_SECONDS
-                ):
+                if self._index is None or not self._update(self._index, budget=FIRST_ANSWER_SECONDS):
                     return
 
     def close(self) -> None:
