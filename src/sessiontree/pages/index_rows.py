@@ -173,6 +173,10 @@ class IndexRows:
 
     def select(self, query: RowQuery) -> RowWindow:
         """``select_rows`` of this listing (the same window, from the rows kept for its sort and filter)."""
+        return _window(self.ordered(query), query)
+
+    def ordered(self, query: RowQuery) -> list[tuple[str, CatalogNode]]:
+        """Every row of a sort and filter (the window aside), with its project's folder, in order."""
         key = (query.sort, query.agent, query.project, query.terms)
         with self._lock:
             rows = self._orders.get(key)
@@ -182,26 +186,29 @@ class IndexRows:
                 self._orders[key] = rows
                 while len(self._orders) > KEPT_ORDERS:
                     del self._orders[next(iter(self._orders))]
-        return _window(rows, query)
+        return rows
 
 
-def row_chunks(entries: Iterable[SessionInfo]) -> list[list[ProjectGroup]]:
-    """The rows after the first window in the default order (no filter), about ``CHUNK_ROWS`` at a
-    time: what a built site's index fetches as the reader scrolls, or all of it to sort or filter.
-
-    A file ends after a row whose key hashes to 0 mod ``CHUNK_ROWS`` (or at twice that many rows):
-    boundaries that follow the rows, not their places, so a new session or a project moved to the
-    front changes the files around it and leaves the others as they were (a build writes only
-    those).
-    """
-    chunks: list[list[tuple[str, CatalogNode]]] = []
-    current: list[tuple[str, CatalogNode]] = []
-    for row in _ordered(entries, RowQuery())[FIRST_ROWS:]:
-        current.append(row)
-        cut = zlib.crc32(row[1].entry.key.encode("utf-8", "surrogatepass")) % CHUNK_ROWS == 0
-        if cut or len(current) >= 2 * CHUNK_ROWS:
-            chunks.append(current)
+def content_cuts(items: Iterable[T], key: Callable[[T], str], size: int) -> list[list[T]]:
+    """``items`` in runs of about ``size``: a run ends after an item whose key hashes to 0 mod
+    ``size`` (or at twice that many), so the boundaries follow the items, not their places: an
+    item added, removed or moved changes the runs around it and leaves the others as they were."""
+    runs: list[list[T]] = []
+    current: list[T] = []
+    for item in items:
+        current.append(item)
+        if zlib.crc32(key(item).encode("utf-8", "surrogatepass")) % size == 0 or len(current) >= 2 * size:
+            runs.append(current)
             current = []
     if current:
-        chunks.append(current)
-    return [_grouped(chunk) for chunk in chunks]
+        runs.append(current)
+    return runs
+
+
+def row_chunks(entries: Iterable[SessionInfo] | IndexRows) -> list[list[ProjectGroup]]:
+    """The rows after the first window in the default order (no filter), about ``CHUNK_ROWS`` at a
+    time (``content_cuts``): what a built site's index fetches as the reader scrolls, or all of it
+    to sort or filter; a build writes only the files whose rows changed."""
+    rows = entries if isinstance(entries, IndexRows) else IndexRows(entries)
+    ordered = rows.ordered(RowQuery())[FIRST_ROWS:]
+    return [_grouped(chunk) for chunk in content_cuts(ordered, lambda row: row[1].entry.key, CHUNK_ROWS)]

@@ -11,6 +11,7 @@ from typing import Any
 from sessiontree import __version__
 from sessiontree.archive.catalog import CatalogNode, ProjectGroup
 from sessiontree.archive.usage import UsageRecord
+from sessiontree.pages.index_rows import IndexRows
 from sessiontree.pages.nav import NavLinks
 from sessiontree.pages.sessions_data import PART_ROWS
 from sessiontree.site import layout
@@ -21,7 +22,8 @@ INDEX_PAGE = "index.html"
 SEARCH_PAGE = "search.html"
 SESSIONS_DATA = "sessions.json"
 """The sessions pane's list (``pages.sessions_data``), fetched by every session page of the site:
-its newest ``CHUNK_ROWS`` sessions, and the names of the files holding the rest (``more``)."""
+its newest ``CHUNK_ROWS`` sessions, and the names of the files holding the rest (``more``,
+``MORE_DATA`` named after their records)."""
 CHUNK_ROWS = PART_ROWS
 """Sessions per file of the pane's list."""
 MORE_DATA = "sessions-{}.json"
@@ -64,27 +66,43 @@ def write_search_page(site: Path, nav: NavLinks, bundles: Sequence[str], theme: 
     layout.write_atomic(site / SEARCH_PAGE, render_search_page(options).encode("utf-8", "replace"))
 
 
+def _pane_line(entry: SessionInfo, href: str, models: Sequence[str]) -> str:
+    """What a session's record in the pane's list is made of (``pages.sessions_data.session_record``)."""
+    e = entry
+    made = f"{e.display_title}\0{e.id}\0{e.agent}\0{e.cwd}\0{e.message_count}\0{e.prompt_count}"
+    return f"{e.key}\0{e.modified!r}\0{href}\0{made}\0{' '.join(models)}\n"
+
+
 def write_sessions_data(
     site: Path, entries: Sequence[SessionInfo], pages: dict[str, PageRecord], usage: Iterable[UsageRecord]
 ) -> None:
-    """Write ``sessions.json`` (and ``sessions-N.json`` past ``CHUNK_ROWS``) for the pane: the built
-    sessions with their models, from the listing's ``usage`` rows (no full-text index)."""
-    from sessiontree.pages.sessions_data import in_parts, models_by_path, sessions_data
+    """Write ``sessions.json`` for the pane: the newest ``CHUNK_ROWS`` built sessions with their
+    models (from the listing's ``usage`` rows, no full-text index), naming the files of the rest:
+    about ``CHUNK_ROWS`` each (``content_cuts``), named after what their records are made of, so a
+    file already there is kept; an earlier build's other files go once ``sessions.json`` is in place."""
+    from sessiontree.pages.index_rows import content_cuts
+    from sessiontree.pages.sessions_data import DATA_VERSION, models_by_path, pane_order, session_record
 
     models = models_by_path(usage)
+    listed = [(e, rec.page) for e in pane_order(entries) if (rec := pages.get(e.key)) is not None]
 
-    def link_for(entry: SessionInfo) -> str | None:
-        rec = pages.get(entry.key)
-        return rec.page if rec is not None else None
+    def records(rows: list[tuple[SessionInfo, str]]) -> list[dict[str, Any]]:
+        return [session_record(e, href, models.get(str(e.path), ())) for e, href in rows]
 
-    first, parts = in_parts(sessions_data(entries, link_for, models), MORE_DATA.format, CHUNK_ROWS)
-    for name, part in parts:
-        _write_json(site / name, part)
+    names = []
+    for part in content_cuts(listed[CHUNK_ROWS:], lambda row: row[0].key, CHUNK_ROWS):
+        digest = hashlib.sha256(f"{__version__}\0{DATA_VERSION}\n".encode())
+        for entry, href in part:
+            line = _pane_line(entry, href, models.get(str(entry.path), ()))
+            digest.update(line.encode("utf-8", "surrogatepass"))
+        names.append(MORE_DATA.format(digest.hexdigest()[:16]))
+        if not (site / names[-1]).is_file():
+            _write_json(site / names[-1], {"v": DATA_VERSION, "sessions": records(part)})
+    first = {"v": DATA_VERSION, "models": True, "sessions": records(listed[:CHUNK_ROWS]), "more": names}
     _write_json(site / SESSIONS_DATA, first)
-    names = first["more"]
     for old in site.glob(MORE_DATA.format("*")):
         if old.name not in names:
-            old.unlink(missing_ok=True)  # a larger list's chunks an earlier build wrote
+            old.unlink(missing_ok=True)
 
 
 def _row_line(node: CatalogNode, link: str | None) -> str:
@@ -115,7 +133,7 @@ def _chunk_name(groups: Sequence[ProjectGroup], link_for: Callable[[SessionInfo]
 
 def write_index_chunks(
     site: Path,
-    entries: Sequence[SessionInfo],
+    entries: Sequence[SessionInfo] | IndexRows,
     link_for: Callable[[SessionInfo], str | None],
     *,
     again: bool = False,

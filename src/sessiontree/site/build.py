@@ -399,6 +399,7 @@ def write_index(
     first window of rows, the rest in files it fetches (``browse.write_index_chunks``, their
     names returned; ``again``: every file written anew)."""
     from sessiontree.pages.index_page import IndexOptions, render_index
+    from sessiontree.pages.index_rows import IndexRows
 
     pages = manifest.pages
 
@@ -409,7 +410,8 @@ def write_index(
     nav = _nav(options)
     extra = browse_scripts({"search": nav.search})
     csp: dict[str, tuple[str, ...]] = {}
-    chunks = write_index_chunks(site, entries, link_for, again=again)
+    rows = IndexRows(entries)  # one order of the rows for the page's window and the files
+    chunks = write_index_chunks(site, rows, link_for, again=again)
     connect: tuple[str, ...] = ("'self'",) if chunks else ()
     if bundles:
         extra = (*search_source(bundles), *extra)
@@ -417,7 +419,7 @@ def write_index(
         csp = PAGEFIND_CSP
         connect = ("'self'",)
     html = render_index(
-        entries,
+        rows,
         link_for,
         IndexOptions(
             nav=nav,
