@@ -7,6 +7,13 @@ aborted turn a notice). Consecutive reasoning, tool calls and text of one reply 
 assistant entry; each tool output a ``toolResult`` entry. Unknown lines are carried as
 ``custom`` entries. The old format (a bare header line, ``record_type: state`` lines, CRLF)
 reads the same way.
+
+The item and event types are those openai/codex writes at commit 0136a731 (codex-rs/protocol
+``models.rs`` ``ResponseItem``, codex-rs/rollout ``policy.rs``): tool searches, generated images,
+inter-agent messages and tool outputs made of content items are shown; a review's findings and a
+goal's changes are notices; the encrypted compaction items, the tool list (``additional_tools``) and
+the events that repeat an item (``mcp_tool_call_end``, ``patch_apply_end``, ``web_search_end``,
+``image_generation_end``, ``turn_started``, ``turn_complete``) stay carried under "all".
 """
 
 from __future__ import annotations
@@ -19,10 +26,15 @@ from sessiontree.readers.codex_items import (
     ABORTED_PREFIX,
     CONTEXT_PREFIXES,
     aborted_reason,
+    agent_message_text,
     convert_call,
     convert_output,
     convert_user_content,
+    generated_image,
+    goal_text,
     reasoning_block,
+    review_text,
+    tool_search_text,
     usage_of,
 )
 from sessiontree.store.claude_markup import is_injected
@@ -34,9 +46,12 @@ from sessiontree.store.session import Session
 
 ITEM_TYPES = frozenset(
     {"message", "reasoning", "function_call", "function_call_output", "custom_tool_call",
-     "custom_tool_call_output", "local_shell_call", "web_search_call"}
+     "custom_tool_call_output", "local_shell_call", "web_search_call", "tool_search_call",
+     "tool_search_output", "image_generation_call", "agent_message"}
 )  # fmt: skip
-CALL_ITEMS = frozenset({"function_call", "custom_tool_call", "local_shell_call", "web_search_call"})
+CALL_ITEMS = frozenset(
+    {"function_call", "custom_tool_call", "local_shell_call", "web_search_call", "tool_search_call"}
+)
 OUTPUT_ITEMS = frozenset({"function_call_output", "custom_tool_call_output"})
 # Events that repeat a response item (shown once, from the item).
 ECHO_EVENTS = frozenset(
@@ -46,9 +61,15 @@ ECHO_EVENTS = frozenset(
 
 TURN_ABORTED = "codex:turn_aborted"
 ROLLED_BACK = "codex:event/thread_rolled_back"
+AGENT_MESSAGE = "codex:agent_message"
+REVIEW = "codex:event/review"
+GOAL = "codex:event/thread_goal_updated"
 CODEX_KINDS = (
     LineKind(TURN_ABORTED, "Interrupted"),
     LineKind(ROLLED_BACK, "Rolled back", context=False),
+    LineKind(AGENT_MESSAGE, "Agent message", counted=True),
+    LineKind(REVIEW, "Review", context=False),
+    LineKind(GOAL, "Goal", context=False),
 )
 """Codex CLI's lines that are not conversation (see ``store.kinds``)."""
 add_kinds(CODEX_KINDS)
@@ -87,6 +108,7 @@ class _Converter:
         self.last_total: Any = None
         self.turns: list[Entry] = []  # the typed prompts of the active path: where each turn starts
         self.aborted: str | None = None  # the id of the last interruption notice
+        self.goal: str | None = None  # the last goal shown (its updates repeat it as tokens are used)
 
     def add(self, entry: Entry, ts: Any) -> Entry:
         entry["parentId"] = self.last_id
@@ -118,6 +140,11 @@ class _Converter:
                     "tokensBefore": 0,
                 },
                 ts,
+            )
+        elif kind == "inter_agent_communication" and isinstance(payload.get("payload"), dict):
+            said = payload["payload"]
+            self._agent_message(
+                lineno, agent_message_text(said.get("author"), said.get("recipient"), said.get("content")), ts
             )
         elif kind == "old:state":
             pass  # the old format's state snapshots repeat what the items already say
@@ -199,14 +226,40 @@ class _Converter:
             call = convert_call(item)
             self.calls[call["id"]] = (call["name"], call["arguments"])
             self._open_reply(lineno, ts)["message"]["content"].append(call)
-        elif kind in OUTPUT_ITEMS:
+        elif kind == "tool_search_output":
+            self._output(lineno, as_str(item.get("call_id")) or "", tool_search_text(item), ts)
+        elif kind == "image_generation_call":
+            call, result = generated_image(item, as_str(item.get("id")) or self.build.line_id(lineno))
+            self._open_reply(lineno, ts)["message"]["content"].append(call)
             self.reply = None
-            call_id = as_str(item.get("call_id")) or ""
-            name, args = self.calls.get(call_id, ("tool", {}))
-            message = convert_output(item.get("output"), call_id, name, args)
-            self.add({"type": "message", "id": self.build.line_id(lineno), "message": message}, ts)
+            self.add({"type": "message", "id": self.build.line_id(lineno, 1), "message": result}, ts)
+        elif kind == "agent_message":
+            text = agent_message_text(item.get("author"), item.get("recipient"), item.get("content"))
+            self._agent_message(lineno, text, ts)
+        elif kind in OUTPUT_ITEMS:
+            self._output(lineno, as_str(item.get("call_id")) or "", item.get("output"), ts)
         else:
             self._carry(lineno, f"codex:{kind}" if isinstance(kind, str) else "codex:item", item, ts)
+
+    def _output(self, lineno: int, call_id: str, output: Any, ts: Any) -> None:
+        self.reply = None
+        name, args = self.calls.get(call_id, ("tool", {}))
+        message = convert_output(output, call_id, name, args)
+        self.add({"type": "message", "id": self.build.line_id(lineno), "message": message}, ts)
+
+    def _agent_message(self, lineno: int, text: str, ts: Any) -> None:
+        """A message between agents of a multi-agent thread: in the model's context, never a prompt."""
+        self.reply = None
+        notice = {"customType": AGENT_MESSAGE, "content": text, "display": True}
+        self.add({"type": "custom_message", "id": self.build.line_id(lineno), **notice}, ts)
+
+    def _notice(self, lineno: int, kind: str, event: dict[str, Any], text: str, ts: Any) -> None:
+        """An event the terminal showed as a line of its own (the event is kept as the entry's data)."""
+        self.reply = None
+        entry = self.build.carry(lineno, kind, event, None, None)
+        self.build.entries.pop()
+        entry["content"] = text
+        self.add(entry, ts)
 
     def _message(self, lineno: int, item: dict[str, Any], ts: Any) -> None:
         role = item.get("role")
@@ -264,6 +317,15 @@ class _Converter:
             self._aborted(lineno, as_str(event.get("reason")) or "aborted", ts)
         elif kind == "thread_rolled_back":
             self._roll_back(lineno, event, ts)
+        elif kind == "entered_review_mode":
+            hint = as_str(event.get("user_facing_hint"))
+            self._notice(lineno, REVIEW, event, f"Review started: {hint}" if hint else "Review started", ts)
+        elif kind == "exited_review_mode":
+            self._notice(lineno, REVIEW, event, review_text(event), ts)
+        elif kind == "thread_goal_updated" and (goal := goal_text(event)) is not None:
+            if goal != self.goal:
+                self.goal = goal
+                self._notice(lineno, GOAL, event, goal, ts)
         else:
             self._carry(lineno, f"codex:event/{kind}" if isinstance(kind, str) else "codex:event", event, ts)
 
@@ -293,10 +355,7 @@ class _Converter:
             del self.turns[-turns:]
             self.last_id = undone[0].get("parentId")
         said = f"{len(undone)} turn{'' if len(undone) == 1 else 's'} undone"
-        entry = self.build.carry(lineno, ROLLED_BACK, event, None, None)
-        self.build.entries.pop()
-        entry["content"] = said + (f" (from {undone[0]['id']})" if undone else "")
-        self.add(entry, ts)
+        self._notice(lineno, ROLLED_BACK, event, said + (f" (from {undone[0]['id']})" if undone else ""), ts)
 
     def _event_message(self, lineno: int, event: dict[str, Any], ts: Any) -> None:
         kind, text = event.get("type"), as_str(event.get("message")) or as_str(event.get("text")) or ""

@@ -58,6 +58,7 @@ def convert_call(item: dict[str, Any]) -> dict[str, Any]:
     name = as_str(item.get("name")) or {
         "local_shell_call": "local_shell",
         "web_search_call": "web_search",
+        "tool_search_call": "tool_search",
     }.get(str(kind), "tool")
     args: dict[str, Any]
     if kind == "custom_tool_call":
@@ -79,6 +80,10 @@ def convert_output(output: Any, call_id: str, name: str, args: dict[str, Any]) -
     """A tool output (plain text, or the JSON ``{output, metadata}`` string) as a ``toolResult``."""
     details: dict[str, Any] = {}
     text: str
+    blocks: list[dict[str, Any]] | None = None
+    if isinstance(output, list):  # content items (0.4x+): text and images, as a user message's parts
+        blocks = convert_user_content(output)
+        output = "".join(b["text"] for b in blocks if b.get("type") == "text")
     parsed = _parse_json(output) if isinstance(output, str) and output[:1] == "{" else None
     if isinstance(output, dict):
         parsed = output
@@ -106,7 +111,7 @@ def convert_output(output: Any, call_id: str, name: str, args: dict[str, Any]) -
         "role": "toolResult",
         "toolCallId": call_id,
         "toolName": name,
-        "content": [{"type": "text", "text": text}],
+        "content": blocks if blocks else [{"type": "text", "text": text}],
         "isError": is_error,
     }
     if details:
@@ -167,3 +172,79 @@ def usage_of(last: Any) -> dict[str, int] | None:
     inputs = max(_count(last.get("input_tokens")) - cached, 0)
     total = _count(last.get("total_tokens")) or inputs + cached + output
     return {"input": inputs, "output": output, "cacheRead": cached, "cacheWrite": 0, "totalTokens": total}
+
+
+def tool_search_text(item: dict[str, Any]) -> str:
+    """What a ``tool_search_output`` found: the names of the tools it loaded."""
+    tools = item.get("tools")
+    names = [
+        as_str(t.get("name")) or as_str(t.get("type")) or "tool"
+        for t in (tools if isinstance(tools, list) else ())
+        if isinstance(t, dict)
+    ]
+    return f"{len(names)} tool{'' if len(names) == 1 else 's'} found" + (
+        f": {', '.join(names)}" if names else ""
+    )
+
+
+def generated_image(item: dict[str, Any], call_id: str) -> tuple[dict[str, Any], dict[str, Any]]:
+    """An ``image_generation_call`` as a call (its revised prompt) and a result holding the image."""
+    prompt = as_str(item.get("revised_prompt"))
+    call = {
+        "type": "toolCall",
+        "id": call_id,
+        "name": "image_generation",
+        "arguments": {"prompt": prompt or ""},
+    }
+    data = as_str(item.get("result"))
+    status = as_str(item.get("status")) or "completed"
+    content: list[dict[str, Any]] = (
+        [{"type": "image", "data": data, "mimeType": "image/png"}]
+        if data
+        else [{"type": "text", "text": status}]
+    )
+    result = {
+        "role": "toolResult",
+        "toolCallId": call_id,
+        "toolName": "image_generation",
+        "content": content,
+        "isError": status not in ("completed", "generating"),
+    }
+    return call, result
+
+
+def agent_message_text(author: Any, recipient: Any, content: Any) -> str:
+    """An inter-agent message as one notice: who wrote to whom, and what (encrypted parts say so)."""
+    if isinstance(content, list):
+        said = "".join(
+            p["text"] if isinstance(p.get("text"), str) else "[encrypted]"
+            for p in content
+            if isinstance(p, dict)
+        )
+    else:
+        said = as_str(content) or ""
+    return f"{as_str(author) or 'agent'} to {as_str(recipient) or 'agent'}: {said}"
+
+
+def review_text(event: dict[str, Any]) -> str:
+    """What a review showed: its verdict and explanation, then each finding's title and body."""
+    out = event.get("review_output")
+    if not isinstance(out, dict):
+        return "Review ended with no output"
+    lines = [s for s in (as_str(out.get("overall_correctness")), as_str(out.get("overall_explanation"))) if s]
+    findings = out.get("findings")
+    for finding in findings if isinstance(findings, list) else ():
+        if isinstance(finding, dict):
+            title, body = as_str(finding.get("title")) or "", as_str(finding.get("body")) or ""
+            lines.append(f"- {title}" + (f": {body}" if body else ""))
+    return "\n".join(lines) or "Review ended"
+
+
+def goal_text(event: dict[str, Any]) -> str | None:
+    """A goal's objective and status (``thread_goal_updated``), or None when the event has none."""
+    goal = event.get("goal")
+    objective = as_str(goal.get("objective")) if isinstance(goal, dict) else None
+    if not objective:
+        return None
+    status = as_str(goal.get("status")) if isinstance(goal, dict) else None
+    return objective + (f" ({status})" if status else "")

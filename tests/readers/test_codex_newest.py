@@ -1,0 +1,85 @@
+"""Codex rollouts with the items and events openai/codex writes at commit 0136a731 (tool searches,
+tool outputs made of content items, generated images, inter-agent messages, reviews, goals), each
+shown: checked against counts computed from the raw lines of a file written from that shape."""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from sessiontree.exporter.api import render_session
+from sessiontree.exporter.options import RenderOptions
+from sessiontree.readers import load_any
+from tests.readers.helpers import FIXTURES, inspected, raw_objects, run
+
+NEWEST = next((FIXTURES / "codex" / "newest").glob("rollout-*.jsonl"))
+CALLS = {"function_call", "custom_tool_call", "local_shell_call", "web_search_call", "tool_search_call",
+         "image_generation_call"}  # fmt: skip
+
+
+def _lines(kind: str, payload_type: str | None = None) -> list[dict[str, Any]]:
+    """The payloads of the raw lines of one kind (and payload type)."""
+    return [
+        o["payload"]
+        for o in raw_objects(NEWEST)
+        if o["type"] == kind and (payload_type is None or o["payload"].get("type") == payload_type)
+    ]
+
+
+def _page() -> dict[str, str]:
+    rendered = render_session(load_any(NEWEST), RenderOptions(compress=False))
+    frags = rendered.frags.value()
+    assert isinstance(frags, list)
+    return {str(e["id"]): f for e, f in zip(rendered.entries, frags, strict=True)}
+
+
+def test_prompts_are_the_user_message_events_and_agent_messages_are_notices() -> None:
+    summary = inspected(NEWEST, "codex")
+    assert summary["prompts"] == len(_lines("event_msg", "user_message")) == 2
+    said = _lines("response_item", "agent_message") + _lines("inter_agent_communication")
+    assert summary["notices"] == {"Agent message": len(said)} == {"Agent message": 3}
+
+
+def test_every_call_item_is_a_call_chip_with_its_result() -> None:
+    items = [p for p in _lines("response_item") if p.get("type") in CALLS]
+    page = "".join(_page().values())
+    chips = re.findall(r'<div class="st-call" data-call-id="([^"]*)" data-tool="([^"]*)"', page)
+    assert [tool for _, tool in chips] == ["tool_search", "view_image", "image_generation"]
+    assert len(chips) == len(items)
+    for call_id, _ in chips:
+        assert f'<div class="st-result" data-call-id="{call_id}"' in page
+
+
+def test_content_item_outputs_and_generated_images_are_images_not_json() -> None:
+    images = [
+        part
+        for p in _lines("response_item", "function_call_output")
+        for part in p["output"]
+        if part["type"] == "input_image"
+    ] + _lines("response_item", "image_generation_call")
+    page = "".join(_page().values())
+    assert page.count('<img class="st-img"') == len(images) == 2
+    assert "base64" not in page and "input_image" not in page and "Viewed failure.png" in page
+    assert "2 tools found: pytest_run, pytest_last_failed" in page
+
+
+def test_reviews_and_goal_changes_are_notices_and_repeats_of_a_goal_are_not() -> None:
+    notices = {
+        f.split('<span class="st-role">', 1)[1].split("<", 1)[0] for f in _page().values() if "st-notice" in f
+    }
+    assert {"Agent message", "Review", "Goal"} <= notices
+    page = "".join(_page().values())
+    finding = _lines("event_msg", "exited_review_mode")[0]["review_output"]["findings"][0]
+    assert finding["title"] in page and finding["body"] in page and "Review started: current changes" in page
+    goals = {
+        (g["goal"]["objective"], g["goal"]["status"]) for g in _lines("event_msg", "thread_goal_updated")
+    }
+    assert page.count("Make the parser suite pass (") == len(goals) == 2
+
+
+def test_dump_prints_the_agent_messages_and_the_encrypted_one_says_so() -> None:
+    code, out, err = run("dump", "--stdout", str(NEWEST))
+    assert code == 0, err
+    assert out.count("## Agent message") == 3
+    assert "/root/fixer to /root: Fixed: the tokenizer skipped the last line" in out
+    assert "[encrypted]" in out and "gAAAB" not in out
