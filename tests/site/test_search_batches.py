@@ -185,8 +185,18 @@ def test_the_bundle_list_is_in_files_of_the_router_and_old_lists_go(
     assert [p.name for p in files] == [f"list-{digest}-0.json", f"list-{digest}-1.json"]
     named = [n for p in files for n in json.loads(p.read_text())["names"]]
     assert ["pagefind-" + n for n in named] == bundles
-    assert json.loads((site / "search-router" / "xy.json").read_text())["keys"] == {"xyz": [0]}
+    shard = json.loads((site / "search-router" / "ab.json").read_text())  # "ab1" ... "ab5": one bundle each
+    assert shard["keys"] == {} and shard["names"]["ab3"] == ["0000000000000003"]
+    many = [f"pagefind-{n:016x}" for n in range(search_router.NAMED + 1)]
+    for name in many:
+        (site / name).mkdir(parents=True, exist_ok=True)
+        (site / name / search_router.KEYS_FILE).write_text("xyz")
+    search_router.write_router(site, many)  # a key of more bundles than NAMED: by number
+    assert json.loads((site / "search-router" / "xy.json").read_text())["keys"] == {
+        "xyz": list(range(len(many)))
+    }
 
+    search_router.remove_old_lists(site, bundles)
     fewer = bundles[:3]
     search_router.write_router(site, fewer)
     assert search_router.router_written(site, fewer)

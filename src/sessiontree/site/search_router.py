@@ -4,7 +4,8 @@ Every bundle the page merges costs Pagefind two requests and an instance in its 
 search that merged them all grew with the archive (10,000 sessions, 1,250 bundles: 11.8 s until
 a rare word's hits). Each bundle keeps the three-character prefixes of its words (``KEYS_FILE``,
 part of the bundle); the build gathers them by their first two characters into
-``search-router/<xy>.json`` (``{"v": <bundles digest>, "keys": {"xyz": [bundle numbers]}}``) and
+``search-router/<xy>.json`` (``{"v": <bundles digest>, "keys": {"xyz": [bundle numbers]}, "names":
+{"xyz": [bundle names, for a key of at most NAMED bundles]}}``) and
 the page merges only the bundles its words can be in.
 
 Pagefind matches a query word's stem as the prefix of an indexed word, so a bundle's prefixes
@@ -46,6 +47,8 @@ KEYS_FILE = "sessiontree-keys.txt"
 ROUTER_DIR = "search-router"
 LIST_NAMES = 1000
 """Bundle names per file of the list (about 19 kB)."""
+NAMED = 8
+"""A key held by at most this many bundles names them in its shard (``names``), not by number."""
 _LIST = "list-{}-{}.json"
 _RUN_START = re.compile(r"(?<![a-z0-9])[a-z0-9]{3}")
 _GLUE = re.compile(r"[^\w\s]|_")
@@ -111,7 +114,12 @@ def write_router(site: Path, bundles: Sequence[str]) -> None:
     folder = site / ROUTER_DIR
     digest = bundles_digest(bundles)
     for name, table in shards.items():
-        body = {"v": digest, "always": always, "keys": table}
+        # A rare key's few bundles by name: its search fetches no list file (one round trip less).
+        named = {
+            k: [bundles[i].removeprefix("pagefind-") for i in v] for k, v in table.items() if len(v) <= NAMED
+        }
+        keyed = {k: v for k, v in table.items() if len(v) > NAMED}
+        body = {"v": digest, "always": always, "keys": keyed, "names": named}
         write_atomic(folder / f"{name}.json", [json.dumps(body, separators=(",", ":"))])
     # A shard no key needs now would point at bundles of the old list: a missing shard means
     # no bundle holds its keys (the page checks "v" against the digest it was written with).

@@ -126,12 +126,15 @@
     const loaded = await Promise.all(names.map(shard));
     if (loaded.some((t) => !t || t.v !== ROUTER)) return every();
     const chosen = new Set();
+    const named = new Set();
     for (const key of keys) {
       const table = loaded[tables.get(key.slice(0, 2))];
       for (const i of table.always || []) chosen.add(i);
       if (table.keys && Object.hasOwn(table.keys, key)) for (const i of table.keys[key]) chosen.add(i);
+      if (table.names && Object.hasOwn(table.names, key)) for (const n of table.names[key]) named.add('pagefind-' + n);
     }
-    return namesOf(chosen);
+    // The page's order is the names' (the build sorts them): a rare key's named bundles need no list.
+    return [...new Set([...await namesOf(chosen), ...named])].sort();
   }
 
   // An excerpt's text and the places of its <mark>s (session text: never used as HTML), the
