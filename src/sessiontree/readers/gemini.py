@@ -9,6 +9,10 @@ metadata (``summary`` is the title; ``messages`` is a checkpoint: the conversati
 ``{"$rewindTo": id}`` takes that message and all after it off the conversation: here they stay,
 as a side branch, and what follows hangs under the message before it. The older form, one JSON
 object with a ``messages`` list (``session-*.json``), reads the same way.
+
+Checked against google-gemini/gemini-cli at commit 5411f113 (``chatRecordingTypes.ts``: the record
+types are still these five; a tool's images ride in its result, nested as ``functionResponse.parts``
+or beside it as ``inlineData`` parts, as ``convertToFunctionResponse`` makes them: shown as images).
 """
 
 from __future__ import annotations
@@ -117,6 +121,19 @@ def _result_text(call: dict[str, Any]) -> str:
             return diff
         return json.dumps(display, ensure_ascii=False)
     return ""
+
+
+def result_blocks(call: dict[str, Any]) -> list[dict[str, Any]]:
+    """A tool result as blocks: its text, then the images and files it returned (nested in the
+    function response when the model takes them there, else parts beside it)."""
+    binary: list[Any] = []
+    for part in _parts(call.get("result")):
+        response = part.get("functionResponse") if isinstance(part, dict) else None
+        if isinstance(response, dict) and isinstance(response.get("parts"), list):
+            binary.extend(response["parts"])
+        elif isinstance(part, dict) and ("inlineData" in part or "fileData" in part):
+            binary.append(part)
+    return [{"type": "text", "text": _result_text(call)}, *content_blocks(binary)]
 
 
 class _Chat:
@@ -271,7 +288,7 @@ class _Entries:
                 "role": "toolResult",
                 "toolCallId": content[len(content) - len(calls) + index]["id"],
                 "toolName": call["name"],
-                "content": [{"type": "text", "text": _result_text(call)}],
+                "content": result_blocks(call),
                 "isError": call.get("status") in ("error", "cancelled"),
             }
             entry: Entry = {"type": "message", "id": f"{mid}.r{index}", "message": result}
