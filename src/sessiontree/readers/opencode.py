@@ -10,6 +10,11 @@ step-start / step-finish / patch / subtask / retry / compaction / agent / snapsh
 ascend with time, so file names give the order. The session's JSON file is the "session file":
 its messages and parts are read from the sibling folders of the storage root, never written.
 Times are milliseconds since the epoch.
+
+Checked against anomalyco/opencode (sst/opencode moved there) at commit 007a9409
+(``session/message-v2.ts``): the same twelve part types; a completed tool's ``state.attachments``
+(file parts: the images a tool read) are shown with its result, and an interrupted tool's error
+keeps the output it had made (``state.metadata.output``, what the model was sent).
 """
 
 from __future__ import annotations
@@ -122,14 +127,20 @@ def _tool_result(part: dict[str, Any]) -> dict[str, Any] | None:
     if status not in ("completed", "error"):
         return None  # pending or running when the files were read
     text = state.get("output") if status == "completed" else state.get("error")
+    text = text if isinstance(text, str) else json.dumps(text)
+    meta = field(state, "metadata")
+    if status == "error" and meta.get("interrupted") is True and isinstance(meta.get("output"), str):
+        text = f"{meta['output']}\n\n{text}"  # what the tool had made before it was stopped, then why
+    attached = state.get("attachments") if status == "completed" else None
+    files = [_file_block(f) for f in (attached if isinstance(attached, list) else ()) if isinstance(f, dict)]
     result: dict[str, Any] = {
         "role": "toolResult",
         "toolCallId": as_str(part.get("callID")) or str(part.get("id")),
         "toolName": as_str(part.get("tool")) or "tool",
-        "content": [{"type": "text", "text": text if isinstance(text, str) else json.dumps(text)}],
+        "content": [{"type": "text", "text": text}, *files],
         "isError": status == "error",
     }
-    child = as_str(field(state, "metadata").get("sessionId"))
+    child = as_str(meta.get("sessionId"))
     if child is not None:  # the task tool (a subtask) ran in a session of its own
         result["details"] = {"sessionId": child}
     return result
