@@ -36,7 +36,8 @@ def _storage(root: Path) -> Path:
     """A storage folder with one turn: a read of an image (an attachment) and an interrupted bash."""
     session = root / "session" / PROJECT / f"{SID}.json"
     _write(session, {"id": SID, "projectID": PROJECT, "directory": "/home/dev/app",
-                     "title": "Look at the logo", "time": {"created": 1770000000000, "updated": 1770000009000}})  # fmt: skip
+                     "title": "Look at the logo",
+                     "time": {"created": 1770000000000, "updated": 1770000009000}})  # fmt: skip
     user, reply = "msg_b00000000001Aa1", "msg_b00000000002Aa1"
     _write(root / "message" / SID / f"{user}.json", {"id": user, "sessionID": SID, "role": "user",
            "time": {"created": 1770000001000}, "agent": "build",
