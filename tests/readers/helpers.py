@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+import base64
 import json
 import os
 import re
 import shutil
+import struct
+import zlib
 from collections import Counter
 from collections.abc import Callable
 from pathlib import Path
@@ -164,3 +167,22 @@ def st_data(html: str) -> dict[str, Any]:
     assert found is not None, "no st-data in the page"
     data: dict[str, Any] = json.loads(found[1])
     return data
+
+
+def tiny_png(rgb: bytes = b"\x10\x20\x30") -> str:
+    """A valid one-pixel PNG of that colour, base64: an image a tool returned, for the page to show."""
+
+    def chunk(kind: bytes, data: bytes) -> bytes:
+        return struct.pack(">I", len(data)) + kind + data + struct.pack(">I", zlib.crc32(kind + data))
+
+    head = struct.pack(">IIBBBBB", 1, 1, 8, 2, 0, 0, 0)
+    body = chunk(b"IHDR", head) + chunk(b"IDAT", zlib.compress(b"\x00" + rgb)) + chunk(b"IEND", b"")
+    return base64.b64encode(b"\x89PNG\r\n\x1a\n" + body).decode()
+
+
+def copilot_log(root: Path, sid: str, events: list[dict[str, Any]]) -> Path:
+    """Copilot CLI's ``events.jsonl`` of those events, where it keeps it under a home at ROOT."""
+    path = root / ".copilot" / "session-state" / sid / "events.jsonl"
+    path.parent.mkdir(parents=True)
+    path.write_text("".join(json.dumps(e) + "\n" for e in events), encoding="utf-8")
+    return path

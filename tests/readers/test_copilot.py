@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 
 from sessiontree.readers import detect_agent, load_any
-from tests.readers.helpers import raw_objects, run
+from tests.readers.helpers import copilot_log, raw_objects, run
 
 SID = "51854430-83f7-4543-a9bf-ec76ead71f59"
 
@@ -46,10 +46,7 @@ def events() -> list[dict[str, Any]]:
 
 @pytest.fixture
 def log(tmp_path: Path) -> Path:
-    path = tmp_path / ".copilot" / "session-state" / SID / "events.jsonl"
-    path.parent.mkdir(parents=True)
-    path.write_text("".join(json.dumps(e) + "\n" for e in events()), encoding="utf-8")
-    return path
+    return copilot_log(tmp_path, SID, events())
 
 
 def test_a_log_counts_what_its_events_say(log: Path) -> None:

@@ -4,27 +4,17 @@ interrupted tool's error keeps the output it had made (``state.metadata.output``
 
 from __future__ import annotations
 
-import base64
 import json
-import struct
-import zlib
 from pathlib import Path
 from typing import Any
 
 from sessiontree.exporter.api import render_session
 from sessiontree.exporter.options import RenderOptions
 from sessiontree.readers import load_any
+from tests.readers.helpers import tiny_png
 
+PNG = tiny_png(b"\x10\x20\x30")
 SID, PROJECT = "ses_7a0b1c2d3e4fNewestParts01", "0f" * 20
-
-
-def _png() -> str:
-    def chunk(kind: bytes, data: bytes) -> bytes:
-        return struct.pack(">I", len(data)) + kind + data + struct.pack(">I", zlib.crc32(kind + data))
-
-    head = struct.pack(">IIBBBBB", 1, 1, 8, 2, 0, 0, 0)
-    body = chunk(b"IHDR", head) + chunk(b"IDAT", zlib.compress(b"\x00\x10\x20\x30")) + chunk(b"IEND", b"")
-    return base64.b64encode(b"\x89PNG\r\n\x1a\n" + body).decode()
 
 
 def _write(path: Path, value: dict[str, Any]) -> None:
@@ -52,7 +42,7 @@ def _storage(root: Path) -> Path:
            {"input": 100, "output": 20, "reasoning": 0, "cache": {"read": 0, "write": 0}}})  # fmt: skip
     base = {"sessionID": SID, "messageID": reply, "type": "tool"}
     image = {"id": "prt_att1", "sessionID": SID, "messageID": reply, "type": "file", "mime": "image/png",
-             "filename": "logo.png", "url": f"data:image/png;base64,{_png()}"}  # fmt: skip
+             "filename": "logo.png", "url": f"data:image/png;base64,{PNG}"}  # fmt: skip
     _write(root / "part" / reply / "prt_b0000000000201.json", {**base, "id": "prt_b0000000000201",
            "callID": "toolu_read", "tool": "read", "state": {"status": "completed",
            "input": {"filePath": "/home/dev/app/logo.png"}, "output": "Image read successfully",

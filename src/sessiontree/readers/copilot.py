@@ -10,6 +10,11 @@ Copilot CLI appends one event a line (the session events of github/copilot-sdk's
 ``cacheReadTokens``, ``cacheWriteTokens``, ``cost``) counts a reply; ``session.model_change``,
 ``session.info``, ``session.error``, ``session.compaction_complete``, ``abort`` and the rest are
 notices. Older releases wrote the same events to ``session-state/<id>.jsonl``.
+
+Checked against github/copilot-sdk's ``session-events.ts`` (the schema of late 2026): a tool's
+result shows ``detailedContent`` (what the timeline shows; ``content`` is the copy cut for the
+model) and the images of ``contents``; ``session.task_complete`` (the agent's summary),
+``session.warning``, ``session.mode_changed``, ``skill.invoked`` and ``subagent.failed`` are notices.
 """
 
 from __future__ import annotations
@@ -30,6 +35,11 @@ COPILOT_KINDS = (
     LineKind("copilot:model", "Model", context=False),
     LineKind("copilot:compaction", "Compaction", context=False),
     LineKind("copilot:abort", "Interrupted", context=False),
+    LineKind("copilot:task_complete", "Task complete", context=False),
+    LineKind("copilot:warning", "Warning", context=False, counted=True),
+    LineKind("copilot:mode", "Mode", context=False),
+    LineKind("copilot:skill", "Skill", context=False),
+    LineKind("copilot:subagent_failed", "Subagent failed", show="error", context=False, counted=True),
 )
 """Copilot CLI's events that are not conversation (see ``store.kinds``)."""
 add_kinds(COPILOT_KINDS)
@@ -58,6 +68,27 @@ def _attachments(value: Any) -> list[str]:
             if name:
                 names.append(name)
     return names
+
+
+NOTICES = {
+    "session.task_complete": ("copilot:task_complete", "summary"),
+    "session.warning": ("copilot:warning", "message"),
+    "skill.invoked": ("copilot:skill", "name"),
+    "subagent.failed": ("copilot:subagent_failed", "error"),
+}
+"""Events shown as one notice: event type -> (row, the field holding its text)."""
+
+
+def _images(contents: Any) -> list[dict[str, Any]]:
+    """The images of a tool result's ``contents`` blocks (MCP's shape) as image blocks."""
+    return [
+        {"type": "image", "data": c["data"], "mimeType": c["mimeType"]}
+        for c in (contents if isinstance(contents, list) else ())
+        if isinstance(c, dict)
+        and c.get("type") == "image"
+        and as_str(c.get("data"))
+        and as_str(c.get("mimeType"))
+    ]
 
 
 def _text(value: Any) -> str:
@@ -114,10 +145,14 @@ class _Made(Chain):
         elif kind == "tool.execution_complete":
             call = as_str(data.get("toolCallId")) or eid
             failed = data.get("success") is False
-            text = _text(data.get("error") if failed and data.get("error") else data.get("result"))
+            found = data.get("result")
+            done: dict[str, Any] = found if isinstance(found, dict) else {}
+            shown = as_str(done.get("detailedContent"))  # what the timeline showed, uncut
+            text = _text(data.get("error") if failed and data.get("error") else shown or found)
             name = self.names.get(call) or as_str(data.get("toolName")) or "tool"
             result = {"role": "toolResult", "toolCallId": call, "toolName": name,
-                      "content": [{"type": "text", "text": text}], "isError": failed}  # fmt: skip
+                      "content": [{"type": "text", "text": text}, *_images(done.get("contents"))],
+                      "isError": failed}  # fmt: skip
             self.add({"type": "message", "id": eid, "message": result}, ts)
         elif kind == "assistant.usage" and self.reply is not None:
             self.reply["usage"] = usage_of(data)
@@ -137,6 +172,10 @@ class _Made(Chain):
             self.notice(eid, "copilot:info", _text(data.get("message")), ts)
         elif kind == "session.compaction_complete":
             self.notice(eid, "copilot:compaction", "Context compacted", ts)
+        elif kind in NOTICES and (text := _text(data.get(NOTICES[kind][1]))):
+            self.notice(eid, NOTICES[kind][0], text, ts)
+        elif kind == "session.mode_changed" and as_str(data.get("newMode")):
+            self.notice(eid, "copilot:mode", f"Mode: {data['newMode']}", ts)
         elif kind == "abort":
             self.notice(eid, "copilot:abort", as_str(data.get("reason")) or "Interrupted", ts)
         elif kind not in SKIPPED:
