@@ -18,6 +18,7 @@ from sessiontree.cli import cli
 from sessiontree.errors import FilterError
 from sessiontree.site import layout
 from sessiontree.site.build import BuildOptions, build_site
+from sessiontree.site.lock import LOCK_FILE
 from sessiontree.site.manifest import load_manifest
 from tests.readers.helpers import st_data
 from tests.site.archive import Archive, page_stamps, snapshot_tree
@@ -240,12 +241,17 @@ def test_stale_temp_files_of_a_killed_build_are_removed(archive: Archive, tmp_pa
     site = tmp_path / "site"
     options = BuildOptions(root=archive.root, site=site, jobs=1, search=False)
     build_site(options)
-    stale = site / "sessions" / f".x.html.sessiontree-{dead_pid()}-0123abcd.tmp"
+    held = site / LOCK_FILE
+    assert held.read_bytes() == b""  # a build that ended whole leaves no pid: nothing to look for
+    killed = dead_pid()
+    stale = site / "sessions" / f".x.html.sessiontree-{killed}-0123abcd.tmp"
     stale.write_text("half a page")
     running = site / "sessions" / f".y.html.sessiontree-{os.getpid()}-0123abcd.tmp"  # another build's
     running.write_text("a page being written")
+    held.write_text(f"{killed}\n")  # as the killed build left it
     build_site(options)
     assert not stale.exists() and running.exists()
+    assert held.read_bytes() == b""
 
 
 def test_page_paths_are_safe_and_distinct() -> None:

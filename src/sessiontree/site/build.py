@@ -40,7 +40,7 @@ from sessiontree.site.layout import USAGE_PAGE
 from sessiontree.site.lock import site_lock
 from sessiontree.site.manifest import Failure, Manifest, PageRecord, load_manifest, save_manifest
 from sessiontree.site.pagefind_index import IndexedPage, remove_old_bundles, remove_staging, update_bundles
-from sessiontree.site.pool import run_jobs
+from sessiontree.site.pool import DIED, run_jobs
 from sessiontree.site.progress import BuildProgress, Silent
 from sessiontree.site.records import FORMAT as RECORDS_FORMAT
 from sessiontree.site.search_router import remove_old_lists, router_written, write_router
@@ -227,13 +227,15 @@ def build_site(options: BuildOptions, progress: BuildProgress | None = None) -> 
             raise PermissionError(errno.EACCES, "permission denied", str(options.site))
     except OSError as exc:
         raise BuildError(f"Cannot write the site folder {options.site}: {read_reason(exc)}") from None
-    with site_lock(options.site, report.note):
-        return _build(options, report)
+    with site_lock(options.site, report.note) as held:
+        result = _build(options, report, held.unfinished)
+        held.whole = DIED not in result.failures.values()
+        return result
 
 
-def _build(options: BuildOptions, report: BuildProgress) -> BuildResult:
+def _build(options: BuildOptions, report: BuildProgress, unfinished: bool) -> BuildResult:
     site = options.site
-    layout.remove_stale_temps(site, recursive=True)
+    layout.remove_stale_temps(site, recursive=unfinished)  # a killed build's temps: see site.lock
     remove_staging(site)
     manifest = load_manifest(site)
     _remove_files(site, manifest.stale)  # what a build stopped before its last step left to delete
