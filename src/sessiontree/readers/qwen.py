@@ -10,6 +10,12 @@ version, message?, usageMetadata?, model?, toolCallResult?, systemPayload?}``. `
 ``slash_command``, ``custom_title``, telemetry, ...). ``uuid`` / ``parentUuid`` make the tree.
 Its first releases wrote Gemini CLI's one-object chat files under ``~/.qwen/tmp/<hash>/chats/``
 with replies of type ``qwen``: those are read by ``readers.gemini``.
+
+Checked against QwenLM/qwen-code at commit 015346f1 (``ChatRecord``): a typed prompt whose
+``systemPayload.displayText`` is written shows that (the parts may carry hook context appended for
+the model); a ``user`` record of a subagent (``isSidechain``) is its task, never a typed prompt; a
+tool's images (``functionResponse.parts``, as in Gemini CLI) are shown with its result; ``rewind``
+and ``session_model`` records are notices.
 """
 
 from __future__ import annotations
@@ -32,6 +38,9 @@ QWEN_KINDS = (
     LineKind("qwen:compression", "Compaction", context=False),
     LineKind("qwen:command", "Command", context=False),
     LineKind("qwen:at_command", "Files read", show="meta", context=False),
+    LineKind("qwen:subagent_prompt", "Subagent task"),
+    LineKind("qwen:rewind", "Rewind", context=False),
+    LineKind("qwen:model", "Model", context=False),
 )
 """Qwen Code's records that are not conversation (see ``readers.kinds``)."""
 add_kinds(QWEN_KINDS)
@@ -109,12 +118,16 @@ def _results(record: dict[str, Any]) -> list[dict[str, Any]]:
             ),
             json.dumps(body, ensure_ascii=False),
         )
+        nested = response.get("parts")
         found.append(
             {
                 "role": "toolResult",
                 "toolCallId": as_str(response.get("id")) or str(record["uuid"]),
                 "toolName": as_str(response.get("name")) or "tool",
-                "content": [{"type": "text", "text": text}],
+                "content": [
+                    {"type": "text", "text": text},
+                    *content_blocks(nested if isinstance(nested, list) else []),
+                ],
                 "isError": failed or (isinstance(body, dict) and "error" in body and "output" not in body),
             }
         )
@@ -132,7 +145,24 @@ def _system(record: dict[str, Any]) -> tuple[str, str] | None:
         return "qwen:command", as_str(data.get("rawCommand")) or "/"
     if subtype == "at_command":
         return "qwen:at_command", "\n".join(strings_of(data.get("filesRead")))
+    if subtype == "rewind":
+        count = data.get("truncatedCount")
+        return "qwen:rewind", f"Rewound {count} item{'' if count == 1 else 's'}" if isinstance(
+            count, int
+        ) else "Rewound"
+    if subtype == "session_model" and as_str(data.get("modelId")):
+        return "qwen:model", f"Model: {data['modelId']}"
     return None
+
+
+def _prompt(record: dict[str, Any]) -> list[dict[str, Any]]:
+    """A typed prompt's blocks: what the UI showed (``displayText``) when written, with its images."""
+    blocks = content_blocks(_parts(record))
+    payload = record.get("systemPayload")
+    shown = as_str(payload.get("displayText")) if isinstance(payload, dict) else None
+    if not shown:
+        return blocks
+    return [{"type": "text", "text": shown}, *(b for b in blocks if b["type"] != "text")]
 
 
 class _Made:
@@ -157,11 +187,12 @@ class _Made:
                 self.meta[key] = record[key]
         uid, parent, ts = str(record["uuid"]), record.get("parentUuid"), record.get("timestamp")
         kind, subtype = record.get("type"), record.get("subtype")
-        if kind == "user" and subtype in TYPED_SUBTYPES:
-            message = {"role": "user", "content": content_blocks(_parts(record))}
+        if kind == "user" and subtype in TYPED_SUBTYPES and record.get("isSidechain") is not True:
+            message = {"role": "user", "content": _prompt(record)}
             self.add({"type": "message", "id": uid, "message": message}, parent, ts)
         elif kind == "user":
-            entry: Entry = {"type": "custom_message", "id": uid, "customType": "qwen:notification",
+            row = "qwen:notification" if subtype not in TYPED_SUBTYPES else "qwen:subagent_prompt"
+            entry: Entry = {"type": "custom_message", "id": uid, "customType": row,
                             "content": _text(record), "display": True}  # fmt: skip
             self.add(entry, parent, ts)
         elif kind == "assistant":
