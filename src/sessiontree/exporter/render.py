@@ -190,6 +190,8 @@ def _server_tool(block: Mapping[str, Any]) -> Markup:
         )
     results = inner.get("content")
     lines = []
+    if isinstance(results, Mapping):  # one result (a fetch, a code run): its address, then its output
+        lines = [t for k in ("url", "title", "stdout", "stderr", "error_code") if (t := _str(results.get(k)))]
     for item in results if isinstance(results, list) else []:
         if isinstance(item, Mapping):
             # encrypted_content is opaque provider data: never shown.

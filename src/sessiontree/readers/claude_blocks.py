@@ -1,4 +1,12 @@
-"""Claude Code message parts -> the session model's content blocks, usage and stop reasons."""
+"""Claude Code message parts -> the session model's content blocks, usage and stop reasons.
+
+Claude Code (no public source) writes the Anthropic Messages API's blocks as the API returns them: a
+server tool's result (``web_search_tool_result``, ``web_fetch_tool_result``, the code-execution
+results, ``tool_search_tool_result``) follows its ``server_tool_use`` in the reply and is shown as
+one (the page's server-tool row); a ``document`` (a PDF the Read tool returned, a text document) and
+a ``tool_reference`` (what the tool-search tool loaded, Claude Code 2.1's changelog: "MCP tool
+search") in a tool result are named in one line, never printed as their JSON and base64.
+"""
 
 from __future__ import annotations
 
@@ -19,6 +27,38 @@ def convert_image(block: dict[str, Any]) -> dict[str, Any]:
     return block
 
 
+def _document(block: dict[str, Any]) -> str:
+    source = block.get("source")
+    source = source if isinstance(source, dict) else {}
+    if source.get("type") == "text" and isinstance(source.get("data"), str):
+        return str(source["data"])  # a text document: its text is what it says
+    what = (
+        as_str(block.get("title")) or as_str(source.get("media_type")) or as_str(source.get("url")) or "file"
+    )
+    return f"[document: {what}]"
+
+
+def _search_result(block: dict[str, Any]) -> str:
+    texts = [b.get("text") for b in block.get("content") or () if isinstance(b, dict)]
+    head = " ".join(t for t in (as_str(block.get("title")), as_str(block.get("source"))) if t)
+    return "\n".join(t for t in (head, *texts) if isinstance(t, str) and t)
+
+
+NAMED_BLOCKS = {
+    "document": _document,
+    "tool_reference": lambda b: f"[tool loaded: {as_str(b.get('tool_name')) or 'tool'}]",
+    "search_result": _search_result,
+}
+"""Tool-result blocks shown as one text line: type -> its text."""
+
+SERVER_RESULTS = frozenset(
+    {"web_search_tool_result", "web_fetch_tool_result", "code_execution_tool_result",
+     "bash_code_execution_tool_result", "text_editor_code_execution_tool_result", "tool_search_tool_result",
+     "mcp_tool_result"}
+)  # fmt: skip
+"""The results of the API's server tools, written in the reply after their ``server_tool_use``."""
+
+
 def convert_content(content: Any) -> list[Any]:
     """User or tool-result content (a string or blocks) as model content blocks."""
     if isinstance(content, str):
@@ -29,6 +69,8 @@ def convert_content(content: Any) -> list[Any]:
     for block in content:
         if isinstance(block, dict) and block.get("type") == "image":
             out.append(convert_image(block))
+        elif isinstance(block, dict) and block.get("type") in NAMED_BLOCKS:
+            out.append({"type": "text", "text": NAMED_BLOCKS[block["type"]](block)})
         elif isinstance(block, str):
             out.append({"type": "text", "text": block})
         else:
@@ -57,6 +99,8 @@ def convert_assistant_block(block: Any) -> Any:
         }
     if kind == "image":
         return convert_image(block)
+    if kind in SERVER_RESULTS:
+        return {"type": "anthropicServerTool", "block": block}
     return block
 
 
