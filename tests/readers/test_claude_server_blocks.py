@@ -31,7 +31,8 @@ def _lines() -> list[dict[str, Any]]:
                      **extra})  # fmt: skip
 
     hit = {"type": "web_search_result", "title": "RFC 9110: HTTP Semantics", "page_age": "June 2022",
-           "url": "https://www.rfc-editor.org/rfc/rfc9110", "encrypted_content": "EqgfCioIARgBIiQ3"}  # fmt: skip
+           "url": "https://www.rfc-editor.org/rfc/rfc9110",
+           "encrypted_content": "EqgfCioIARgBIiQ3"}  # fmt: skip
     search = {
         "type": "server_tool_use",
         "id": "srvtoolu_1",
@@ -47,7 +48,8 @@ def _lines() -> list[dict[str, Any]]:
     }
     page = {"type": "document", "source": {"type": "text", "media_type": "text/plain", "data": "A page"}}
     fetched = {"type": "web_fetch_tool_result", "tool_use_id": "srvtoolu_2",
-               "content": {"type": "web_fetch_result", "url": "https://x.test/a", "content": page}}  # fmt: skip
+               "content": {"type": "web_fetch_result", "url": "https://x.test/a",
+                           "content": page}}  # fmt: skip
     read = {"type": "tool_use", "id": "toolu_read", "name": "Read", "input": {"file_path": "spec.pdf"}}
     pdf = {"type": "document", "source": {"type": "base64", "media_type": "application/pdf", "data": PDF}}
     loaded = {"type": "tool_reference", "tool_name": "mcp__github__create_issue"}
