@@ -11,6 +11,11 @@ every project it opened in ``$XDG_DATA_HOME/crush/projects.json`` (``{projects: 
 data_dir}]}``): that is how its databases are found. The database is read through a private copy
 (``readers.database_copy``); a session of it, for the many-session commands, is the document
 ``{"crushSession": <session row>, "messages": [<message row, parts parsed>]}`` (``readers.db_mirror``).
+
+Checked against charmbracelet/crush at commit 37f36e93 (``internal/message/content.go``): the part
+types are these; a tool result's image (``data`` base64 with ``mime_type``: a viewed image, an MCP
+tool's), an attached image (``binary``: ``Path``, ``MIMEType``, ``Data`` base64, Go's field names)
+and a ``data:`` ``image_url`` are shown as images, where only their names were.
 """
 
 from __future__ import annotations
@@ -74,6 +79,22 @@ def _arguments(text: Any) -> dict[str, Any]:
     return value if isinstance(value, dict) else {"input": value}
 
 
+def _image(data: Any, mime: Any) -> list[dict[str, Any]]:
+    """An image block of base64 data and an ``image/*`` type, else none."""
+    if as_str(data) and isinstance(mime, str) and mime.startswith("image/"):
+        return [{"type": "image", "data": data, "mimeType": mime}]
+    return []
+
+
+def _attached(data: dict[str, Any]) -> list[dict[str, Any]]:
+    """An attached image (a ``binary`` part, or an ``image_url`` given as a data URL), else none."""
+    url = as_str(data.get("url")) or ""
+    head, sep, body = url.partition(";base64,")
+    if url.startswith("data:") and sep:
+        return _image(body, head[5:])
+    return _image(data.get("Data"), data.get("MIMEType"))
+
+
 class _Made(Chain):
     def message(self, row: dict[str, Any]) -> None:
         mid, role, ts = str(row.get("id")), row.get("role"), _iso(row.get("created_at"))
@@ -85,7 +106,10 @@ class _Made(Chain):
                     "role": "toolResult",
                     "toolCallId": as_str(data.get("tool_call_id")) or mid,
                     "toolName": as_str(data.get("name")) or "tool",
-                    "content": [{"type": "text", "text": str(data.get("content") or "")}],
+                    "content": [
+                        {"type": "text", "text": str(data.get("content") or "")},
+                        *_image(data.get("data"), data.get("mime_type")),
+                    ],
                     "isError": data.get("is_error") is True,
                 }
                 self.add(
@@ -111,6 +135,8 @@ class _Made(Chain):
                 command, output = data.get("command", ""), data.get("output", "")
                 shown = f"$ {command}\n{output}(exit code {data.get('exit_code')})"
                 content.append({"type": "text", "text": shown})
+            elif kind in ("image_url", "binary") and (image := _attached(data)):
+                content.extend(image)
             elif kind in ("image_url", "binary"):
                 content.append(
                     {
