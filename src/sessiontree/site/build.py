@@ -326,7 +326,7 @@ def _build(options: BuildOptions, report: BuildProgress, unfinished: bool) -> Bu
         write_search_page(site, _nav(options), sorted(new.bundles), options.theme)
     if options.usage and (changed or not (site / USAGE_PAGE).is_file()):
         result.usage_written = _write_usage(options, new, usage, report, result)
-    if changed or new.to_json() != manifest.to_json():
+    if changed or new != manifest:  # dataclass equality: no JSON made of 10,000 pages twice
         save_manifest(site, new)
     # Nothing links the old files any more: delete them, then forget them.
     if new.stale:
