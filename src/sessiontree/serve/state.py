@@ -109,6 +109,7 @@ class ServeState:
         ]
         if self.config.watch:
             watchers = self.hub.count
+            self.archive.indexing = True  # _update_archive_forever indexes what a search leaves
             self._tasks += [
                 asyncio.create_task(self.watcher.watch_forever(lambda: self._tick(watchers))),
                 asyncio.create_task(self._update_archive_forever()),
