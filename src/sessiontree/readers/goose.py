@@ -9,6 +9,13 @@ whose items are ``text``, ``image`` (``data``, ``mimeType``), ``thinking``, ``re
 ``toolConfirmationRequest``, ``contextLengthExceeded`` and ``summarizationRequested``. Goose 1.x
 keeps its sessions in a SQLite database instead (``readers.goose_db``): its sessions' documents, and
 the database itself, are read here too.
+
+Checked against block/goose at commit 05132966 (``crates/goose/src/conversation/message.rs``): a
+message's ``metadata.userVisible: false`` (what Goose gives the model alone: a compaction's summary,
+its continuation note) is context, never a typed prompt; a ``systemNotification`` (``msg``, shown in
+the chat) and an ``actionRequired`` (a tool confirmation or an elicitation the user answered) are
+notices; a ``frontendToolRequest`` is a tool call; a tool response's value given as a
+``CallToolResult`` (``{content, isError}``) is read as its content, and its images are shown.
 """
 
 from __future__ import annotations
@@ -39,6 +46,9 @@ from sessiontree.store.session import Session
 GOOSE_KINDS = (
     LineKind("goose:context", "Context limit", context=False, counted=True),
     LineKind("goose:summarize", "Summarized", context=False),
+    LineKind("goose:notification", "Notification", context=False),
+    LineKind("goose:action", "Action required", context=False),
+    LineKind("goose:agent_only", "Context", show="meta"),
 )
 """Goose's content items that are not conversation (see ``store.kinds``)."""
 add_kinds(GOOSE_KINDS)
@@ -63,10 +73,40 @@ def _field(value: dict[str, Any], key: str) -> dict[str, Any]:
     return inner if isinstance(inner, dict) else {}
 
 
-def _result_text(result: dict[str, Any]) -> str:
+def _result_items(result: dict[str, Any]) -> Any:
+    """A tool response's value: its content list (a ``CallToolResult`` object gives its ``content``)."""
     value = (
         result.get("value") if result.get("status") == "success" else result.get("error", result.get("value"))
     )
+    if isinstance(value, dict) and isinstance(value.get("content"), list):
+        return value["content"]
+    return value
+
+
+def _result_images(result: dict[str, Any]) -> list[dict[str, Any]]:
+    items = _result_items(result)
+    return [
+        {"type": "image", "data": v["data"], "mimeType": as_str(v.get("mimeType")) or "image/png"}
+        for v in (items if isinstance(items, list) else ())
+        if isinstance(v, dict) and v.get("type") == "image" and as_str(v.get("data"))
+    ]
+
+
+def _action(item: dict[str, Any]) -> str:
+    """What an ``actionRequired`` asked: a confirmation of a tool, or an elicitation's message."""
+    data = _field(item, "data")
+    kind = data.get("actionType")
+    if kind == "toolConfirmation":
+        return f"Confirm {as_str(data.get('toolName')) or 'tool'}" + (
+            f": {data['prompt']}" if as_str(data.get("prompt")) else ""
+        )
+    if kind == "elicitation":
+        return as_str(data.get("message")) or "Input requested"
+    return "Answered" if kind == "elicitationResponse" else str(kind or "action")
+
+
+def _result_text(result: dict[str, Any]) -> str:
+    value = _result_items(result)
     if isinstance(value, list):
         return "\n".join(
             str(v.get("text", "")) for v in value if isinstance(v, dict) and v.get("type") == "text"
@@ -98,7 +138,7 @@ class _Made(Chain):
                 )
             elif kind == "thinking" and as_str(item.get("thinking")):
                 content.append({"type": "thinking", "thinking": item["thinking"]})
-            elif kind == "toolRequest":
+            elif kind in ("toolRequest", "frontendToolRequest"):
                 value = _field(_field(item, "toolCall"), "value")
                 args = value.get("arguments")
                 content.append({"type": "toolCall", "id": as_str(item.get("id")) or f"{mid}.{index}",
@@ -107,17 +147,33 @@ class _Made(Chain):
             elif kind == "toolResponse":
                 result = _field(item, "toolResult")
                 results.append({"role": "toolResult", "toolCallId": as_str(item.get("id")) or mid,
-                                "toolName": "", "content": [{"type": "text", "text": _result_text(result)}],
+                                "toolName": "", "content": [{"type": "text", "text": _result_text(result)},
+                                                            *_result_images(result)],
                                 "isError": result.get("status") == "error"})  # fmt: skip
+            elif kind == "systemNotification" and as_str(item.get("msg")):
+                self.notice(f"{mid}.{index}", "goose:notification", item["msg"], ts)
+            elif kind == "actionRequired":
+                self.notice(f"{mid}.{index}", "goose:action", _action(item), ts)
             elif isinstance(kind, str) and kind in NOTICES:
-                self.add(
-                    {"type": "custom", "id": f"{mid}.{index}", "customType": NOTICES[kind], "content": kind},
-                    ts,
-                )
+                self.notice(f"{mid}.{index}", NOTICES[kind], kind, ts)
         for index, result in enumerate(results):
             self.add({"type": "message", "id": f"{mid}.r{index}", "message": result}, ts)
-        if content and role in ("user", "assistant"):
+        meta = _field(record, "metadata")
+        if content and role == "user" and meta.get("userVisible") is False:
+            # Given to the model alone (a compaction's summary, a continuation note): never typed.
+            entry = {
+                "type": "custom_message",
+                "id": mid,
+                "customType": "goose:agent_only",
+                "content": content,
+            }
+            self.add({**entry, "display": False}, ts)
+        elif content and role in ("user", "assistant"):
             self.add({"type": "message", "id": mid, "message": {"role": role, "content": content}}, ts)
+
+    def notice(self, eid: str, kind: str, text: str, ts: Any) -> None:
+        """One line the chat showed, not conversation (see ``GOOSE_KINDS``)."""
+        self.add({"type": "custom", "id": eid, "customType": kind, "content": text}, ts)
 
 
 def read_records(path: Path, meta: dict[str, Any], records: Iterable[tuple[int, dict[str, Any]]],
