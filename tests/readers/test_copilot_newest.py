@@ -19,8 +19,8 @@ SID = "6a1f0e2d-3c4b-4a59-8e7d-0f1e2d3c4b5a"
 def _events() -> list[dict[str, Any]]:
     made: list[dict[str, Any]] = []
 
-    def ev(kind: str, **data: Any) -> None:
-        made.append({"type": kind, "data": data, "id": f"e{len(made) + 1}", "parentId": None,
+    def ev(event: str, **data: Any) -> None:
+        made.append({"type": event, "data": data, "id": f"e{len(made) + 1}", "parentId": None,
                      "timestamp": f"2026-11-02T08:00:{len(made):02d}.000Z"})  # fmt: skip
 
     ev("session.start", sessionId=SID, version=1, producer="copilot-agent", copilotVersion="1.0.2",
@@ -51,6 +51,16 @@ def _events() -> list[dict[str, Any]]:
         agentDisplayName="Reviewer",
         error="timed out",
     )
+    ev(
+        "system.notification",
+        content="<system_notification>Agent explore-1 completed</system_notification>",
+        kind={
+            "type": "agent_completed",
+            "agentId": "explore-1",
+            "agentType": "explore",
+            "status": "completed",
+        },
+    )
     ev("assistant.message", messageId="m2", content="Done.")
     ev("session.task_complete", summary="The login button is blue now.", success=True)
     return made
@@ -65,6 +75,7 @@ def test_results_show_what_the_timeline_showed_and_the_new_events_are_notices(tm
     assert summary["notices"] == {
         "Warning": len(of("session.warning")),
         "Subagent failed": len(of("subagent.failed")),
+        "Notification": len(of("system.notification")),
     }
     results = [
         e["message"] for e in load_any(log).entries if e.get("message", {}).get("role") == "toolResult"
@@ -81,5 +92,6 @@ def test_results_show_what_the_timeline_showed_and_the_new_events_are_notices(tm
         "playwright",
         "timed out",
         "disabled by policy",
+        "Agent explore-1 completed",
     ):
         assert said in page

@@ -14,7 +14,8 @@ notices. Older releases wrote the same events to ``session-state/<id>.jsonl``.
 Checked against github/copilot-sdk's ``session-events.ts`` (the schema of late 2026): a tool's
 result shows ``detailedContent`` (what the timeline shows; ``content`` is the copy cut for the
 model) and the images of ``contents``; ``session.task_complete`` (the agent's summary),
-``session.warning``, ``session.mode_changed``, ``skill.invoked`` and ``subagent.failed`` are notices.
+``session.warning``, ``session.mode_changed``, ``skill.invoked``, ``subagent.failed`` and
+``system.notification`` (a background agent or shell finished: Copilot's words, never typed) are notices.
 """
 
 from __future__ import annotations
@@ -40,6 +41,7 @@ COPILOT_KINDS = (
     LineKind("copilot:mode", "Mode", context=False),
     LineKind("copilot:skill", "Skill", context=False),
     LineKind("copilot:subagent_failed", "Subagent failed", show="error", context=False, counted=True),
+    LineKind("copilot:notification", "Notification", context=False, counted=True),
 )
 """Copilot CLI's events that are not conversation (see ``store.kinds``)."""
 add_kinds(COPILOT_KINDS)
@@ -75,6 +77,7 @@ NOTICES = {
     "session.warning": ("copilot:warning", "message"),
     "skill.invoked": ("copilot:skill", "name"),
     "subagent.failed": ("copilot:subagent_failed", "error"),
+    "system.notification": ("copilot:notification", "content"),
 }
 """Events shown as one notice: event type -> (row, the field holding its text)."""
 
