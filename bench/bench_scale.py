@@ -388,7 +388,10 @@ def main() -> int:
     )
     parser.add_argument("--sizes", default="1000,10000,100000", help="session counts, comma-separated")
     parser.add_argument(
-        "--turns", default="30,3", help="turns per session for each size (the last for the rest)"
+        "--turns",
+        default=None,
+        help="turns per session for each size (the last for the rest); default 30 up to 1,000 "
+        "sessions, else 3 (100,000 x 30 turns would be 33 GB)",
     )
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument("--no-build", action="store_true")
@@ -396,7 +399,7 @@ def main() -> int:
     parser.add_argument("--keep", action="store_true", help="keep the corpora and sites")
     args = parser.parse_args()
     sizes = [int(x) for x in args.sizes.split(",")]
-    turns = [int(x) for x in args.turns.split(",")]
+    turns = [int(x) for x in args.turns.split(",")] if args.turns else [30 if n <= 1000 else 3 for n in sizes]
     turns += [turns[-1]] * (len(sizes) - len(turns))
     uptime = subprocess.run(["uptime"], capture_output=True, text=True).stdout.strip()
     print(f"bench_scale: {load()}; uptime: {uptime}")
