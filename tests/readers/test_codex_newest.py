@@ -4,6 +4,7 @@ shown: checked against counts computed from the raw lines of a file written from
 
 from __future__ import annotations
 
+import json
 import re
 from typing import Any
 
@@ -83,3 +84,24 @@ def test_dump_prints_the_agent_messages_and_the_encrypted_one_says_so() -> None:
     assert out.count("## Agent message") == 3
     assert "/root/fixer to /root: Fixed: the tokenizer skipped the last line" in out
     assert "[encrypted]" in out and "gAAAB" not in out
+
+
+def test_a_proposed_plan_is_a_plan_heading_not_literal_tags(tmp_path: Any) -> None:
+    plan = "1. Read the parser\n2. Add a **test**"
+    reply = f"Here is the plan.\n\n<proposed_plan>\n{plan}\n</proposed_plan>\n"
+    lines = [
+        {"type": "session_meta", "payload": {"id": "p1", "timestamp": "2026-11-01T10:00:00Z", "cwd": "/w"}},
+        {"type": "event_msg", "payload": {"type": "user_message", "message": "plan it"}},
+        {"type": "response_item", "payload": {"type": "message", "role": "user",
+                                              "content": [{"type": "input_text", "text": "plan it"}]}},
+        {"type": "response_item", "payload": {"type": "message", "role": "assistant",
+                                              "content": [{"type": "output_text", "text": reply}]}},
+    ]  # fmt: skip
+    path = tmp_path / "rollout-2026-11-01T10-00-00-p1.jsonl"
+    stamp = {"timestamp": "2026-11-01T10:00:01Z"}
+    path.write_text("".join(json.dumps({**stamp, **line}) + "\n" for line in lines), encoding="utf-8")
+    page = "".join(render_session(load_any(path), RenderOptions(compress=False)).frags.value())
+    assert "proposed_plan" not in page
+    assert "<strong>Proposed plan</strong>" in page
+    assert "<li>Read the parser</li>" in page and "<strong>test</strong>" in page
+    assert "Here is the plan." in page

@@ -32,6 +32,7 @@ from sessiontree.readers.codex_items import (
     convert_user_content,
     generated_image,
     goal_text,
+    plan_text,
     reasoning_block,
     review_text,
     tool_search_text,
@@ -271,7 +272,7 @@ class _Converter:
                 else [content]
             )
             reply = self._open_reply(lineno, ts)["message"]["content"]
-            reply.extend({"type": "text", "text": t} for t in texts if isinstance(t, str))
+            reply.extend({"type": "text", "text": plan_text(t)} for t in texts if isinstance(t, str))
             return
         self.reply = None
         blocks = convert_user_content(content)
@@ -366,7 +367,9 @@ class _Converter:
             else:
                 self._prompt(self.build.line_id(lineno), [{"type": "text", "text": text}], ts)
         elif kind == "agent_message":
-            self._open_reply(lineno, ts)["message"]["content"].append({"type": "text", "text": text})
+            self._open_reply(lineno, ts)["message"]["content"].append(
+                {"type": "text", "text": plan_text(text)}
+            )
         elif kind == "agent_reasoning" and text:
             self._open_reply(lineno, ts)["message"]["content"].append({"type": "thinking", "thinking": text})
 

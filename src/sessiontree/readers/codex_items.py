@@ -22,6 +22,16 @@ CONTEXT_PREFIXES = (
 ABORTED_PREFIX = "<turn_aborted>"
 """What the CLI (0.116+) injects into the conversation when the user interrupts a turn."""
 _REASON = re.compile(r"<reason>\s*([^<]{1,80}?)\s*</reason>")
+_PLAN = re.compile(r"^[ \t]*<proposed_plan>[ \t]*\n(.*?)\n?[ \t]*</proposed_plan>[ \t]*$", re.M | re.S)
+"""A plan the model proposes in plan mode: Codex's TUI draws it as a "Proposed Plan" block."""
+
+
+def plan_text(text: str) -> str:
+    """A reply's text with each ``<proposed_plan>`` block shown as the TUI shows it: a heading and
+    the plan's markdown (the tags were printed as literal text)."""
+    if "<proposed_plan>" not in text:
+        return text
+    return _PLAN.sub(lambda m: f"**Proposed plan**\n\n{m.group(1).strip()}", text)
 
 
 def aborted_reason(text: str) -> str:
