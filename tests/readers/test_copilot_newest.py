@@ -95,3 +95,41 @@ def test_results_show_what_the_timeline_showed_and_the_new_events_are_notices(tm
         "Agent explore-1 completed",
     ):
         assert said in page
+
+
+def test_a_failed_hook_a_handoff_and_a_truncation_are_notices_never_prompts(tmp_path: Path) -> None:
+    """copilot-sdk cc0438d6 session-events.ts: HookEndData, HandoffData, TruncationData."""
+    events = _events()[:3]
+    for kind, data in (
+        ("hook.end", {"hookInvocationId": "h1", "hookType": "preToolUse", "success": False,
+                      "error": {"message": "lint.sh exited 2", "source": "team-plugin"}}),
+        ("hook.end", {"hookInvocationId": "h2", "hookType": "postToolUse", "success": True}),
+        ("session.handoff", {"handoffTime": "2026-11-02T08:01:00.000Z", "sourceType": "remote",
+                             "host": "https://github.com", "remoteSessionId": "r-77",
+                             "repository": {"owner": "acme", "name": "ui", "branch": "fix/login"},
+                             "summary": "Found the colour in login.css", "context": "Issue #12"}),
+        ("session.truncation", {"performedBy": "BasicTruncator", "messagesRemovedDuringTruncation": 14,
+                                "tokensRemovedDuringTruncation": 52000, "preTruncationMessagesLength": 40,
+                                "preTruncationTokensInMessages": 180000, "postTruncationMessagesLength": 26,
+                                "postTruncationTokensInMessages": 128000, "tokenLimit": 128000}),
+    ):  # fmt: skip
+        events.append({"type": kind, "data": data, "id": f"x{len(events)}", "parentId": None,
+                       "timestamp": f"2026-11-02T08:01:{len(events):02d}.000Z"})  # fmt: skip
+    log = copilot_log(tmp_path, SID, events)
+    summary = inspected(log, "copilot")
+    assert summary["prompts"] == 1
+    assert summary["notices"] == {"Hook failed": 1}
+    notices = {e["customType"]: e["content"] for e in load_any(log).entries if "content" in e}
+    assert notices["copilot:hook_failed"] == "preToolUse: lint.sh exited 2 (team-plugin)"
+    assert notices["copilot:handoff"].startswith("Handed off from a remote session (acme/ui@fix/login)")
+    assert "Found the colour in login.css" in notices["copilot:handoff"]
+    assert notices["copilot:truncation"] == (
+        "Context truncated by BasicTruncator: 14 messages (52,000 tokens) removed;"
+        " 26 messages, 128,000 of 128,000 tokens left"
+    )
+    frags = render_session(load_any(log), RenderOptions(compress=False)).frags.value()
+    assert isinstance(frags, list)
+    page = "".join(frags)
+    for said in ("lint.sh exited 2", "acme/ui@fix/login", "Issue #12", "52,000 tokens"):
+        assert said in page
+    assert "tokensRemovedDuringTruncation" not in page and "remoteSessionId" not in page

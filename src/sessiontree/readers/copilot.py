@@ -16,6 +16,10 @@ result shows ``detailedContent`` (what the timeline shows; ``content`` is the co
 model) and the images of ``contents``; ``session.task_complete`` (the agent's summary),
 ``session.warning``, ``session.mode_changed``, ``skill.invoked``, ``subagent.failed`` and
 ``system.notification`` (a background agent or shell finished: Copilot's words, never typed) are notices.
+At copilot-sdk commit cc0438d6 (nodejs/src/generated/session-events.ts): a failed ``hook.end``
+(``hookType``, ``error.message`` / ``source``) is a 'Hook failed' notice, ``session.handoff``
+(``sourceType``, ``repository {owner, name, branch}``, ``summary``, ``context``) a 'Handoff' one and
+``session.truncation`` (messages and tokens removed, by ``performedBy``) a 'Truncation' one.
 """
 
 from __future__ import annotations
@@ -42,6 +46,9 @@ COPILOT_KINDS = (
     LineKind("copilot:skill", "Skill", context=False),
     LineKind("copilot:subagent_failed", "Subagent failed", show="error", context=False, counted=True),
     LineKind("copilot:notification", "Notification", context=False, counted=True),
+    LineKind("copilot:hook_failed", "Hook failed", show="error", context=False, counted=True),
+    LineKind("copilot:handoff", "Handoff", context=False),
+    LineKind("copilot:truncation", "Truncation", context=False),
 )
 """Copilot CLI's events that are not conversation (see ``store.kinds``)."""
 add_kinds(COPILOT_KINDS)
@@ -80,6 +87,42 @@ NOTICES = {
     "system.notification": ("copilot:notification", "content"),
 }
 """Events shown as one notice: event type -> (row, the field holding its text)."""
+
+
+def _hook_failed(data: dict[str, Any]) -> str:
+    """A failed ``hook.end``: the hook's type, its error and where the hook came from."""
+    found = data.get("error")
+    error: dict[str, Any] = found if isinstance(found, dict) else {}
+    text = f"{as_str(data.get('hookType')) or 'hook'}: {_text(error.get('message')) or 'failed'}"
+    return f"{text} ({error['source']})" if as_str(error.get("source")) else text
+
+
+def _handoff(data: dict[str, Any]) -> str:
+    """``session.handoff``: where the session came from, then its summary and context."""
+    found = data.get("repository")
+    repo: dict[str, Any] = found if isinstance(found, dict) else {}
+    name = "/".join(t for t in (as_str(repo.get("owner")), as_str(repo.get("name"))) if t)
+    if name and as_str(repo.get("branch")):
+        name = f"{name}@{repo['branch']}"
+    head = f"Handed off from a {as_str(data.get('sourceType')) or 'remote'} session"
+    head += f" ({name})" if name else ""
+    return "\n\n".join(t for t in (head, _text(data.get("summary")), _text(data.get("context"))) if t)
+
+
+def _truncation(data: dict[str, Any]) -> str:
+    """``session.truncation``: what was cut from the conversation, and what is left of its window."""
+
+    def num(key: str) -> str:
+        value = data.get(key)
+        return f"{value:,}" if isinstance(value, int) and not isinstance(value, bool) else "?"
+
+    by = as_str(data.get("performedBy"))
+    return (
+        f"Context truncated{f' by {by}' if by else ''}: {num('messagesRemovedDuringTruncation')} messages"
+        f" ({num('tokensRemovedDuringTruncation')} tokens) removed;"
+        f" {num('postTruncationMessagesLength')} messages, {num('postTruncationTokensInMessages')}"
+        f" of {num('tokenLimit')} tokens left"
+    )
 
 
 def _images(contents: Any) -> list[dict[str, Any]]:
@@ -179,6 +222,12 @@ class _Made(Chain):
             self.notice(eid, NOTICES[kind][0], text, ts)
         elif kind == "session.mode_changed" and as_str(data.get("newMode")):
             self.notice(eid, "copilot:mode", f"Mode: {data['newMode']}", ts)
+        elif kind == "hook.end" and data.get("success") is False:
+            self.notice(eid, "copilot:hook_failed", _hook_failed(data), ts)
+        elif kind == "session.handoff":
+            self.notice(eid, "copilot:handoff", _handoff(data), ts)
+        elif kind == "session.truncation":
+            self.notice(eid, "copilot:truncation", _truncation(data), ts)
         elif kind == "abort":
             self.notice(eid, "copilot:abort", as_str(data.get("reason")) or "Interrupted", ts)
         elif kind not in SKIPPED:
