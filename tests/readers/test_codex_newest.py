@@ -105,3 +105,36 @@ def test_a_proposed_plan_is_a_plan_heading_not_literal_tags(tmp_path: Any) -> No
     assert "<strong>Proposed plan</strong>" in page
     assert "<li>Read the parser</li>" in page and "<strong>test</strong>" in page
     assert "Here is the plan." in page
+
+
+def test_sub_agent_activity_is_a_subagent_notice_never_a_prompt(tmp_path: Any) -> None:
+    """openai/codex 3c6ad5ea legacy_events.rs: SubAgentActivityEvent {event_id, occurred_at_ms,
+    agent_thread_id, agent_path, kind: started | interacted | interrupted}, persisted as an event."""
+    child = "019a2b3c-4d5e-7f60-8a9b-0c1d2e3f4a5b"
+    lines: list[dict[str, Any]] = [
+        {"type": "session_meta", "payload": {"id": "s1", "timestamp": "2026-11-01T10:00:00Z", "cwd": "/w"}},
+        {"type": "event_msg", "payload": {"type": "user_message", "message": "review it"}},
+        {"type": "response_item", "payload": {"type": "message", "role": "user",
+                                              "content": [{"type": "input_text", "text": "review it"}]}},
+    ]  # fmt: skip
+    for kind in ("started", "interacted", "interrupted"):
+        event = {"type": "sub_agent_activity", "event_id": f"call_{kind}", "occurred_at_ms": 1793527200000,
+                 "agent_thread_id": child, "agent_path": "/root/reviewer", "kind": kind}  # fmt: skip
+        lines.append({"type": "event_msg", "payload": event})
+    path = tmp_path / "rollout-2026-11-01T10-00-00-s1.jsonl"
+    stamp = {"timestamp": "2026-11-01T10:00:01Z"}
+    path.write_text("".join(json.dumps({**stamp, **line}) + "\n" for line in lines), encoding="utf-8")
+    assert inspected(path, "codex")["prompts"] == 1
+    said = [
+        e.get("content")
+        for e in load_any(path).entries
+        if e.get("customType") == "codex:event/sub_agent_activity"
+    ]
+    assert said == [
+        f"Subagent /root/reviewer started (thread {child})",
+        f"Message sent to subagent /root/reviewer (thread {child})",
+        f"Subagent /root/reviewer interrupted (thread {child})",
+    ]
+    page = "".join(render_session(load_any(path), RenderOptions(compress=False)).frags.value())
+    assert page.count('<span class="st-role">Subagent</span>') == 3
+    assert "occurred_at_ms" not in page and "Message sent to subagent /root/reviewer" in page

@@ -13,7 +13,9 @@ The item and event types are those openai/codex writes at commit 0136a731 (codex
 inter-agent messages and tool outputs made of content items are shown; a review's findings and a
 goal's changes are notices; the encrypted compaction items, the tool list (``additional_tools``) and
 the events that repeat an item (``mcp_tool_call_end``, ``patch_apply_end``, ``web_search_end``,
-``image_generation_end``, ``turn_started``, ``turn_complete``) stay carried under "all".
+``image_generation_end``, ``turn_started``, ``turn_complete``) stay carried under "all". A
+``sub_agent_activity`` event (openai/codex at commit 3c6ad5ea, codex-rs/protocol ``legacy_events.rs``
+``SubAgentActivityEvent``: ``agent_path``, ``agent_thread_id``, ``kind``) is a 'Subagent' notice.
 """
 
 from __future__ import annotations
@@ -35,6 +37,7 @@ from sessiontree.readers.codex_items import (
     plan_text,
     reasoning_block,
     review_text,
+    subagent_activity_text,
     tool_search_text,
     usage_of,
 )
@@ -65,12 +68,14 @@ ROLLED_BACK = "codex:event/thread_rolled_back"
 AGENT_MESSAGE = "codex:agent_message"
 REVIEW = "codex:event/review"
 GOAL = "codex:event/thread_goal_updated"
+SUBAGENT = "codex:event/sub_agent_activity"
 CODEX_KINDS = (
     LineKind(TURN_ABORTED, "Interrupted"),
     LineKind(ROLLED_BACK, "Rolled back", context=False),
     LineKind(AGENT_MESSAGE, "Agent message", counted=True),
     LineKind(REVIEW, "Review", context=False),
     LineKind(GOAL, "Goal", context=False),
+    LineKind(SUBAGENT, "Subagent", context=False),
 )
 """Codex CLI's lines that are not conversation (see ``store.kinds``)."""
 add_kinds(CODEX_KINDS)
@@ -327,6 +332,8 @@ class _Converter:
             if goal != self.goal:
                 self.goal = goal
                 self._notice(lineno, GOAL, event, goal, ts)
+        elif kind == "sub_agent_activity":
+            self._notice(lineno, SUBAGENT, event, subagent_activity_text(event), ts)
         else:
             self._carry(lineno, f"codex:event/{kind}" if isinstance(kind, str) else "codex:event", event, ts)
 

@@ -258,3 +258,21 @@ def goal_text(event: dict[str, Any]) -> str | None:
         return None
     status = as_str(goal.get("status")) if isinstance(goal, dict) else None
     return objective + (f" ({status})" if status else "")
+
+
+SUBAGENT_DOINGS = {
+    "started": "Subagent {} started",
+    "interacted": "Message sent to subagent {}",
+    "interrupted": "Subagent {} interrupted",
+    "completed": "Subagent {} completed",
+}
+"""``SubAgentActivityKind`` (codex-rs/protocol ``protocol.rs``, snake_case; 'completed' is newer) in words."""
+
+
+def subagent_activity_text(event: dict[str, Any]) -> str:
+    """A ``sub_agent_activity`` event: 'Subagent /root/reviewer started (thread <id>)'."""
+    kind = as_str(event.get("kind")) or "activity"
+    path = as_str(event.get("agent_path")) or "agent"
+    said = SUBAGENT_DOINGS[kind].format(path) if kind in SUBAGENT_DOINGS else f"Subagent {path}: {kind}"
+    thread = as_str(event.get("agent_thread_id"))
+    return f"{said} (thread {thread})" if thread else said
