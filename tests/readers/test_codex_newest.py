@@ -138,3 +138,35 @@ def test_sub_agent_activity_is_a_subagent_notice_never_a_prompt(tmp_path: Any) -
     page = "".join(render_session(load_any(path), RenderOptions(compress=False)).frags.value())
     assert page.count('<span class="st-role">Subagent</span>') == 3
     assert "occurred_at_ms" not in page and "Message sent to subagent /root/reviewer" in page
+
+
+def test_a_find_in_page_shows_its_pattern_beside_its_page(tmp_path: Any) -> None:
+    """openai/codex 001cb8e2 models.rs: a web_search_call's action {type: find_in_page, url, pattern}."""
+    url = "https://docs.python.org/3/library/asyncio-task.html"
+    actions = [
+        {"type": "search", "query": "asyncio TaskGroup cancel"},
+        {"type": "open_page", "url": url},
+        {"type": "find_in_page", "url": url, "pattern": "ExceptionGroup"},
+    ]
+    lines: list[dict[str, Any]] = [
+        {"type": "session_meta", "payload": {"id": "w1", "timestamp": "2026-11-01T10:00:00Z", "cwd": "/w"}},
+        {"type": "event_msg", "payload": {"type": "user_message", "message": "look it up"}},
+        {"type": "response_item", "payload": {"type": "message", "role": "user",
+                                              "content": [{"type": "input_text", "text": "look it up"}]}},
+    ] + [
+        {"type": "response_item", "payload": {"type": "web_search_call", "status": "completed", "action": a}}
+        for a in actions
+    ]  # fmt: skip
+    path = tmp_path / "rollout-2026-11-01T10-00-00-w1.jsonl"
+    stamp = {"timestamp": "2026-11-01T10:00:01Z"}
+    path.write_text("".join(json.dumps({**stamp, **line}) + "\n" for line in lines), encoding="utf-8")
+    page = "".join(render_session(load_any(path), RenderOptions(compress=False)).frags.value())
+    chips = re.findall(
+        r'<span class="st-chip-label">(\w+)</span> <span class="st-call-(\w+)">([^<]*)</span>', page
+    )
+    assert chips == [("Search", "pattern", actions[0]["query"]), ("Open", "path", url),
+                     ("Find", "pattern", "ExceptionGroup")]  # fmt: skip
+    assert (
+        f'ExceptionGroup</span> <span class="st-call-in">in</span> <span class="st-call-path">{url}' in page
+    )
+    assert "find_in_page" not in page

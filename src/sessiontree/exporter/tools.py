@@ -276,7 +276,9 @@ class SearchRenderer(ToolRenderer):
 
 
 class WebSearchRenderer(ToolRenderer):
-    """A web search the model ran (Codex CLI's ``web_search_call``): a chip with the query."""
+    """A web search the model ran (Codex CLI's ``web_search_call``): a chip with the query, the page
+    opened, or a find-in-page's pattern beside its page (openai/codex 001cb8e2 models.rs
+    ``WebSearchAction``: search / open_page / find_in_page {url, pattern})."""
 
     names = ("web_search",)
     status = "success"  # run by the model's server: no tool result entry follows
@@ -286,10 +288,14 @@ class WebSearchRenderer(ToolRenderer):
         query = _str(args, "query") or (
             "; ".join(q for q in queries if isinstance(q, str)) if isinstance(queries, list) else ""
         )
-        url = _str(args, "url")
-        if query or url:
-            label = Markup('<span class="st-chip-label">{}</span> ').format("Search" if query else "Open")
-            return label + _summary(query or url, "pattern" if query else "path"), Markup("")
+        url, pattern = _str(args, "url"), "" if query else _str(args, "pattern")
+        if query or url or pattern:
+            word = "Search" if query else "Find" if pattern else "Open"
+            label = Markup('<span class="st-chip-label">{}</span> ').format(word)
+            shown = label + _summary(query or pattern or url, "path" if word == "Open" else "pattern")
+            if pattern and url:
+                shown += Markup(' <span class="st-call-in">in</span> ') + _summary(url, "path")
+            return shown, Markup("")
         return super().call(name, args)
 
     def target(self, args: Args) -> str:
@@ -298,7 +304,9 @@ class WebSearchRenderer(ToolRenderer):
     def source(self, args: Args) -> str:
         queries = args.get("queries")
         listed = "; ".join(q for q in queries if isinstance(q, str)) if isinstance(queries, list) else ""
-        return _str(args, "query") or listed or _str(args, "url")
+        url, pattern = _str(args, "url"), _str(args, "pattern")
+        found = f"'{pattern}' in {url}" if pattern and url else pattern or url
+        return _str(args, "query") or listed or found
 
 
 class TodoRenderer(ToolRenderer):
