@@ -69,3 +69,19 @@ def test_while_the_pass_reads_a_watched_listing_lists_what_it_read_at_most_so_of
     assert listing.settle_some(60) == (True, False)  # the pass is done: listed at once
     done = listing.scan()
     assert done == Sources(roots, None).scan(exact=True)
+
+
+def test_a_file_listed_from_its_stat_shows_the_agent_of_its_folder(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from tests.keep.conftest import claude_session
+
+    root = tmp_path / "projects"
+    for n in range(4):
+        path = claude_session(root / "-home-dev-demo", f"{n:08d}-0000-4000-8000-000000000000", f"p{n}")
+        os.utime(path, (1_700_000_000 + n * 60, 1_700_000_000 + n * 60))
+    monkeypatch.setattr(catalog, "READ_FIRST", 1)
+    monkeypatch.setattr(listing_module, "FIRST_READ_SECONDS", -1.0)
+    first = Listing([root], tmp_path / "cache").scan()
+    assert [e.pending for e in first] == [False, True, True, True]
+    assert [e.agent for e in first] == ["claude"] * 4  # not pi's, the default of a record

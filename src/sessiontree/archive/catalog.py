@@ -210,6 +210,9 @@ class Walk:
     seen: dict[str, _Cached] = field(default_factory=dict)
     todo: list[_ToRead] = field(default_factory=list)
     read_any: bool = False
+    agent: str | None = None
+    """The agent of the last file this walk read or kept (a folder holds one agent's sessions):
+    what a file listed from its stat alone is shown as until it is read."""
 
     def read(self, todo: Iterable[_ToRead], deadline: float | None) -> None:
         """Read these files of the walk's newest first. ``deadline`` (a ``time.monotonic()``; not
@@ -232,9 +235,14 @@ class Walk:
         ):
             # Listed, not read yet: its stat now, its header and counts from ``settle``.
             bare = _bare(item.path, item.key, item.parent, st.st_size, st.st_mtime)
+            if self.agent is not None:
+                bare = replace(bare, agent=self.agent)
             self.seen[item.key] = _Cached(bare, None, st.st_mtime_ns)
         else:
-            self.seen[item.key] = read_entry(root, item.path, item.parent, item.old, exact=self.exact)
+            done = read_entry(root, item.path, item.parent, item.old, exact=self.exact)
+            if done.entry.error is None:
+                self.agent = done.entry.agent
+            self.seen[item.key] = done
         self.read_any = True
 
 
@@ -288,6 +296,8 @@ class Catalog:
                 and not (exact and old.entry.pending)
             ):
                 walk.seen[key] = old
+                if old.entry.error is None:
+                    walk.agent = old.entry.agent
                 continue
             walk.todo.append(_ToRead(-st.st_mtime if st is not None else 0.0, key, path, parent, st, old))
         return walk
