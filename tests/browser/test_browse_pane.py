@@ -165,11 +165,11 @@ def test_the_pane_hears_of_a_change_made_before_the_pages_stream_opened(
 
 _COUNT_FETCHES = """
 window.__lists = 0; window.__models = 0; window.__told = 0;
-const fetched = window.fetch;
-window.fetch = (url, options) => {
+const opened = XMLHttpRequest.prototype.open;
+XMLHttpRequest.prototype.open = function (method, url, ...rest) {
   if (String(url).includes('/api/sessions')) window.__lists += 1;
   if (String(url).includes('/api/session-models')) window.__models += 1;
-  return fetched(url, options);
+  return opened.call(this, method, url, ...rest);
 };
 document.addEventListener('st-sessions-changed', () => { window.__told += 1; });
 """
@@ -226,6 +226,37 @@ def test_the_pane_starts_after_the_first_screen_is_painted(page: Page, tmp_path:
         page.goto(served.url + "/s/--work-demo--/one.jsonl")
         page.wait_for_selector("#st-browse .st-browse-row")
         assert page.evaluate("window.__stPaneFramed") is True
+
+
+# Set before the page's own scripts: whether the pane was built when its list was asked for.
+_PANE_AT_FETCH = """
+window.__paneAtFetch = [];
+const open = XMLHttpRequest.prototype.open;
+XMLHttpRequest.prototype.open = function (method, url, ...rest) {
+  const built = !!document.getElementById('st-browse');
+  if (/\\/api\\/sessions$/.test(String(url))) window.__paneAtFetch.push(built);
+  return open.call(this, method, url, ...rest);
+};
+"""
+
+
+def test_the_panes_list_is_asked_for_before_the_pane_is_built(
+    page: Page, watch: Watch, tmp_path: Path
+) -> None:
+    """The list's first part is asked for as the pane's script runs (with the page's first chunk), not
+    once the pane is built after the first screen's paint; it is asked for once, and drawn."""
+    agent = tmp_path / "agent"
+    root = agent / "sessions"
+    _write(root / "--work-demo--" / "one.jsonl", "one", "/work/demo", 1)
+    _write(root / "--work-demo--" / "two.jsonl", "two", "/work/demo", 2)
+    with serve_process(root, agent, tmp_path / "cache") as served:
+        page.add_init_script(_PANE_AT_FETCH + _COUNT_FETCHES)
+        page.goto(served.url + "/s/--work-demo--/one.jsonl")
+        page.wait_for_selector("#st-browse .st-browse-row")
+        wait_js(page, "window.__models === 1")  # every part in and drawn: the pane asked for the models
+        assert page.evaluate("window.__paneAtFetch") == [False]  # before the pane, once
+        assert _keys(page) == ["--work-demo--/one.jsonl", "--work-demo--/two.jsonl"]
+    assert watch.page_errors == []
 
 
 @pytest.mark.parametrize(

@@ -8,14 +8,37 @@
  * rows are drawn, more as the list is scrolled. "Last seen" is kept per session in localStorage.
  * Every string from the list is set as text. Needs session-list.js before it. The pane starts
  * once the page's first screen is painted (a frame after this script, or at once in a hidden tab):
- * its drawing and its fetch are not what the reader waits for first. */
+ * its drawing is not what the reader waits for first. Its list is asked for at once, as this script
+ * runs with the page's first chunk, and through XMLHttpRequest, not fetch: fetch's reply and its
+ * body's JSON come in tasks of their own, which waited behind the viewer's first screen until it
+ * was painted; the request's load comes in one, run as soon as the viewer yields for its paint. */
 (() => {
   'use strict';
+  // The first part of the list, asked for before the pane is built (null: no pane on this page).
+  const firstReply = (() => {
+    const settings = window.sessiontreeBrowse || {};
+    if (!settings.data || !document.getElementById('st-sidebar') || location.protocol === 'file:') return null;
+    const reply = getJson(new URL(settings.data, location.href).href);
+    reply.catch(() => {}); // weighed when the pane takes it
+    return reply;
+  })();
+  function getJson(url) {
+    return new Promise((resolve, reject) => {
+      const ask = new XMLHttpRequest();
+      ask.open('GET', url);
+      ask.setRequestHeader('Accept', 'application/json');
+      ask.setRequestHeader('Cache-Control', 'no-cache'); // a site's list as it is now
+      ask.responseType = 'json';
+      ask.onload = () => (ask.status === 200 && ask.response ? resolve(ask.response) : reject(new Error(String(ask.status))));
+      ask.onerror = () => reject(new Error('network'));
+      ask.send();
+    });
+  }
   const start = () => {
     const settings = window.sessiontreeBrowse || {};
     const doc = document;
     const side = doc.getElementById('st-sidebar');
-    if (!settings.data || !side || !window.fetch || location.protocol === 'file:') return;
+    if (!settings.data || !side || location.protocol === 'file:') return;
     const list = sessionList;
     const POLL_MS = settings.poll || 0;
     const FIRST_ROWS = 100;
@@ -226,12 +249,6 @@
       doc.documentElement.classList.add('st-has-unseen');
     }
 
-    async function getJson(url) {
-      const reply = await fetch(url, { headers: { Accept: 'application/json' }, cache: 'no-store' });
-      if (!reply.ok) throw new Error(String(reply.status));
-      return reply.json();
-    }
-
     // A server lists models apart (they come from its search index, which may still be building).
     let models = null;
     async function loadModels() {
@@ -267,6 +284,7 @@
     }
 
     let loaded = false;
+    let early = firstReply; // the first fetch's reply: asked for as the page came
     let state = null; // the server's listing state of the list drawn (null: none said)
     let refreshes = 0; // a reply to an older fetch than the last one asked is dropped
     let asking = 0; // fetches of the list under way
@@ -290,7 +308,9 @@
       const asked = ++refreshes;
       let more = [];
       try {
-        const data = await getJson(dataUrl.href);
+        const reply = early || getJson(dataUrl.href);
+        early = null;
+        const data = await reply;
         if (asked !== refreshes) return;
         sessions = linked(data.sessions);
         more = Array.isArray(data.more) ? data.more : [];
