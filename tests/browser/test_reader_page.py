@@ -380,6 +380,9 @@ def test_a_run_of_tool_only_messages_is_one_row_until_opened(
     page = _open(browser, served, "pi/long.jsonl", width, scheme)
     try:
         wait_js(page, "document.querySelectorAll('.st-run-head').length > 0")
+        # The pane draws its rows beside the messages about when the page is ready: a click sent
+        # while it lays them out can miss the row (a busy CI run's failure), so wait for them.
+        wait_js(page, "performance.getEntriesByName('st-browse-drawn').length > 0")
         row = page.locator(".st-run-head").first
         text = row.inner_text()
         found = re.fullmatch(r"(\d+) tool calls in (\d+) messages( · (\d+) with parallel calls)?", text)
