@@ -29,6 +29,8 @@ def update_index(
     on_start: Callable[[int, int], None] | None = None,
     deadline: float | None = None,
     budget: float | None = None,
+    report: UpdateReport | None = None,
+    on_progress: Callable[[], None] | None = None,
 ) -> UpdateReport:
     """Bring the index in step with the session files under ``roots``: appends, rewrites, deletions.
 
@@ -37,10 +39,12 @@ def update_index(
     is started after it (one at least): the rest is ``report.pending``, for a later update.
     ``budget`` (seconds): the deadline is that long after the stat pass, or ``READ_PER_STAT`` times
     the pass's own time when longer (a background slice: at 100,000 files the pass took longer than a fixed
-    deadline, and each slice read one file).
+    deadline, and each slice read one file). ``report`` is filled as the update goes (its ``left``
+    once the stat pass ended, then after each file read), and ``on_progress()`` told each time:
+    serve's search answers from the index as it is while an update still runs.
     """
     started_at = time.monotonic()
-    report = UpdateReport()
+    report = UpdateReport() if report is None else report
     found = list_session_files(roots)
     clause, params = root_clause(roots, "path")
     known = {
@@ -65,6 +69,9 @@ def update_index(
         seen = known.get(key)
         if seen is None or not _unchanged(st, *seen[1:]):
             stats.append((st.st_mtime, key, found_path, st))
+    report.left = len(stats)
+    if on_progress is not None:
+        on_progress()
     if on_start is not None and stats:
         sizes = {
             str(r[0]): int(r[1]) for r in conn.execute(f"SELECT path, size FROM files WHERE {clause}", params)
@@ -89,10 +96,13 @@ def update_index(
         for done, (_mtime, key, found_path, st) in enumerate(ordered):
             fresh = not _racy(st, known.get(key))
             if deadline is not None and fresh and started and time.monotonic() >= deadline:
-                report.pending = len(ordered) - done
+                report.pending = report.left = len(ordered) - done
                 break
             started += fresh
             update_file(conn, found_path, report)
+            report.left = len(ordered) - done - 1
+            if on_progress is not None:
+                on_progress()
     if report.rows or report.removed or report.whole:
         # Never waits for readers (PASSIVE); with journal_size_limit the log shrinks back.
         conn.execute("PRAGMA wal_checkpoint(PASSIVE)")

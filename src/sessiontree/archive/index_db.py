@@ -41,6 +41,8 @@ class UpdateReport:
     rows: int = 0
     pending: int = 0
     """Changed files left for a later update (a ``deadline`` came first): the answer is partial."""
+    left: int = -1
+    """While the update runs, the changed files it has still to read (-1 until its stat pass ended)."""
 
 
 SCHEMA_VERSION = 11
@@ -121,10 +123,7 @@ def connect(db_path: Path, busy_timeout: float = BUSY_TIMEOUT) -> sqlite3.Connec
         make_private_file(db_path)
     except OSError as exc:
         raise SearchError(f"Cannot create the cache dir {db_path.parent}: {read_reason(exc)}") from None
-    try:
-        conn = sqlite3.connect(db_path, timeout=busy_timeout, isolation_level=None, check_same_thread=False)
-    except sqlite3.Error as exc:
-        raise INDEX_ERRORS.error_of(db_path, exc) from None
+    conn = _connection(db_path, busy_timeout)
     try:
         conn.execute("PRAGMA journal_mode=WAL")
         conn.execute("PRAGMA synchronous=NORMAL")
@@ -135,6 +134,25 @@ def connect(db_path: Path, busy_timeout: float = BUSY_TIMEOUT) -> sqlite3.Connec
         conn.close()
         raise INDEX_ERRORS.error_of(db_path, exc) from None
     return conn
+
+
+def reader(db_path: Path) -> sqlite3.Connection:
+    """A second, read-only connection to an index ``connect`` opened (its schema made): in WAL mode it
+    reads the last commit while ``conn`` writes, never waiting for it."""
+    read = _connection(db_path, BUSY_TIMEOUT)
+    try:
+        read.execute("PRAGMA query_only=1")
+    except sqlite3.Error as exc:
+        read.close()
+        raise INDEX_ERRORS.error_of(db_path, exc) from None
+    return read
+
+
+def _connection(db_path: Path, busy_timeout: float) -> sqlite3.Connection:
+    try:
+        return sqlite3.connect(db_path, timeout=busy_timeout, isolation_level=None, check_same_thread=False)
+    except sqlite3.Error as exc:
+        raise INDEX_ERRORS.error_of(db_path, exc) from None
 
 
 def _create_schema(conn: sqlite3.Connection) -> None:

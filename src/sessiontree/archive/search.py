@@ -25,7 +25,7 @@ from sessiontree.archive.collection import (
     root_clause,
 )
 from sessiontree.archive.index import update_index
-from sessiontree.archive.index_db import INDEX_ERRORS, UpdateReport, connect, read_texts
+from sessiontree.archive.index_db import INDEX_ERRORS, UpdateReport, connect, read_texts, reader
 from sessiontree.archive.snippet import Snippet, fts_patterns, make_snippet, plain_pattern
 from sessiontree.archive.usage_store import read_usage
 from sessiontree.errors import SearchError
@@ -184,9 +184,19 @@ class SearchIndex(Closing):
         self.db_path = self.cache_dir / INDEX_FILE
         self._lock = threading.Lock()
         self._conn = connect(self.db_path)
+        self._read_lock = threading.Lock()
+        try:
+            self._read = reader(self.db_path)
+        except SearchError:
+            self._conn.close()
+            raise
+        """Searches' own connection: WAL lets them read what is committed while an update writes
+        (serve's background slices hold the writing one for seconds at 100,000 files)."""
 
     def close(self) -> None:
         """Close the database."""
+        with self._read_lock:
+            self._read.close()
         with self._lock:
             self._conn.close()
 
@@ -195,16 +205,19 @@ class SearchIndex(Closing):
         on_start: Callable[[int, int], None] | None = None,
         deadline: float | None = None,
         budget: float | None = None,
+        report: UpdateReport | None = None,
+        on_progress: Callable[[], None] | None = None,
     ) -> UpdateReport:
         """Index what was appended, rewritten or added under the roots; forget deleted files.
 
         ``on_start(files, bytes)`` hears how much there is to read before reading starts; with a
         ``deadline`` (``time.monotonic()``) the newest files are read first and what is left when
-        it comes is ``pending`` in the report; ``budget``: see ``update_index``.
+        it comes is ``pending`` in the report; ``budget``, ``report``, ``on_progress``: see
+        ``update_index``. Searches meanwhile read what is committed (a file at a time).
         """
         with self._lock:
             try:
-                return update_index(self._conn, self.roots, on_start, deadline, budget)
+                return update_index(self._conn, self.roots, on_start, deadline, budget, report, on_progress)
             except sqlite3.Error as exc:
                 raise INDEX_ERRORS.error_of(self.db_path, exc) from None
 
@@ -230,9 +243,9 @@ class SearchIndex(Closing):
         if project is not None:
             clause += " AND cwd = ?"
             params.append(project)
-        with self._lock:
+        with self._read_lock:
             try:
-                row = self._conn.execute(
+                row = self._read.execute(
                     f"SELECT count(*) FROM files WHERE session_id IS NOT NULL AND {clause}", params
                 ).fetchone()
             except sqlite3.Error as exc:
@@ -251,7 +264,7 @@ class SearchIndex(Closing):
             return []
         where, params = _filter_sql(self.roots, filters)
         skip, end = filters.offset, filters.offset + filters.limit
-        with self._lock:
+        with self._read_lock:
             try:
                 if filters.newest:
                     rows = self._newest(query, where, params, end)[skip:]
@@ -276,7 +289,7 @@ class SearchIndex(Closing):
         if not query:
             return SearchCount(0, 0)
         where, params = _filter_sql(self.roots, filters)
-        with self._lock:
+        with self._read_lock:
             try:
                 matches = " UNION ALL ".join(
                     f"SELECT r.file_id FROM {table} JOIN rows r ON r.id = {table}.rowid "
@@ -284,7 +297,7 @@ class SearchIndex(Closing):
                     for table in ("tfts", "fts")
                 )
                 sql = f"SELECT count(*), count(DISTINCT file_id) FROM ({matches})"
-                hits, sessions = self._conn.execute(sql, [query, *params, query, *params]).fetchone()
+                hits, sessions = self._read.execute(sql, [query, *params, query, *params]).fetchone()
                 return SearchCount(int(hits), int(sessions))
             except sqlite3.Error as exc:
                 if not _is_fts_syntax_error(exc):
@@ -299,11 +312,11 @@ class SearchIndex(Closing):
         """Every match, newest entry first (ties as ``_ORDER`` breaks them)."""
         both = f"{_select('tfts')}{where} UNION ALL {_select('fts')}{where}"
         sql = f"SELECT * FROM ({both}) ORDER BY ts DESC, score, path, entry_id, role, id LIMIT ?"
-        return self._conn.execute(sql, [query, *params, query, *params, limit]).fetchall()
+        return self._read.execute(sql, [query, *params, query, *params, limit]).fetchall()
 
     def _ranked(self, query: str, where: str, params: list[Any], limit: int) -> list[Any]:
         """Title and label hits, then body hits (bm25 within each; the body ranking windowed)."""
-        run = self._conn.execute
+        run = self._read.execute
         rows = run(_select("tfts") + where + _ORDER + " LIMIT ?", [query, *params, limit]).fetchall()
         wanted = limit - len(rows)
         if wanted <= 0:
@@ -326,7 +339,7 @@ class SearchIndex(Closing):
 
     def _window(self, span: int) -> tuple[int, int] | None:
         """(time, lowest row id) of the rows from the ``span``-th newest entry time on (None: all rows)."""
-        run = self._conn.execute
+        run = self._read.execute
         row = run("SELECT ts FROM rows ORDER BY ts DESC LIMIT 1 OFFSET ?", (span,)).fetchone()
         if row is None or row[0] <= 0:
             return None
@@ -339,21 +352,21 @@ class SearchIndex(Closing):
             return
         pattern = plain_pattern(query)
         for table in ("tfts", "fts"):
-            cursor = self._conn.execute(_select(table) + where + _ORDER, [phrase, *params])
+            cursor = self._read.execute(_select(table) + where + _ORDER, [phrase, *params])
             while rows := cursor.fetchmany(_SCAN_PAGE):
-                texts = read_texts(self._conn, [row[0] for row in rows])
+                texts = read_texts(self._read, [row[0] for row in rows])
                 for row in rows:
                     text = texts.get(row[0], "")
                     if pattern.search(" ".join(text.split())):
                         yield row, text
 
     def _text(self, row_id: int) -> str:
-        return read_texts(self._conn, [row_id]).get(row_id, "")
+        return read_texts(self._read, [row_id]).get(row_id, "")
 
     def _part_title(self, file_id: int, part: str) -> str | None:
         """A later session of a file that holds several: its first prompt, one line (the file's
         title row is its first session's)."""
-        first = self._conn.execute(
+        first = self._read.execute(
             "SELECT id FROM rows WHERE file_id = ? AND role = 'user' AND entry_id >= ? AND entry_id < ?"
             " ORDER BY id LIMIT 1",
             (file_id, f"{part}:", f"{part};"),  # the ids '<part>:…' (';' follows ':')

@@ -12,6 +12,7 @@ done; the pane asks for the models again as the listing changes).
 
 from __future__ import annotations
 
+import logging
 import math
 import threading
 import time
@@ -23,6 +24,7 @@ import anyio
 from starlette.requests import Request
 from starlette.responses import JSONResponse, PlainTextResponse, Response
 
+from sessiontree.archive.index_db import UpdateReport
 from sessiontree.archive.search import ROLE_CHOICES, SearchFilters, SearchHit, SearchIndex
 from sessiontree.archive.usage import UsageRecord
 from sessiontree.errors import SearchError
@@ -40,9 +42,14 @@ from sessiontree.store.discovery import SessionInfo
 from sessiontree.store.surrogates import shown_name
 from sessiontree.store.titles import cut_title
 
+log = logging.getLogger(__name__)
+
 MAX_LIMIT = 100
 FIRST_ANSWER_SECONDS = 1.2
 """How long a search indexes before it answers with what is indexed so far (and how much is not)."""
+ANSWER_SECONDS = 1.5
+"""A search whose update is still walking and stat'ing the folders this long after it was asked (a
+fresh server at 100,000 files: seconds) answers from the index as it is, the update going on."""
 MAX_OFFSET = 10_000_000
 NO_STORE = {"Cache-Control": "no-store"}
 
@@ -66,6 +73,7 @@ class ArchiveService:
         usage_so_far: UsageSoFar,
         nav: NavLinks | None = None,
         on_pending: Callable[[], None] | None = None,
+        file_count: Callable[[], int] | None = None,
     ):
         self.roots = list(roots)
         self.nav = nav
@@ -76,8 +84,20 @@ class ArchiveService:
         self.usage_so_far = usage_so_far
         self.on_pending = on_pending
         """Told (from a worker thread) when a search left files to index: wakes serve's updates."""
+        self.file_count = file_count
+        """How many files the listing knows (what a search tells as left while its update still walks)."""
         self._index: SearchIndex | None = None
+        self._open_lock = threading.Lock()
         self._lock = threading.Lock()
+        """Held by the update that runs (one at a time); searches never wait for it."""
+        self._progress = threading.Condition()
+        """Guards the next four; notified as an update starts, reads a file and ends."""
+        self._started = 0
+        """Updates started: one numbered above a search's count saw the files as they are since."""
+        self._ended = 0
+        self._running: UpdateReport | None = None
+        self._error: SearchError | None = None
+        """Why the last update failed (a search waiting for it says so)."""
         self._watched = False
         self._changes = 0
         """Changes the watcher reported (``changed``)."""
@@ -95,9 +115,10 @@ class ArchiveService:
         self._usage_lock = threading.Lock()
 
     def _open(self) -> SearchIndex:
-        if self._index is None:
-            self._index = SearchIndex(self.roots, self.cache_dir, keep_out=self.keep_out)
-        return self._index
+        with self._open_lock:
+            if self._index is None:
+                self._index = SearchIndex(self.roots, self.cache_dir, keep_out=self.keep_out)
+            return self._index
 
     def watched(self, on: bool) -> None:
         """Say whether the watcher reports every change under the roots from now on (then an index
@@ -116,9 +137,74 @@ class ArchiveService:
         mark = self._changes
         if self._watched and self._clean == mark:
             return 0
-        pending = self._left = index.update(deadline=deadline, budget=budget).pending
+        report = UpdateReport()
+        with self._progress:
+            self._started += 1
+            self._running = report
+            self._progress.notify_all()
+        error: SearchError | None = None
+        try:
+            pending = index.update(
+                deadline=deadline, budget=budget, report=report, on_progress=self._told
+            ).pending
+        except SearchError as exc:
+            error = exc
+            raise
+        finally:
+            with self._progress:
+                self._running = None
+                self._ended = self._started
+                self._error = error
+                self._progress.notify_all()
+        self._left = pending
         self._clean = mark if pending == 0 and self._watched else None
         return pending
+
+    def _told(self) -> None:
+        with self._progress:
+            self._progress.notify_all()
+
+    def _update_for_search(self, index: SearchIndex, asked: float) -> int:
+        """Files left to index for a search asked at ``asked``: an update that starts after it (in a
+        thread of its own, which goes on when the search has answered) reads the newest files until
+        ``FIRST_ANSWER_SECONDS`` (one at least); the search answers when it ends, or from the index
+        as it is when an update still runs ``ANSWER_SECONDS`` after (walking the folders: seconds
+        at 100,000 files). Never waits for a background slice longer than that."""
+        deadline = asked + FIRST_ANSWER_SECONDS
+        with self._progress:
+            need = self._started  # an update numbered above this one saw the files as they are now
+        while True:
+            if self._lock.acquire(blocking=False):
+                threading.Thread(target=self._search_update, args=(index, deadline), daemon=True).start()
+            with self._progress:
+                while True:
+                    if self._ended > need:
+                        if self._error is not None:
+                            raise self._error
+                        return self._left
+                    running, now = self._running, time.monotonic()
+                    if running is not None and now >= asked + ANSWER_SECONDS:
+                        return self._left_now(index, running, self._started > need)
+                    if running is None:
+                        break  # the update before this search ended: start one
+                    self._progress.wait(max(0.01, asked + ANSWER_SECONDS - now))
+
+    def _left_now(self, index: SearchIndex, running: UpdateReport, fresh: bool) -> int:
+        """Files left while an update runs: its count once its stat pass ended, else an estimate."""
+        if fresh and running.left >= 0:
+            return running.left
+        listed = self.file_count() if self.file_count is not None else 0
+        return max(1, self._left, listed - index.session_count())
+
+    def _search_update(self, index: SearchIndex, deadline: float) -> None:
+        """A search's update (``_lock`` held by the search that started it; that search wakes the
+        background updates when it answers with files left: they start when this one ends)."""
+        try:
+            self._update(index, deadline)
+        except SearchError as exc:
+            log.debug("search index not updated: %s", exc)  # the search waiting for it says why
+        finally:
+            self._lock.release()
 
     def hit_json(self, hit: SearchHit) -> dict[str, Any]:
         """What the index page's script shows of a hit (its link made here, not in the page)."""
@@ -136,22 +222,28 @@ class ArchiveService:
 
     def search(self, query: str, filters: SearchFilters) -> dict[str, Any]:
         """Update the index, then search it: a page of hits, and on the first page the exact total."""
-        with self._lock:
-            index = self._open()
-            # A fresh server's first search answers from what it indexed within the budget (the
-            # newest files first) and says how many are left; the page asks again until none is.
-            if self.indexing and self._left:
-                pending = self._left  # the background updates index the rest; as the last one said
-            else:
-                pending = self._update(index, time.monotonic() + FIRST_ANSWER_SECONDS)
+        asked = time.monotonic()
+        index = self._open()
+        # A fresh server's first search answers from what is indexed within the budget (the
+        # newest files first) and says how many are left; the page asks again until none is.
+        if self._watched and self._clean == self._changes:
+            pending = 0  # in step, and the watcher reported no change since
+        elif self.indexing and self._left:
+            with self._progress:  # the background updates index the rest: as far as they are
+                running = self._running
+                pending = self._left_now(index, running, True) if running is not None else self._left
+            if self.on_pending is not None:
+                self.on_pending()
+        else:
+            pending = self._update_for_search(index, asked)
             if pending and self.on_pending is not None:
                 self.on_pending()  # the background updates index the rest meanwhile
-            found: dict[str, Any] = {"offset": filters.offset, "pending": pending}
-            if filters.offset == 0:
-                count = index.count(query, filters)
-                found |= {"total": count.hits, "sessions": count.sessions}
-            found["hits"] = [self.hit_json(h) for h in index.search(query, filters)]
-            return found
+        found: dict[str, Any] = {"offset": filters.offset, "pending": pending}
+        if filters.offset == 0:
+            count = index.count(query, filters)
+            found |= {"total": count.hits, "sessions": count.sessions}
+        found["hits"] = [self.hit_json(h) for h in index.search(query, filters)]
+        return found
 
     def session_models(self, key_of: Callable[[str], str | None]) -> bytes:
         """``{"models": {key: [model, ...]}}``, the models each listed session used, as JSON, from the

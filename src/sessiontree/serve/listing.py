@@ -246,6 +246,12 @@ class Listing:
             for catalog in self.sources.catalogs:
                 catalog.save(force=True)
 
+    def known(self) -> int:
+        """How many sessions the last scan listed (0 before the first): what a search tells as left
+        to index while the search index's own walk has not counted them yet."""
+        scanned = self._scanned
+        return 0 if scanned is None else len(scanned[2])
+
     def usage_records(self) -> list[UsageRecord]:
         """Every listed session's usage per (day, model): the listing, the pending files read first."""
         self.scan()

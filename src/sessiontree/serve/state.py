@@ -71,6 +71,7 @@ class ServeState:
             usage_so_far=self.listing.usage_so_far,
             nav=urls.nav(),
             on_pending=self._wake_archive,
+            file_count=self.listing.known,
         )
         self.watcher = Watcher(config.roots, self.on_changes, self.hub.closed, self._watching)
         # A database's sessions (OpenCode, Crush) are files of a cache folder, written from the database
