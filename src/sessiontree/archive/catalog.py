@@ -24,11 +24,14 @@ import time
 from collections.abc import Iterable
 from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from sessiontree.archive.foreign_entry import foreign_info, session_parts
 from sessiontree.archive.keep.roots import kept_root_of
 from sessiontree.archive.line_scan import Scan, read_small, scan_file
+from sessiontree.archive.project_groups import CatalogNode as CatalogNode  # where they were
+from sessiontree.archive.project_groups import ProjectGroup as ProjectGroup
+from sessiontree.archive.project_groups import group_by_project as group_by_project
 from sessiontree.archive.session_files import iter_session_files
 from sessiontree.errors import SessiontreeError
 from sessiontree.store.atomic import make_private_dir, write_atomic
@@ -40,6 +43,10 @@ from sessiontree.store.discovery import (
 )
 from sessiontree.store.parts import split_key
 from sessiontree.store.storage import open_regular, read_reason
+
+if TYPE_CHECKING:
+    from sessiontree.archive.usage_db import CatalogUsage
+
 
 CACHE_VERSION = 8
 """8: a file that holds several sessions lists each (``store.parts``); 7: usage rows per UTC quarter
@@ -239,7 +246,8 @@ class Walk:
                 bare = replace(bare, agent=self.agent)
             self.seen[item.key] = _Cached(bare, None, st.st_mtime_ns)
         else:
-            done = read_entry(root, item.path, item.parent, item.old, exact=self.exact)
+            old = item.old if self.catalog.usage is None else self.catalog.usage.restored(item.old)
+            done = read_entry(root, item.path, item.parent, old, exact=self.exact)
             if done.entry.error is None:
                 self.agent = done.entry.agent
             self.seen[item.key] = done
@@ -249,8 +257,12 @@ class Walk:
 class Catalog:
     """The listing of one sessions folder, kept up to date by ``scan()`` and cached on disk."""
 
-    def __init__(self, root: str | Path, cache_dir: str | Path | None = None) -> None:
+    def __init__(
+        self, root: str | Path, cache_dir: str | Path | None = None, usage: CatalogUsage | None = None
+    ) -> None:
         self.root = Path(root)
+        self.usage = usage
+        """Where the records' usage rows go (serve's SQLite, ``archive.usage_db``), else kept here."""
         self.cache_file = None if cache_dir is None else Path(cache_dir) / _cache_name(self.root)
         self._texts: dict[str, tuple[_Cached, str | dict[str, Any]]] = {}
         """Each record's JSON as last saved or loaded (its text, or the value read), with the record
@@ -308,6 +320,8 @@ class Catalog:
             self._changed()
         if walk.seen.keys() != self._cached.keys():
             self._changed()
+        if self.usage is not None and self._dirty:
+            self.usage.take(walk.seen.values(), {p.entry.key for c in walk.seen.values() for p in c.listed()})
         self._cached = walk.seen
         if self._kept is not None:
             kept = kept_root_of(self.root)  # the days files disappeared, as of the last keep
@@ -337,8 +351,11 @@ class Catalog:
             found.append((key, path, old, st))
         for key, path, old, st in found:
             if old.entry.size != st.st_size or old.mtime_ns != st.st_mtime_ns:
+                old = old if self.usage is None else self.usage.restored(old)
                 self._cached[key] = read_entry(self.root, path, old.entry.parent_key, old, exact=False)
                 self._changed()
+                if self.usage is not None:
+                    self.usage.take([self._cached[key]])
         self.save()
         return True
 
@@ -407,6 +424,8 @@ class Catalog:
         if old is not None and old.entry.pending and old.entry.parent_key == done.entry.parent_key:
             self._cached[key] = done
             self._changed()
+            if self.usage is not None:
+                self.usage.take([done])
 
     def _load_cache(self) -> dict[str, _Cached]:
         if self.cache_file is None:
@@ -420,7 +439,9 @@ class Catalog:
             return {}  # a missing or damaged cache is rebuilt, never an error
         # What was read is what a save writes of those records again (json.dumps of a plain dict
         # is ~30x cheaper than to_json's dataclasses.asdict: a build's first save, 5.7 s at 10,000).
-        self._texts = {key: (loaded[key], value) for key, value in data["files"].items()}
+        if self.usage is not None:
+            loaded = self.usage.adopt(loaded, data["files"])
+        self._texts = {key: (loaded[key], data["files"][key]) for key in loaded}
         return loaded
 
     def save_at_most_every(self, seconds: float) -> None:
@@ -462,39 +483,3 @@ class Catalog:
 def _cache_name(root: Path) -> str:
     digest = hashlib.sha256(str(root.resolve()).encode("utf-8", "surrogateescape")).hexdigest()[:20]
     return f"catalog-{digest}.json"
-
-
-@dataclass(slots=True)
-class CatalogNode:
-    """One session in a project group, with its subagents."""
-
-    entry: SessionInfo
-    children: list[CatalogNode] = field(default_factory=list)
-
-
-@dataclass(slots=True)
-class ProjectGroup:
-    """The sessions of one working directory, newest first."""
-
-    cwd: str
-    nodes: list[CatalogNode]
-
-    @property
-    def modified(self) -> float:
-        return max((n.entry.modified for n in self.nodes), default=0.0)
-
-
-def group_by_project(entries: Iterable[SessionInfo]) -> list[ProjectGroup]:
-    """Group records by their real cwd (subagents under their parent); newest group first."""
-    ordered = sorted(entries, key=lambda e: (-e.modified, e.key))
-    nodes = {e.key: CatalogNode(e) for e in ordered}
-    groups: dict[str, list[CatalogNode]] = {}
-    for e in ordered:
-        node = nodes[e.key]
-        if e.parent_key is not None and e.parent_key in nodes:
-            nodes[e.parent_key].children.append(node)
-        else:
-            groups.setdefault(e.cwd, []).append(node)
-    result = [ProjectGroup(cwd, members) for cwd, members in groups.items()]
-    result.sort(key=lambda g: (-g.modified, g.cwd))
-    return result

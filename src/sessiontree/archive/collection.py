@@ -334,14 +334,23 @@ def overlay_of(roots: Sequence[Path]) -> dict[int, int]:
 class Sources:
     """Several catalogs seen as one: ``<label>/<key>`` keys, each mapped back to its file."""
 
-    def __init__(self, roots: Sequence[Path], cache_dir: Path | None) -> None:
+    def __init__(self, roots: Sequence[Path], cache_dir: Path | None, *, usage_store: bool = False) -> None:
+        """``usage_store`` (serve): the records' usage rows kept in SQLite in ``cache_dir``
+        (``archive.usage_db``), not in memory, and totalled there."""
         self.roots = list(roots)
         self.labels = root_labels(self.roots)
         # The catalog (records, caches, line scans) loads with the first listing, not with the
         # file walk a search index's stat pass needs.
-        from sessiontree.archive.catalog import Catalog
+        from sessiontree.archive.catalog import CACHE_VERSION, Catalog
+        from sessiontree.archive.usage_db import CatalogUsage, UsageDb
 
-        self.catalogs: list[Catalog] = [Catalog(root, cache_dir=cache_dir) for root in self.roots]
+        self.usage_db = (
+            None if cache_dir is None or not usage_store else UsageDb(cache_dir, roots, CACHE_VERSION)
+        )
+        self.catalogs: list[Catalog] = [
+            Catalog(root, cache_dir, None if self.usage_db is None else CatalogUsage(self.usage_db, n))
+            for n, root in enumerate(self.roots)
+        ]
         self._prefixed: dict[int, tuple[int, list[SessionInfo]]] = {}
         """Each catalog's records as ``_shown`` made them, with its change count then."""
 
@@ -416,6 +425,8 @@ class Sources:
         """Every listed session's usage per (day, model), from the last scans (``archive.session_usage``)."""
         from sessiontree.archive.session_usage import usage_records
 
+        if self.usage_db is not None:
+            return self.usage_db.records()
         return usage_records(pair for catalog in self.catalogs for pair in catalog.usage_listed())
 
     def pending(self) -> list[tuple[Catalog, str]]:

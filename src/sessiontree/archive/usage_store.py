@@ -16,11 +16,12 @@ from typing import TYPE_CHECKING, Any
 
 from sessiontree.archive.collection import files_clause, path_of_key
 from sessiontree.archive.dates import QUARTER_MS, midnight_of, quarter_of
+from sessiontree.archive.usage_columns import MESSAGE, TOTALS
 
 if TYPE_CHECKING:
     from sessiontree.archive.usage import Usage, UsageQuery, UsageRecord
 
-SCHEMA = """
+SCHEMA = f"""
 CREATE TABLE IF NOT EXISTS usage (
     file_id INTEGER NOT NULL,
     entry_id TEXT,
@@ -29,13 +30,7 @@ CREATE TABLE IF NOT EXISTS usage (
     ts INTEGER NOT NULL,
     quarter TEXT NOT NULL,
     model TEXT NOT NULL,
-    input INTEGER NOT NULL,
-    output INTEGER NOT NULL,
-    cache_read INTEGER NOT NULL,
-    cache_write INTEGER NOT NULL,
-    cost REAL,
-    estimated INTEGER NOT NULL,
-    unpriced INTEGER NOT NULL
+    {MESSAGE}
 );
 CREATE INDEX IF NOT EXISTS usage_file ON usage(file_id);
 CREATE INDEX IF NOT EXISTS usage_key ON usage(copy_key);
@@ -44,15 +39,7 @@ CREATE TABLE IF NOT EXISTS usage_days (
     file_id INTEGER NOT NULL,
     quarter TEXT NOT NULL,
     model TEXT NOT NULL,
-    messages INTEGER NOT NULL,
-    input INTEGER NOT NULL,
-    output INTEGER NOT NULL,
-    cache_read INTEGER NOT NULL,
-    cache_write INTEGER NOT NULL,
-    cost REAL NOT NULL,
-    costed INTEGER NOT NULL,
-    estimated INTEGER NOT NULL,
-    unpriced INTEGER NOT NULL,
+    {TOTALS},
     PRIMARY KEY (file_id, quarter, model)
 ) WITHOUT ROWID;
 """

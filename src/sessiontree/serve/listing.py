@@ -99,7 +99,7 @@ class Listing:
 
     def __init__(self, roots: Sequence[Path], cache_dir: Path | None) -> None:
         self.roots = list(roots)
-        self.sources = Sources(self.roots, cache_dir)
+        self.sources = Sources(self.roots, cache_dir, usage_store=True)
         for catalog in self.sources.catalogs:
             catalog.save_at_most_every(SAVE_SECONDS)
         self._lock = threading.Lock()

@@ -1,0 +1,335 @@
+"""Serve's usage rows in SQLite, not in memory: the catalog's rows per (UTC quarter hour, model) and
+each message's copy key, written as files are read, totalled by queries.
+
+The listing (``archive/catalog.py``) reads a file's usage rows with its counts
+(``archive.session_usage``); with a store (serve: ``Sources(..., usage_store=True)``) it hands them
+here as it stores the record and keeps none itself, so its memory no longer grows with each
+session's rows (~9 KB a session at 100,000 before). A file's rows are written again only when its
+(mtime, size) changed; a growing file's pass asks for its rows back to continue them. The database
+lives in serve's cache dir (never in a listed folder); each write is one transaction, so a killed
+run leaves the rows of before or after, never half. A file that is not SQLite, or fails SQLite's
+own check, is removed and made again: its records are then read again from their files (the
+catalog drops a record whose rows are not here), never shown as whole.
+
+Totals are exact and the same as ``session_usage.usage_records``: a message copied into another
+file (same copy key) counts once, in the first file listed oldest first (modified time, then key),
+which the query finds with the copy key's index rather than a pass over every row in Python.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import os
+import sqlite3
+import threading
+from collections.abc import Iterable, Sequence
+from dataclasses import replace
+from pathlib import Path
+from typing import Any, Protocol
+
+from sessiontree.archive.dates import midnight_of
+from sessiontree.archive.usage import Usage, UsageRecord
+from sessiontree.archive.usage_columns import MESSAGE, TOTALS
+from sessiontree.store.atomic import make_private_dir
+from sessiontree.store.discovery import SessionInfo
+from sessiontree.store.surrogates import replace_surrogates
+
+SCHEMA_VERSION = 1
+SCHEMA = f"""
+CREATE TABLE IF NOT EXISTS sessions (
+    id INTEGER PRIMARY KEY,
+    root INTEGER NOT NULL,
+    key BLOB NOT NULL,
+    mtime_ns INTEGER NOT NULL,
+    size INTEGER NOT NULL,
+    modified REAL NOT NULL,
+    path BLOB NOT NULL,
+    title TEXT,
+    cwd TEXT,
+    agent TEXT NOT NULL,
+    UNIQUE (root, key)
+);
+CREATE TABLE IF NOT EXISTS rows (
+    session INTEGER NOT NULL,
+    seq INTEGER NOT NULL,
+    quarter TEXT NOT NULL,
+    model BLOB NOT NULL,
+    copied INTEGER NOT NULL,
+    {TOTALS},
+    PRIMARY KEY (session, seq)
+) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS messages (
+    session INTEGER NOT NULL,
+    row INTEGER NOT NULL,
+    seq INTEGER NOT NULL,
+    ckey INTEGER NOT NULL,
+    {MESSAGE},
+    PRIMARY KEY (session, row, seq)
+) WITHOUT ROWID;
+CREATE INDEX IF NOT EXISTS messages_ckey ON messages(ckey);
+CREATE INDEX IF NOT EXISTS sessions_order ON sessions(modified, key, root);
+"""
+
+_TOTALS = """
+WITH later AS (
+    SELECT m.session, m.row, count(*) AS n, sum(m.input) AS i, sum(m.output) AS o,
+        sum(m.cache_read) AS r, sum(m.cache_write) AS w, total(m.cost) AS c, count(m.cost) AS cc,
+        sum(m.estimated) AS e, sum(m.unpriced) AS u
+    FROM messages m JOIN sessions s ON s.id = m.session
+    WHERE EXISTS (
+        SELECT 1 FROM messages m2 JOIN sessions s2 ON s2.id = m2.session
+        WHERE m2.ckey = m.ckey
+        AND (s2.modified, s2.key, s2.root, m2.row, m2.seq) < (s.modified, s.key, s.root, m.row, m.seq)
+    )
+    GROUP BY m.session, m.row
+)
+SELECT s.path, s.title, s.cwd, s.agent, r.quarter, r.model,
+    r.messages - coalesce(l.n, 0), r.input - coalesce(l.i, 0), r.output - coalesce(l.o, 0),
+    r.cache_read - coalesce(l.r, 0), r.cache_write - coalesce(l.w, 0), r.cost - coalesce(l.c, 0),
+    r.costed - coalesce(l.cc, 0), r.estimated - coalesce(l.e, 0), r.unpriced - coalesce(l.u, 0)
+FROM sessions s JOIN rows r ON r.session = s.id
+LEFT JOIN later l ON l.session = r.session AND l.row = r.seq
+ORDER BY s.modified, s.key, s.root, r.seq
+"""
+
+
+def _enc(text: str) -> bytes:
+    """Text as stored: UTF-8 with a name's lone surrogates (undecodable bytes, JSON escapes) kept."""
+    return text.encode("utf-8", "surrogatepass")
+
+
+def _dec(data: bytes) -> str:
+    return data.decode("utf-8", "surrogatepass")
+
+
+def _connect(path: Path) -> sqlite3.Connection:
+    conn = sqlite3.connect(path, timeout=60, check_same_thread=False, isolation_level=None)
+    try:
+        if conn.execute("PRAGMA quick_check").fetchone()[0] != "ok":
+            raise sqlite3.DatabaseError("quick_check failed")
+        version = conn.execute("PRAGMA user_version").fetchone()[0]
+        if version not in (0, SCHEMA_VERSION):
+            raise sqlite3.DatabaseError(f"schema {version}")
+        # A cache: a commit need not reach the disk (WAL, NORMAL: never torn, at worst the last
+        # commits lost and their files read again); each file's rows was 3 syncs before.
+        conn.execute("PRAGMA journal_mode = WAL")
+        conn.execute("PRAGMA synchronous = NORMAL")
+        conn.executescript(SCHEMA)
+        conn.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
+    except sqlite3.DatabaseError:
+        conn.close()
+        raise
+    return conn
+
+
+class UsageDb:
+    """The usage rows of the listed files of several roots (by root index and the catalog's key)."""
+
+    def __init__(self, cache_dir: Path, roots: Sequence[Path], version: int) -> None:
+        """``version``: the catalog's (its rows' shape); another is another file."""
+        names = "\0".join(str(Path(root).resolve()) for root in roots)
+        digest = hashlib.sha256(names.encode("utf-8", "surrogateescape")).hexdigest()[:20]
+        self.path = Path(cache_dir) / f"usage-{digest}-v{version}.sqlite"
+        make_private_dir(self.path.parent)
+        self._lock = threading.Lock()
+        try:
+            self._conn = _connect(self.path)
+        except sqlite3.DatabaseError:  # damaged or not ours: made again (the files are read again)
+            for suffix in ("", "-journal", "-wal", "-shm"):
+                with contextlib.suppress(FileNotFoundError):
+                    Path(str(self.path) + suffix).unlink()
+            self._conn = _connect(self.path)
+        self._sigs: dict[tuple[int, str], tuple[int, int]] = {
+            (root, _dec(key)): (mtime_ns, size)
+            for root, key, mtime_ns, size in self._conn.execute(
+                "SELECT root, key, mtime_ns, size FROM sessions"
+            )
+        }
+        """Each stored session's file (mtime, size): what ``known`` and ``store`` compare."""
+
+    def known(self, root: int, key: str, sig: tuple[int, int]) -> bool:
+        """Whether the rows of this session, as of this (mtime, size) of its file, are stored."""
+        return self._sigs.get((root, key)) == sig
+
+    def store(
+        self,
+        root: int,
+        found: Iterable[tuple[SessionInfo, tuple[int, int], list[list[Any]] | None]],
+        keep: set[str] | None = None,
+    ) -> None:
+        """Write the rows of sessions read since (record, its file's (mtime, size), its rows: None
+        when not read whole yet, which removes it) and, with ``keep``, remove this root's other
+        sessions, in one transaction."""
+        with self._lock:
+            conn = self._conn
+            conn.execute("BEGIN IMMEDIATE")
+            try:
+                if keep is not None:
+                    for key in [k for r, k in self._sigs if r == root and k not in keep]:
+                        self._forget(root, key)
+                for entry, sig, rows in found:
+                    self._forget(root, entry.key)
+                    if rows is not None:
+                        self._put(root, entry, sig, rows)
+                conn.execute("COMMIT")
+            except BaseException:
+                conn.execute("ROLLBACK")
+                self._sigs = {
+                    (r, _dec(k)): (m, s)
+                    for r, k, m, s in conn.execute("SELECT root, key, mtime_ns, size FROM sessions")
+                }
+                raise
+
+    def _forget(self, root: int, key: str) -> None:
+        if self._sigs.pop((root, key), None) is None:
+            return
+        found = self._conn.execute(
+            "SELECT id FROM sessions WHERE root = ? AND key = ?", (root, _enc(key))
+        ).fetchone()
+        if found is not None:
+            for table in ("rows", "messages"):
+                self._conn.execute(f"DELETE FROM {table} WHERE session = ?", found)
+            self._conn.execute("DELETE FROM sessions WHERE id = ?", found)
+
+    def _put(self, root: int, entry: SessionInfo, sig: tuple[int, int], rows: list[list[Any]]) -> None:
+        title = replace_surrogates(entry.title or entry.first_message or "") or None
+        cwd = replace_surrogates(entry.cwd) or None
+        path = os.path.abspath(entry.path)
+        session = self._conn.execute(
+            "INSERT INTO sessions (root, key, mtime_ns, size, modified, path, title, cwd, agent) "
+            "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            (root, _enc(entry.key), *sig, entry.modified, _enc(path), title, cwd, entry.agent),
+        ).lastrowid
+        self._conn.executemany(
+            "INSERT INTO rows VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            ((session, seq, row[0], _enc(row[1]), *row[2:12]) for seq, row in enumerate(rows)),
+        )
+        self._conn.executemany(
+            "INSERT INTO messages VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            (
+                (session, seq, n, *message)
+                for seq, row in enumerate(rows)
+                for n, message in enumerate(row[12])
+            ),
+        )
+        self._sigs[(root, entry.key)] = sig
+
+    def rows(self, root: int, key: str) -> list[list[Any]]:
+        """A stored session's rows as the line pass keeps them (to continue a growing file's)."""
+        with self._lock:
+            found = self._conn.execute(
+                "SELECT id FROM sessions WHERE root = ? AND key = ?", (root, _enc(key))
+            ).fetchone()
+            if found is None:
+                return []
+            rows = [
+                [r[0], _dec(r[1]), *r[2:], []]
+                for r in self._conn.execute(
+                    "SELECT quarter, model, copied, messages, input, output, cache_read, cache_write, cost, "
+                    "costed, estimated, unpriced FROM rows WHERE session = ? ORDER BY seq",
+                    found,
+                )
+            ]
+            for at, *message in self._conn.execute(
+                "SELECT row, ckey, input, output, cache_read, cache_write, cost, estimated, unpriced "
+                "FROM messages WHERE session = ? ORDER BY row, seq",
+                found,
+            ):
+                rows[at][12].append(message)
+            return rows
+
+    def records(self) -> list[UsageRecord]:
+        """Every stored session's totals per (UTC quarter hour, model), copied messages counted once
+        (``session_usage.usage_records``' rule)."""
+        records: list[UsageRecord] = []
+        starts: dict[str, int] = {}
+        with self._lock:
+            for path, title, cwd, agent, quarter, model, messages, *counts in self._conn.execute(_TOTALS):
+                if messages <= 0:
+                    continue
+                start = starts.get(quarter)
+                if start is None:
+                    start = starts[quarter] = midnight_of(quarter)
+                tokens_in, tokens_out, read, write, cost, costed, estimated, unpriced = counts
+                spent = float(cost) if costed else None
+                usage = Usage(
+                    _dec(model),
+                    start,
+                    tokens_in,
+                    tokens_out,
+                    read,
+                    write,
+                    spent,
+                    messages,
+                    estimated,
+                    unpriced,
+                )
+                records.append(UsageRecord(usage, _dec(path), title, cwd, agent))
+        return records
+
+    def close(self) -> None:
+        with self._lock:
+            self._conn.close()
+
+
+class _Listed(Protocol):
+    """A catalog's record of one file (``catalog._Cached``): what the glue below reads of it."""
+
+    entry: SessionInfo
+    scan: Any
+    mtime_ns: int
+
+    def listed(self) -> Sequence[_Listed]: ...
+
+
+class CatalogUsage:
+    """One catalog's link to the store (``Catalog(..., usage=)``): its records keep no rows."""
+
+    def __init__(self, db: UsageDb, root: int) -> None:
+        self.db = db
+        self.root = root
+
+    def adopt(self, loaded: dict[str, Any], files: dict[str, Any]) -> dict[str, Any]:
+        """The records of a loaded cache whose rows are stored (the others read again): rows a
+        cache carries (an older one's) are stored and dropped, here and from its JSON ``files``."""
+        kept: dict[str, Any] = {}
+        for key, cached in loaded.items():
+            sig = (cached.mtime_ns, cached.entry.size)
+            parts = cached.listed()
+            if all(
+                p.scan is None or p.scan.usage or self.db.known(self.root, p.entry.key, sig) for p in parts
+            ):
+                kept[key] = cached
+                for value in [files[key], *files[key].get("parts", ())]:
+                    if value.get("scan"):
+                        value["scan"]["usage"] = []
+        self.take(kept.values(), set(p.entry.key for c in kept.values() for p in c.listed()))
+        return kept
+
+    def take(self, records: Iterable[_Listed], keep: set[str] | None = None) -> None:
+        """Store the rows of these records not stored yet and drop them from the records; with
+        ``keep`` (every listed key), remove the store's other sessions of this root."""
+        found: list[tuple[SessionInfo, tuple[int, int], list[list[Any]] | None]] = []
+        scans = []
+        for cached in records:
+            sig = (cached.mtime_ns, cached.entry.size)
+            for part in cached.listed():
+                if part.scan is None:
+                    if (self.root, part.entry.key) in self.db._sigs:
+                        found.append((part.entry, sig, None))
+                elif not self.db.known(self.root, part.entry.key, sig):
+                    found.append((part.entry, sig, part.scan.usage))
+                    scans.append(part.scan)
+                elif part.scan.usage:
+                    scans.append(part.scan)
+        if found or keep is not None:
+            self.db.store(self.root, found, keep)
+        for scan in scans:
+            scan.usage = []
+
+    def restored(self, old: Any) -> Any:
+        """A record whose pass a grown file continues, with its rows back from the store."""
+        if old is None or old.scan is None or old.scan.tail is None or old.scan.usage:
+            return old
+        return replace(old, scan=replace(old.scan, usage=self.db.rows(self.root, old.entry.key)))
