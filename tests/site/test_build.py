@@ -118,6 +118,25 @@ def test_deleted_sessions_vanish_and_new_ones_appear(archive: Archive, tmp_path:
     assert layout.page_path("--home-dev-new--/2026-11-20_n.jsonl") in index
 
 
+def test_an_incremental_build_writes_the_lists_and_manifest_a_full_build_writes(
+    archive: Archive, tmp_path: Path
+) -> None:
+    # The pane's list and the usage page are made while Pagefind indexes, and kept pages' manifest
+    # records are written as they were read: what one new session leaves is what a build from
+    # nothing writes, byte for byte.
+    site, fresh = tmp_path / "site", tmp_path / "fresh"
+    build_site(BuildOptions(root=archive.root, site=site, jobs=1))
+    newcomer = archive.root / "--home-dev-new--" / "2026-11-20_n.jsonl"
+    newcomer.parent.mkdir()
+    newcomer.write_bytes(archive.app[2].read_bytes())
+    again = build_site(BuildOptions(root=archive.root, site=site, jobs=1))
+    assert again.rendered == ["--home-dev-new--/2026-11-20_n.jsonl"]
+    build_site(BuildOptions(root=archive.root, site=fresh, jobs=1))
+    for name in ("sessions.json", "usage.html", "index.html", "search.html", layout.MANIFEST):
+        assert (site / name).read_bytes() == (fresh / name).read_bytes(), name
+    assert "2026-11-20_n" in (site / "sessions.json").read_text(encoding="utf-8")
+
+
 def test_an_upgrade_of_sessiontree_or_force_renders_everything(archive: Archive, tmp_path: Path) -> None:
     site = tmp_path / "site"
     options = BuildOptions(root=archive.root, site=site, jobs=1, search=False)

@@ -12,6 +12,7 @@ import errno
 import os
 import posixpath
 from collections.abc import Iterable
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
@@ -130,6 +131,7 @@ def _plan(
     """Split the selected sessions into pages to render and pages to keep; carry remembered failures."""
     site = options.site
     new = Manifest(version=__version__, settings=_settings(options), bundles=dict(manifest.bundles))
+    new.loaded = manifest.loaded  # kept records written as read
     jobs: list[RenderJob] = []
     related = related_by_key(entries, _page_link)
     for entry in entries:
@@ -300,15 +302,22 @@ def _build(options: BuildOptions, report: BuildProgress, unfinished: bool) -> Bu
     changed = bool(
         full or result.rendered or result.removed or new.failures.keys() != manifest.failures.keys()
     )
-    if options.search:
-        pages = [IndexedPage(k, r.page, r.records, r.title, r.sha256) for k, r in new.pages.items()]
-        search = update_bundles(site, pages, manifest.bundles, force=options.force, progress=report)
-        new.bundles = search.bundles
-        result.search_records = search.records
-        for error in search.errors:
-            result.failures["(search index)"] = error
-    else:
-        new.bundles = {}
+    usage = _Usage(catalog)
+    # The pane's list and the usage page link pages only, not search bundles: they are made while
+    # Pagefind indexes (its own process), not after it (at 10,000 sessions, ~1 s of an
+    # incremental build's wall time spent waiting on one or the other).
+    with ThreadPoolExecutor(max_workers=1, thread_name_prefix="site-lists") as pool:
+        lists = pool.submit(_write_lists, options, entries, new, usage, result, changed)
+        if options.search:
+            pages = [IndexedPage(k, r.page, r.records, r.title, r.sha256) for k, r in new.pages.items()]
+            search = update_bundles(site, pages, manifest.bundles, force=options.force, progress=report)
+            new.bundles = search.bundles
+            result.search_records = search.records
+            for error in search.errors:
+                result.failures["(search index)"] = error
+        else:
+            new.bundles = {}
+        listed = lists.result()
     changed = changed or new.bundles.keys() != manifest.bundles.keys()
     if options.search and new.bundles and (changed or not router_written(site, sorted(new.bundles))):
         write_router(site, sorted(new.bundles))  # before the pages that name its digest
@@ -319,13 +328,10 @@ def _build(options: BuildOptions, report: BuildProgress, unfinished: bool) -> Bu
         shown = [_shown(e, new) for e in entries]
         new.index_chunks = write_index(site, shown, new, options, sorted(new.bundles), again=full)
         result.index_written = True
-    usage = _Usage(catalog)
-    if changed or not (site / SESSIONS_DATA).is_file():
-        write_sessions_data(site, [_shown(e, new) for e in entries], new.pages, usage.records())
+    if changed and not listed:  # a search bundle changed alone: written as before
+        _write_lists(options, entries, new, usage, result, changed, report)
     if options.search and new.bundles and (changed or not (site / SEARCH_PAGE).is_file()):
         write_search_page(site, _nav(options), sorted(new.bundles), options.theme)
-    if options.usage and (changed or not (site / USAGE_PAGE).is_file()):
-        result.usage_written = _write_usage(options, new, usage, report, result)
     if changed or new != manifest:  # dataclass equality: no JSON made of 10,000 pages twice
         save_manifest(site, new)
     # Nothing links the old files any more: delete them, then forget them.
@@ -341,6 +347,25 @@ def _build(options: BuildOptions, report: BuildProgress, unfinished: bool) -> Bu
     if options.shared_assets or full:
         _remove_unused_assets(site, new.pages.values())
     return result
+
+
+def _write_lists(
+    options: BuildOptions,
+    entries: list[SessionInfo],
+    new: Manifest,
+    usage: _Usage,
+    result: BuildResult,
+    changed: bool,
+    report: BuildProgress | None = None,
+) -> bool:
+    """Write the pane's list and the usage page when they may have changed or are missing (the
+    pages in ``new`` already made); return whether they were looked at (``changed``)."""
+    site = options.site
+    if changed or not (site / SESSIONS_DATA).is_file():
+        write_sessions_data(site, [_shown(e, new) for e in entries], new.pages, usage.records())
+    if options.usage and (changed or not (site / USAGE_PAGE).is_file()):
+        result.usage_written = _write_usage(options, new, usage, report or Silent(), result)
+    return changed
 
 
 class _Usage:

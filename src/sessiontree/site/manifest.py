@@ -54,6 +54,11 @@ class Manifest:
     """Site files of pages no longer built, to delete once the index no longer links them."""
     index_chunks: list[str] | None = None
     """The files of the index's rows its page names, in order (None: not known, the index is written)."""
+    loaded: dict[str, tuple[PageRecord, dict[str, Any]]] = field(
+        default_factory=dict, compare=False, repr=False
+    )
+    """Each page's record as the manifest read it, with its JSON value: a record kept from the last
+    build is written from that again (at 10,000 sessions, 0.15 s of an incremental build to remake)."""
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -65,7 +70,9 @@ class Manifest:
             "indexChunks": self.index_chunks,
             # Field by field: dataclasses.asdict deep-copies, a third of a no-change build's time.
             "pages": {
-                key: {
+                key: raw[1]
+                if (raw := self.loaded.get(key)) is not None and raw[0] is r
+                else {
                     "size": r.size,
                     "mtime": r.mtime,
                     "sha256": r.sha256,
@@ -94,7 +101,8 @@ def load_manifest(site: Path) -> Manifest:
     if not isinstance(raw, dict) or raw.get("format") != FORMAT:
         return Manifest()
     try:
-        pages = {key: PageRecord(**rec) for key, rec in raw.get("pages", {}).items()}
+        values = raw.get("pages", {})
+        pages = {key: PageRecord(**rec) for key, rec in values.items()}
         failures = {key: Failure(**f) for key, f in raw.get("failures", {}).items()}
     except TypeError:
         return Manifest()
@@ -121,6 +129,7 @@ def load_manifest(site: Path) -> Manifest:
         bundles=bundles,
         stale=[str(p) for p in stale] if isinstance(stale, list) else [],
         index_chunks=[str(p) for p in chunks] if isinstance(chunks, list) else None,
+        loaded={key: (rec, values[key]) for key, rec in pages.items()},
     )
 
 
