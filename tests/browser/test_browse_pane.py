@@ -194,8 +194,9 @@ def test_the_streams_first_word_while_the_list_is_fetched_costs_no_second_fetch(
         wait_js(page, "window.__told === 1 && window.__lists === 1")
         assert len(held) == 1
         held[0].continue_()
-        wait_js(page, "window.__models === 1")  # the list is in and drawn: the pane asks for the models
+        page.wait_for_selector("html[data-st-browse]", state="attached")  # the list is in and drawn
         assert page.evaluate("window.__lists") == 1  # no second fetch for the state it has now
+        assert page.evaluate("window.__models") == 0  # its part carried its sessions' models
         assert _keys(page) == ["--work-demo--/one.jsonl"]
         page.unroute("**/api/sessions")
     assert watch.page_errors == []
@@ -253,7 +254,7 @@ def test_the_panes_list_is_asked_for_before_the_pane_is_built(
         page.add_init_script(_PANE_AT_FETCH + _COUNT_FETCHES)
         page.goto(served.url + "/s/--work-demo--/one.jsonl")
         page.wait_for_selector("#st-browse .st-browse-row")
-        wait_js(page, "window.__models === 1")  # every part in and drawn: the pane asked for the models
+        page.wait_for_selector("html[data-st-browse]", state="attached")  # every part in and drawn
         assert page.evaluate("window.__paneAtFetch") == [False]  # before the pane, once
         assert _keys(page) == ["--work-demo--/one.jsonl", "--work-demo--/two.jsonl"]
     assert watch.page_errors == []
@@ -306,3 +307,45 @@ def test_the_panes_from_and_to_are_the_readers_days(
             assert_clean(page, f"the sessions pane in {zone} at {width} px, {scheme}")
         finally:
             context.close()
+
+
+USAGE = {"input": 10, "output": 5, "cacheRead": 0, "cacheWrite": 0, "cost": {"total": 0.01}}
+
+
+def test_the_panes_model_filter_comes_with_its_parts(page: Page, watch: Watch, tmp_path: Path) -> None:
+    """Each part of the pane's list carries its sessions' models (a query of the usage store for its
+    keys): the model filter offers every model and filters by it, and the pane never asks for the
+    list of every session's models."""
+    agent = tmp_path / "agent"
+    root = agent / "sessions"
+    for n, model in enumerate(("m-alpha", "m-beta", "m-alpha")):
+        path = root / "--work-demo--" / f"s{n}.jsonl"
+        path.parent.mkdir(parents=True, exist_ok=True)
+        lines = [header(f"s{n}", cwd="/work/demo", title=f"Session {n}"), msg("u1", None, "user", "q")]
+        lines.append(msg(f"a{n}", "u1", "assistant", "ok", provider="p", model=model, usage=USAGE))
+        path.write_text("".join(json.dumps(line) + "\n" for line in lines), encoding="utf-8")
+        stamp = time.time() - (n + 1) * 3600
+        os.utime(path, (stamp, stamp))
+    with serve_process(root, agent, tmp_path / "cache") as served:
+        part = httpx.get(served.url + "/api/sessions", timeout=60).json()
+        assert {s["k"]: s["m"] for s in part["sessions"]} == {
+            "--work-demo--/s0.jsonl": ["p/m-alpha"],
+            "--work-demo--/s1.jsonl": ["p/m-beta"],
+            "--work-demo--/s2.jsonl": ["p/m-alpha"],
+        }
+        everyone = httpx.get(served.url + "/api/session-models", timeout=60).json()["models"]
+        assert everyone == {s["k"]: s["m"] for s in part["sessions"]}  # the same query, every key
+        page.add_init_script(_COUNT_FETCHES)
+        page.goto(served.url + "/s/--work-demo--/s0.jsonl")
+        page.wait_for_selector("html[data-st-browse]", state="attached")
+        choices = page.eval_on_selector_all(
+            "#st-browse .st-browse-model option", "os => os.map(o => o.value)"
+        )
+        assert sorted(c for c in choices if c) == ["p/m-alpha", "p/m-beta"]
+        page.select_option("#st-browse .st-browse-scope", "all")
+        page.click("#st-browse .st-browse-filters summary")
+        page.select_option("#st-browse .st-browse-model", "p/m-beta")
+        wait_js(page, "document.querySelectorAll('#st-browse .st-browse-row').length === 1")
+        assert _keys(page) == ["--work-demo--/s1.jsonl"]
+        assert page.evaluate("window.__models") == 0
+    assert watch.page_errors == []

@@ -14,7 +14,7 @@ from httpx import AsyncClient
 
 from sessiontree.archive.collection import Sources
 from sessiontree.archive.search import SearchIndex
-from sessiontree.pages.sessions_data import PART_ROWS, in_parts, sessions_data
+from sessiontree.pages.sessions_data import PART_ROWS, in_parts, models_by_path, sessions_data
 from sessiontree.pages.usage_data import ROW_WIDTH
 from tests.pages.usage_records import data_totals, page_data
 from tests.serve.conftest import KEY, append_line, write_session
@@ -141,8 +141,12 @@ async def test_sessions_api_comes_in_parts_newest_first(client: AsyncClient, ses
     assert rest["v"] == 1 and len(rows) == PART_ROWS + 22  # with the two sessions of the folder
     assert len({r["k"] for r in rows}) == len(rows)
     assert [(-r["u"], r["k"]) for r in rows] == sorted((-r["u"], r["k"]) for r in rows)
-    # Each part made alone is the part ``in_parts`` cuts from ``sessions_data`` of the whole listing.
-    whole = sessions_data(Sources([sessions_dir], None).scan(), lambda e: f"/s/{quote(e.key)}")
+    # Each part made alone is the part ``in_parts`` cuts from ``sessions_data`` of the whole listing,
+    # with each session's models as the in-memory computation over every file finds them.
+    sources = Sources([sessions_dir], None)
+    entries = sources.scan()
+    models = models_by_path(sources.usage_records())
+    whole = sessions_data(entries, lambda e: f"/s/{quote(e.key)}", models)
     made_first, made_parts = in_parts(whole, lambda n: f"/api/sessions?part={n}")
     assert {k: v for k, v in first.items() if k != "state"} == made_first
     assert [rest] == [part for _, part in made_parts]

@@ -8,6 +8,7 @@ check. ``Sources`` lists the folders through one ``Catalog`` each.
 
 from __future__ import annotations
 
+import contextlib
 import errno
 import fnmatch
 import os
@@ -428,6 +429,21 @@ class Sources:
         if self.usage_db is not None:
             return self.usage_db.records()
         return usage_records(pair for catalog in self.catalogs for pair in catalog.usage_listed())
+
+    def session_models(self, keys: Iterable[str] | None = None) -> dict[str, list[str]] | None:
+        """The models of these listed sessions (prefixed keys), or of every one, from the usage
+        store (``usage_db.UsageDb.models``); None without a store (``usage_records`` then)."""
+        if self.usage_db is None:
+            return None
+        if keys is None:
+            found = sorted(self.usage_db.models().items(), key=lambda item: -item[0][0])
+            # The first root's last: a live file's models, not its kept copy's (as ``_split`` picks).
+            return {self._prefix(root) + key: models for (root, key), models in found}
+        wanted: dict[tuple[int, str], str] = {}
+        for key in keys:
+            with contextlib.suppress(ValueError):
+                wanted[self._split(key)] = key
+        return {wanted[at]: models for at, models in self.usage_db.models(list(wanted)).items()}
 
     def pending(self) -> list[tuple[Catalog, str]]:
         """The files whose counts wait for a whole read, as (catalog, its key), newest first."""

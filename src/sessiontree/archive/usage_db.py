@@ -71,19 +71,24 @@ CREATE INDEX IF NOT EXISTS messages_ckey ON messages(ckey);
 CREATE INDEX IF NOT EXISTS sessions_order ON sessions(modified, key, root);
 """
 
-_TOTALS = """
+_LATER = """
 WITH later AS (
     SELECT m.session, m.row, count(*) AS n, sum(m.input) AS i, sum(m.output) AS o,
         sum(m.cache_read) AS r, sum(m.cache_write) AS w, total(m.cost) AS c, count(m.cost) AS cc,
         sum(m.estimated) AS e, sum(m.unpriced) AS u
     FROM messages m JOIN sessions s ON s.id = m.session
-    WHERE EXISTS (
+    WHERE {where} AND EXISTS (
         SELECT 1 FROM messages m2 JOIN sessions s2 ON s2.id = m2.session
         WHERE m2.ckey = m.ckey
         AND (s2.modified, s2.key, s2.root, m2.row, m2.seq) < (s.modified, s.key, s.root, m.row, m.seq)
     )
     GROUP BY m.session, m.row
 )
+"""
+"""Per row, its messages counted in an earlier file (or earlier in this one): what it leaves out."""
+_TOTALS = (
+    _LATER.format(where="1")
+    + """
 SELECT s.path, s.title, s.cwd, s.agent, r.quarter, r.model,
     r.messages - coalesce(l.n, 0), r.input - coalesce(l.i, 0), r.output - coalesce(l.o, 0),
     r.cache_read - coalesce(l.r, 0), r.cache_write - coalesce(l.w, 0), r.cost - coalesce(l.c, 0),
@@ -91,6 +96,13 @@ SELECT s.path, s.title, s.cwd, s.agent, r.quarter, r.model,
 FROM sessions s JOIN rows r ON r.session = s.id
 LEFT JOIN later l ON l.session = r.session AND l.row = r.seq
 ORDER BY s.modified, s.key, s.root, r.seq
+"""
+)
+_MODELS = """
+SELECT s.root, s.key, r.model, r.messages - coalesce(l.n, 0)
+FROM sessions s JOIN rows r ON r.session = s.id
+LEFT JOIN later l ON l.session = r.session AND l.row = r.seq
+WHERE {where}
 """
 
 
@@ -267,6 +279,26 @@ class UsageDb:
                 )
                 records.append(UsageRecord(usage, _dec(path), title, cwd, agent))
         return records
+
+    def models(self, keys: Sequence[tuple[int, str]] | None = None) -> dict[tuple[int, str], list[str]]:
+        """The models of these sessions (root, key), or of every stored one, most messages first
+        (its messages counted once, as in ``records``): the sessions pane's model filter."""
+        args: list[Any] = []
+        where = "1"
+        if keys is not None:
+            if not keys:
+                return {}
+            pairs = ", ".join("(?, ?)" for _ in keys)
+            where = f"(s.root, s.key) IN (VALUES {pairs})"
+            args = [value for root, key in keys for value in (root, _enc(key))]
+        counts: dict[tuple[int, str], dict[str, int]] = {}
+        with self._lock:
+            found = self._conn.execute(_LATER.format(where=where) + _MODELS.format(where=where), args * 2)
+            for root, key, model, messages in found:
+                if messages > 0 and model:
+                    per = counts.setdefault((root, _dec(key)), {})
+                    per[_dec(model)] = per.get(_dec(model), 0) + messages
+        return {at: sorted(per, key=lambda m: (-per[m], m)) for at, per in counts.items()}
 
     def close(self) -> None:
         with self._lock:

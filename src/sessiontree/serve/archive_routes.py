@@ -363,12 +363,20 @@ async def sessions_api(request: Request) -> Response:
 
     def make(_: list[SessionInfo]) -> bytes:
         at = (part - 1) * PART_ROWS
-        rows = [session_record(e, state.urls.session(e.key)) for e in ordered[at : at + PART_ROWS]]
+        shown = ordered[at : at + PART_ROWS]
+        # Each part carries its sessions' models (one query for its keys, from the usage store),
+        # so the pane's model filter asks for no list of every session's models.
+        models = state.listing.session_models([e.key for e in shown])
+        found = models or {}
+        rows = [session_record(e, state.urls.session(e.key), found.get(e.key, ())) for e in shown]
         data: dict[str, Any] = {"v": DATA_VERSION, "sessions": rows}
         if part == 1:
             more = [f"{state.urls.sessions_api()}?part={n}" for n in range(2, count + 1)]
             # ``state``: what a session stream's ``sessions`` events name.
-            data = {"v": DATA_VERSION, "models": False, "sessions": rows, "more": more, "state": view.state}
+            data = {
+                **{"v": DATA_VERSION, "models": models is not None, "sessions": rows, "more": more},
+                "state": view.state,
+            }
         return bytes(JSONResponse(data).body)
 
     body = await anyio.to_thread.run_sync(view.made, f"pane part {part}", make)
@@ -380,6 +388,10 @@ async def session_models_api(request: Request) -> Response:
     counted so far)."""
     state = request.app.state.serve
     await state.listing.scan_async()
+    models = await anyio.to_thread.run_sync(state.listing.session_models)
+    if models is not None:  # from the usage store's query (the pane's parts carry their own)
+        found = {shown_name(key): models[key] for key in sorted(models)}
+        return JSONResponse({"models": found}, headers=NO_STORE)
     try:
         body = await anyio.to_thread.run_sync(_service(request).session_models, state.listing.key_of)
     except SearchError as exc:

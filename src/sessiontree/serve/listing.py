@@ -272,6 +272,12 @@ class Listing:
             self._usage = (version, self.sources.usage_records())
         return self._usage[1]
 
+    def session_models(self, keys: Iterable[str] | None = None) -> dict[str, list[str]] | None:
+        """The models of these listed sessions (or of every one) as counted so far, from the usage
+        store: a query, not every session's rows (None without a cache dir)."""
+        with self._lock:
+            return self.sources.session_models(keys)
+
     def get(self, key: str) -> SessionInfo | None:
         """The listed record of a key, as of the last scan."""
         return self.sources.get(key)

@@ -207,7 +207,6 @@ def live_page(
             {
                 "search": urls.search_page(),
                 "data": urls.sessions_api(),
-                "models": urls.session_models_api(),
                 "current": shown_name(key),
             },
             *PANE_SCRIPTS,

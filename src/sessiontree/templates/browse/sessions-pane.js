@@ -249,19 +249,6 @@
       doc.documentElement.classList.add('st-has-unseen');
     }
 
-    // A server lists models apart (they come from its search index, which may still be building).
-    let models = null;
-    async function loadModels() {
-      try {
-        const data = await getJson(new URL(settings.models, location.href).href);
-        models = data && typeof data.models === 'object' && data.models ? data.models : {};
-      } catch (e) { return; }
-      for (const s of sessions) s.m = models[s.k] || [];
-      options(model, list.choices(sessions, (s) => s.m), 'Every model');
-      modelWrap.hidden = !sessions.some((s) => s.m && s.m.length);
-      draw(true);
-    }
-
     // A site's links are relative to its top folder, where the data files are.
     function linked(rows) {
       const found = Array.isArray(rows) ? rows : [];
@@ -275,7 +262,6 @@
       const parts = await Promise.all(names.map((name) => getJson(new URL(String(name), dataUrl).href)));
       if (asked !== refreshes) return; // a newer list came meanwhile: these parts are of an older one
       sessions = sessions.concat(...parts.map((part) => linked(part && part.sessions)));
-      if (models) for (const s of sessions) s.m = models[s.k] || [];
       current = sessions.find((s) => s.k === settings.current) || null;
       options(project, list.choices(sessions, (s) => s.p), 'Every project');
       options(agent, list.choices(sessions, (s) => s.a), 'Every agent');
@@ -319,7 +305,6 @@
         if (asked === refreshes) status.textContent = 'The session list could not be loaded.';
         return;
       }
-      if (models) for (const s of sessions) s.m = models[s.k] || [];
       current = sessions.find((s) => s.k === settings.current) || null;
       const first = !loaded;
       loaded = true;
@@ -334,7 +319,6 @@
       }
       // Every part of the list in: the baselines of what grew (this page's entries known once the viewer booted).
       booted.then(() => remember(first));
-      if (settings.models) loadModels();
     }
 
     for (const box of [scope, project, agent, model, dates[0][1], dates[1][1]]) {
