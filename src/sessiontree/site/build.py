@@ -15,6 +15,7 @@ from collections.abc import Iterable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field, replace
 from pathlib import Path
+from stat import S_ISREG
 
 from sessiontree import __version__
 from sessiontree.archive.collection import Filters, Sources, default_cache_dir, is_inside, select
@@ -126,9 +127,15 @@ def _page_link(here: str, there: str) -> str:
 
 
 def _plan(
-    entries: list[SessionInfo], manifest: Manifest, options: BuildOptions, full: bool, sources: Sources
+    entries: list[SessionInfo],
+    manifest: Manifest,
+    options: BuildOptions,
+    full: bool,
+    sources: Sources,
+    sizes: dict[str, int],
 ) -> tuple[list[RenderJob], Manifest]:
-    """Split the selected sessions into pages to render and pages to keep; carry remembered failures."""
+    """Split the selected sessions into pages to render and pages to keep; carry remembered failures.
+    ``sizes`` gets each kept page's records file's size (the search batches' weights)."""
     site = options.site
     new = Manifest(version=__version__, settings=_settings(options), bundles=dict(manifest.bundles))
     new.loaded = manifest.loaded  # kept records written as read
@@ -140,7 +147,7 @@ def _plan(
         key = entry.key
         old = None if full else manifest.pages.get(key)
         links = related_signature(related.get(key))
-        if old is not None and old.related == links and _still_made(site, old, sources, key):
+        if old is not None and old.related == links and _still_made(site, old, sources, key, sizes):
             if old.size == entry.size and old.mtime == entry.modified:
                 new.pages[key] = old
                 continue
@@ -151,6 +158,7 @@ def _plan(
         if failed is not None and failed.size == entry.size and failed.mtime == entry.modified:
             new.failures[key] = failed
             continue
+        sizes.pop(layout.records_path(key), None)  # written again: the search stats it then
         jobs.append(
             RenderJob(
                 path=sources.path_of(key),
@@ -168,13 +176,21 @@ def _plan(
     return jobs, new
 
 
-def _still_made(site: Path, rec: PageRecord, sources: Sources, key: str) -> bool:
-    """Tell whether a page's files are all there and its subagents' transcripts unchanged."""
+def _still_made(site: Path, rec: PageRecord, sources: Sources, key: str, sizes: dict[str, int]) -> bool:
+    """Tell whether a page's files are all there and its subagents' transcripts unchanged (the
+    records file's size into ``sizes``)."""
     from sessiontree.readers.claude_layout import subagent_file
 
     # os.path, not pathlib: two of these a session on every build (0.3 s at 10,000 through pathlib).
-    if not (os.path.isfile(os.path.join(site, rec.page)) and os.path.isfile(os.path.join(site, rec.records))):
+    if not os.path.isfile(os.path.join(site, rec.page)):
         return False
+    try:
+        records = os.stat(os.path.join(site, rec.records))
+    except OSError:
+        return False
+    if not S_ISREG(records.st_mode):
+        return False
+    sizes[rec.records] = records.st_size  # the search's batches weigh it: no second stat
     if not rec.subagents:
         return True
     path = sources.path_of(key)
@@ -249,7 +265,8 @@ def _build(options: BuildOptions, report: BuildProgress, unfinished: bool) -> Bu
         entries = select(catalog.scan(), options.filters)
     finally:
         report.end()
-    jobs, new = _plan(entries, manifest, options, full, catalog)
+    sizes: dict[str, int] = {}
+    jobs, new = _plan(entries, manifest, options, full, catalog, sizes)
     by_key = {job.key: job for job in jobs}
     result = BuildResult(kept=len(new.pages))
     if not entries:
@@ -310,7 +327,9 @@ def _build(options: BuildOptions, report: BuildProgress, unfinished: bool) -> Bu
         lists = pool.submit(_write_lists, options, entries, new, usage, result, changed)
         if options.search:
             pages = [IndexedPage(k, r.page, r.records, r.title, r.sha256) for k, r in new.pages.items()]
-            search = update_bundles(site, pages, manifest.bundles, force=options.force, progress=report)
+            search = update_bundles(
+                site, pages, manifest.bundles, force=options.force, progress=report, sizes=sizes
+            )
             new.bundles = search.bundles
             result.search_records = search.records
             for error in search.errors:

@@ -338,13 +338,19 @@ def update_bundles(
     *,
     force: bool = False,
     progress: BuildProgress | None = None,
+    sizes: Mapping[str, int] | None = None,
 ) -> SearchUpdate:
     """Bring every batch's bundle up to date: keep the whole ones (``bundle_present``; ``force``
-    indexes every batch again), index the rest two at a time."""
+    indexes every batch again), index the rest two at a time. ``sizes``: records files' sizes
+    known already (by their site path; the others are stat'ed)."""
+    known_sizes = sizes or {}
 
     def size_of(page: IndexedPage) -> int:
+        size = known_sizes.get(page.records)
+        if size is not None:
+            return size
         try:
-            return (site / page.records).stat().st_size
+            return os.stat(os.path.join(site, page.records)).st_size
         except OSError:
             return 0
 
