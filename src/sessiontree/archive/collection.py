@@ -8,7 +8,6 @@ check. ``Sources`` lists the folders through one ``Catalog`` each.
 
 from __future__ import annotations
 
-import contextlib
 import errno
 import fnmatch
 import os
@@ -336,8 +335,7 @@ class Sources:
     """Several catalogs seen as one: ``<label>/<key>`` keys, each mapped back to its file."""
 
     def __init__(self, roots: Sequence[Path], cache_dir: Path | None, *, usage_store: bool = False) -> None:
-        """``usage_store`` (serve): the records' usage rows kept in SQLite in ``cache_dir``
-        (``archive.usage_db``), not in memory, and totalled there."""
+        """``usage_store`` (serve): usage rows in SQLite in ``cache_dir`` (``archive.usage_db``)."""
         self.roots = list(roots)
         self.labels = root_labels(self.roots)
         # The catalog (records, caches, line scans) loads with the first listing, not with the
@@ -345,12 +343,10 @@ class Sources:
         from sessiontree.archive.catalog import CACHE_VERSION, Catalog
         from sessiontree.archive.usage_db import CatalogUsage, UsageDb
 
-        self.usage_db = (
-            None if cache_dir is None or not usage_store else UsageDb(cache_dir, roots, CACHE_VERSION)
-        )
+        self.usage_db = UsageDb.open(cache_dir if usage_store else None, roots, CACHE_VERSION)
+        linked = [CatalogUsage.of(self.usage_db, n) for n in range(len(self.roots))]
         self.catalogs: list[Catalog] = [
-            Catalog(root, cache_dir, None if self.usage_db is None else CatalogUsage(self.usage_db, n))
-            for n, root in enumerate(self.roots)
+            Catalog(root, cache_dir, linked[n]) for n, root in enumerate(self.roots)
         ]
         self._prefixed: dict[int, tuple[int, list[SessionInfo]]] = {}
         """Each catalog's records as ``_shown`` made them, with its change count then."""
@@ -432,18 +428,8 @@ class Sources:
 
     def session_models(self, keys: Iterable[str] | None = None) -> dict[str, list[str]] | None:
         """The models of these listed sessions (prefixed keys), or of every one, from the usage
-        store (``usage_db.UsageDb.models``); None without a store (``usage_records`` then)."""
-        if self.usage_db is None:
-            return None
-        if keys is None:
-            found = sorted(self.usage_db.models().items(), key=lambda item: -item[0][0])
-            # The first root's last: a live file's models, not its kept copy's (as ``_split`` picks).
-            return {self._prefix(root) + key: models for (root, key), models in found}
-        wanted: dict[tuple[int, str], str] = {}
-        for key in keys:
-            with contextlib.suppress(ValueError):
-                wanted[self._split(key)] = key
-        return {wanted[at]: models for at, models in self.usage_db.models(list(wanted)).items()}
+        store; None without one (``usage_records`` then)."""
+        return None if self.usage_db is None else self.usage_db.models_by_key(keys, self._prefix, self._split)
 
     def pending(self) -> list[tuple[Catalog, str]]:
         """The files whose counts wait for a whole read, as (catalog, its key), newest first."""

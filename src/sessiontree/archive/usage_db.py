@@ -23,7 +23,7 @@ import hashlib
 import os
 import sqlite3
 import threading
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import replace
 from pathlib import Path
 from typing import Any, Protocol
@@ -159,6 +159,11 @@ class UsageDb:
             )
         }
         """Each stored session's file (mtime, size): what ``known`` and ``store`` compare."""
+
+    @classmethod
+    def open(cls, cache_dir: Path | None, roots: Sequence[Path], version: int) -> UsageDb | None:
+        """The store of these roots in ``cache_dir``; None without one (rows kept in memory)."""
+        return None if cache_dir is None else cls(cache_dir, roots, version)
 
     def known(self, root: int, key: str, sig: tuple[int, int]) -> bool:
         """Whether the rows of this session, as of this (mtime, size) of its file, are stored."""
@@ -300,6 +305,23 @@ class UsageDb:
                     per[_dec(model)] = per.get(_dec(model), 0) + messages
         return {at: sorted(per, key=lambda m: (-per[m], m)) for at, per in counts.items()}
 
+    def models_by_key(
+        self,
+        keys: Iterable[str] | None,
+        prefix: Callable[[int], str],
+        split: Callable[[str], tuple[int, str]],
+    ) -> dict[str, list[str]]:
+        """``models`` by a listing's keys (``Sources``: ``prefix`` of a root, ``split`` of a key)."""
+        if keys is None:
+            found = sorted(self.models().items(), key=lambda item: -item[0][0])
+            # The first root's last: a live file's models, not its kept copy's (as ``split`` picks).
+            return {prefix(root) + key: models for (root, key), models in found}
+        wanted: dict[tuple[int, str], str] = {}
+        for key in keys:
+            with contextlib.suppress(ValueError):
+                wanted[split(key)] = key
+        return {wanted[at]: models for at, models in self.models(list(wanted)).items()}
+
     def close(self) -> None:
         with self._lock:
             self._conn.close()
@@ -321,6 +343,10 @@ class CatalogUsage:
     def __init__(self, db: UsageDb, root: int) -> None:
         self.db = db
         self.root = root
+
+    @classmethod
+    def of(cls, db: UsageDb | None, root: int) -> CatalogUsage | None:
+        return None if db is None else cls(db, root)
 
     def adopt(self, loaded: dict[str, Any], files: dict[str, Any]) -> dict[str, Any]:
         """The records of a loaded cache whose rows are stored (the others read again): rows a
