@@ -47,7 +47,7 @@ log = logging.getLogger(__name__)
 MAX_LIMIT = 100
 FIRST_ANSWER_SECONDS = 1.2
 """How long a search indexes before it answers with what is indexed so far (and how much is not)."""
-ANSWER_SECONDS = 1.5
+ANSWER_SECONDS = 1.0
 """A search whose update is still walking and stat'ing the folders this long after it was asked (a
 fresh server at 100,000 files: seconds) answers from the index as it is, the update going on."""
 MAX_OFFSET = 10_000_000

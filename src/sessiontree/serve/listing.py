@@ -99,9 +99,9 @@ class Listing:
 
     def __init__(self, roots: Sequence[Path], cache_dir: Path | None) -> None:
         self.roots = list(roots)
-        self.sources = Sources(self.roots, cache_dir, usage_store=True)
-        for catalog in self.sources.catalogs:
-            catalog.save_at_most_every(SAVE_SECONDS)
+        self._cache_dir = cache_dir
+        self._sources: Sources | None = None
+        self._sources_lock = threading.Lock()
         self._lock = threading.Lock()
         self._settling = threading.Lock()
         self._usage: tuple[tuple[int, ...], list[UsageRecord]] | None = None
@@ -123,6 +123,25 @@ class Listing:
         self._next_look = 0.0
         """While the pass reads, what it read is listed no sooner than this (``time.monotonic()``)."""
         self._view: ListingView | None = None
+
+    @property
+    def sources(self) -> Sources:
+        """The catalogs, loaded on first use: by the first scan, in its worker thread (a kept
+        catalog of 100,000 sessions takes seconds to load; the server answers meanwhile)."""
+        sources = self._sources
+        if sources is None:
+            with self._sources_lock:
+                if self._sources is None:
+                    made = Sources(self.roots, self._cache_dir, usage_store=True)
+                    for catalog in made.catalogs:
+                        catalog.save_at_most_every(SAVE_SECONDS)
+                    self._sources = made
+                sources = self._sources
+        return sources
+
+    def listed(self) -> bool:
+        """Whether a scan has listed the folders yet (a fresh server's first one may take seconds)."""
+        return self._scanned is not None
 
     def watched(self, on: bool) -> None:
         """Say whether the watcher reports every change under the roots from now on (then a scan
@@ -207,6 +226,10 @@ class Listing:
             view = ListingView(version, IndexRows(entries))
         return view
 
+    def last_view(self) -> ListingView | None:
+        """The view ``view`` made last (None before the first)."""
+        return self._view
+
     def settle_some(self, budget: float) -> tuple[bool, bool]:
         """Read pending files whole for about ``budget`` seconds (at least one file), outside the
         lock; return (something was settled, some are still pending). One pass at a time: the
@@ -243,7 +266,9 @@ class Listing:
     def save(self) -> None:
         """Write the catalogs' caches now, if anything changed (the server's end)."""
         with self._lock:
-            for catalog in self.sources.catalogs:
+            if self._sources is None:
+                return  # never loaded: nothing changed
+            for catalog in self._sources.catalogs:
                 catalog.save(force=True)
 
     def known(self) -> int:

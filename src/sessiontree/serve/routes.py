@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import asyncio
 import functools
+import logging
 import re
 import threading
 from asyncio import Queue
@@ -29,6 +31,7 @@ from sessiontree.serve import archive_routes, pages
 from sessiontree.serve.followed import topic_of
 from sessiontree.serve.hub import Event
 from sessiontree.serve.index_feed import INDEX_TOPIC
+from sessiontree.serve.kept_index import FIRST_PAGE_SECONDS
 from sessiontree.serve.security import clean_key, contained
 from sessiontree.serve.state import ServeState
 from sessiontree.store.parts import split_part
@@ -36,6 +39,8 @@ from sessiontree.store.paths import artifacts_dir_for
 from sessiontree.store.storage import open_regular, read_reason
 from sessiontree.store.surrogates import shown_name
 from sessiontree.store.urls import resolve_internal_url
+
+log = logging.getLogger(__name__)
 
 _BLOB_NAME = re.compile(r"([0-9a-f]{64})\.(png|jpg|gif|webp)")
 _IMAGE_TYPES = {"png": "image/png", "jpg": "image/jpeg", "gif": "image/gif", "webp": "image/webp"}
@@ -94,13 +99,30 @@ def session_route(handler: SessionHandler) -> Callable[[Request], Awaitable[Resp
 
 
 async def index(request: Request) -> Response:
-    """The index page with its first window of rows (the rest from ``index_rows``)."""
+    """The index page with its first window of rows (the rest from ``index_rows``). A fresh
+    server's first one, while its first listing is not made yet, is the page kept from the last
+    run (``serve.kept_index``), corrected over the event stream once it is."""
     state = _state(request)
-    view = await state.listing.view()
+    viewing = asyncio.ensure_future(state.listing.view())
+    if not state.listing.listed():
+        kept = await anyio.to_thread.run_sync(state.kept_index.read)
+        if kept is not None:
+            done, _ = await asyncio.wait({viewing}, timeout=FIRST_PAGE_SECONDS)
+            if not done:
+                viewing.add_done_callback(_heard)
+                return pages.html_response(kept)
+    view = await viewing
     html = await anyio.to_thread.run_sync(
         pages.in_foreground, pages.render_served_index, view, state.config, state.urls
     )
+    await anyio.to_thread.run_sync(state.kept_index.keep, view.state, html)  # the next run's first page
     return pages.html_response(html)
+
+
+def _heard(task: asyncio.Future[Any]) -> None:
+    """A listing no request waits for any more: its failure is logged, not left unheard."""
+    if not task.cancelled() and task.exception() is not None:
+        log.debug("first listing failed: %s", task.exception())
 
 
 async def index_rows(request: Request) -> Response:

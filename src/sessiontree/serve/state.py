@@ -29,7 +29,9 @@ from sessiontree.serve.failures import log_failure
 from sessiontree.serve.followed import FollowedSessions, topic_of
 from sessiontree.serve.hub import Hub
 from sessiontree.serve.index_feed import IndexFeed
+from sessiontree.serve.kept_index import KeptIndex, kept_page_path
 from sessiontree.serve.listing import Listing
+from sessiontree.serve.pages import render_served_index
 from sessiontree.serve.renders import Renders
 from sessiontree.serve.urls import Urls
 from sessiontree.serve.watcher import Watcher
@@ -57,6 +59,7 @@ class ServeState:
         # pool's, which /usage and /api/search use.
         self.stream_limit = CapacityLimiter(32)
         self.listing = Listing(config.roots, config.cache_dir)
+        self.kept_index = KeptIndex(kept_page_path(config))
         self.followed = FollowedSessions(
             agent_dir=config.agent_dir, image_prefix=urls.blob_prefix(), watchers=self.hub.count
         )
@@ -154,6 +157,13 @@ class ServeState:
             await anyio.to_thread.run_sync(self.listing.save)
         except Exception as exc:  # a cache not written costs only speed next time
             log_failure(log, "listing cache not saved", exc)
+        view = self.listing.last_view()
+        if view is not None and not self.kept_index.kept(view.state):
+            try:  # the next run's first page: the listing as last shown
+                html = await anyio.to_thread.run_sync(render_served_index, view, self.config, self.urls)
+                await anyio.to_thread.run_sync(self.kept_index.keep, view.state, html)
+            except Exception as exc:
+                log_failure(log, "index page not kept", exc)
 
     async def on_changes(self, paths: Iterable[Path]) -> None:
         """Refresh the watched sessions whose files changed; mark the index and archive out of date."""
