@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import base64
+import gc
 import hashlib
 import json
 import os
@@ -135,6 +136,20 @@ def test_an_incremental_build_writes_the_lists_and_manifest_a_full_build_writes(
     for name in ("sessions.json", "usage.html", "index.html", "search.html", layout.MANIFEST):
         assert (site / name).read_bytes() == (fresh / name).read_bytes(), name
     assert "2026-11-20_n" in (site / "sessions.json").read_text(encoding="utf-8")
+
+
+def test_a_build_gives_back_the_collector_as_it_found_it(archive: Archive, tmp_path: Path) -> None:
+    # The build loads the listing with the cyclic collector off and freezes it: neither outlives it.
+    options = BuildOptions(root=archive.root, site=tmp_path / "site", jobs=1, search=False)
+    assert gc.isenabled()
+    build_site(options)
+    assert gc.isenabled() and gc.get_freeze_count() == 0
+    gc.disable()
+    try:
+        build_site(options)
+        assert not gc.isenabled() and gc.get_freeze_count() == 0
+    finally:
+        gc.enable()
 
 
 def test_an_upgrade_of_sessiontree_or_force_renders_everything(archive: Archive, tmp_path: Path) -> None:

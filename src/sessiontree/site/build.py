@@ -9,6 +9,7 @@ site whose every link works; the next build finishes the work.
 from __future__ import annotations
 
 import errno
+import gc
 import os
 import posixpath
 from collections.abc import Iterable
@@ -246,12 +247,21 @@ def build_site(options: BuildOptions, progress: BuildProgress | None = None) -> 
     except OSError as exc:
         raise BuildError(f"Cannot write the site folder {options.site}: {read_reason(exc)}") from None
     with site_lock(options.site, report.note) as held:
-        result = _build(options, report, held.unfinished)
+        collecting = gc.isenabled()
+        gc.disable()  # see _build
+        try:
+            result = _build(options, report, held.unfinished, collecting)
+        finally:
+            gc.unfreeze()  # what the listing held is collectable again
+            if collecting:
+                gc.enable()
         held.whole = DIED not in result.failures.values()
         return result
 
 
-def _build(options: BuildOptions, report: BuildProgress, unfinished: bool) -> BuildResult:
+def _build(
+    options: BuildOptions, report: BuildProgress, unfinished: bool, collecting: bool = True
+) -> BuildResult:
     site = options.site
     layout.remove_stale_temps(site, recursive=unfinished)  # a killed build's temps: see site.lock
     remove_staging(site)
@@ -267,6 +277,13 @@ def _build(options: BuildOptions, report: BuildProgress, unfinished: bool) -> Bu
         report.end()
     sizes: dict[str, int] = {}
     jobs, new = _plan(entries, manifest, options, full, catalog, sizes)
+    # The listing and the manifest (millions of objects at 10,000 sessions, loaded with the cyclic
+    # collector off: each of its full collections walked them all, 0.55 s of an incremental
+    # build's CPU at 10,000 sessions) live until the build ends: frozen, out of its sight, it is on
+    # again for what the later steps make.
+    gc.freeze()
+    if collecting:
+        gc.enable()
     by_key = {job.key: job for job in jobs}
     result = BuildResult(kept=len(new.pages))
     if not entries:
