@@ -15,8 +15,9 @@ import pytest
 
 from sessiontree.archive import index as index_module
 from sessiontree.archive import index_file
-from sessiontree.archive.collection import list_session_files
+from sessiontree.archive.index_db import UpdateReport
 from sessiontree.archive.search import SearchFilters
+from sessiontree.archive.session_files import iter_session_files
 from sessiontree.serve import archive_routes
 from sessiontree.serve.archive_routes import ArchiveService
 from tests.serve.conftest import write_session
@@ -48,12 +49,14 @@ def gate(monkeypatch: pytest.MonkeyPatch) -> Iterator[tuple[threading.Event, thr
     """(reached, go): the index's walk of the folders waits for ``go`` after setting ``reached``."""
     reached, go = threading.Event(), threading.Event()
 
-    def gated(roots: Any) -> dict[str, Path]:
+    walk = index_module.walk_files
+
+    def gated(roots: Any, report: UpdateReport) -> dict[str, Path]:
         reached.set()
         assert go.wait(HANG)
-        return list_session_files(roots)
+        return walk(roots, report)
 
-    monkeypatch.setattr(index_module, "list_session_files", gated)
+    monkeypatch.setattr(index_module, "walk_files", gated)
     yield reached, go
     go.set()
 
@@ -150,3 +153,35 @@ def test_a_fresh_server_answers_its_first_search_then_completes_it_exact(tmp_pat
         totals = [a["total"] for a in answers]
         assert totals == sorted(totals)  # never fewer than before
         assert served.stop() == 0
+
+
+def test_while_the_walk_runs_a_search_counts_the_files_it_found_so_far(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    root = tmp_path / "sessions"
+    _write(root, range(5), "zqcountword")
+    reached, go = threading.Event(), threading.Event()
+
+    def halting(folder: Path) -> Any:
+        for n, found in enumerate(iter_session_files(folder)):
+            if n == 3:
+                reached.set()
+                assert go.wait(HANG)
+            yield found
+
+    monkeypatch.setattr(index_module, "iter_session_files", halting)
+    monkeypatch.setattr(archive_routes, "ANSWER_SECONDS", 0.0)
+    service = _service(root, tmp_path / "cache")  # no listing yet: the walk's count alone
+    try:
+        service.search("zqcountword", SearchFilters())  # starts the update, whose walk halts at 3
+        assert reached.wait(HANG)
+        found = service.search("zqcountword", SearchFilters())
+        assert found["pending"] == 3 and found["hits"] == []  # 3 found so far, none indexed
+        go.set()
+        deadline = time.monotonic() + HANG
+        while (found := service.search("zqcountword", SearchFilters()))["pending"]:
+            assert time.monotonic() < deadline, found
+        assert found["total"] == 5
+    finally:
+        go.set()
+        service.close()

@@ -12,8 +12,9 @@ import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
-from sessiontree.archive.collection import list_session_files, root_clause
+from sessiontree.archive.collection import path_key, root_clause
 from sessiontree.archive.index_db import UpdateReport
+from sessiontree.archive.session_files import iter_session_files
 
 RACY_SECONDS = 2.0
 """A file whose mtime was this close to the moment it was indexed is re-checked even when its stat matches."""
@@ -45,7 +46,7 @@ def update_index(
     """
     started_at = time.monotonic()
     report = UpdateReport() if report is None else report
-    found = list_session_files(roots)
+    found = walk_files(roots, report)
     clause, params = root_clause(roots, "path")
     known = {
         str(r[0]): r[1:]
@@ -107,6 +108,17 @@ def update_index(
         # Never waits for readers (PASSIVE); with journal_size_limit the log shrinks back.
         conn.execute("PRAGMA wal_checkpoint(PASSIVE)")
     return report
+
+
+def walk_files(roots: Sequence[Path], report: UpdateReport) -> dict[str, Path]:
+    """Every session file under the roots by ``path_key`` (``collection.list_session_files``),
+    counted in ``report.walked`` as the walk goes: a search tells it while the walk runs."""
+    found: dict[str, Path] = {}
+    for root in roots:
+        for path, _parent in iter_session_files(root):
+            found[path_key(path)] = path
+            report.walked += 1
+    return found
 
 
 def _racy(st: os.stat_result, seen: tuple[int, int, int, int, int] | None) -> bool:

@@ -41,6 +41,8 @@ class UpdateReport:
     rows: int = 0
     pending: int = 0
     """Changed files left for a later update (a ``deadline`` came first): the answer is partial."""
+    walked: int = 0
+    """Session files the walk found so far (it comes before the stat pass)."""
     left: int = -1
     """While the update runs, the changed files it has still to read (-1 until its stat pass ended)."""
 

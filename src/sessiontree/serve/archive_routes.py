@@ -190,11 +190,12 @@ class ArchiveService:
                     self._progress.wait(max(0.01, asked + ANSWER_SECONDS - now))
 
     def _left_now(self, index: SearchIndex, running: UpdateReport, fresh: bool) -> int:
-        """Files left while an update runs: its count once its stat pass ended, else an estimate."""
+        """Files left while an update runs: its count once its stat pass ended, else an estimate (at
+        least 1): the files the listing or the walk knows so far, less those the index holds."""
         if fresh and running.left >= 0:
             return running.left
         listed = self.file_count() if self.file_count is not None else 0
-        return max(1, self._left, listed - index.session_count())
+        return max(1, self._left, max(listed, running.walked) - index.session_count())
 
     def _search_update(self, index: SearchIndex, deadline: float) -> None:
         """A search's update (``_lock`` held by the search that started it; that search wakes the
