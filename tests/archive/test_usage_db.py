@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 import math
 import sqlite3
+import stat
 from pathlib import Path
 from typing import Any
 
@@ -14,6 +15,7 @@ import pytest
 
 from sessiontree.archive.collection import Sources
 from sessiontree.archive.usage import UsageRecord, summarize
+from sessiontree.pages.sessions_data import models_by_path
 from tests.archive.sessions import write_lines
 from tests.archive.test_usage import KINDS, build_archive, independent_totals
 
@@ -69,6 +71,13 @@ def test_stored_totals_equal_a_whole_computation_and_survive_a_restart(roots: Pa
         _assert_same(_totals(records, by), independent_totals(files[:3], by))  # the fork's copies once
         _assert_same(_totals(records, by), _totals(_whole(roots), by))
     assert _rows_held(sources) == 0  # the listing keeps none of them
+    # Each session's models (the pane's filter), for a few keys and for every one: as the whole
+    # computation's records name them (the fork's copies of its parent's messages counted once).
+    by_path = models_by_path(_whole(roots))
+    want = {key: by_path[str(e.path)] for e in sources.scan() if str(e.path) in by_path for key in [e.key]}
+    assert len(want) >= 3
+    assert sources.session_models() == want
+    assert sources.session_models(list(want)[:2]) == dict(list(want.items())[:2])
     cache_file = sources.catalogs[0].cache_file
     assert cache_file is not None
     sources.catalogs[0].save(force=True)
@@ -77,6 +86,8 @@ def test_stored_totals_equal_a_whole_computation_and_survive_a_restart(roots: Pa
     stored = sources.usage_db
     assert stored is not None
     assert sqlite3.connect(stored.path).execute("SELECT count(*) FROM messages").fetchone()[0] > 0
+    assert stat.S_IMODE(stored.path.stat().st_mode) == 0o600  # the user's alone, as the catalog's cache
+    assert {p.suffix for p in roots.rglob("*") if p.is_file()} == {".jsonl"}  # nothing in the listed folder
     stored.close()
     # A restarted server: the records from the cache, the rows from the store, no file read again.
     again = Sources([roots], cache_dir, usage_store=True)

@@ -72,11 +72,12 @@ CREATE INDEX IF NOT EXISTS sessions_order ON sessions(modified, key, root);
 """
 
 _LATER = """
-WITH later AS (
+WITH dups AS (SELECT ckey FROM messages GROUP BY ckey HAVING count(*) > 1),
+later AS (
     SELECT m.session, m.row, count(*) AS n, sum(m.input) AS i, sum(m.output) AS o,
         sum(m.cache_read) AS r, sum(m.cache_write) AS w, total(m.cost) AS c, count(m.cost) AS cc,
         sum(m.estimated) AS e, sum(m.unpriced) AS u
-    FROM messages m JOIN sessions s ON s.id = m.session
+    FROM {source} JOIN sessions s ON s.id = m.session
     WHERE {where} AND EXISTS (
         SELECT 1 FROM messages m2 JOIN sessions s2 ON s2.id = m2.session
         WHERE m2.ckey = m.ckey
@@ -85,9 +86,13 @@ WITH later AS (
     GROUP BY m.session, m.row
 )
 """
-"""Per row, its messages counted in an earlier file (or earlier in this one): what it leaves out."""
+"""Per row, its messages counted in an earlier file (or earlier in this one): what it leaves out.
+``source``: every session's (``_ALL``: only the messages whose copy key is held twice are looked at,
+0.68 -> 0.27 s at 18,000 sessions) or a few sessions' (``_SOME``, with ``where``: a pane's part)."""
+_ALL = "dups d JOIN messages m ON m.ckey = d.ckey"
+_SOME = "messages m"
 _TOTALS = (
-    _LATER.format(where="1")
+    _LATER.format(source=_ALL, where="1")
     + """
 SELECT s.path, s.title, s.cwd, s.agent, r.quarter, r.model,
     r.messages - coalesce(l.n, 0), r.input - coalesce(l.i, 0), r.output - coalesce(l.o, 0),
@@ -116,6 +121,8 @@ def _dec(data: bytes) -> str:
 
 
 def _connect(path: Path) -> sqlite3.Connection:
+    with contextlib.suppress(FileExistsError):  # the user's alone, as the catalog's cache (its WAL too)
+        os.close(os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600))
     conn = sqlite3.connect(path, timeout=60, check_same_thread=False, isolation_level=None)
     try:
         if conn.execute("PRAGMA quick_check").fetchone()[0] != "ok":
@@ -298,7 +305,9 @@ class UsageDb:
             args = [value for root, key in keys for value in (root, _enc(key))]
         counts: dict[tuple[int, str], dict[str, int]] = {}
         with self._lock:
-            found = self._conn.execute(_LATER.format(where=where) + _MODELS.format(where=where), args * 2)
+            source = _ALL if keys is None else _SOME
+            sql = _LATER.format(source=source, where=where) + _MODELS.format(where=where)
+            found = self._conn.execute(sql, args * 2)
             for root, key, model, messages in found:
                 if messages > 0 and model:
                     per = counts.setdefault((root, _dec(key)), {})
