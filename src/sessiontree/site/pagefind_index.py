@@ -41,6 +41,7 @@ __all__ = [
     "bundle_intact",
     "bundle_name",
     "bundle_present",
+    "bundles_present",
     "chunk_documents",
     "index_batch",
     "plan_batches",
@@ -245,6 +246,11 @@ def bundle_present(site: Path, bundle: Bundle) -> bool:
     return len(sizes) == bundle.files and -1 not in sizes and sum(sizes) == bundle.size
 
 
+def bundles_present(site: Path, bundles: Mapping[str, Bundle]) -> dict[str, bool]:
+    """``bundle_present`` of each of ``bundles``, by name."""
+    return {name: bundle_present(site, bundle) for name, bundle in bundles.items()}
+
+
 def _write_file(path: Path, data: bytes) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
     with path.open("wb") as fh:
@@ -339,10 +345,12 @@ def update_bundles(
     force: bool = False,
     progress: BuildProgress | None = None,
     sizes: Mapping[str, int] | None = None,
+    present: Mapping[str, bool] | None = None,
 ) -> SearchUpdate:
     """Bring every batch's bundle up to date: keep the whole ones (``bundle_present``; ``force``
     indexes every batch again), index the rest two at a time. ``sizes``: records files' sizes
-    known already (by their site path; the others are stat'ed)."""
+    known already (by their site path; the others are stat'ed); ``present``: known bundles'
+    ``bundle_present`` answers made already, by name (the others are checked here)."""
     known_sizes = sizes or {}
 
     def size_of(page: IndexedPage) -> int:
@@ -354,11 +362,17 @@ def update_bundles(
         except OSError:
             return 0
 
+    checked = present or {}
+
+    def whole(bundle: Bundle) -> bool:
+        found = checked.get(bundle.name)
+        return bundle_present(site, bundle) if found is None else found
+
     update = SearchUpdate(bundles={})
     todo: list[list[IndexedPage]] = []
     for batch in plan_batches(pages, size_of):
         old = known.get(bundle_name(batch))
-        if not force and old is not None and bundle_present(site, old):
+        if not force and old is not None and whole(old):
             update.bundles[old.name] = old
         else:
             todo.append(batch)
