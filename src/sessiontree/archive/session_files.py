@@ -35,7 +35,7 @@ def iter_session_files(root: Path, *, unreadable: bool = False) -> Iterator[tupl
         entries = scandir_sorted(directory)
         names = {e.name for e in entries}
         for e in entries:
-            path = Path(e.path)
+            path = directory / e.name  # one part parsed, not the whole path (Path(e.path))
             # Only a link can leave: a plain entry of a folder inside the root is inside too
             # (resolving every file costs a stat per path component: 1,000 files, ~60% of a scan).
             if e.is_symlink() and not resolves_inside(path, real_root):
