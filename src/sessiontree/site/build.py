@@ -45,7 +45,7 @@ from sessiontree.site.pagefind_index import (
     remove_staging,
     update_bundles,
 )
-from sessiontree.site.pool import DIED, run_jobs
+from sessiontree.site.pool import DIED, Spare, run_jobs
 from sessiontree.site.progress import BuildProgress, Silent
 from sessiontree.site.records import FORMAT as RECORDS_FORMAT
 from sessiontree.site.search_router import remove_old_lists, router_written, write_router
@@ -251,9 +251,11 @@ def build_site(options: BuildOptions, progress: BuildProgress | None = None) -> 
     with site_lock(options.site, report.note) as held:
         collecting = gc.isenabled()
         gc.disable()  # see _build
+        spare = Spare()  # a render worker starting up while the sessions are listed
         try:
-            result = _build(options, report, held.unfinished, collecting)
+            result = _build(options, report, held.unfinished, collecting, spare)
         finally:
+            spare.close()
             gc.unfreeze()  # what the listing held is collectable again
             if collecting:
                 gc.enable()
@@ -262,7 +264,7 @@ def build_site(options: BuildOptions, progress: BuildProgress | None = None) -> 
 
 
 def _build(
-    options: BuildOptions, report: BuildProgress, unfinished: bool, collecting: bool = True
+    options: BuildOptions, report: BuildProgress, unfinished: bool, collecting: bool, spare: Spare
 ) -> BuildResult:
     site = options.site
     layout.remove_stale_temps(site, recursive=unfinished)  # a killed build's temps: see site.lock
@@ -289,7 +291,7 @@ def _build(
     usage = _Usage(catalog)
     side = ThreadPoolExecutor(max_workers=1, thread_name_prefix="site-side")
     try:
-        return _made(options, report, manifest, new, entries, catalog, jobs, full, sizes, usage, side)
+        return _made(options, report, manifest, new, entries, catalog, jobs, full, sizes, usage, side, spare)
     finally:
         side.shutdown(cancel_futures=True)
 
@@ -306,6 +308,7 @@ def _made(
     sizes: dict[str, int],
     usage: _Usage,
     side: ThreadPoolExecutor,
+    spare: Spare,
 ) -> BuildResult:
     """A build's steps after its plan; ``side`` runs what waits on nothing beside them."""
     site = options.site
@@ -328,7 +331,7 @@ def _made(
         report.begin("Rendering", len(jobs))
     try:
         for outcome in run_jobs(
-            jobs, _workers(options.jobs, len(jobs)), lambda d, _t, k: report.advance(d, k)
+            jobs, _workers(options.jobs, len(jobs)), lambda d, _t, k: report.advance(d, k), spare=spare
         ):
             job = by_key[outcome.key]
             entry = catalog.get(job.key)

@@ -152,13 +152,43 @@ def _start(render_name: str) -> _Worker:
     return _Worker(proc)
 
 
+def _name(render: Render) -> str:
+    return f"{render.__module__}:{render.__qualname__}"
+
+
+class Spare:
+    """A worker started before its jobs are known (``prestart``): it starts up while the build
+    lists its sessions. ``run_jobs`` takes it as its first worker; ``close`` ends it if unused."""
+
+    def __init__(self, render: Render = render_job) -> None:
+        self.render = render
+        self.worker: _Worker | None = _start(_name(render))
+
+    def take(self, render: Render) -> _Worker | None:
+        worker, self.worker = self.worker, None
+        if worker is not None and self.render is not render:
+            worker.stop(kill=True)
+            return None
+        return worker
+
+    def close(self) -> None:
+        if self.worker is not None:
+            self.worker.stop(kill=True)
+            self.worker = None
+
+
 def run_jobs(
-    jobs: Sequence[RenderJob], workers: int, progress: Progress | None, render: Render = render_job
+    jobs: Sequence[RenderJob],
+    workers: int,
+    progress: Progress | None,
+    render: Render = render_job,
+    spare: Spare | None = None,
 ) -> Iterator[RenderOutcome]:
-    """Render jobs in ``workers`` child processes, yielding outcomes as they end."""
+    """Render jobs in ``workers`` child processes, yielding outcomes as they end (the first one
+    ``spare``'s worker when given)."""
     if not jobs:
         return
-    render_name = f"{render.__module__}:{render.__qualname__}"
+    render_name = _name(render)
     todo = list(reversed(jobs))
     total = len(jobs)
     done = 0
@@ -167,7 +197,7 @@ def run_jobs(
     clean = False
     try:
         for _ in range(max(1, min(workers, total))):
-            worker = _start(render_name)
+            worker = (spare.take(render) if spare is not None else None) or _start(render_name)
             pool.append(worker)
             selector.register(worker.fd, selectors.EVENT_READ, worker)
             if not worker.give(todo.pop()):

@@ -175,5 +175,12 @@ def _write_subagent_pages(
 
 
 def init_worker() -> None:
-    """Pool worker start-up: the render of a big session stays on this worker's core."""
+    """Pool worker start-up: the render of a big session stays on this worker's core; what a render
+    imports is imported now (a worker started ahead of its first job, ``pool.prestart``, does it
+    while the build lists the sessions: ~0.3 s of a one-session build)."""
     os.environ.setdefault("SESSIONTREE_RENDER_WORKERS", "1")
+    import sessiontree.exporter.fragment_cache
+    import sessiontree.exporter.page
+    import sessiontree.exporter.recipe
+    import sessiontree.readers
+    import sessiontree.site.records  # noqa: F401
