@@ -22,27 +22,20 @@ import os
 import stat
 import time
 from collections.abc import Iterable
-from dataclasses import dataclass, field, fields, replace
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from sessiontree.archive.foreign_entry import foreign_info, session_parts
+from sessiontree.archive.catalog_read import _bare, _Cached, key_of
+from sessiontree.archive.catalog_read import read_entry as read_entry  # patched here by tests
 from sessiontree.archive.keep.roots import kept_root_of
-from sessiontree.archive.line_scan import Scan, read_small, scan_file
 from sessiontree.archive.project_groups import CatalogNode as CatalogNode  # where they were
 from sessiontree.archive.project_groups import ProjectGroup as ProjectGroup
 from sessiontree.archive.project_groups import group_by_project as group_by_project
 from sessiontree.archive.session_files import iter_session_files
-from sessiontree.errors import SessiontreeError
 from sessiontree.store.atomic import make_private_dir, write_atomic
-from sessiontree.store.discovery import (
-    CHEAP_COUNT_BYTES,
-    SessionInfo,
-    one_line,
-    read_session_info,
-)
+from sessiontree.store.discovery import SessionInfo
 from sessiontree.store.parts import split_key
-from sessiontree.store.storage import open_regular, read_reason
 
 if TYPE_CHECKING:
     from sessiontree.archive.usage_db import CatalogUsage
@@ -55,143 +48,6 @@ hour, not per UTC day (the usage page's days are the reader's)."""
 
 READ_FIRST = 100
 """New files a scan with a deadline reads whatever the time: the index's first window (``FIRST_ROWS``)."""
-
-
-def read_entry(
-    root: Path, path: Path, parent: str | None, previous: _Cached | None, *, exact: bool = True
-) -> _Cached:
-    """Read one file's record (reusing the previous scan when the file only grew).
-
-    Not ``exact``: a large file is read only as far as its prefix (its count pending), unless
-    an earlier pass can be continued from its offset.
-    """
-    key = key_of(root, path)
-    try:
-        st = path.stat()
-    except OSError as exc:
-        return _Cached(_bare(path, key, parent, 0, 0.0, why_unreadable(exc)))
-    base = _bare(path, key, parent, st.st_size, st.st_mtime)
-    scan: Scan | None = None
-    mtime_ns = st.st_mtime_ns
-    before = previous.scan if previous is not None else None
-    info: SessionInfo | None = None
-    try:
-        if st.st_size <= CHEAP_COUNT_BYTES and (before is None or before.tail is None):
-            found = read_small(path, st.st_mtime, st.st_size)  # one open, one pass
-            if found is not None:
-                info, scan = _counted(*found), found[1]
-        else:
-            check_readable(path)
-            info = read_session_info(path)
-            grown = before is not None and before.tail is not None
-            if info is not None and (exact or info.message_count is not None or grown):
-                scan = scan_file(path, before)
-                info = _counted(info, scan)
-        if info is None:
-            info, rows = foreign_info(path, exact=exact)
-            scan = None if rows is None else Scan(usage=rows)
-            mtime_ns = path.stat().st_mtime_ns  # after the whole read a large file may need
-    except OSError as exc:
-        return _Cached(replace(base, error=why_unreadable(exc)))
-    if info is None:
-        return _Cached(replace(base, error="not a session file"))
-    entry = replace(
-        info,
-        path=path,
-        key=key,
-        parent_key=parent,
-        title=one_line(info.title or "") or None,
-        modified=st.st_mtime,
-        size=st.st_size,
-    )
-    try:
-        parts = [] if entry.agent == "pi" or entry.pending else session_parts(path, key, entry.agent)
-    except (OSError, SessiontreeError):
-        parts = []  # listed as the one file it is
-    return _Cached(entry, scan, mtime_ns, [_Cached(part, Scan(usage=rows)) for part, rows in parts])
-
-
-def _counted(info: SessionInfo, scan: Scan) -> SessionInfo:
-    """A header record with what the line pass found: a later name, the counts, the last time."""
-    return replace(
-        info,
-        title=scan.rename or info.title,
-        message_count=scan.messages,
-        prompt_count=scan.prompts,
-        last_activity=scan.last,
-    )
-
-
-def _bare(
-    path: Path, key: str, parent: str | None, size: int, mtime: float, error: str | None = None
-) -> SessionInfo:
-    """The record of a listed file before (or instead of) reading it: key, size, mtime."""
-    return SessionInfo(
-        path=path,
-        id="",
-        cwd="",
-        title=None,
-        first_message=None,
-        created=None,
-        modified=mtime,
-        size=size,
-        message_count=None,
-        key=key,
-        parent_key=parent,
-        error=error,
-    )
-
-
-def key_of(root: Path, path: Path) -> str:
-    """A listed file's key: its path relative to the root, ``/`` separated (a cut of the text when
-    the path starts with the root's, as the walk's paths do: ``relative_to`` costs ~10x more)."""
-    base, text = str(root), str(path)
-    if text.startswith(base) and text[len(base) : len(base) + 1] == os.sep and base not in ("", os.sep):
-        return text[len(base) + 1 :].replace(os.sep, "/")
-    return path.relative_to(root).as_posix()
-
-
-def why_unreadable(exc: OSError) -> str:
-    """The reason a listing gives for a file it cannot read."""
-    return f"unreadable: {read_reason(exc)}"
-
-
-def check_readable(path: Path) -> None:
-    """Raise the OSError that keeps a listed file from being read (see ``open_regular``)."""
-    open_regular(path).close()
-
-
-_ENTRY_FIELDS = tuple(f.name for f in fields(SessionInfo))
-_SCAN_FIELDS = tuple(f.name for f in fields(Scan))
-
-
-@dataclass(slots=True)
-class _Cached:
-    entry: SessionInfo
-    scan: Scan | None = None
-    mtime_ns: int = 0
-    parts: list[_Cached] = field(default_factory=list)
-    """A file that holds several sessions: each one's record, listed instead of the file's."""
-
-    def to_json(self) -> dict[str, Any]:
-        """The record for ``json.dumps`` (now: its values are the record's own, not copies). Field
-        by field, not ``dataclasses.asdict``: its deep copy made a save at 10,000 new files 3 s."""
-        scan = None if self.scan is None else {name: getattr(self.scan, name) for name in _SCAN_FIELDS}
-        entry = {name: getattr(self.entry, name) for name in _ENTRY_FIELDS}
-        entry["path"] = str(self.entry.path)
-        parts = {"parts": [p.to_json() for p in self.parts]} if self.parts else {}
-        return {"entry": entry, "scan": scan, "mtimeNs": self.mtime_ns, **parts}
-
-    @classmethod
-    def from_json(cls, data: dict[str, Any]) -> _Cached:
-        scan = data.get("scan")
-        entry = SessionInfo(**{**data["entry"], "path": Path(data["entry"]["path"])})
-        parts = [cls.from_json(part) for part in data.get("parts", ())]
-        return cls(entry, Scan(**scan) if scan else None, int(data["mtimeNs"]), parts)
-
-    def listed(self) -> list[_Cached]:
-        """What the listing shows of this file: its sessions when it holds several, else itself."""
-        return self.parts or [self]
 
 
 @dataclass(slots=True)
@@ -241,9 +97,8 @@ class Walk:
             and time.monotonic() >= deadline
         ):
             # Listed, not read yet: its stat now, its header and counts from ``settle``.
-            bare = _bare(item.path, item.key, item.parent, st.st_size, st.st_mtime)
-            if self.agent is not None:
-                bare = replace(bare, agent=self.agent)
+            agent = "pi" if self.agent is None else self.agent
+            bare = _bare(item.path, item.key, item.parent, st.st_size, st.st_mtime, agent=agent)
             self.seen[item.key] = _Cached(bare, None, st.st_mtime_ns)
         else:
             old = item.old if self.catalog.usage is None else self.catalog.usage.restored(item.old)
@@ -314,8 +169,9 @@ class Catalog:
             walk.todo.append(_ToRead(-st.st_mtime if st is not None else 0.0, key, path, parent, st, old))
         return walk
 
-    def take(self, walk: Walk) -> list[SessionInfo]:
-        """A scan's second half: the listing is what the walk found and read; the cache saved."""
+    def take(self, walk: Walk, *, listing: bool = True) -> list[SessionInfo]:
+        """A scan's second half: the listing is what the walk found and read; the cache saved (its
+        ``entries()``, unless not ``listing``: none made)."""
         if walk.read_any:
             self._changed()
         if walk.seen.keys() != self._cached.keys():
@@ -329,7 +185,7 @@ class Catalog:
                 self._changed()  # what was made of the listing (serve's views) shows those days
             self._kept = kept
         self.save()
-        return self.entries()
+        return self.entries() if listing else []
 
     def refresh(self, paths: Iterable[Path]) -> bool:
         """Look again at these files only (the watcher's report), not every file: False, changing
@@ -363,15 +219,32 @@ class Catalog:
         self._dirty = True
         self.changes += 1
 
-    def entries(self) -> list[SessionInfo]:
+    def entries(self, prefix: str = "") -> list[SessionInfo]:
         """Every record from the last scan, newest first; another agent's session spawned by one
         listed here (a Codex subagent thread) under it; a kept copy's marked with its machine and
-        the day its file disappeared (``archive.keep``)."""
+        the day its file disappeared (``archive.keep``). ``prefix``: before each key and parent
+        key (``Sources``' labels), in the one copy a kept record is made anyway."""
         listed = (p.entry for c in self._cached.values() for p in c.listed())
         found = sorted(listed, key=lambda e: (-e.modified, e.key))
         if self._kept is not None:
             machine, gone = self._kept.machine, self._kept.gone
-            found = [replace(e, machine=machine, kept=gone.get(split_key(e.key)[0])) for e in found]
+            found = [
+                replace(
+                    e,
+                    machine=machine,
+                    kept=gone.get(split_key(e.key)[0]),
+                    key=prefix + e.key,
+                    parent_key=None if e.parent_key is None else prefix + e.parent_key,
+                )
+                for e in found
+            ]
+        elif prefix:
+            found = [
+                replace(
+                    e, key=prefix + e.key, parent_key=None if e.parent_key is None else prefix + e.parent_key
+                )
+                for e in found
+            ]
         keys = {e.id: e.key for e in found if e.agent != "pi" and e.id}
         return [
             replace(e, parent_key=keys[e.parent_session or ""])

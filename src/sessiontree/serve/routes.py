@@ -21,7 +21,7 @@ from starlette.requests import Request
 from starlette.responses import FileResponse, JSONResponse, PlainTextResponse, Response, StreamingResponse
 from starlette.routing import Route
 
-from sessiontree.archive.catalog import check_readable, why_unreadable
+from sessiontree.archive.catalog_read import check_readable, why_unreadable
 from sessiontree.errors import ArtifactError, SessiontreeError
 from sessiontree.exporter.options import RelatedPages
 from sessiontree.pages.index_rows import RowQuery
