@@ -1,9 +1,9 @@
 """Build a static site from a sessions folder: render what changed, in parallel, then index it.
 
-A build is all or nothing per step: pages and search bundles are written first (each whole,
-through the atomic writer), then the index and usage pages that link them, then the manifest
-that names them, and only then are old files deleted. A build killed at any moment leaves a
-site whose every link works; the next build finishes the work.
+A build is all or nothing per step: pages first, then search bundles (each whole, through the
+atomic writer) beside the pane's list and usage page (they link pages only), then the router and
+index page that name the bundles, then the manifest, and only then are old files deleted. A build
+killed at any moment leaves a site whose every link works; the next build finishes the work.
 """
 
 from __future__ import annotations
