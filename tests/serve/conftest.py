@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import threading
 from collections.abc import AsyncIterator, Sequence
 from pathlib import Path
 from typing import Any
@@ -16,6 +17,7 @@ from starlette.types import ASGIApp
 
 from sessiontree.serve.app import create_app
 from sessiontree.serve.config import ServeConfig
+from sessiontree.serve.listing import Listing
 from sessiontree.serve.state import ServeState
 from tests.store.helpers import assistant, header, msg
 
@@ -126,3 +128,17 @@ async def client(sessions_dir: Path, agent_dir: Path, tmp_path: Path) -> AsyncIt
     )
     async with make_client(config) as c:
         yield c
+
+
+def gate_first_listing(monkeypatch: pytest.MonkeyPatch, hang: float = 120.0) -> threading.Event:
+    """Make every listing a request asks for wait until the returned event is set (a fresh server
+    whose first listing takes long); set it in a ``finally``."""
+    go = threading.Event()
+    scan = Listing._scan_first
+
+    def gated(self: Listing, again: bool) -> Any:
+        assert go.wait(hang)
+        return scan(self, again)
+
+    monkeypatch.setattr(Listing, "_scan_first", gated)
+    return go

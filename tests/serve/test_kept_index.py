@@ -6,9 +6,7 @@ and the next page is the listing read whole."""
 from __future__ import annotations
 
 import re
-import threading
 from pathlib import Path
-from typing import Any
 
 import anyio
 import httpx
@@ -17,9 +15,8 @@ import pytest
 from sessiontree.archive.catalog import Catalog
 from sessiontree.serve.config import ServeConfig
 from sessiontree.serve.kept_index import kept_page_path
-from sessiontree.serve.listing import Listing
 from sessiontree.store.surrogates import shown_name
-from tests.serve.conftest import make_client, write_session
+from tests.serve.conftest import gate_first_listing, make_client, write_session
 from tests.serve.process import serve_process
 
 HANG = 120.0
@@ -45,14 +42,7 @@ async def test_a_fresh_server_shows_the_kept_page_until_its_listing_is_made(
     assert kept.read_text(encoding="utf-8") == last_run and "zqkeptnew" not in last_run
     write_session(sessions_dir / "--work-new--" / "2026-03-01_new.jsonl", "zqkeptnew", "/work/new")
 
-    go = threading.Event()
-    scan = Listing._scan_first
-
-    def gated(self: Listing, again: bool) -> Any:
-        assert go.wait(HANG)
-        return scan(self, again)
-
-    monkeypatch.setattr(Listing, "_scan_first", gated)
+    go = gate_first_listing(monkeypatch, HANG)
     try:
         async with make_client(config) as client:
             first = await client.get("/")  # the first listing waits for the gate: the kept page
@@ -72,7 +62,7 @@ async def test_a_fresh_server_shows_the_kept_page_until_its_listing_is_made(
 
 
 @pytest.mark.anyio
-async def test_no_kept_page_a_fresh_server_waits_for_its_listing(
+async def test_no_kept_page_a_fresh_server_answers_from_its_folders(
     sessions_dir: Path, agent_dir: Path, tmp_path: Path
 ) -> None:
     config = ServeConfig(

@@ -25,7 +25,14 @@ log = logging.getLogger(__name__)
 
 FIRST_PAGE_SECONDS = 0.4
 """How long a fresh server's first ``GET /`` waits for its first listing before it answers with
-the page kept from the last run (when there is one)."""
+the page kept from the last run (when there is one), else with a glimpse of the folders."""
+
+GLIMPSE_AFTER_SECONDS = 0.15
+"""With no kept page, how long that first ``GET /`` waits for the first listing before it looks."""
+
+GLIMPSE_SECONDS = 0.3
+"""With no kept page, how long that first ``GET /`` looks at the folders itself once it stops
+waiting (``pages.render_glimpsed_index``): half walking, half reading the newest files found."""
 
 
 def kept_page_path(config: ServeConfig) -> Path:

@@ -7,8 +7,9 @@ import functools
 import html
 import re
 import threading
+import time
 import weakref
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from concurrent.futures import CancelledError
 from pathlib import Path
 from typing import Any, TypeVar
@@ -31,12 +32,13 @@ from sessiontree.exporter.preview import render_preview
 from sessiontree.exporter.recipe import Page, PageTarget, make_page
 from sessiontree.exporter.templating import read_asset
 from sessiontree.pages.index_page import IndexOptions, render_groups, render_index
-from sessiontree.pages.index_rows import RowQuery
+from sessiontree.pages.index_rows import FIRST_ROWS, IndexRows, RowQuery
 from sessiontree.pages.nav import PANE_SCRIPTS, browse_scripts, nav_css, pane_css
 from sessiontree.pages.search_page import SearchPageOptions, render_search_page, search_scripts
 from sessiontree.readers import load_any
 from sessiontree.serve.config import ServeConfig
 from sessiontree.serve.first_screen import first_screen
+from sessiontree.serve.kept_index import GLIMPSE_SECONDS
 from sessiontree.serve.listing import ListingView
 from sessiontree.serve.live import LiveSession, Snapshot
 from sessiontree.serve.renders import Renders
@@ -114,6 +116,21 @@ def render_served_index(view: ListingView, config: ServeConfig, urls: Urls) -> s
         nav=urls.nav(),
     )
     return render_index(view.rows, lambda entry: urls.session(entry.key), options)
+
+
+def render_glimpsed_index(
+    roots: Sequence[Path], config: ServeConfig, urls: Urls, listed: Callable[[], bool]
+) -> str:
+    """A fresh server's first index page while its first listing is not made and no page was kept
+    from a last run (``serve.kept_index``): the first window of what a walk finds of the folders
+    in ``GLIMPSE_SECONDS``, newest first (``archive.glimpse``). Its state is not the listing's:
+    the page's event stream, once the listing is made, has it ask for its rows again. Given up
+    (a page of no rows) once ``listed()``: the request answers from the listing then."""
+    from sessiontree.archive.glimpse import glimpse
+
+    now = time.monotonic()
+    found = glimpse(roots, now + GLIMPSE_SECONDS / 2, now + GLIMPSE_SECONDS, FIRST_ROWS, listed)
+    return render_served_index(ListingView((), IndexRows(found)), config, urls)
 
 
 def index_window(view: ListingView, query: RowQuery, urls: Urls) -> dict[str, Any]:

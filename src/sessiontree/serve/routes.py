@@ -31,7 +31,7 @@ from sessiontree.serve import archive_routes, pages
 from sessiontree.serve.followed import topic_of
 from sessiontree.serve.hub import Event
 from sessiontree.serve.index_feed import INDEX_TOPIC
-from sessiontree.serve.kept_index import FIRST_PAGE_SECONDS
+from sessiontree.serve.kept_index import FIRST_PAGE_SECONDS, GLIMPSE_AFTER_SECONDS
 from sessiontree.serve.security import clean_key, contained
 from sessiontree.serve.state import ServeState
 from sessiontree.store.parts import split_part
@@ -101,16 +101,24 @@ def session_route(handler: SessionHandler) -> Callable[[Request], Awaitable[Resp
 async def index(request: Request) -> Response:
     """The index page with its first window of rows (the rest from ``index_rows``). A fresh
     server's first one, while its first listing is not made yet, is the page kept from the last
-    run (``serve.kept_index``), corrected over the event stream once it is."""
+    run (``serve.kept_index``), else a glimpse of the folders (``archive.glimpse``), corrected
+    over the event stream once it is."""
     state = _state(request)
     viewing = asyncio.ensure_future(state.listing.view())
     if not state.listing.listed():
         kept = await anyio.to_thread.run_sync(state.kept_index.read)
-        if kept is not None:
-            done, _ = await asyncio.wait({viewing}, timeout=FIRST_PAGE_SECONDS)
-            if not done:
+        done, _ = await asyncio.wait({viewing}, timeout=FIRST_PAGE_SECONDS if kept else GLIMPSE_AFTER_SECONDS)
+        if not done and kept is not None:
+            viewing.add_done_callback(_heard)
+            return pages.html_response(kept)
+        if not done:  # a folder never seen: what a walk finds in a moment, unless listed first
+            args = (pages.render_glimpsed_index, state.listing.roots, state.config, state.urls, viewing.done)
+            glimpsing = asyncio.ensure_future(anyio.to_thread.run_sync(pages.in_foreground, *args))
+            await asyncio.wait({viewing, glimpsing}, return_when=asyncio.FIRST_COMPLETED)
+            if not viewing.done():
                 viewing.add_done_callback(_heard)
-                return pages.html_response(kept)
+                return pages.html_response(await glimpsing)
+            glimpsing.add_done_callback(_heard)
     view = await viewing
     html = await anyio.to_thread.run_sync(
         pages.in_foreground, pages.render_served_index, view, state.config, state.urls
