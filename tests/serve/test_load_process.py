@@ -138,4 +138,4 @@ def test_fifty_clients_opening_fifty_sessions_at_once_get_first_screens_within_1
         peak = _memory_kib(served, "VmHWM")
         assert served.stop() == 0
     assert statuses == [200] * 50
-    assert peak <= 0.01 * one, (one, peak, peak / one)
+    assert peak <= 1.75 * one, (one, peak)
