@@ -84,6 +84,7 @@ def test_the_index_carries_its_first_rows_and_the_rest_come_in_windows(many: tup
 def test_a_change_sends_only_its_row(many: tuple[Served, Path]) -> None:
     served, root = many
     with httpx.Client(timeout=60) as client:
+        _whole_index(client, served)  # the background pass sends no row of its own after the change
         events = EventReader(client, served.url + "/events")
         try:
             assert events.next_named("index").data["first"] is True
