@@ -123,8 +123,10 @@ async def index(request: Request) -> Response:
     html = await anyio.to_thread.run_sync(
         pages.in_foreground, pages.render_served_index, view, state.config, state.urls
     )
-    await anyio.to_thread.run_sync(state.kept_index.keep, view.state, html)  # the next run's first page
-    return pages.html_response(html)
+    response = pages.html_response(html)
+    # The next run's first page, written (and synced) once the answer is sent, not before.
+    response.background = BackgroundTask(state.kept_index.keep, view.state, html)
+    return response
 
 
 def _heard(task: asyncio.Future[Any]) -> None:
