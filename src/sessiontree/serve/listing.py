@@ -43,6 +43,10 @@ SAVE_SECONDS = 30.0
 """The catalogs' caches are written at most this often while files are read (and once all are,
 and at the end): one write of 10,000 records took 0.3 s, at every background batch."""
 
+USAGE_EVERY_SECONDS = 5.0
+"""While the background pass counts, the usage rows are made again no sooner than this after the
+last (or 10x what making them cost): the usage page says how many files were left then."""
+
 
 def shown_fields(e: SessionInfo) -> tuple[object, ...]:
     """What the pane and the index show of a record (its listing state's part)."""
@@ -104,7 +108,9 @@ class Listing:
         self._sources_lock = threading.Lock()
         self._lock = threading.Lock()
         self._settling = threading.Lock()
-        self._usage: tuple[tuple[int, ...], list[UsageRecord]] | None = None
+        self._usage: tuple[tuple[int, ...], list[UsageRecord], int, float] | None = None
+        """The usage rows last made: the sources' version, the rows, the files then left, and when
+        rows of a later version may be made while the pass counts (``usage_so_far``)."""
         self.unsettled = asyncio.Event()
         """Set when a scan left counts pending (the background pass waits on it)."""
         self._watched = False
@@ -286,15 +292,27 @@ class Listing:
 
     def usage_so_far(self) -> tuple[list[UsageRecord], int]:
         """Every listed session's usage as counted so far, and how many listed files still wait for
-        the background pass (their usage not in yet): never waits for that pass."""
+        the background pass (their usage not in yet): never waits for that pass. While it counts,
+        the rows are made again at most every ``USAGE_EVERY_SECONDS`` (or 10x their cost), with
+        the count of files left as it was then: at 100,000 sessions each making is seconds of CPU,
+        and the usage page reloads itself while counting (it slowed the pass it waits for)."""
         self.scan()
         with self._lock:
-            return self._usage_records(), len(self.sources.pending())
+            left = len(self.sources.pending())
+            made = self._usage
+            if left and made is not None and made[2] and time.monotonic() < made[3]:
+                return made[1], made[2]
+            return self._usage_records(left), left
 
-    def _usage_records(self) -> list[UsageRecord]:
+    def _usage_records(self, left: int = 0) -> list[UsageRecord]:
         version = self.sources.version()
         if self._usage is None or self._usage[0] != version:
-            self._usage = (version, self.sources.usage_records())
+            started = time.monotonic()
+            records = self.sources.usage_records()
+            ended = time.monotonic()
+            self._usage = (version, records, left, ended + max(USAGE_EVERY_SECONDS, 10 * (ended - started)))
+        elif self._usage[2] != left:
+            self._usage = (*self._usage[:2], left, self._usage[3])
         return self._usage[1]
 
     def session_models(self, keys: Iterable[str] | None = None) -> dict[str, list[str]] | None:
