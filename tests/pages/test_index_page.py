@@ -96,3 +96,24 @@ def test_times_are_utc_time_elements_the_script_puts_in_the_reader_zone() -> Non
     assert "localize(" in html  # local-time.js is on the page, hashed with the others
     odd = render_index_groups([rec("b.jsonl", 1, created="last tuesday")], link)
     assert "created last tuesday ·" in odd and odd.count("<time") == 1
+
+
+def test_files_not_read_yet_are_counted_as_such_not_as_a_folder_of_their_own() -> None:
+    # A fresh server lists the files it had no time to read from their stat alone: no folder yet.
+    # They are no "(no working directory)" project (count or filter) and the summary says so.
+    entries = [
+        rec("a.jsonl", 300, "/a", title="Read"),
+        rec("b.jsonl", 200, "", title="Read, no folder"),
+        rec("c.jsonl", 100, "", message_count=None),
+        rec("d.jsonl", 90, "", message_count=None),
+        rec("e.jsonl", 80, "/a", message_count=None, title="A big file's prefix"),
+    ]
+    html = render_index(entries, link)
+    assert "5 sessions in 2 projects, 3 still being read" in html
+    (projects,) = re.findall(r'<select id="st-project-filter">(.*?)</select>', html, re.S)
+    choices = re.findall(r'<option value="([^"]*)">([^<]*)</option>', projects)
+    assert choices == [("", "Every project"), ("", "(no working directory)"), ("/a", "/a")]  # b's, not c's
+
+    whole = render_index([e for e in entries if not e.pending], link)
+    assert "2 sessions in 2 projects" in whole
+    assert "still being read" not in whole

@@ -139,20 +139,29 @@ def _choices(listed: list[SessionInfo]) -> dict[str, list[tuple[str, str]]]:
     """The agents and projects the list's filters offer: (value, label), sorted by label."""
     readable = [e for e in listed if not e.error]
     agents = {e.agent: agent_label(e.agent) for e in readable}
-    projects = {e.cwd: e.cwd or "(no working directory)" for e in readable}
+    projects = {e.cwd: e.cwd or "(no working directory)" for e in readable if not _folder_unknown(e)}
     return {
         "agents": sorted(agents.items(), key=lambda a: a[1].lower()),
         "projects": sorted(projects.items(), key=lambda p: p[1]),
     }
 
 
+def _folder_unknown(e: SessionInfo) -> bool:
+    """Listed from its stat alone (a fresh server's files it had no time to read yet): its folder is
+    not known, which is not "(no working directory)"."""
+    return e.pending and e.title is None and e.first_message is None and not e.cwd
+
+
 def index_summary(entries: Iterable[SessionInfo]) -> str:
-    """One line: how many sessions, projects and unreadable files."""
+    """One line: how many sessions, projects and unreadable files, and how many are still being
+    read (a fresh server lists what it had no time to read from its stat: its folder not known
+    yet is no project of its own, not "(no working directory)")."""
     listed = list(entries)
     bad = sum(1 for e in listed if e.error)
-    projects = len({e.cwd for e in listed if not e.error})
+    unread = sum(1 for e in listed if e.pending and not e.error)
+    projects = len({e.cwd for e in listed if not e.error and not _folder_unknown(e)})
     text = f"{len(listed) - bad} sessions in {projects} project{'s' if projects != 1 else ''}"
-    return text + (f", {bad} unreadable" if bad else "")
+    return text + (f", {bad} unreadable" if bad else "") + (f", {unread} still being read" if unread else "")
 
 
 def render_index(
