@@ -48,6 +48,10 @@ def test_a_glimpse_lists_the_newest_first_as_the_listing_keys_them(tmp_path: Pat
     assert [e.first_message for e in some[:2]] == ["hello from zq4", "hello from zq3"]
     assert all(e.pending and e.first_message is None for e in some[2:])
     assert [(e.key, e.size) for e in some] == [(e.key, e.size) for e in whole]
+    # Each folder had a file read, its cwd the one "--work-p--" is the name of: the rest shown
+    # under it, not "(no working directory)"; with none read the name alone cannot tell.
+    assert [e.cwd for e in some] == ["/work/p"] * 5
+    assert [e.cwd for e in glimpse(roots, now + HANG, now + HANG, 0)] == [""] * 5
     assert glimpse(roots, now - 1, now + HANG, 100) == []  # no time to walk: nothing found
 
 

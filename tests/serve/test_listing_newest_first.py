@@ -51,6 +51,43 @@ def test_a_first_scan_out_of_time_reads_the_newest_files_and_the_pass_reads_the_
     assert again.scan() == whole
 
 
+def test_a_file_listed_from_its_stat_is_shown_under_the_folder_its_name_says(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # pi's folder names: "--home-dev-my-app--" is /home/dev/my-app or /home/dev/my/app; a file of
+    # the folder read first tells which; a one-word name says it alone; a folder no read file
+    # names (its sessions moved from elsewhere) tells nothing.
+    root = tmp_path / "sessions"
+    layout = [
+        ("--srv-x--", "/srv/x"),
+        ("--old-place--", "/elsewhere"),
+        ("--home-dev-my-app--", "/home/dev/my-app"),
+        ("--work--", "/work"),
+        ("--home-dev-my-app--", "/home/dev/my-app"),
+        ("--old-place--", "/elsewhere"),
+    ]
+    for n, (folder, cwd) in enumerate(layout):
+        path = write_session(root / folder / f"s{n}.jsonl", f"s{n}", cwd)
+        os.utime(path, (1_700_000_000 + n * 60, 1_700_000_000 + n * 60))
+    monkeypatch.setattr(catalog, "READ_FIRST", 2)  # s5 and s4 read
+    monkeypatch.setattr(listing_module, "FIRST_READ_SECONDS", -1.0)
+    listing = Listing([root], tmp_path / "cache")
+    first = listing.scan()
+    assert [e.pending for e in first] == [False, False, True, True, True, True]
+    assert {e.path.name: e.cwd for e in first} == {
+        "s5.jsonl": "/elsewhere",
+        "s4.jsonl": "/home/dev/my-app",
+        "s3.jsonl": "/work",  # one word: its name alone
+        "s2.jsonl": "/home/dev/my-app",  # as s4, read from its folder
+        "s1.jsonl": "",  # "--old-place--" is not the name of /elsewhere's folder: not told
+        "s0.jsonl": "",  # "--srv-x--": /srv/x or /srv-x, no file of it read
+    }
+    assert listing.settle_some(60) == (True, False)  # each read: its own cwd wins
+    listing.changed()
+    assert listing.scan() == Sources([root], None).scan(exact=True)
+    assert {e.path.name: e.cwd for e in listing.scan()}["s1.jsonl"] == "/elsewhere"
+
+
 def test_while_the_pass_reads_a_watched_listing_lists_what_it_read_at_most_so_often(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

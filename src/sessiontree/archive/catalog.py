@@ -26,7 +26,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from sessiontree.archive.catalog_read import _bare, _Cached, key_of
+from sessiontree.archive.catalog_read import FolderCwds, _bare, _Cached, key_of
 from sessiontree.archive.catalog_read import read_entry as read_entry  # patched here by tests
 from sessiontree.archive.keep.roots import kept_root_of
 from sessiontree.archive.project_groups import CatalogNode as CatalogNode  # where they were
@@ -76,6 +76,9 @@ class Walk:
     agent: str | None = None
     """The agent of the last file this walk read or kept (a folder holds one agent's sessions):
     what a file listed from its stat alone is shown as until it is read."""
+    cwds: FolderCwds = field(default_factory=FolderCwds)
+    """The cwd each folder's name says, as far as the files read so far tell (issue 54: a file
+    listed from its stat alone is shown under its folder's, not "(no working directory)")."""
 
     def read(self, todo: Iterable[_ToRead], deadline: float | None) -> None:
         """Read these files of the walk's newest first. ``deadline`` (a ``time.monotonic()``; not
@@ -98,13 +101,15 @@ class Walk:
         ):
             # Listed, not read yet: its stat now, its header and counts from ``settle``.
             agent = "pi" if self.agent is None else self.agent
-            bare = _bare(item.path, item.key, item.parent, st.st_size, st.st_mtime, agent=agent)
+            cwd = self.cwds.of(item.path)
+            bare = _bare(item.path, item.key, item.parent, st.st_size, st.st_mtime, agent=agent, cwd=cwd)
             self.seen[item.key] = _Cached(bare, None, st.st_mtime_ns)
         else:
             old = item.old if self.catalog.usage is None else self.catalog.usage.restored(item.old)
             done = read_entry(root, item.path, item.parent, old, exact=self.exact)
             if done.entry.error is None:
                 self.agent = done.entry.agent
+                self.cwds.learn(done.entry)
             self.seen[item.key] = done
         self.read_any = True
 

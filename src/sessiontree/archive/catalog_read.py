@@ -18,6 +18,7 @@ from sessiontree.store.discovery import (
     one_line,
     read_session_info,
 )
+from sessiontree.store.paths import folder_cwd, names_folder
 from sessiontree.store.storage import open_regular, read_reason
 
 
@@ -94,13 +95,15 @@ def _bare(
     mtime: float,
     error: str | None = None,
     agent: str = "pi",
+    cwd: str = "",
 ) -> SessionInfo:
-    """The record of a listed file before (or instead of) reading it: key, size, mtime (made once:
-    at 100,000 new files each copy of a record costs ~0.5 s)."""
+    """The record of a listed file before (or instead of) reading it: key, size, mtime, the cwd its
+    folder's name says (``FolderCwds``) (made once: at 100,000 new files each copy of a record
+    costs ~0.5 s)."""
     return SessionInfo(
         path=path,
         id="",
-        cwd="",
+        cwd=cwd,
         title=None,
         first_message=None,
         created=None,
@@ -112,6 +115,31 @@ def _bare(
         error=error,
         agent=agent,
     )
+
+
+class FolderCwds:
+    """The cwd of each session folder as far as its name tells (``store.paths``): alone when it is
+    one word, else once a file read from it had the cwd its name is made of. What a file listed
+    from its stat alone is shown under until it is read (its own cwd then wins)."""
+
+    def __init__(self) -> None:
+        self._known: dict[str, str] = {}
+        """By folder path (text: a ``Path``'s ``parent`` and hash cost ~10x more at 100,000 files)."""
+
+    def learn(self, entry: SessionInfo) -> None:
+        """Take the cwd of a record read whole or from its prefix, when its folder is named by it."""
+        folder, _, _ = str(entry.path).rpartition(os.sep)
+        name = folder.rpartition(os.sep)[2]
+        if entry.error is None and not self._known.get(folder) and names_folder(name, entry.cwd):
+            self._known[folder] = entry.cwd
+
+    def of(self, path: Path) -> str:
+        """The cwd to show a file of this folder under before it is read ("" when unknown)."""
+        folder = str(path).rpartition(os.sep)[0]
+        cwd = self._known.get(folder)
+        if cwd is None:
+            cwd = self._known[folder] = folder_cwd(folder.rpartition(os.sep)[2])
+        return cwd
 
 
 def key_of(root: Path, path: Path) -> str:

@@ -16,7 +16,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import replace
 from pathlib import Path
 
-from sessiontree.archive.catalog_read import _bare, key_of, read_entry
+from sessiontree.archive.catalog_read import FolderCwds, _bare, key_of, read_entry
 from sessiontree.archive.collection import root_labels
 from sessiontree.archive.keep.roots import kept_root_of
 from sessiontree.archive.session_files import iter_session_files
@@ -55,6 +55,7 @@ def glimpse(
     labels = root_labels(roots)
     kept = [kept_root_of(root) for root in roots]
     agents: dict[int, str] = {}
+    cwds = FolderCwds()  # a bare record is shown under the cwd its folder's name says
     shown: list[SessionInfo] = []
     for n, (newest, key, index, path, parent, size) in enumerate(found):
         entry: SessionInfo | None = None
@@ -63,8 +64,9 @@ def glimpse(
             if done.error is None:
                 entry = done
                 agents.setdefault(index, done.agent)
+                cwds.learn(done)
         if entry is None:
-            entry = _bare(path, key, parent, size, -newest, agent=agents.get(index, "pi"))
+            entry = _bare(path, key, parent, size, -newest, agent=agents.get(index, "pi"), cwd=cwds.of(path))
         prefix = f"{labels[index]}/" if labels[index] else ""
         where = kept[index]
         shown.append(

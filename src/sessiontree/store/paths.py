@@ -61,6 +61,25 @@ def encode_cwd(cwd: str) -> str:
     return "--" + _CWD_SEPARATORS.sub("-", cwd.lstrip("/\\")) + "--"
 
 
+_CLAUDE_SEPARATORS = re.compile(r"[^A-Za-z0-9-]")
+
+
+def names_folder(folder: str, cwd: str) -> bool:
+    """True when a session folder's name is the one its agent gives ``cwd``'s sessions: pi's
+    (``encode_cwd``) or Claude Code's (``projects/<cwd, each character not a letter, digit or
+    ``-`` as ``-``>``). Neither can be decoded alone (``--home-my-app--`` is ``/home/my-app`` or
+    ``/home/my/app``): a cwd read from one of the folder's files tells which."""
+    return bool(cwd) and (folder == encode_cwd(cwd) or folder == _CLAUDE_SEPARATORS.sub("-", cwd))
+
+
+def folder_cwd(folder: str) -> str:
+    """The cwd a session folder's name alone says, when it says one: ``--work--`` (pi) and
+    ``-work`` (Claude Code) are ``/work``; any other name could be several (see ``names_folder``)."""
+    pi = folder[2:-2] if len(folder) > 4 and folder.startswith("--") and folder.endswith("--") else ""
+    name = pi or (folder[1:] if folder[:1] == "-" and folder[1:2] != "-" else "")
+    return "/" + name if name.isalnum() and name.isascii() else ""
+
+
 @dataclass(frozen=True, slots=True)
 class AgentPaths:
     """Where an agent dir keeps each kind of file."""
