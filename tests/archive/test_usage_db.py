@@ -134,3 +134,41 @@ def test_a_grown_file_is_continued_and_a_gone_parent_hands_its_messages_on(
     assert _rows_held(sources) == 0
     assert sources.usage_db is not None
     sources.usage_db.close()
+
+
+def test_a_cache_dir_that_cannot_be_written_keeps_the_rows_in_memory(roots: Path, tmp_path: Path) -> None:
+    # A cache dir under a regular file (no folder can be made there): serve goes on, its rows in
+    # memory, the same totals (it raised out of the first listing before: every page a 500).
+    build_archive(roots)
+    blocker = tmp_path / "not-a-folder"
+    blocker.write_text("a file")
+    sources, records = _stored(roots, blocker / "cache")
+    assert sources.usage_db is not None and sources.usage_db.in_memory
+    for by in BY:
+        _assert_same(_totals(records, by), _totals(_whole(roots), by))
+    assert _rows_held(sources) == 0
+    sources.usage_db.close()
+
+
+def test_a_disk_full_while_storing_goes_on_in_memory_with_what_the_file_held(
+    roots: Path, cache_dir: Path
+) -> None:
+    files = build_archive(roots)
+    sources = Sources([roots], cache_dir, usage_store=True)
+    stored = sources.usage_db
+    assert stored is not None and not stored.in_memory
+    # SQLite's own limit on the file's pages: its next write fails as a full disk does (SQLITE_FULL).
+    pages = stored._conn.execute("PRAGMA page_count").fetchone()[0]
+    stored._conn.execute(f"PRAGMA max_page_count = {pages}")
+    sources.scan()
+    assert stored.in_memory  # the write that failed went to memory, with what the file held
+    for by in BY:
+        _assert_same(_totals(sources.usage_records(), by), _totals(_whole(roots), by))
+    assert _rows_held(sources) == 0
+    lines = [json.loads(raw) for raw in files[1].read_text().splitlines()]
+    reply = next(x for x in reversed(lines) if x.get("message", {}).get("role") == "assistant")
+    write_lines(files[1], [*lines, {**reply, "id": "late-reply", "parentId": lines[-1]["id"]}])
+    sources.scan()  # a grown file continued from the rows in memory
+    for by in BY:
+        _assert_same(_totals(sources.usage_records(), by), _totals(_whole(roots), by))
+    stored.close()

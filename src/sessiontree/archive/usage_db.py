@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import contextlib
 import hashlib
+import logging
 import os
 import sqlite3
 import threading
@@ -34,6 +35,8 @@ from sessiontree.archive.usage_columns import MESSAGE, TOTALS
 from sessiontree.store.atomic import make_private_dir
 from sessiontree.store.discovery import SessionInfo
 from sessiontree.store.surrogates import replace_surrogates
+
+log = logging.getLogger(__name__)
 
 SCHEMA_VERSION = 1
 SCHEMA = f"""
@@ -142,30 +145,65 @@ def _connect(path: Path) -> sqlite3.Connection:
     return conn
 
 
+_CANNOT_WRITE = {3, 8, 10, 13, 14}
+"""SQLite's primary codes of a file it cannot write (PERM, READONLY, IOERR, FULL, CANTOPEN): the
+store is not damaged then, the disk is full or the folder not the user's to write."""
+
+
+def _cannot_write(exc: BaseException) -> bool:
+    code = getattr(exc, "sqlite_errorcode", None)
+    return isinstance(exc, OSError) or (code is not None and code & 0xFF in _CANNOT_WRITE)
+
+
+def _in_memory(source: sqlite3.Connection | None = None) -> sqlite3.Connection:
+    """A store in memory (a copy of ``source``'s rows, which reading a full disk's file still gives)."""
+    conn = sqlite3.connect(":memory:", check_same_thread=False, isolation_level=None)
+    if source is not None:
+        source.backup(conn)
+    conn.executescript(SCHEMA)
+    return conn
+
+
 class UsageDb:
-    """The usage rows of the listed files of several roots (by root index and the catalog's key)."""
+    """The usage rows of the listed files of several roots (by root index and the catalog's key).
+
+    A cache dir it cannot write (a full disk, a folder not the user's) costs memory, not the
+    server: the store goes on in memory (a copy of what the file holds), said once in the log.
+    """
 
     def __init__(self, cache_dir: Path, roots: Sequence[Path], version: int) -> None:
         """``version``: the catalog's (its rows' shape); another is another file."""
         names = "\0".join(str(Path(root).resolve()) for root in roots)
         digest = hashlib.sha256(names.encode("utf-8", "surrogateescape")).hexdigest()[:20]
         self.path = Path(cache_dir) / f"usage-{digest}-v{version}.sqlite"
-        make_private_dir(self.path.parent)
         self._lock = threading.Lock()
+        self.in_memory = False
+        """The cache dir could not be written: the rows are kept in memory from then on."""
         try:
-            self._conn = _connect(self.path)
-        except sqlite3.DatabaseError:  # damaged or not ours: made again (the files are read again)
+            self._conn = self._open_file()
+        except (sqlite3.Error, OSError) as exc:
+            self._conn = self._memory(None, exc)
+        self._sigs = self._read_sigs()
+
+    def _open_file(self) -> sqlite3.Connection:
+        make_private_dir(self.path.parent)
+        try:
+            return _connect(self.path)
+        except sqlite3.DatabaseError as exc:  # damaged or not ours: made again (the files are read again)
+            if _cannot_write(exc):
+                raise
             for suffix in ("", "-journal", "-wal", "-shm"):
                 with contextlib.suppress(FileNotFoundError):
                     Path(str(self.path) + suffix).unlink()
-            self._conn = _connect(self.path)
-        self._sigs: dict[tuple[int, str], tuple[int, int]] = {
-            (root, _dec(key)): (mtime_ns, size)
-            for root, key, mtime_ns, size in self._conn.execute(
-                "SELECT root, key, mtime_ns, size FROM sessions"
-            )
-        }
-        """Each stored session's file (mtime, size): what ``known`` and ``store`` compare."""
+            return _connect(self.path)
+
+    def _memory(self, source: sqlite3.Connection | None, why: BaseException) -> sqlite3.Connection:
+        """A store in memory holding ``source``'s rows (a file that cannot even be read then:
+        its error is raised, the file kept as it is)."""
+        conn = _in_memory(source)
+        self.in_memory = True
+        log.warning("usage rows kept in memory, not in %s: %s", self.path, why)
+        return conn
 
     @classmethod
     def open(cls, cache_dir: Path | None, roots: Sequence[Path], version: int) -> UsageDb | None:
@@ -184,26 +222,47 @@ class UsageDb:
     ) -> None:
         """Write the rows of sessions read since (record, its file's (mtime, size), its rows: None
         when not read whole yet, which removes it) and, with ``keep``, remove this root's other
-        sessions, in one transaction."""
+        sessions, in one transaction (in memory from then on when the file cannot be written)."""
+        found = list(found)
         with self._lock:
-            conn = self._conn
-            conn.execute("BEGIN IMMEDIATE")
             try:
-                if keep is not None:
-                    for key in [k for r, k in self._sigs if r == root and k not in keep]:
-                        self._forget(root, key)
-                for entry, sig, rows in found:
-                    self._forget(root, entry.key)
-                    if rows is not None:
-                        self._put(root, entry, sig, rows)
-                conn.execute("COMMIT")
-            except BaseException:
+                self._store(root, found, keep)
+            except sqlite3.Error as exc:
+                if self.in_memory or not _cannot_write(exc):
+                    raise
+                on_disk = self._conn
+                self._conn = self._memory(on_disk, exc)  # the file's rows as they were
+                on_disk.close()
+                self._sigs = self._read_sigs()
+                self._store(root, found, keep)
+
+    def _store(
+        self,
+        root: int,
+        found: list[tuple[SessionInfo, tuple[int, int], list[list[Any]] | None]],
+        keep: set[str] | None,
+    ) -> None:
+        conn = self._conn
+        conn.execute("BEGIN IMMEDIATE")
+        try:
+            if keep is not None:
+                for key in [k for r, k in self._sigs if r == root and k not in keep]:
+                    self._forget(root, key)
+            for entry, sig, rows in found:
+                self._forget(root, entry.key)
+                if rows is not None:
+                    self._put(root, entry, sig, rows)
+            conn.execute("COMMIT")
+        except BaseException:
+            if conn.in_transaction:  # SQLite rolled back itself on some errors (a full disk)
                 conn.execute("ROLLBACK")
-                self._sigs = {
-                    (r, _dec(k)): (m, s)
-                    for r, k, m, s in conn.execute("SELECT root, key, mtime_ns, size FROM sessions")
-                }
-                raise
+            self._sigs = self._read_sigs()
+            raise
+
+    def _read_sigs(self) -> dict[tuple[int, str], tuple[int, int]]:
+        """Each stored session's file (mtime, size): what ``known`` and ``store`` compare."""
+        found = self._conn.execute("SELECT root, key, mtime_ns, size FROM sessions")
+        return {(root, _dec(key)): (mtime_ns, size) for root, key, mtime_ns, size in found}
 
     def _forget(self, root: int, key: str) -> None:
         if self._sigs.pop((root, key), None) is None:
