@@ -149,3 +149,10 @@ def page_settings(html: str) -> dict[str, Any]:
     assert state is not None, "no served state in the page"
     settings.update(json.loads(state.group(1)))
     return settings
+
+
+def listed(client: httpx.Client) -> None:
+    """Wait until a fresh server's first listing is made (``/api/sessions`` answers from it): before,
+    its first ``GET /`` may be a glimpse of the folders (``archive.glimpse``: the files a walk met
+    in a moment, those not read yet without their errors), corrected once the listing is made."""
+    assert client.get("/api/sessions").status_code == 200

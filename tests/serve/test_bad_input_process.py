@@ -10,7 +10,7 @@ from pathlib import Path
 import httpx
 
 from tests.mutants import write_mutants
-from tests.serve.process import serve_process
+from tests.serve.process import listed, serve_process
 
 ODD = {b"bad-\xff.jsonl": "zqbadbyte", b"new\nline.jsonl": "zqnewline", b"%2e%2e.jsonl": "zqpercent"}
 
@@ -27,6 +27,7 @@ def test_serve_answers_every_page_of_a_damaged_folder(tmp_path: Path) -> None:
         serve_process(folder.root, tmp_path / "agent", tmp_path / "cache") as served,
         httpx.Client(base_url=served.url, timeout=120) as client,
     ):
+        listed(client)
         index = client.get("/")
         assert index.status_code == 200
         assert "unreadable: it is a named pipe" in index.text
