@@ -10,6 +10,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Literal
 
+import httpx
 import pytest
 from playwright.sync_api import Browser, Page
 
@@ -17,7 +18,7 @@ from tests.browser.axe import assert_clean
 from tests.browser.conftest import wait_js
 from tests.conftest import real_file
 from tests.serve.conftest import write_session
-from tests.serve.process import agent_folder, serve_process
+from tests.serve.process import agent_folder, listed, serve_process
 
 pytestmark = pytest.mark.browser
 
@@ -52,6 +53,8 @@ def test_new_agent_and_project_are_offered_on_the_open_index(
     sessions = folder / "sessions"
     with serve_process(sessions, folder, tmp_path / "cache") as served:
         try:
+            with httpx.Client(base_url=served.url, timeout=120) as client:
+                listed(client)  # the page made from the whole listing, not corrected while used
             page.goto(served.url + "/")
             page.wait_for_selector(".st-session")
             wait_js(page, "document.documentElement.getAttribute('data-st-live') === 'open'")

@@ -7,13 +7,14 @@ import os
 from collections.abc import Iterator
 from pathlib import Path
 
+import httpx
 import pytest
 from playwright.sync_api import Page
 
 from sessiontree.pages.index_rows import FIRST_ROWS
 from tests.browser.conftest import Watch, wait_js
 from tests.serve.conftest import write_session
-from tests.serve.process import Served, serve_process
+from tests.serve.process import Served, listed, serve_process
 
 COUNT = FIRST_ROWS + 150
 ROWS = "document.querySelectorAll('#st-groups > .st-group > .st-sessions > .st-session:not([hidden])').length"
@@ -31,6 +32,8 @@ def root(tmp_path: Path) -> Path:
 @pytest.fixture
 def served(root: Path, tmp_path: Path) -> Iterator[Served]:
     with serve_process(root, tmp_path / "agent", tmp_path / "cache") as s:
+        with httpx.Client(base_url=s.url, timeout=120) as client:
+            listed(client)  # every row read: the rows counted below are not corrected meanwhile
         yield s
 
 

@@ -8,6 +8,7 @@ import re
 import signal
 import subprocess
 import sys
+import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -152,7 +153,12 @@ def page_settings(html: str) -> dict[str, Any]:
 
 
 def listed(client: httpx.Client) -> None:
-    """Wait until a fresh server's first listing is made (``/api/sessions`` answers from it): before,
-    its first ``GET /`` may be a glimpse of the folders (``archive.glimpse``: the files a walk met
-    in a moment, those not read yet without their errors), corrected once the listing is made."""
-    assert client.get("/api/sessions").status_code == 200
+    """Wait until a fresh server's first listing is made and every file in it read: before, its
+    first ``GET /`` may be a glimpse of the folders (``archive.glimpse``: the files a walk met in
+    a moment, those not read yet without their errors), and the files its first scan had no time
+    to read are rows still being read, whose corrections the index feed pushes as they are read."""
+    assert client.get("/api/sessions").status_code == 200  # answered from the listing
+    ceiling = time.monotonic() + 120  # a bound on a loaded machine, not a timed assertion
+    while "still being read" in (page := client.get("/")).text and time.monotonic() < ceiling:
+        time.sleep(0.1)
+    assert page.status_code == 200 and "still being read" not in page.text
