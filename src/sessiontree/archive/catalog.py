@@ -26,7 +26,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from sessiontree.archive.catalog_read import FolderCwds, _bare, _Cached, key_of
+from sessiontree.archive.catalog_read import FolderCwds, _bare, _Cached, key_of, shown_as
 from sessiontree.archive.catalog_read import read_entry as read_entry  # patched here by tests
 from sessiontree.archive.keep.roots import kept_root_of
 from sessiontree.archive.project_groups import CatalogNode as CatalogNode  # where they were
@@ -231,25 +231,8 @@ class Catalog:
         key (``Sources``' labels), in the one copy a kept record is made anyway."""
         listed = (p.entry for c in self._cached.values() for p in c.listed())
         found = sorted(listed, key=lambda e: (-e.modified, e.key))
-        if self._kept is not None:
-            machine, gone = self._kept.machine, self._kept.gone
-            found = [
-                replace(
-                    e,
-                    machine=machine,
-                    kept=gone.get(split_key(e.key)[0]),
-                    key=prefix + e.key,
-                    parent_key=None if e.parent_key is None else prefix + e.parent_key,
-                )
-                for e in found
-            ]
-        elif prefix:
-            found = [
-                replace(
-                    e, key=prefix + e.key, parent_key=None if e.parent_key is None else prefix + e.parent_key
-                )
-                for e in found
-            ]
+        if self._kept is not None or prefix:
+            found = [shown_as(e, prefix, self._kept) for e in found]
         keys = {e.id: e.key for e in found if e.agent != "pi" and e.id}
         return [
             replace(e, parent_key=keys[e.parent_session or ""])

@@ -7,7 +7,7 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from sessiontree.archive.foreign_entry import foreign_info, session_parts
 from sessiontree.archive.line_scan import Scan, read_small, scan_file
@@ -18,8 +18,12 @@ from sessiontree.store.discovery import (
     one_line,
     read_session_info,
 )
+from sessiontree.store.parts import split_key
 from sessiontree.store.paths import folder_cwd, names_folder
 from sessiontree.store.storage import open_regular, read_reason
+
+if TYPE_CHECKING:
+    from sessiontree.archive.keep.roots import KeptRoot
 
 
 def read_entry(
@@ -115,6 +119,19 @@ def _bare(
         error=error,
         agent=agent,
     )
+
+
+def shown_as(entry: SessionInfo, prefix: str, kept: KeptRoot | None) -> SessionInfo:
+    """A root's record as a listing of several roots shows it: ``prefix`` (its root's label) before
+    its key and parent key, and a kept copy's machine and the day its file disappeared; the record
+    itself when there is neither (one copy otherwise: at 100,000 records each costs ~0.5 s)."""
+    if kept is None and not prefix:
+        return entry
+    parent = None if entry.parent_key is None else prefix + entry.parent_key
+    if kept is None:
+        return replace(entry, key=prefix + entry.key, parent_key=parent)
+    gone = kept.gone.get(split_key(entry.key)[0])
+    return replace(entry, key=prefix + entry.key, parent_key=parent, machine=kept.machine, kept=gone)
 
 
 class FolderCwds:

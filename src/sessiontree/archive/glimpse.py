@@ -13,15 +13,13 @@ from __future__ import annotations
 import os
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import replace
 from pathlib import Path
 
-from sessiontree.archive.catalog_read import FolderCwds, _bare, key_of, read_entry
+from sessiontree.archive.catalog_read import FolderCwds, _bare, key_of, read_entry, shown_as
 from sessiontree.archive.collection import root_labels
 from sessiontree.archive.keep.roots import kept_root_of
 from sessiontree.archive.session_files import iter_session_files
 from sessiontree.store.discovery import SessionInfo
-from sessiontree.store.parts import split_key
 
 
 def glimpse(
@@ -67,15 +65,5 @@ def glimpse(
                 cwds.learn(done)
         if entry is None:
             entry = _bare(path, key, parent, size, -newest, agent=agents.get(index, "pi"), cwd=cwds.of(path))
-        prefix = f"{labels[index]}/" if labels[index] else ""
-        where = kept[index]
-        shown.append(
-            replace(
-                entry,
-                key=prefix + key,
-                parent_key=None if entry.parent_key is None else prefix + entry.parent_key,
-                machine=None if where is None else where.machine,
-                kept=None if where is None else where.gone.get(split_key(key)[0]),
-            )
-        )
+        shown.append(shown_as(entry, f"{labels[index]}/" if labels[index] else "", kept[index]))
     return shown
