@@ -25,12 +25,18 @@ def _two_roots(tmp_path: Path) -> list[Path]:
     return roots
 
 
+def _out_of_time(monkeypatch: pytest.MonkeyPatch, read: int) -> None:
+    """A first scan whose time is up at once: it reads the newest ``read`` files (its first
+    window), and lists the rest from their stat, pending."""
+    monkeypatch.setattr(catalog, "READ_FIRST", read)
+    monkeypatch.setattr(listing_module, "FIRST_READ_SECONDS", -1.0)
+
+
 def test_a_first_scan_out_of_time_reads_the_newest_files_and_the_pass_reads_the_rest(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     roots = _two_roots(tmp_path)
-    monkeypatch.setattr(catalog, "READ_FIRST", 3)  # the first window: three rows
-    monkeypatch.setattr(listing_module, "FIRST_READ_SECONDS", -1.0)  # the time is up at once
+    _out_of_time(monkeypatch, 3)  # the first window: three rows
     listing = Listing(roots, tmp_path / "cache")
     first = listing.scan()
     assert [e.path.name for e in first] == [f"s{n}.jsonl" for n in range(7, -1, -1)]  # every file
@@ -69,8 +75,7 @@ def test_a_file_listed_from_its_stat_is_shown_under_the_folder_its_name_says(
     for n, (folder, cwd) in enumerate(layout):
         path = write_session(root / folder / f"s{n}.jsonl", f"s{n}", cwd)
         os.utime(path, (1_700_000_000 + n * 60, 1_700_000_000 + n * 60))
-    monkeypatch.setattr(catalog, "READ_FIRST", 2)  # s5 and s4 read
-    monkeypatch.setattr(listing_module, "FIRST_READ_SECONDS", -1.0)
+    _out_of_time(monkeypatch, 2)  # s5 and s4 read
     listing = Listing([root], tmp_path / "cache")
     first = listing.scan()
     assert [e.pending for e in first] == [False, False, True, True, True, True]
@@ -94,8 +99,7 @@ def test_while_the_pass_reads_a_watched_listing_lists_what_it_read_at_most_so_of
     # Each new listing is made again whole by every view (at 100,000 sessions, seconds): not at
     # each of the pass's batches, but once it is done (or its interval passed: here never).
     roots = _two_roots(tmp_path)
-    monkeypatch.setattr(catalog, "READ_FIRST", 3)
-    monkeypatch.setattr(listing_module, "FIRST_READ_SECONDS", -1.0)
+    _out_of_time(monkeypatch, 3)
     monkeypatch.setattr(listing_module, "SETTLED_LOOK_SECONDS", 3600.0)
     listing = Listing(roots, tmp_path / "cache")
     listing.watched(True)
@@ -117,8 +121,7 @@ def test_a_file_listed_from_its_stat_shows_the_agent_of_its_folder(
     for n in range(4):
         path = claude_session(root / "-home-dev-demo", f"{n:08d}-0000-4000-8000-000000000000", f"p{n}")
         os.utime(path, (1_700_000_000 + n * 60, 1_700_000_000 + n * 60))
-    monkeypatch.setattr(catalog, "READ_FIRST", 1)
-    monkeypatch.setattr(listing_module, "FIRST_READ_SECONDS", -1.0)
+    _out_of_time(monkeypatch, 1)
     first = Listing([root], tmp_path / "cache").scan()
     assert [e.pending for e in first] == [False, True, True, True]
     assert [e.agent for e in first] == ["claude"] * 4  # not pi's, the default of a record
@@ -131,8 +134,7 @@ def test_while_the_pass_counts_the_usage_rows_are_made_again_at_most_so_often(
     # itself while the pass counts: it gets the rows made last (with the files left then) until
     # their interval passed, and the exact rows as soon as every file is counted.
     roots = _two_roots(tmp_path)
-    monkeypatch.setattr(catalog, "READ_FIRST", 3)
-    monkeypatch.setattr(listing_module, "FIRST_READ_SECONDS", -1.0)
+    _out_of_time(monkeypatch, 3)
     monkeypatch.setattr(listing_module, "SETTLED_LOOK_SECONDS", 0.0)
     monkeypatch.setattr(listing_module, "USAGE_EVERY_SECONDS", 3600.0)
     listing = Listing(roots, tmp_path / "cache")
