@@ -21,7 +21,6 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 from urllib.parse import quote, unquote_to_bytes
 
-from sessiontree.archive.session_files import iter_session_files
 from sessiontree.errors import FilterError
 from sessiontree.readers.discovery import default_roots, root_agent
 from sessiontree.store.atomic import make_private_dir
@@ -228,16 +227,6 @@ def path_of_key(key: str) -> Path:
     if key.startswith(_BYTES):
         return Path(os.fsdecode(unquote_to_bytes(key[len(_BYTES) :])))
     return Path(key)
-
-
-def list_session_files(roots: Sequence[Path]) -> dict[str, Path]:
-    """Every session file under the roots by ``path_key``, as the catalog lists them (symlinks leaving
-    a root skipped; Claude Code and Codex CLI folders walked their own way)."""
-    found: dict[str, Path] = {}
-    for root in roots:
-        for path, _parent in iter_session_files(root):
-            found[path_key(path)] = path
-    return found
 
 
 def root_clause(roots: Sequence[Path], column: str) -> tuple[str, list[Any]]:

@@ -111,8 +111,8 @@ def update_index(
 
 
 def walk_files(roots: Sequence[Path], report: UpdateReport) -> dict[str, Path]:
-    """Every session file under the roots by ``path_key`` (``collection.list_session_files``),
-    counted in ``report.walked`` as the walk goes: a search tells it while the walk runs."""
+    """Every session file under the roots by ``path_key``, as the catalog lists them, counted in
+    ``report.walked`` as the walk goes: a search tells it while the walk runs."""
     found: dict[str, Path] = {}
     for root in roots:
         for path, _parent in iter_session_files(root):
