@@ -368,13 +368,13 @@ def _made(
             result.failures[entry.key] = entry.error
     result.failures.update({key: f.reason for key, f in new.failures.items()})
 
-    changed = bool(
+    pages_changed = bool(
         full or result.rendered or result.removed or new.failures.keys() != manifest.failures.keys()
     )
     # The pane's list and the usage page link pages only, not search bundles: they are made while
     # Pagefind indexes (its own process), not after it (at 10,000 sessions, ~1 s of an
     # incremental build's wall time spent waiting on one or the other).
-    lists = side.submit(_write_lists, options, entries, new, usage, result, changed)
+    lists = side.submit(_write_lists, options, entries, new, usage, result, pages_changed)
     if options.search:
         pages = [IndexedPage(k, r.page, r.records, r.title, r.sha256) for k, r in new.pages.items()]
         search = update_bundles(
@@ -392,8 +392,8 @@ def _made(
             result.failures["(search index)"] = error
     else:
         new.bundles = {}
-    listed = lists.result()
-    changed = changed or new.bundles.keys() != manifest.bundles.keys()
+    lists.result()
+    changed = pages_changed or new.bundles.keys() != manifest.bundles.keys()
     if options.search and new.bundles and (changed or not router_written(site, sorted(new.bundles))):
         write_router(site, sorted(new.bundles))  # before the pages that name its digest
 
@@ -412,7 +412,7 @@ def _made(
             again=full,
         )
         result.index_written = True
-    if changed and not listed:  # a search bundle changed alone: written as before
+    if changed and not pages_changed:  # a search bundle changed alone: written as before
         _write_lists(options, entries, new, usage, result, changed, report)
     if options.search and new.bundles and (changed or not (site / SEARCH_PAGE).is_file()):
         write_search_page(site, _nav(options), sorted(new.bundles), options.theme)
@@ -441,15 +441,14 @@ def _write_lists(
     result: BuildResult,
     changed: bool,
     report: BuildProgress | None = None,
-) -> bool:
+) -> None:
     """Write the pane's list and the usage page when they may have changed or are missing (the
-    pages in ``new`` already made); return whether they were looked at (``changed``)."""
+    pages in ``new`` already made)."""
     site = options.site
     if changed or not (site / SESSIONS_DATA).is_file():
         write_sessions_data(site, [_shown(e, new) for e in entries], new.pages, usage.records())
     if options.usage and (changed or not (site / USAGE_PAGE).is_file()):
         result.usage_written = _write_usage(options, new, usage, report or Silent(), result)
-    return changed
 
 
 class _Usage:
