@@ -4,12 +4,14 @@ from __future__ import annotations
 
 import json
 import os
+import stat
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 from sessiontree.archive.catalog import Catalog, group_by_project
+from sessiontree.archive.catalog_cache import saved_files
 from sessiontree.archive.session_files import iter_session_files
 from tests.store.helpers import assistant, entry, header, msg, write_jsonl
 
@@ -157,13 +159,13 @@ def test_warm_scan_reads_nothing_but_stat(
     assert warm == cold
 
 
-def test_the_cache_is_one_json_file_written_whole(sessions_dir: Path, tmp_path: Path) -> None:
+def test_the_cache_is_one_sqlite_file_of_the_users_alone(sessions_dir: Path, tmp_path: Path) -> None:
     cache = tmp_path / "cache"
     entries = Catalog(sessions_dir, cache).scan()
-    (written,) = cache.iterdir()  # no temp file, lock or backup beside it
-    assert written.name.startswith("catalog-") and written.suffix == ".json"
-    data = json.loads(written.read_text(encoding="utf-8"))
-    assert sorted(data["files"]) == sorted(e.key for e in entries)
+    (written,) = cache.iterdir()  # no temp file, journal or backup beside it
+    assert written.name.startswith("catalog-") and written.suffix == ".sqlite"
+    assert stat.S_IMODE(written.stat().st_mode) == 0o600
+    assert sorted(saved_files(written)) == sorted(e.key for e in entries)
 
 
 def test_changed_file_is_read_again(sessions_dir: Path, tmp_path: Path) -> None:
@@ -188,17 +190,17 @@ def test_a_save_after_one_change_writes_what_a_fresh_catalog_writes(
     fresh = Catalog(sessions_dir, tmp_path / "fresh")
     fresh.scan()
     (kept,), (made,) = (tmp_path / "cache").iterdir(), (tmp_path / "fresh").iterdir()
-    saved = json.loads(kept.read_text(encoding="utf-8"))
-    assert saved == json.loads(made.read_text(encoding="utf-8"))
-    assert saved["files"]["--work-a--/2026-01-01_s1.jsonl"]["entry"]["title"] == "Renamed by rewrite"
+    saved = saved_files(kept)
+    assert saved == saved_files(made)
+    assert saved["--work-a--/2026-01-01_s1.jsonl"]["entry"]["title"] == "Renamed by rewrite"
     # A catalog loaded from that cache writes the records it read as they were, the changed one anew.
     session(path, "s1", "/work/a", title="Renamed twice")
     Catalog(sessions_dir, tmp_path / "cache").scan()
     Catalog(sessions_dir, tmp_path / "fresh-2").scan()
     (made,) = (tmp_path / "fresh-2").iterdir()
-    saved = json.loads(kept.read_text(encoding="utf-8"))
-    assert saved == json.loads(made.read_text(encoding="utf-8"))
-    assert saved["files"]["--work-a--/2026-01-01_s1.jsonl"]["entry"]["title"] == "Renamed twice"
+    saved = saved_files(kept)
+    assert saved == saved_files(made)
+    assert saved["--work-a--/2026-01-01_s1.jsonl"]["entry"]["title"] == "Renamed twice"
 
 
 def test_damaged_cache_is_rebuilt(sessions_dir: Path, tmp_path: Path) -> None:

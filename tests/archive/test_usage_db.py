@@ -13,6 +13,7 @@ from typing import Any
 
 import pytest
 
+from sessiontree.archive.catalog_cache import saved_files
 from sessiontree.archive.collection import Sources
 from sessiontree.archive.usage import UsageRecord, summarize
 from sessiontree.pages.sessions_data import models_by_path
@@ -81,8 +82,8 @@ def test_stored_totals_equal_a_whole_computation_and_survive_a_restart(roots: Pa
     cache_file = sources.catalogs[0].cache_file
     assert cache_file is not None
     sources.catalogs[0].save(force=True)
-    saved = json.loads(cache_file.read_text())
-    assert saved["files"] and all(v["scan"]["usage"] == [] for v in saved["files"].values())
+    saved = saved_files(cache_file)
+    assert saved and all(v["scan"]["usage"] == [] for v in saved.values())
     stored = sources.usage_db
     assert stored is not None
     assert sqlite3.connect(stored.path).execute("SELECT count(*) FROM messages").fetchone()[0] > 0

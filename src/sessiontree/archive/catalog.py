@@ -15,10 +15,12 @@ listed folder.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 import math
 import os
+import sqlite3
 import stat
 import time
 from collections.abc import Iterable
@@ -26,6 +28,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from sessiontree.archive import catalog_cache
 from sessiontree.archive.catalog_read import FolderCwds, _bare, _Cached, key_of, shown_as
 from sessiontree.archive.catalog_read import read_entry as read_entry  # patched here by tests
 from sessiontree.archive.keep.roots import kept_root_of
@@ -33,7 +36,6 @@ from sessiontree.archive.project_groups import CatalogNode as CatalogNode  # whe
 from sessiontree.archive.project_groups import ProjectGroup as ProjectGroup
 from sessiontree.archive.project_groups import group_by_project as group_by_project
 from sessiontree.archive.session_files import iter_session_files
-from sessiontree.store.atomic import make_private_dir, write_atomic
 from sessiontree.store.discovery import SessionInfo
 from sessiontree.store.parts import split_key
 
@@ -110,7 +112,7 @@ class Walk:
             if done.entry.error is None:
                 self.agent = done.entry.agent
                 self.cwds.learn(done.entry)
-            self.seen[item.key] = done
+            self.seen[_one_key(item.key, done)] = done
         self.read_any = True
 
 
@@ -124,9 +126,9 @@ class Catalog:
         self.usage = usage
         """Where the records' usage rows go (serve's SQLite, ``archive.usage_db``), else kept here."""
         self.cache_file = None if cache_dir is None else Path(cache_dir) / _cache_name(self.root)
-        self._texts: dict[str, tuple[_Cached, str | dict[str, Any]]] = {}
-        """Each record's JSON as last saved or loaded (its text, or the value read), with the record
-        it is of."""
+        self._saved: dict[str, _Cached] | None = None
+        """The records the cache file holds, by key (a record is replaced, never changed, when its
+        file is: a save writes those that are not these); None: the file is to be written whole."""
         self._cached: dict[str, _Cached] = self._load_cache()
         self._kept = kept_root_of(self.root)
         """The shown copy of ``keep`` this folder is (its machine, the days files went), else None."""
@@ -291,19 +293,28 @@ class Catalog:
     def _load_cache(self) -> dict[str, _Cached]:
         if self.cache_file is None:
             return {}
-        try:
-            data = json.loads(self.cache_file.read_text(encoding="utf-8"))
-            if data.get("version") != CACHE_VERSION or data.get("root") != str(self.root.resolve()):
-                return {}
-            loaded = {key: _Cached.from_json(value) for key, value in data["files"].items()}
-        except (OSError, ValueError, KeyError, TypeError, AttributeError):
+        loaded: dict[str, _Cached] = {}
+        folders: dict[str, Path] = {}
+        try:  # one row at a time: no text of the whole listing, nor its parsed values, held
+            for key, value in catalog_cache.load(self.cache_file, CACHE_VERSION, self._root_text()):
+                record = _Cached.from_json(value, folders)
+                loaded[_one_key(key, record)] = record
+        except (OSError, sqlite3.Error, ValueError, KeyError, TypeError, AttributeError):
             return {}  # a missing or damaged cache is rebuilt, never an error
-        # What was read is what a save writes of those records again (json.dumps of a plain dict
-        # is ~30x cheaper than to_json's dataclasses.asdict: a build's first save, 5.7 s at 10,000).
+        if not loaded:
+            return {}
+        self._saved = dict(loaded)
         if self.usage is not None:
-            loaded = self.usage.adopt(loaded, data["files"])
-        self._texts = {key: (loaded[key], data["files"][key]) for key in loaded}
+            # Rows an older cache carries are stored and dropped from the records: those are saved again.
+            carried = {key for key, c in loaded.items() if any(p.scan and p.scan.usage for p in c.listed())}
+            loaded = self.usage.adopt(loaded, _NoValues())
+            for key in carried:
+                self._saved.pop(key, None)
+            self._dirty = bool(carried)
         return loaded
+
+    def _root_text(self) -> str:
+        return str(self.root.resolve())
 
     def save_at_most_every(self, seconds: float) -> None:
         """From now on ``save`` writes the cache at most once in ``seconds`` (the first time after
@@ -320,27 +331,41 @@ class Catalog:
         if not force and time.monotonic() - self._saved_at < self._save_every:
             return
         self._saved_at = time.monotonic()
-        head = json.dumps({"version": CACHE_VERSION, "root": str(self.root.resolve())})
-        # Each record's JSON is made once (a record is replaced, never changed, when its file is):
-        # making every one's at each save cost 2 s at 10,000 sessions, for one file that grew.
-        made, self._texts = self._texts, {}
-        for key, c in self._cached.items():
-            kept = made.get(key)
-            if kept is None or kept[0] is not c:
-                kept = (c, json.dumps(c.to_json()))
-            elif not isinstance(kept[1], str):
-                kept = (c, json.dumps(kept[1]))  # as loaded from the last cache
-            self._texts[key] = kept
-        files = ", ".join(f"{json.dumps(key)}: {text}" for key, (_, text) in self._texts.items())
+        cached, saved = self._cached, self._saved
         try:
-            make_private_dir(self.cache_file.parent)
-            # ASCII JSON: a file name's lone surrogates (undecodable bytes) round-trip exactly.
-            write_atomic(self.cache_file, f'{head[:-1]}, "files": {{{files}}}}}\n', readable=False)
+            if saved is None:
+                rows = ((key, json.dumps(c.to_json())) for key, c in cached.items())
+                catalog_cache.write_whole(self.cache_file, CACHE_VERSION, self._root_text(), rows)
+                with contextlib.suppress(OSError):  # the one JSON text earlier versions kept: not read
+                    self.cache_file.with_suffix(".json").unlink()
+            else:
+                changed = (
+                    (key, json.dumps(c.to_json())) for key, c in cached.items() if saved.get(key) is not c
+                )
+                gone = (key for key in saved if key not in cached)
+                catalog_cache.write(self.cache_file, CACHE_VERSION, self._root_text(), changed, gone)
+        except sqlite3.Error:
+            self._saved = None  # damaged, locked or another's: written whole next time
+            return
         except OSError:
             return  # a cache that cannot be written only costs speed next time
+        self._saved = dict(cached)
         self._dirty = False
+
+
+class _NoValues(dict[str, Any]):
+    """The loaded JSON values ``CatalogUsage.adopt`` drops carried rows from: none are kept (each
+    record's row is made again from the record when it changed)."""
+
+    def __missing__(self, key: str) -> dict[str, Any]:
+        return {}
+
+
+def _one_key(key: str, record: _Cached) -> str:
+    """``key``, as its record's own copy of it when it holds the same (one copy of each key)."""
+    return record.entry.key if record.entry.key == key else key
 
 
 def _cache_name(root: Path) -> str:
     digest = hashlib.sha256(str(root.resolve()).encode("utf-8", "surrogateescape")).hexdigest()[:20]
-    return f"catalog-{digest}.json"
+    return f"catalog-{digest}.sqlite"

@@ -5,6 +5,7 @@ whole or from its prefix, or listed from its stat alone (``_bare``), and the cac
 from __future__ import annotations
 
 import os
+import sys
 from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -159,6 +160,21 @@ class FolderCwds:
         return cwd
 
 
+def _shared(value: Any) -> Any:
+    return sys.intern(value) if type(value) is str else value
+
+
+def _path_of(text: str, folders: dict[str, Path] | None) -> Path:
+    """``Path(text)``, as its folder's path (one per folder in ``folders``) joined with its name."""
+    folder, _, name = text.rpartition(os.sep)
+    if folders is None or not folder or name in ("", ".", ".."):
+        return Path(text)
+    made = folders.get(folder)
+    if made is None:
+        made = folders[folder] = Path(folder)
+    return made / name
+
+
 def key_of(root: Path, path: Path) -> str:
     """A listed file's key: its path relative to the root, ``/`` separated (a cut of the text when
     the path starts with the root's, as the walk's paths do: ``relative_to`` costs ~10x more)."""
@@ -179,6 +195,8 @@ def check_readable(path: Path) -> None:
 
 
 _ENTRY_FIELDS = tuple(f.name for f in fields(SessionInfo))
+_SHARED_FIELDS = ("cwd", "agent", "machine", "kept", "error")
+"""A record's values many records hold the same of: one copy of each (``sys.intern``)."""
 _SCAN_FIELDS = tuple(f.name for f in fields(Scan))
 
 
@@ -200,11 +218,20 @@ class _Cached:
         return {"entry": entry, "scan": scan, "mtimeNs": self.mtime_ns, **parts}
 
     @classmethod
-    def from_json(cls, data: dict[str, Any]) -> _Cached:
-        scan = data.get("scan")
-        entry = SessionInfo(**{**data["entry"], "path": Path(data["entry"]["path"])})
-        parts = [cls.from_json(part) for part in data.get("parts", ())]
-        return cls(entry, Scan(**scan) if scan else None, int(data["mtimeNs"]), parts)
+    def from_json(cls, data: dict[str, Any], folders: dict[str, Path] | None = None) -> _Cached:
+        """The record of its JSON; ``folders``: the folders' paths made so far by this load, shared
+        by their files' paths (a path made whole holds every part of it again)."""
+        scan, entry = data.get("scan"), data["entry"]
+        shared = {name: _shared(entry[name]) for name in _SHARED_FIELDS if name in entry}
+        info = SessionInfo(**{**entry, **shared, "path": _path_of(entry["path"], folders)})
+        if scan:
+            tail = scan.get("tail")
+            if tail:  # one copy of its names for every record (each row of a cache is parsed alone)
+                scan = {**scan, "tail": {_shared(name): value for name, value in tail.items()}}
+            if scan.get("last") is not None and scan["last"] == info.last_activity:
+                scan = {**scan, "last": info.last_activity}
+        parts = [cls.from_json(part, folders) for part in data.get("parts", ())]
+        return cls(info, Scan(**scan) if scan else None, int(data["mtimeNs"]), parts)
 
     def listed(self) -> list[_Cached]:
         """What the listing shows of this file: its sessions when it holds several, else itself."""
