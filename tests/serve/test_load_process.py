@@ -104,15 +104,15 @@ def test_usage_answers_while_a_big_page_renders(tmp_path: Path) -> None:
 
 
 @pytest.mark.slow(seconds=90)
-def test_fifty_clients_opening_fifty_sessions_at_once_get_first_screens_within_1_75_times_the_memory(
+def test_fifty_clients_opening_fifty_sessions_at_once_get_first_screens_within_1_5_times_the_memory(
     tmp_path: Path,
 ) -> None:
-    """No 5xx, and the server's peak memory within 1.75x of one client's, one client's taken once
-    the listing's background pass counted every file (its own memory, not the clients'). The pages'
-    whole reads two at a time (``pages.WHOLE_READS``) and glibc's heaps (``renders.MALLOC_ARENAS``)
-    took it from 1.76-1.92x to 1.26-1.46x (load 8-10); issue 42 asks 1.5x, which a busier machine
-    passes now and then (up to 1.58x at load 14: sessions read for clients that left before the
-    server noticed, waiting for a render slot)."""
+    """No 5xx, and the server's peak memory within 1.5x of one client's (issue 54), one client's
+    taken once the listing's background pass counted every file (its own memory, not the
+    clients'). The pages' whole reads two at a time (``pages.WHOLE_READS``) and glibc's heaps
+    (``renders.MALLOC_ARENAS``) took it from 1.76-1.92x to 1.26-1.46x (load 8-10); each page's
+    first chunk handed out rather than held while its session renders (it held the head's ~80 kB
+    of CSS and scripts three times over, per client) to 1.14-1.16x (load 4)."""
     agent = agent_folder(tmp_path, "--work-many--/s00.jsonl", turns=20)
     folder = agent / "sessions" / "--work-many--"
     for n in range(1, 50):
@@ -138,4 +138,4 @@ def test_fifty_clients_opening_fifty_sessions_at_once_get_first_screens_within_1
         peak = _memory_kib(served, "VmHWM")
         assert served.stop() == 0
     assert statuses == [200] * 50
-    assert peak <= 1.75 * one, (one, peak)
+    assert peak <= 1.5 * one, (one, peak)

@@ -99,8 +99,10 @@ def live_script() -> str:
     return read_asset(LIVE_SCRIPT)
 
 
+@cache
 def viewer_assets() -> tuple[str, str]:
-    """Return (css, js) inlined into every page: palette, viewer.css and Pygments CSS; the viewer script."""
+    """Return (css, js) inlined into every page: palette, viewer.css and Pygments CSS; the viewer
+    script (one copy, shared by every page a process makes)."""
     css = read_asset("palette.css") + read_asset("viewer.css") + "\n" + theme_css()
     js = viewer_script()
     # Our own files, but a stray "</" would end the element early and break the page.
@@ -174,8 +176,26 @@ def iter_streamed_page(
     to put in its place (``#st-header-late``), and so does ``after_data()`` (trusted HTML).
     """
     opts = options or PageOptions()
-    css, js = viewer_assets()
-    css += opts.extra_css
+    # The first chunk is handed out, not kept: a generator suspended while its session renders
+    # holds only the page's small tail (fifty clients at once held fifty copies of the head's
+    # ~80 kB of CSS and scripts, three times over: the template's text, its head and the chunk).
+    pieces = _streamed_pieces(shell, opts, preview)
+    yield pieces.pop()
+    data_end, parts = pieces
+    rendered = render()
+    yield from iter_page_data(rendered, opts)
+    late = ""
+    if rendered.header_html != shell.header_html:
+        late = f'<template id="st-header-late">{rendered.header_html}</template>'
+    late += after_data() if after_data is not None else ""
+    scripts = (viewer_assets()[1], *opts.extra_scripts)
+    yield data_end + late + "".join(scripts[int(p)] if k % 2 else p for k, p in enumerate(parts))
+
+
+def _streamed_pieces(shell: PageShell, opts: PageOptions, preview: str) -> list[Any]:
+    """A streamed page's markup around its data: ``[data_end, script_parts, first_chunk]`` (the
+    first chunk last, for the caller to pop and hand out)."""
+    css = viewer_assets()[0] + opts.extra_css
     page = get_template("page.html.j2").render(
         theme=opts.theme,
         csp=Markup(page_csp(opts)),
@@ -195,16 +215,7 @@ def iter_streamed_page(
     before, _, after = head.rpartition(_PREVIEW_SLOT)
     data_end, _, tail = tail.partition(_LATE_SLOT)
     # The scripts go in after the split, in one pass: their text may hold anything, even a marker.
-    scripts = (js, *opts.extra_scripts)
-    parts = _SCRIPT_SLOT.split(tail)
-    yield before + preview + after
-    rendered = render()
-    yield from iter_page_data(rendered, opts)
-    late = ""
-    if rendered.header_html != shell.header_html:
-        late = f'<template id="st-header-late">{rendered.header_html}</template>'
-    late += after_data() if after_data is not None else ""
-    yield data_end + late + "".join(scripts[int(p)] if k % 2 else p for k, p in enumerate(parts))
+    return [data_end, _SCRIPT_SLOT.split(tail), before + preview + after]
 
 
 def _script_slot(i: int) -> str:

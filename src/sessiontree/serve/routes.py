@@ -172,10 +172,12 @@ async def session_page(request: Request, key: str, path: Path) -> Response:
     # runs in a thread of the page streams' own limiter (the render itself is shared and
     # limited by serve.renders), so other clients and routes are served meanwhile.
     page, chunks, first = await anyio.to_thread.run_sync(pages.first_chunk, make, limiter=state.render_limit)
+    unsent = [first]  # handed out, not held while the rest is made (its ~80 kB per client)
+    del first
 
     async def rest() -> AsyncIterator[str]:
         try:
-            yield first
+            yield unsent.pop()
             while (
                 chunk := await anyio.to_thread.run_sync(
                     next, chunks, None, limiter=state.stream_limit, abandon_on_cancel=True
