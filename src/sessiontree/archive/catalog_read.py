@@ -22,6 +22,7 @@ from sessiontree.store.discovery import (
 from sessiontree.store.parts import split_key
 from sessiontree.store.paths import folder_cwd, names_folder
 from sessiontree.store.storage import open_regular, read_reason
+from sessiontree.store.tail import TailState
 
 if TYPE_CHECKING:
     from sessiontree.archive.keep.roots import KeptRoot
@@ -212,6 +213,8 @@ class _Cached:
         """The record for ``json.dumps`` (now: its values are the record's own, not copies). Field
         by field, not ``dataclasses.asdict``: its deep copy made a save at 10,000 new files 3 s."""
         scan = None if self.scan is None else {name: getattr(self.scan, name) for name in _SCAN_FIELDS}
+        if scan is not None and self.scan is not None and self.scan.tail is not None:
+            scan["tail"] = self.scan.tail.to_json()
         entry = {name: getattr(self.entry, name) for name in _ENTRY_FIELDS}
         entry["path"] = str(self.entry.path)
         parts = {"parts": [p.to_json() for p in self.parts]} if self.parts else {}
@@ -226,8 +229,8 @@ class _Cached:
         info = SessionInfo(**{**entry, **shared, "path": _path_of(entry["path"], folders)})
         if scan:
             tail = scan.get("tail")
-            if tail:  # one copy of its names for every record (each row of a cache is parsed alone)
-                scan = {**scan, "tail": {_shared(name): value for name, value in tail.items()}}
+            if tail:
+                scan = {**scan, "tail": TailState.from_json(tail)}
             if scan.get("last") is not None and scan["last"] == info.last_activity:
                 scan = {**scan, "last": info.last_activity}
         parts = [cls.from_json(part, folders) for part in data.get("parts", ())]
