@@ -146,6 +146,28 @@ def test_batches_keep_their_boundaries_when_a_session_grows_or_arrives() -> None
     assert [[(p.part, p.parts) for p in b] for b in parts] == [[(0, 3)], [(1, 3)], [(2, 3)]]
 
 
+def test_a_new_session_joins_only_its_own_folders_last_batch() -> None:
+    keys = [f"p{i % 3}/s{i:03d}.jsonl" for i in range(90)] + ["q/only.jsonl"]
+    sizes = dict.fromkeys(keys, 10_000)
+    pages = [_page(k) for k in keys]
+
+    def batches(of: list[IndexedPage]) -> list[tuple[str, ...]]:
+        return [tuple(p.key for p in b) for b in plan_batches(of, lambda p: sizes[p.key])]
+
+    before = batches(pages)
+    assert all(len({k.rpartition("/")[0] for k in b}) == 1 for b in before)  # none spans two folders
+    assert ("q/only.jsonl",) in before
+    newest = "p1/s999.jsonl"  # newest last in its folder, as a new session's file name sorts
+    sizes[newest] = 10_000
+    after = batches([*pages, _page(newest)])
+    changed = [b for b in after if b not in before]
+    assert len(changed) == 1 and newest in changed[0]
+    assert all(k.startswith("p1/") for k in changed[0])
+    gone = [b for b in before if b not in after]  # the batch it joined (none: it began one)
+    assert len(gone) <= 1 and all(k.startswith("p1/") for b in gone for k in b)
+    assert set(changed[0]) == {newest, *(k for b in gone for k in b)}
+
+
 @pytest.mark.slow
 def test_bundles_are_whole_after_100_search_builds(tmp_path: Path, gen_session: GenSession) -> None:
     root = tmp_path / "sessions" / "--p--"

@@ -62,6 +62,9 @@ batch stays small and a session bigger than a batch is indexed in parts."""
 CUT_ONE_IN = 8
 """A batch also ends after a session whose key hashes to 0 mod this: boundaries that depend on
 the keys alone, so a session that grows or appears moves no boundary but its own."""
+# A batch also ends with its folder (a project's): a folder's newest sessions sort last in it, so
+# a new session joins only its own folder's last few, not the next folder's first ones as well
+# (10,000 sessions: the batch a new session re-indexed held 24 sessions, 0.5 s of Pagefind's).
 _STAGING = f"{STATE_DIR}/staging"
 
 
@@ -111,6 +114,10 @@ def _cuts_after(key: str) -> bool:
     return int.from_bytes(digest[:4], "big") % CUT_ONE_IN == 0
 
 
+def _folder(key: str) -> str:
+    return key.rpartition("/")[0]
+
+
 def _units(
     pages: Iterable[IndexedPage], size_of: Callable[[IndexedPage], int]
 ) -> Iterator[tuple[IndexedPage, int]]:
@@ -125,12 +132,13 @@ def _units(
 def plan_batches(
     pages: Iterable[IndexedPage], size_of: Callable[[IndexedPage], int]
 ) -> list[list[IndexedPage]]:
-    """Split pages (in key order, so a project's sessions sit together) into batches of bounded size."""
+    """Split pages (in key order, so a project's sessions sit together) into batches of bounded
+    size, none across two folders."""
     batches: list[list[IndexedPage]] = []
     current: list[IndexedPage] = []
     size = 0
     for page, weight in _units(pages, size_of):
-        if current and size + weight > BATCH_BYTES:
+        if current and (size + weight > BATCH_BYTES or _folder(current[-1].key) != _folder(page.key)):
             batches.append(current)
             current, size = [], 0
         current.append(page)
