@@ -169,7 +169,7 @@ class Catalog:
                 and old.entry.parent_key == parent
                 and not (exact and old.entry.pending)
             ):
-                walk.seen[key] = old
+                walk.seen[_one_key(key, old)] = old  # the key the record holds: not a copy per scan
                 if old.entry.error is None:
                     walk.agent = old.entry.agent
                 continue

@@ -6,7 +6,8 @@ from __future__ import annotations
 
 import os
 import sys
-from dataclasses import dataclass, field, fields, replace
+from collections.abc import Sequence
+from dataclasses import dataclass, fields, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -79,7 +80,7 @@ def read_entry(
         parts = [] if entry.agent == "pi" or entry.pending else session_parts(path, key, entry.agent)
     except (OSError, SessiontreeError):
         parts = []  # listed as the one file it is
-    return _Cached(entry, scan, mtime_ns, [_Cached(part, Scan(usage=rows)) for part, rows in parts])
+    return _Cached(entry, scan, mtime_ns, tuple(_Cached(part, Scan(usage=rows)) for part, rows in parts))
 
 
 def _counted(info: SessionInfo, scan: Scan) -> SessionInfo:
@@ -206,8 +207,9 @@ class _Cached:
     entry: SessionInfo
     scan: Scan | None = None
     mtime_ns: int = 0
-    parts: list[_Cached] = field(default_factory=list)
-    """A file that holds several sessions: each one's record, listed instead of the file's."""
+    parts: Sequence[_Cached] = ()
+    """A file that holds several sessions: each one's record, listed instead of the file's (no
+    list per record of the others: ~0.05 KB each at 100,000)."""
 
     def to_json(self) -> dict[str, Any]:
         """The record for ``json.dumps`` (now: its values are the record's own, not copies). Field
@@ -233,9 +235,9 @@ class _Cached:
                 scan = {**scan, "tail": TailState.from_json(tail)}
             if scan.get("last") is not None and scan["last"] == info.last_activity:
                 scan = {**scan, "last": info.last_activity}
-        parts = [cls.from_json(part, folders) for part in data.get("parts", ())]
+        parts = tuple(cls.from_json(part, folders) for part in data.get("parts", ()))
         return cls(info, Scan(**scan) if scan else None, int(data["mtimeNs"]), parts)
 
-    def listed(self) -> list[_Cached]:
+    def listed(self) -> Sequence[_Cached]:
         """What the listing shows of this file: its sessions when it holds several, else itself."""
-        return self.parts or [self]
+        return self.parts or (self,)
