@@ -28,7 +28,6 @@ import time
 import zlib
 from collections.abc import Iterable, Iterator, Sequence
 from functools import cache
-from importlib import metadata
 from pathlib import Path
 from typing import Any
 
@@ -77,6 +76,8 @@ def renderer_version() -> str:
     # A message's footer shows its cost: recorded, else priced by store.pricing from genai-prices' table.
     for name in ("pricing.py", "kinds.py", "content.py", "claude_markup.py"):
         h.update((package / "store" / name).read_bytes())
+    from importlib import metadata  # here: ~20 ms of every start, a build's where nothing renders too
+
     for dist in (
         "pygments",
         "markdown-it-py",
