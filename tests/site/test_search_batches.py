@@ -13,6 +13,7 @@ from sessiontree.site.build import BuildOptions, build_site
 from sessiontree.site.manifest import Manifest, load_manifest
 from sessiontree.site.pagefind_index import (
     BATCH_BYTES,
+    BATCH_SESSIONS,
     Bundle,
     IndexedPage,
     bundle_intact,
@@ -166,6 +167,21 @@ def test_a_new_session_joins_only_its_own_folders_last_batch() -> None:
     gone = [b for b in before if b not in after]  # the batch it joined (none: it began one)
     assert len(gone) <= 1 and all(k.startswith("p1/") for b in gone for k in b)
     assert set(changed[0]) == {newest, *(k for b in gone for k in b)}
+
+
+def test_new_sessions_one_after_another_fill_small_batches() -> None:
+    keys = [f"p/s{i:03d}.jsonl" for i in range(10)]
+    sizes = dict.fromkeys(keys, 100)  # tiny: the bytes never end a batch
+    pages = [_page(k) for k in keys]
+    for n in range(3 * BATCH_SESSIONS):  # each new one newest, last in its folder
+        key = f"p/t{n:03d}.jsonl"
+        sizes[key] = 100
+        pages.append(_page(key))
+        batches = plan_batches(pages, lambda p: sizes[p.key])
+        joined = next(b for b in batches if b[-1].key == key)
+        assert len(joined) <= BATCH_SESSIONS  # what this new session re-indexes
+    assert sorted(p.key for b in batches for p in b) == sorted(sizes)
+    assert all(len(b) <= BATCH_SESSIONS for b in batches)
 
 
 @pytest.mark.slow

@@ -34,6 +34,7 @@ from sessiontree.site.search_router import KEYS_FILE, keys_file, word_keys
 from sessiontree.store.entries import dicts_of
 
 __all__ = [
+    "BATCH_SESSIONS",
     "BUNDLE_PREFIX",
     "Bundle",
     "IndexedPage",
@@ -62,6 +63,10 @@ batch stays small and a session bigger than a batch is indexed in parts."""
 CUT_ONE_IN = 8
 """A batch also ends after a session whose key hashes to 0 mod this: boundaries that depend on
 the keys alone, so a session that grows or appears moves no boundary but its own."""
+BATCH_SESSIONS = 16
+"""A batch also ends at this many sessions: a folder's newest sessions sort last in it, so without
+a bound its last batch grew with every new session until a key's hash cut it (small sessions:
+up to ~128 in a batch's bytes; re-indexing 26 took 0.5 s, 8 0.18 s at 10,000 sessions)."""
 # A batch also ends with its folder (a project's): a folder's newest sessions sort last in it, so
 # a new session joins only its own folder's last few, not the next folder's first ones as well
 # (10,000 sessions: the batch a new session re-indexed held 24 sessions, 0.5 s of Pagefind's).
@@ -133,12 +138,16 @@ def plan_batches(
     pages: Iterable[IndexedPage], size_of: Callable[[IndexedPage], int]
 ) -> list[list[IndexedPage]]:
     """Split pages (in key order, so a project's sessions sit together) into batches of bounded
-    size, none across two folders."""
+    size and at most ``BATCH_SESSIONS`` sessions, none across two folders."""
     batches: list[list[IndexedPage]] = []
     current: list[IndexedPage] = []
     size = 0
     for page, weight in _units(pages, size_of):
-        if current and (size + weight > BATCH_BYTES or _folder(current[-1].key) != _folder(page.key)):
+        if current and (
+            size + weight > BATCH_BYTES
+            or len(current) >= BATCH_SESSIONS
+            or _folder(current[-1].key) != _folder(page.key)
+        ):
             batches.append(current)
             current, size = [], 0
         current.append(page)
