@@ -70,9 +70,15 @@ def test_the_page_carries_its_data_packed_and_one_hashed_script() -> None:
     html = render_usage_page(records, options)
     data = page_data(html)
     assert len(data["rows"]) == ROW_WIDTH * len(records)
-    assert len(data["models"]) == 12 and len(data["sessions"]) == 12 and data["agents"] == ["pi"]
+    assert len(data["models"]) == 12 and data["groups"] == [[0, 0]] and data["agents"] == ["pi"]
     assert data_totals(data)["messages"] == sum(r.usage.messages for r in records)
-    assert data["sessions"][0][4] == "s/" + records[0].path.rsplit("/", 1)[-1]
+    listed = data["tops"][""]
+    assert listed["count"] == 12 and len(listed["top"]) == 12
+    # Model 0 costs most (0.01 * 12 a message): its session is first, linked.
+    assert listed["top"][0][3] == "s/" + records[0].path.rsplit("/", 1)[-1]
+    models = [f"model={m}" for m in sorted(data["models"])]
+    assert list(data["tops"]) == ["", "project=/work", "agent=pi", *models]
+    assert data["tops"]["model=" + records[5].usage.model]["count"] == 1
     costs = data["rows"][8::ROW_WIDTH]
     assert costs.count(None) == 10  # model 3 recorded no cost on any of its ten days
     scripts = re.findall(r"<script>(.*?)</script>", html, re.S)
@@ -86,7 +92,7 @@ def test_session_text_in_the_data_cannot_end_its_script() -> None:
     html = render_usage_page([UsageRecord(usage, "/s/x.jsonl", hostile, hostile, "pi")])
     assert hostile not in html and html.count("</script>") == 2
     data = page_data(html)
-    assert data["models"] == [hostile] and data["sessions"][0][0] == hostile
+    assert data["models"] == [hostile] and data["tops"][""]["top"][0][0] == hostile
 
 
 def test_models_recorded_at_zero_for_tokens_are_named() -> None:

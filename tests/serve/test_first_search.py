@@ -18,6 +18,7 @@ from sessiontree.archive import index_file
 from sessiontree.archive.index_db import UpdateReport
 from sessiontree.archive.search import SearchFilters
 from sessiontree.archive.session_files import iter_session_files
+from sessiontree.archive.usage_query import RecordsAnswers
 from sessiontree.serve import archive_routes
 from sessiontree.serve.archive_routes import ArchiveService
 from tests.serve.conftest import write_session
@@ -33,7 +34,7 @@ def _service(root: Path, cache: Path, listed: int = 0) -> ArchiveService:
         [root],
         cache,
         link_for=lambda p, entry: entry,
-        usage_so_far=lambda: ([], 0),
+        usage_so_far=lambda: (RecordsAnswers([]), 0),
         file_count=lambda: listed,
     )
 

@@ -75,7 +75,8 @@ async def test_usage_page_carries_its_data_and_one_hashed_script(
     assert re.search(r"script-src '(sha256-[^']+)'(;|$)", csp.group(1).replace("&#39;", "'")) is not None
     assert r.text.count("<script>") == 1 and "unsafe-inline" not in csp.group(1)
     data = page_data(r.text)
-    assert [s[4] for s in data["sessions"]] == [f"/s/{quote(KEY)}"]
+    assert data["api"] == "/api/usage-sessions" and data["listed"]["count"] == 1
+    assert [s[3] for s in data["listed"]["top"]] == [f"/s/{quote(KEY)}"]
     assert data["rows"][8::ROW_WIDTH] == [0.25] and data_totals(data)["input"] == 10
 
 

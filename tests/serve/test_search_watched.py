@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 from sessiontree.archive.search import SearchFilters, SearchIndex
+from sessiontree.archive.usage_query import RecordsAnswers
 from sessiontree.serve import archive_routes
 from sessiontree.serve.archive_routes import ArchiveService
 from tests.serve.conftest import KEY, append_line, write_session
@@ -23,7 +24,10 @@ def test_a_watched_search_indexes_again_only_after_a_reported_change(tmp_path: P
     root = tmp_path / "sessions"
     path = write_session(root / KEY, "s1")
     service = ArchiveService(
-        [root], tmp_path / "cache", link_for=lambda p, entry: entry, usage_so_far=lambda: ([], 0)
+        [root],
+        tmp_path / "cache",
+        link_for=lambda p, entry: entry,
+        usage_so_far=lambda: (RecordsAnswers([]), 0),
     )
     try:
         service.watched(True)
@@ -64,7 +68,7 @@ def test_while_the_background_indexes_a_search_answers_from_the_index_as_it_is(
         [root],
         tmp_path / "cache",
         link_for=lambda p, entry: entry,
-        usage_so_far=lambda: ([], 0),
+        usage_so_far=lambda: (RecordsAnswers([]), 0),
         on_pending=lambda: woken.append(1),
     )
     try:

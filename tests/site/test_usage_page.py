@@ -34,7 +34,7 @@ def test_usage_page_links_built_pages_and_follows_changes(archive: Archive, tmp_
     assert first.usage_written
     html = (site / "usage.html").read_text(encoding="utf-8")
     data = page_data(html)
-    hrefs = [s[4] for s in data["sessions"]]
+    hrefs = [s[3] for s in data["tops"][""]["top"]]
     assert hrefs and all(href and (site / href).is_file() for href in hrefs)
     assert '<a href="index.html" id="st-home">' in html
     sessions = [

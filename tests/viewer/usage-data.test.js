@@ -4,24 +4,36 @@ const path = require('node:path');
 
 const D = require(path.join(__dirname, '..', '..', 'src', 'sessiontree', 'templates', 'usage', 'usage-data.js'));
 
-// Three sessions: two pi ones in /w/app (one in /w/app/sub), a Claude Code one in /w/lib.
+// Four groups (project, agent): two pi ones in /w/app (one in /w/app/sub), a Claude Code one in
+// /w/lib, a pi one in /w/application. The sessions come apart (`tops`, a built site's shape).
 const noon = (day) => Date.parse(day + 'T12:00:00Z');
 
 function sample(zone = 'UTC') {
-  return D.decode({
-    format: 2,
+  return D.decode(sampleRaw(), zone);
+}
+
+function sampleRaw() {
+  return {
+    format: 3,
     times: [noon('2026-03-01'), noon('2026-03-02'), noon('2026-03-10')],
     models: ['a/m1', 'b/m2', 'z/free'],
     projects: ['/w/app', '/w/app/sub', '/w/lib', '/w/application'],
     agents: ['pi', 'claude'],
     agentLabels: ['pi', 'Claude Code'],
     zeroModels: [2],
-    sessions: [
-      ['One', '/s/one.jsonl', 0, 0, 's/one.html'],
-      ['Two', '/s/two.jsonl', 1, 0, null],
-      ['Three', '/s/three.jsonl', 2, 1, 's/three.html'],
-      ['Four', '/s/four.jsonl', 3, 0, 's/four.html'],
-    ],
+    groups: [[0, 0], [1, 0], [2, 1], [3, 0]],
+    pageSize: 20,
+    tops: {
+      '': { count: 4, offset: 0, top: [
+        ['Three', '/s/three.jsonl', 'Claude Code', 's/three.html', 5, 41, 5, 0, 10, 2.01, 4, [], []],
+        ['One', '/s/one.jsonl', 'pi', 's/one.html', 3, 110, 15, 300, 50, 1.5, 0, ['b/m2'], []],
+      ] },
+      'agent=pi': { count: 3, offset: 0, top: [
+        ['One', '/s/one.jsonl', 'pi', 's/one.html', 3, 110, 15, 300, 50, 1.5, 0, ['b/m2'], []],
+        ['Two', '/s/two.jsonl', 'pi', null, 3, 20, 20, 100, 0, 0.25, 3, [], []],
+        ['Four', '/s/four.jsonl', 'pi', 's/four.html', 5, 1000, 10, 0, 0, 0, 0, [], ['z/free']],
+      ] },
+    },
     rows: [
       0, 0, 0, 2, 100, 10, 300, 50, 1.5, 0, 0,
       0, 1, 1, 1, 10, 5, 0, 0, null, 0, 1,
@@ -30,21 +42,21 @@ function sample(zone = 'UTC') {
       2, -1, 0, 1, 1, 1, 0, 0, 0.01, 0, 0,
       3, 2, 2, 5, 1000, 10, 0, 0, 0, 0, 0,
     ],
-  }, zone);
+  };
 }
 
 const ALL = { from: '', to: '', project: '', agent: '', model: '', by: 'model', measure: 'cost' };
 
 test('data of another shape is refused', () => {
   assert.equal(D.decode({ format: 1, days: [], rows: [] }), null); // UTC days: the old shape
-  assert.equal(D.decode({ format: 3, rows: [] }), null);
-  assert.equal(D.decode({ format: 2, rows: [1, 2] }), null);
+  assert.equal(D.decode({ format: 2, rows: [] }), null); // rows per session: the old shape
+  assert.equal(D.decode({ format: 3, rows: [1, 2] }), null);
   assert.equal(D.decode(null), null);
 });
 
 test('totals: sums, cost recorded / estimated / unpriced / zero, hit ratio, sessions, days', () => {
   const data = sample();
-  const t = D.totals(data, D.select(data, {}));
+  const t = D.totals(data, D.select(data, {}), D.listedFor(data, {}));
   assert.equal(t.messages, 16);
   assert.equal(t.input, 1171);
   assert.equal(t.cacheRead, 400);
@@ -66,8 +78,8 @@ test("the days are the reader's: quarter hours near midnight UTC fall on the zon
   // 03:45 UTC on the 2nd is still the 1st in New York (-5).
   const times = ['2026-03-01T18:15:00Z', '2026-03-01T18:45:00Z', '2026-03-01T23:45:00Z', '2026-03-02T03:45:00Z'].map(Date.parse);
   const raw = {
-    format: 2, times, models: ['m'], projects: ['/w'], agents: ['pi'], agentLabels: ['pi'],
-    sessions: [['t', '/s', 0, 0, null]],
+    format: 3, times, models: ['m'], projects: ['/w'], agents: ['pi'], agentLabels: ['pi'],
+    groups: [[0, 0]],
     rows: [0, 0, 0, 1, 1, 0, 0, 0, 0.1, 0, 0, 0, 1, 0, 2, 2, 0, 0, 0, 0.2, 0, 0, 0, 2, 0, 4, 4, 0, 0, 0, 0.4, 0, 0,
       0, 3, 0, 8, 8, 0, 0, 0, 0.8, 0, 0, 0, -1, 0, 16, 16, 0, 0, 0, 1.6, 0, 0],
   };
@@ -128,7 +140,7 @@ test('more groups than the palette fold into one "other"', () => {
   const models = Array.from({ length: 12 }, (_, k) => 'p/m' + k);
   const rows = [];
   models.forEach((_, k) => rows.push(0, 0, k, 1, 10 * (k + 1), 0, 0, 0, k + 1, 0, 0));
-  const data = D.decode({ format: 2, times: [noon('2026-01-01')], models, projects: ['/w'], agents: ['pi'], agentLabels: ['pi'], sessions: [['t', '/s', 0, 0, null]], rows });
+  const data = D.decode({ format: 3, times: [noon('2026-01-01')], models, projects: ['/w'], agents: ['pi'], agentLabels: ['pi'], groups: [[0, 0]], rows });
   const s = D.series(data, D.select(data, {}), 'model', 'cost');
   assert.equal(s.groups.length, 9);
   assert.equal(s.groups[0].key, 'p/m11');
@@ -147,11 +159,28 @@ test('buckets: days, weeks from Monday, months', () => {
   assert.deepEqual(D.bucketsBetween('2026-03-04', '2026-03-17', 'week'), ['2026-03-02', '2026-03-09', '2026-03-16']);
 });
 
-test('top sessions by cost then tokens, with their links and titles', () => {
+test("the sessions a filter keeps: a site's tops for one value, none for two; serve's API query", () => {
   const data = sample();
-  const top = D.topSessions(data, D.select(data, {}), 2);
-  assert.deepEqual(top.map((t) => [t.key, t.label, t.href]), [['/s/three.jsonl', 'Three', 's/three.html'], ['/s/one.jsonl', 'One', 's/one.html']]);
-  assert.equal(D.topSessions(data, D.select(data, {}), 20).length, 4);
+  const top = D.listedFor(data, {});
+  assert.deepEqual(top.top.map((t) => [t.key, t.label, t.href, t.agent]), [['/s/three.jsonl', 'Three', 's/three.html', 'Claude Code'], ['/s/one.jsonl', 'One', 's/one.html', 'pi']]);
+  assert.equal(top.top[1].tokens, 110 + 15 + 300 + 50);
+  assert.equal(D.costShort(top.top[1]), '$1.50 + 1 model without a price');
+  assert.equal(D.listedFor(data, { agent: 'pi' }).count, 3);
+  assert.deepEqual(D.listedFor(data, { model: 'a/m1' }), { count: 0, offset: 0, top: [] }); // a key the site has no list of
+  assert.equal(D.listedFor(data, { agent: 'pi', model: 'a/m1' }), null);
+  assert.equal(D.listedFor(data, { from: '2026-03-01' }), null);
+  assert.equal(D.filterKey({ project: '/w/app' }), 'project=/w/app');
+  // serve's page: the first page of no filter carried, the others asked for with the range in ms
+  const served = D.decode({ ...sampleRaw(), tops: undefined, api: '/api/usage-sessions', pageSize: 50, listed: { count: 4, offset: 0, top: [] } }, 'UTC');
+  assert.equal(D.listedFor(served, {}).count, 4);
+  assert.equal(D.listedFor(served, { agent: 'pi' }), undefined);
+  const query = new URLSearchParams(D.sessionsQuery(served, { from: '2026-03-02', to: '2026-03-10', project: '/w/a b', agent: '', model: '' }, 50));
+  assert.equal(Number(query.get('since')), noon('2026-03-02'));
+  assert.equal(Number(query.get('until')), noon('2026-03-10') + 900000);
+  assert.equal(query.get('project'), '/w/a b');
+  assert.equal(query.get('offset'), '50');
+  assert.equal(query.get('agent'), null);
+  assert.equal(D.sessionsQuery(served, { from: '2026-04-01' }, 0), null); // no known quarter hour in it
 });
 
 test('calendar: weeks from Monday, levels by share of the busiest day', () => {
@@ -181,7 +210,8 @@ test('CSV: one line per table row, quoted where needed, formulas defused', () =>
 
 test('JSON holds the filters, totals, the table, top sessions and days', () => {
   const data = sample();
-  const out = JSON.parse(D.toJson(D.view(data, { ...ALL, agent: 'pi' })));
+  const pi = { ...ALL, agent: 'pi' };
+  const out = JSON.parse(D.toJson(D.view(data, pi, D.listedFor(data, pi))));
   assert.equal(out.filters.agent, 'pi');
   assert.equal(out.total.sessions, 3);
   assert.equal(out.total.messages, 11);
@@ -217,11 +247,11 @@ test('a filter over 10,000 rows keeps only its project (the bench times it)', ()
   for (let k = 0; k < 10000; k += 1) rows.push(k % 1000, k % 300, k % 7, 3, 1000, 100, 5000, 200, k % 5 ? 0.01 * k : null, 1, k % 5 ? 0 : 1);
   const times = Array.from({ length: 300 }, (_, k) => Date.UTC(2026, 0, 1) + k * 86400000);
   const data = D.decode({
-    format: 2, times, models: Array.from({ length: 7 }, (_, k) => 'p/m' + k),
+    format: 3, times, models: Array.from({ length: 7 }, (_, k) => 'p/m' + k),
     projects: Array.from({ length: 20 }, (_, k) => '/w/p' + k), agents: ['pi', 'claude'], agentLabels: ['pi', 'Claude Code'],
-    sessions: Array.from({ length: 1000 }, (_, k) => ['t' + k, '/s/' + k + '.jsonl', k % 20, k % 2, null]), rows,
+    groups: Array.from({ length: 1000 }, (_, k) => [k % 20, k % 2]), rows,
   });
   const shown = D.view(data, { ...ALL, project: '/w/p3', by: 'project' });
-  assert.equal(shown.totals.sessions, 50);
+  assert.equal(shown.totals.messages, 3 * 500);
   assert.deepEqual(shown.series.groups.map((g) => g.key), ['/w/p3']);
 });

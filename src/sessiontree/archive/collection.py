@@ -33,6 +33,7 @@ from sessiontree.store.times import MAX_TIME_MS, UTC_ZONE, Zone, datetime_millis
 if TYPE_CHECKING:
     from sessiontree.archive.catalog import Catalog, Walk
     from sessiontree.archive.usage import UsageRecord
+    from sessiontree.archive.usage_query import UsageAnswers
 
 # -- folders ---------------------------------------------------------------------------------
 
@@ -402,6 +403,12 @@ class Sources:
         if self.usage_db is not None:
             return self.usage_db.records()
         return usage_records(pair for catalog in self.catalogs for pair in catalog.usage_listed())
+
+    def usage_answers(self) -> UsageAnswers:
+        """The usage page's answers: queries over the usage store, else over ``usage_records``."""
+        from sessiontree.archive.usage_query import RecordsAnswers
+
+        return RecordsAnswers(self.usage_records()) if self.usage_db is None else self.usage_db.answers()
 
     def session_models(self, keys: Iterable[str] | None = None) -> dict[str, list[str]] | None:
         """The models of these listed sessions (prefixed keys), or of every one, from the usage

@@ -32,6 +32,7 @@ from typing import Any, Protocol
 from sessiontree.archive.dates import midnight_of
 from sessiontree.archive.usage import Usage, UsageRecord
 from sessiontree.archive.usage_columns import MESSAGE, TOTALS
+from sessiontree.archive.usage_query import DbAnswers
 from sessiontree.store.atomic import make_private_dir
 from sessiontree.store.discovery import SessionInfo
 from sessiontree.store.surrogates import replace_surrogates
@@ -362,6 +363,10 @@ class UsageDb:
                 )
                 records.append(UsageRecord(usage, *named))
         return records
+
+    def answers(self) -> DbAnswers:
+        """The usage page's queries over the rows as they are (``archive.usage_query``)."""
+        return DbAnswers(self._conn, _LATER.format(source=_ALL, where="1"), self._lock)
 
     def models(self, keys: Sequence[tuple[int, str]] | None = None) -> dict[tuple[int, str], list[str]]:
         """The models of these sessions (root, key), or of every stored one, most messages first

@@ -2,9 +2,11 @@
 sessions, activity by day, filters, CSV and JSON of what is shown.
 
 Served by ``serve`` and written by ``build``; both pass how a session is linked and where home
-is. The page carries the index's totals per (session, day, model) packed small
+is. The page carries the totals per (project, agent, quarter hour, model) packed small
 (``pages/usage_data.py``) and one CSP-hashed script (``templates/usage/``) that filters and draws
-them, so a filter change never asks the server. Nothing is loaded from anywhere.
+them; the sessions a filter keeps come a page at a time from serve's ``api`` (same origin), or a
+built site's page carries the top ones of each filter of one value. Nothing is loaded from
+anywhere else.
 """
 
 from __future__ import annotations
@@ -15,6 +17,7 @@ from dataclasses import dataclass, field
 from markupsafe import Markup
 
 from sessiontree.archive.usage import UsageRecord
+from sessiontree.archive.usage_query import UsageAnswers
 from sessiontree.exporter.fragments import json_for_script
 from sessiontree.exporter.templating import get_template, read_asset
 from sessiontree.pages.nav import NavLinks, browse_scripts
@@ -45,6 +48,9 @@ class UsagePageOptions:
     """Sessions whose usage is not counted yet (serve's background pass still reads them): the
     page is marked ``data-counting``, says so, and reloads itself every ``COUNTING_RELOAD`` seconds
     (``COUNTING_SCRIPT``: the filters in the URL's hash kept)."""
+    api: str | None = None
+    """serve's ``/api/usage-sessions``: the page asks it for the sessions of each filter (a built
+    site's page carries the top ones of each filter of one value instead)."""
 
 
 def usage_script() -> str:
@@ -52,7 +58,9 @@ def usage_script() -> str:
     return "\n".join(read_asset(name) for name in SCRIPT_MODULES)
 
 
-def render_usage_page(records: Sequence[UsageRecord], options: UsagePageOptions | None = None) -> str:
+def render_usage_page(
+    records: UsageAnswers | Sequence[UsageRecord], options: UsagePageOptions | None = None
+) -> str:
     """Return the whole usage page as HTML (every string from a session escaped or JSON-quoted)."""
     options = options or UsagePageOptions()
     script = usage_script()
@@ -61,9 +69,15 @@ def render_usage_page(records: Sequence[UsageRecord], options: UsagePageOptions 
     if options.nav is not None and options.nav.search is not None:  # Ctrl-K: the search page, as elsewhere
         script += "\n" + "\n".join(browse_scripts({"search": options.nav.search}))
     return get_template("usage.html.j2").render(
-        **shell_fields(options.theme, options.title, "usage.css", [script]),  # our own files, checked
+        **shell_fields(
+            options.theme,
+            options.title,
+            "usage.css",
+            [script],
+            connect_src=("'self'",) if options.api else (),
+        ),  # our own files, checked
         script=Markup(script),
-        data_json=Markup(json_for_script(usage_data(records, options.link_for))),
+        data_json=Markup(json_for_script(usage_data(records, options.link_for, api=options.api))),
         nav_html=(options.nav or NavLinks(index=options.home)).html("usage"),
         note=options.extra_note,
         uncounted=options.uncounted,

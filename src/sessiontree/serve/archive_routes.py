@@ -26,7 +26,7 @@ from starlette.responses import JSONResponse, PlainTextResponse, Response
 
 from sessiontree.archive.index_db import UpdateReport
 from sessiontree.archive.search import ROLE_CHOICES, SearchFilters, SearchHit, SearchIndex
-from sessiontree.archive.usage import UsageRecord
+from sessiontree.archive.usage_query import RecordsAnswers, UsageAnswers, UsageFilter
 from sessiontree.errors import SearchError
 from sessiontree.pages.nav import NavLinks
 from sessiontree.pages.sessions_data import (
@@ -36,6 +36,7 @@ from sessiontree.pages.sessions_data import (
     pane_order,
     session_record,
 )
+from sessiontree.pages.usage_data import PAGE_SIZE, listed_json
 from sessiontree.pages.usage_page import UsagePageOptions, render_usage_page
 from sessiontree.serve.pages import html_response, render_served_search
 from sessiontree.store.discovery import SessionInfo
@@ -55,7 +56,7 @@ NO_STORE = {"Cache-Control": "no-store"}
 
 LinkFor = Callable[[str | Path, str | None], str | None]
 """The served page of a session file at an entry, or None for a file outside the served folders."""
-UsageSoFar = Callable[[], tuple[list[UsageRecord], int]]
+UsageSoFar = Callable[[], tuple[UsageAnswers, int]]
 """The usage counted so far and how many files are still to count (serve: ``Listing.usage_so_far``)."""
 
 
@@ -71,6 +72,7 @@ class ArchiveService:
         theme: str = "auto",
         link_for: LinkFor,
         usage_so_far: UsageSoFar,
+        usage_api: str | None = None,
         nav: NavLinks | None = None,
         on_pending: Callable[[], None] | None = None,
         file_count: Callable[[], int] | None = None,
@@ -82,6 +84,8 @@ class ArchiveService:
         self.keep_out = keep_out
         self.theme = theme
         self.usage_so_far = usage_so_far
+        self.usage_api = usage_api
+        """Where the usage page asks for the sessions of a filter (``/api/usage-sessions``)."""
         self.on_pending = on_pending
         """Told (from a worker thread) when a search left files to index: wakes serve's updates."""
         self.file_count = file_count
@@ -110,8 +114,8 @@ class ArchiveService:
         self._clean: int | None = None
         """``_changes`` as of the last update that left nothing to index, while watched: equal, no
         file can have changed since, and a search skips the stat of every file (260 ms at 10,000)."""
-        self._usage_page: tuple[list[UsageRecord], int, str] | None = None
-        self._models: tuple[list[UsageRecord], bytes] | None = None
+        self._usage_page: tuple[UsageAnswers, int, str] | None = None
+        self._models: tuple[UsageAnswers, bytes] | None = None
         self._usage_lock = threading.Lock()
 
     def _open(self) -> SearchIndex:
@@ -251,10 +255,11 @@ class ArchiveService:
         listing's usage rows counted so far (the pane asks again when the listing changes, as the
         background pass counts). Made again only when the rows did: a new list of rows (the
         listing's, one per version) is the only change that gives other bytes."""
-        records, _ = self.usage_so_far()
+        answers, _ = self.usage_so_far()
+        records = answers.records if isinstance(answers, RecordsAnswers) else []
         with self._usage_lock:
             made = self._models
-            if made is not None and made[0] is records:
+            if made is not None and made[0] is answers:
                 return made[1]
             models = {
                 shown_name(key): found
@@ -262,15 +267,16 @@ class ArchiveService:
                 if (key := key_of(path)) is not None
             }
             body = bytes(JSONResponse({"models": models}).body)
-            self._models = (records, body)
+            self._models = (answers, body)
             return body
 
     def usage_page(self) -> str:
-        """Render the usage page of every served folder from the listing's usage rows counted so far
-        (``UsagePageOptions.uncounted``: the files the background pass has still to read).
+        """Render the usage page of every served folder from the listing's usage answers counted so
+        far (``UsagePageOptions.uncounted``: the files the background pass has still to read): the
+        totals per project, agent, quarter hour and model and the first page of the top sessions.
 
-        The page is made again only when the rows changed since (the listing keeps one list of rows
-        per version: the same list, the same bytes; never a comparison of every row).
+        The page is made again only when the answers changed since (the listing makes them once per
+        version: the same answers, the same bytes; never a comparison of every row).
         """
         with self._usage_lock:
             records, uncounted = self.usage_so_far()
@@ -285,10 +291,18 @@ class ArchiveService:
                     theme=self.theme,
                     nav=self.nav,
                     uncounted=uncounted,
+                    api=self.usage_api,
                 ),
             )
             self._usage_page = (records, uncounted, html)
             return html
+
+    def usage_sessions(self, where: UsageFilter, offset: int, limit: int) -> bytes:
+        """The sessions a filter keeps, counted, a page of them ranked (the usage page's API), as JSON."""
+        answers, uncounted = self.usage_so_far()
+        page = answers.sessions(where, offset, limit)
+        found = listed_json(page, lambda path: self.link_for(path, None)) | {"uncounted": uncounted}
+        return bytes(JSONResponse(found).body)
 
     def update_if_open(self) -> None:
         """Index what changed, if a search has opened the index already: in slices that read for
@@ -397,6 +411,45 @@ async def session_models_api(request: Request) -> Response:
         body = await anyio.to_thread.run_sync(_service(request).session_models, state.listing.key_of)
     except SearchError as exc:
         return JSONResponse({"error": str(exc), "models": {}}, status_code=500, headers=NO_STORE)
+    return Response(body, media_type="application/json", headers=NO_STORE)
+
+
+def _usage_filter(request: Request) -> tuple[UsageFilter, int, int]:
+    """The filter, offset and page size of ``/api/usage-sessions``'s query (ValueError when bad)."""
+    params = request.query_params
+
+    def number(name: str, default: int | None, low: int, high: int) -> int | None:
+        text = params.get(name)
+        if text is None or text == "":
+            return default
+        value = int(text)
+        if not low <= value <= high:
+            raise ValueError(name)
+        return value
+
+    since = number("since", None, 0, 2**53)
+    until = number("until", None, 0, 2**53)
+    offset = number("offset", 0, 0, MAX_OFFSET) or 0
+    limit = number("limit", PAGE_SIZE, 1, MAX_LIMIT) or PAGE_SIZE
+    texts = {name: params.get(name, "") for name in ("project", "agent", "model")}
+    if any(len(text) > 4096 for text in texts.values()):
+        raise ValueError("too long")
+    return UsageFilter(since, until, **texts), offset, limit
+
+
+async def usage_sessions_api(request: Request) -> Response:
+    """``/api/usage-sessions``: the sessions the usage page's filters keep (``since``/``until`` in
+    epoch ms, ``project``, ``agent``, ``model``), counted, and a page of them most cost first
+    (``offset``, ``limit``), with how many files the background pass has still to count."""
+    try:
+        where, offset, limit = _usage_filter(request)
+    except ValueError:
+        return JSONResponse({"error": "bad usage filter"}, status_code=400, headers=NO_STORE)
+    await request.app.state.serve.listing.scan_async()
+    try:
+        body = await anyio.to_thread.run_sync(_service(request).usage_sessions, where, offset, limit)
+    except SearchError as exc:
+        return JSONResponse({"error": str(exc)}, status_code=500, headers=NO_STORE)
     return Response(body, media_type="application/json", headers=NO_STORE)
 
 

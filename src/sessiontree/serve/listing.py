@@ -22,6 +22,7 @@ import anyio
 
 from sessiontree.archive.collection import Sources
 from sessiontree.archive.usage import UsageRecord
+from sessiontree.archive.usage_query import UsageAnswers
 from sessiontree.pages.index_rows import IndexRows
 from sessiontree.serve.security import contained
 from sessiontree.store.discovery import SessionInfo
@@ -108,9 +109,9 @@ class Listing:
         self._sources_lock = threading.Lock()
         self._lock = threading.Lock()
         self._settling = threading.Lock()
-        self._usage: tuple[tuple[int, ...], list[UsageRecord], int, float] | None = None
-        """The usage rows last made: the sources' version, the rows, the files then left, and when
-        rows of a later version may be made while the pass counts (``usage_so_far``)."""
+        self._usage: tuple[tuple[int, ...], UsageAnswers, int, float] | None = None
+        """The usage answers last made: the sources' version, the answers, the files then left, and
+        when answers of a later version may be made while the pass counts (``usage_so_far``)."""
         self.unsettled = asyncio.Event()
         """Set when a scan left counts pending (the background pass waits on it)."""
         self._watched = False
@@ -288,13 +289,13 @@ class Listing:
         self.scan()
         self.settle_some(math.inf)
         with self._lock:
-            return self._usage_records()
+            return self.sources.usage_records()
 
-    def usage_so_far(self) -> tuple[list[UsageRecord], int]:
-        """Every listed session's usage as counted so far, and how many listed files still wait for
-        the background pass (their usage not in yet): never waits for that pass. While it counts,
-        the rows are made again at most every ``USAGE_EVERY_SECONDS`` (or 10x their cost), with
-        the count of files left as it was then: at 100,000 sessions each making is seconds of CPU,
+    def usage_so_far(self) -> tuple[UsageAnswers, int]:
+        """The usage page's answers over the sessions counted so far (``archive.usage_query``), and
+        how many listed files still wait for the background pass (their usage not in yet): never
+        waits for that pass. While it counts, the answers are made again at most every
+        ``USAGE_EVERY_SECONDS`` (or 10x their cost), with the count of files left as it was then,
         and the usage page reloads itself while counting (it slowed the pass it waits for)."""
         self.scan()
         with self._lock:
@@ -304,11 +305,12 @@ class Listing:
                 return made[1], made[2]
             return self._usage_records(left), left
 
-    def _usage_records(self, left: int = 0) -> list[UsageRecord]:
+    def _usage_records(self, left: int = 0) -> UsageAnswers:
         version = self.sources.version()
         if self._usage is None or self._usage[0] != version:
             started = time.monotonic()
-            records = self.sources.usage_records()
+            records = self.sources.usage_answers()
+            records.groups()  # the page's totals, made once per version
             ended = time.monotonic()
             self._usage = (version, records, left, ended + max(USAGE_EVERY_SECONDS, 10 * (ended - started)))
         elif self._usage[2] != left:

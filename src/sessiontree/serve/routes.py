@@ -370,6 +370,9 @@ def routes() -> list[Route]:
         Route("/favicon.ico", no_icon, methods=get, name="favicon"),
         Route("/api/search", archive_routes.search_api, methods=get, name="search_api"),
         Route("/usage", archive_routes.usage_page, methods=get, name="usage"),
+        Route(
+            "/api/usage-sessions", archive_routes.usage_sessions_api, methods=get, name="usage_sessions_api"
+        ),
         Route("/search", archive_routes.search_page, methods=get, name="search"),
         Route("/api/sessions", archive_routes.sessions_api, methods=get, name="sessions_api"),
         Route(

@@ -72,6 +72,7 @@ class ServeState:
             theme=config.theme,
             link_for=self.session_link,
             usage_so_far=self.listing.usage_so_far,
+            usage_api=urls.usage_sessions_api(),
             nav=urls.nav(),
             on_pending=self._wake_archive,
             file_count=self.listing.known,

@@ -1,14 +1,17 @@
 /* Usage dashboard data (pure, no DOM): filter the packed rows, total them, group them over time,
- * rank sessions, lay out the calendar, and write what is shown as CSV or JSON.
- * The rows come from pages/usage_data.py: eleven numbers each (see ROW below). The rules are
- * those of `sessiontree stats`: a project is its folder and the folders under it, a date range
- * counts whole days, a cost is recorded or estimated, a model with no price is named. The days
- * are the reader's: the rows come per UTC quarter hour (every zone's offset is whole quarters),
- * put into days in the browser's time zone here. */
+ * lay out the calendar, read the sessions a filter keeps, and write what is shown as CSV or JSON.
+ * The rows come from pages/usage_data.py: eleven numbers each (see ROW below), one per group
+ * (project, agent), quarter hour and model, never per session: the sessions a filter keeps (how
+ * many, the top ones) come apart, from serve's API a page at a time or a built site's `tops`. The
+ * rules are those of `sessiontree stats`: a project is its folder and the folders under it, a date
+ * range counts whole days, a cost is recorded or estimated, a model with no price is named. The
+ * days are the reader's: the rows come per UTC quarter hour (every zone's offset is whole
+ * quarters), put into days in the browser's time zone here. */
 const usageData = (() => {
-  const FORMAT = 2;
+  const FORMAT = 3;
+  const QUARTER_MS = 900000;
   const W = 11;
-  const ROW = { session: 0, day: 1, model: 2, messages: 3, input: 4, output: 5, cacheRead: 6, cacheWrite: 7, cost: 8, estimated: 9, unpriced: 10 };
+  const ROW = { group: 0, day: 1, model: 2, messages: 3, input: 4, output: 5, cacheRead: 6, cacheWrite: 7, cost: 8, estimated: 9, unpriced: 10 };
   const GROUPS = ['project', 'model', 'agent'];
   const MEASURES = ['cost', 'tokens'];
   const PALETTE = 8;
@@ -53,18 +56,81 @@ const usageData = (() => {
   function decode(raw, timeZone) {
     if (!raw || raw.format !== FORMAT || !Array.isArray(raw.rows) || raw.rows.length % W) return null;
     const list = (v) => (Array.isArray(v) ? v.map((x) => String(x == null ? '' : x)) : []);
-    const sessions = (Array.isArray(raw.sessions) ? raw.sessions : []).map((s) => ({
-      title: String(s[0] || ''), key: String(s[1] || ''), project: s[2] | 0, agent: s[3] | 0,
-      href: typeof s[4] === 'string' ? s[4] : null,
-    }));
+    const groups = (Array.isArray(raw.groups) ? raw.groups : []).map((g) => ({ project: g[0] | 0, agent: g[1] | 0 }));
     const zero = new Set(Array.isArray(raw.zeroModels) ? raw.zeroModels : []);
     const times = (Array.isArray(raw.times) ? raw.times : []).map((t) => (Number.isFinite(t) ? t : 0));
     const { days, rows } = rowsByDay(raw.rows, times, timeZone);
-    return {
-      zeroModel: list(raw.models).map((_, k) => zero.has(k)), zone: zoneName(timeZone),
-      days, models: list(raw.models), projects: list(raw.projects),
-      agents: list(raw.agents), agentLabels: list(raw.agentLabels), sessions, rows,
+    const models = list(raw.models);
+    const data = {
+      zeroModel: models.map((_, k) => zero.has(k)), zone: zoneName(timeZone), times,
+      dayOfTime: times.map((t) => dayIn(t, timeZone)),
+      days, models, projects: list(raw.projects),
+      agents: list(raw.agents), agentLabels: list(raw.agentLabels), groups, rows,
+      api: typeof raw.api === 'string' ? raw.api : null, pageSize: raw.pageSize | 0 || 50, tops: null, listed: null,
     };
+    if (raw.tops && typeof raw.tops === 'object') {
+      data.tops = new Map(Object.entries(raw.tops).map(([k, v]) => [k, decodeListed(v)]));
+    }
+    if (raw.listed) data.listed = decodeListed(raw.listed);
+    return data;
+  }
+
+  // A page of the sessions a filter keeps (pages/usage_data.py's listed_json): how many, from
+  // where, and each as a total the table and the JSON download read.
+  function decodeListed(raw) {
+    if (!raw || !Array.isArray(raw.top)) return null;
+    const names = (v) => (Array.isArray(v) ? v.map(String) : []);
+    const n = (v) => (Number.isFinite(v) ? v : 0);
+    const top = raw.top.map((s) => {
+      const t = emptyTotal(String(s[1] || ''), String(s[0] || ''));
+      t.agent = String(s[2] || '');
+      t.href = typeof s[3] === 'string' ? s[3] : null;
+      [t.messages, t.input, t.output, t.cacheRead, t.cacheWrite] = [n(s[4]), n(s[5]), n(s[6]), n(s[7]), n(s[8])];
+      t.tokens = t.input + t.output + t.cacheRead + t.cacheWrite;
+      t.cost = Number.isFinite(s[9]) ? s[9] : null;
+      t.estimated = n(s[10]);
+      t.unpriced = names(s[11]);
+      t.zero = names(s[12]);
+      return t;
+    });
+    return { count: n(raw.count), offset: n(raw.offset), top };
+  }
+
+  // The key of a built site's `tops` a filter reads: every date and "" (no filter), or one project,
+  // agent or model; null for the others (a site lists the top sessions of those only).
+  function filterKey(filters) {
+    const f = filters || {};
+    if (f.from || f.to) return null;
+    const set = ['project', 'agent', 'model'].filter((k) => f[k]);
+    if (set.length > 1) return null;
+    return set.length ? set[0] + '=' + f[set[0]] : '';
+  }
+
+  // The quarter hours of a date range in the reader's zone, as serve's API takes them:
+  // {since, until} in epoch ms (until excluded), null when no known quarter falls in it.
+  function timeRange(data, filters) {
+    const f = filters || {};
+    if (!f.from && !f.to) return {};
+    let first = -1;
+    let last = -1;
+    data.dayOfTime.forEach((day, k) => {
+      if ((f.from && day < f.from) || (f.to && day > f.to)) return;
+      if (first < 0) first = k;
+      last = k;
+    });
+    return first < 0 ? null : { since: data.times[first], until: data.times[last] + QUARTER_MS };
+  }
+
+  // The query of serve's API for a filter's sessions from `offset` (null: no session can be kept).
+  function sessionsQuery(data, filters, offset) {
+    const range = timeRange(data, filters);
+    if (range === null) return null;
+    const params = new URLSearchParams();
+    if (range.since !== undefined) { params.set('since', String(range.since)); params.set('until', String(range.until)); }
+    for (const k of ['project', 'agent', 'model']) if (filters[k]) params.set(k, filters[k]);
+    if (offset) params.set('offset', String(offset));
+    params.set('limit', String(data.pageSize));
+    return params.toString();
   }
 
   function inProject(cwd, project) {
@@ -75,16 +141,16 @@ const usageData = (() => {
   // The row offsets the filters keep: {from, to} (YYYY-MM-DD, inclusive), project, agent, model.
   function select(data, filters) {
     const f = filters || {};
-    const keepSession = data.sessions.map((s) =>
-      (!f.project || inProject(data.projects[s.project] || '', f.project)) &&
-      (!f.agent || data.agents[s.agent] === f.agent));
+    const keepGroup = data.groups.map((g) =>
+      (!f.project || inProject(data.projects[g.project] || '', f.project)) &&
+      (!f.agent || data.agents[g.agent] === f.agent));
     const model = f.model ? data.models.indexOf(f.model) : -1;
     const dated = Boolean(f.from || f.to);
     const keepDay = data.days.map((d) => (!f.from || d >= f.from) && (!f.to || d <= f.to));
     const rows = data.rows;
     const picked = [];
     for (let i = 0; i < rows.length; i += W) {
-      if (!keepSession[rows[i]]) continue;
+      if (!keepGroup[rows[i]]) continue;
       if (f.model && rows[i + ROW.model] !== model) continue;
       const day = rows[i + ROW.day];
       if (dated && (day < 0 || !keepDay[day])) continue;
@@ -117,19 +183,18 @@ const usageData = (() => {
     }
   }
 
-  // The panel of totals: tokens, cost, cache hit ratio, sessions and active days.
-  function totals(data, picked) {
+  // The panel of totals: tokens, cost, cache hit ratio, sessions (from `listed`, the sessions the
+  // filter keeps: null while they are asked for) and active days.
+  function totals(data, picked, listed) {
     const total = emptyTotal('total');
-    const sessions = new Set();
     const days = new Set();
     for (const i of picked) {
       add(total, data, i);
-      sessions.add(data.rows[i]);
       if (data.rows[i + ROW.day] >= 0) days.add(data.rows[i + ROW.day]);
     }
     const prompt = total.input + total.cacheRead + total.cacheWrite;
     total.hitRatio = prompt > 0 ? total.cacheRead / prompt : null;
-    total.sessions = sessions.size;
+    total.sessions = listed ? listed.count : null;
     total.activeDays = days.size;
     return total;
   }
@@ -185,9 +250,9 @@ const usageData = (() => {
 
   function groupKey(data, i, by) {
     if (by === 'model') return data.models[data.rows[i + ROW.model]];
-    const session = data.sessions[data.rows[i]];
-    if (by === 'agent') return data.agentLabels[session.agent] || data.agents[session.agent];
-    return data.projects[session.project];
+    const group = data.groups[data.rows[i]];
+    if (by === 'agent') return data.agentLabels[group.agent] || data.agents[group.agent];
+    return data.projects[group.project];
   }
 
   // Cost or tokens per time bucket, stacked by group (the top eight, then one "other" group),
@@ -245,18 +310,13 @@ const usageData = (() => {
     return { unit, buckets, groups, table, top, by, measure };
   }
 
-  // The sessions that cost most (then used most tokens), at most ``count``, with their links.
-  function topSessions(data, picked, count) {
-    const per = new Map();
-    for (const i of picked) {
-      const s = data.rows[i];
-      if (!per.has(s)) {
-        const session = data.sessions[s];
-        per.set(s, Object.assign(emptyTotal(session.key, session.title), { href: session.href, agent: data.agentLabels[session.agent] || '' }));
-      }
-      add(per.get(s), data, i);
-    }
-    return [...per.values()].sort(byCost).slice(0, count);
+  // The sessions a filter keeps, as far as the page knows them without asking: serve's first page
+  // for no filter, a built site's `tops`; undefined when only serve's API can tell, null when
+  // nobody can (a built site and a filter of two values or dates).
+  function listedFor(data, filters) {
+    const key = filterKey(filters);
+    if (data.tops) return key === null ? null : data.tops.get(key) || { count: 0, offset: 0, top: [] };
+    return key === '' && data.listed ? data.listed : undefined;
   }
 
   // Activity by day: every day of the last year of the range (weeks from Monday), 0-4 levels.
@@ -368,7 +428,7 @@ const usageData = (() => {
     return JSON.stringify({
       zone: shown.zone, filters: shown.filters, total,
       over: { by: shown.series.by, unit: shown.series.unit, rows: shown.series.table.map((r) => ({ period: r.period, group: r.group, ...plainTotal(r) })) },
-      topSessions: shown.top.map((t) => ({ ...plainTotal(t), agent: t.agent })),
+      topSessions: shown.top.map((t) => ({ ...plainTotal(t), agent: t.agent })), topFrom: shown.topFrom,
       days: shown.calendar.days.filter((d) => d.total).map((d) => ({ day: d.day, ...plainTotal(d.total) })),
     }, null, 2) + '\n';
   }
@@ -401,22 +461,29 @@ const usageData = (() => {
       .map((k) => k + '=' + encodeURIComponent(state[k])).join('&');
   }
 
-  // Everything the page shows for one state.
-  function view(data, state) {
-    const filters = { from: state.from, to: state.to, project: state.project, agent: state.agent, model: state.model };
+  function filtersOf(state) {
+    return { from: state.from, to: state.to, project: state.project, agent: state.agent, model: state.model };
+  }
+
+  // Everything the page shows for one state; `listed`: the sessions the filter keeps (a page of
+  // them), null or undefined when not known (yet).
+  function view(data, state, listed) {
+    const filters = filtersOf(state);
     const picked = select(data, filters);
     return {
       zone: data.zone,
       filters,
-      totals: totals(data, picked),
+      totals: totals(data, picked, listed),
       series: series(data, picked, state.by, state.measure),
-      top: topSessions(data, picked, 20),
+      top: listed ? listed.top : [],
+      topFrom: listed ? listed.offset : 0,
       calendar: calendar(data, picked, state.measure),
     };
   }
 
   return {
-    FORMAT, GROUPS, MEASURES, PALETTE, CSV_FIELDS, decode, dayIn, inProject, select, totals, series, topSessions,
+    FORMAT, GROUPS, MEASURES, PALETTE, CSV_FIELDS, decode, decodeListed, dayIn, inProject, select, totals, series,
+    filterKey, filtersOf, timeRange, sessionsQuery, listedFor,
     calendar, unitFor, bucketOf, bucketsBetween, dollars, costText, costShort, formatTokens, formatCount, percent,
     toCsv, toJson, parseState, formatState, view,
   };

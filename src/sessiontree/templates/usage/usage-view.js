@@ -1,5 +1,7 @@
-/* Usage dashboard (DOM): the filters, and each panel drawn from usageData.view() on every change.
- * Every name from a session is set as text, never as markup; the state lives in the URL's hash. */
+/* Usage dashboard (DOM): the filters, and each panel drawn from usageData.view() on every change;
+ * the sessions a filter keeps asked of serve's API (same origin, a page at a time) when the page
+ * does not carry them. Every name from a session is set as text, never as markup; the state lives
+ * in the URL's hash. */
 (() => {
   const D = usageData;
   const SVG = 'http://www.w3.org/2000/svg';
@@ -49,18 +51,51 @@
 
   let state = D.parseState(location.hash);
   let shown = null;
+  let from = 0; // the first of the top sessions shown (serve's pages)
+  const answers = new Map();
+  let asked = null;
+
+  // The sessions the filters keep from `from`: carried by the page, asked for before (the same
+  // query), or undefined while serve's API is asked (the panels are drawn again when it answers).
+  function listedNow(filters) {
+    const known = D.listedFor(data, filters);
+    if (!data.api || (known !== undefined && from === 0)) return known;
+    const query = D.sessionsQuery(data, filters, from);
+    if (query === null) return { count: 0, offset: 0, top: [] };
+    if (answers.has(query)) return answers.get(query);
+    ask(query);
+    return undefined;
+  }
+
+  function ask(query) {
+    if (asked === query) return;
+    asked = query;
+    fetch(data.api + '?' + query, { headers: { Accept: 'application/json' }, credentials: 'same-origin' })
+      .then((reply) => (reply.ok ? reply.json() : Promise.reject(new Error(String(reply.status)))))
+      .then((raw) => {
+        answers.set(query, D.decodeListed(raw) || { count: 0, offset: 0, top: [] });
+        if (answers.size > 200) answers.delete(answers.keys().next().value);
+        if (asked === query) { asked = null; draw(); }
+      })
+      .catch(() => {
+        if (asked !== query) return;
+        asked = null;
+        $('st-top-note').textContent = 'The server did not answer with the sessions of these filters; change a filter to ask again.';
+      });
+  }
 
   function measureText(value, measure) {
     return measure === 'tokens' ? D.formatTokens(value) + ' tokens' : D.dollars(value);
   }
 
-  function drawTotals(t) {
+  // `listed`: the sessions the filters keep (undefined while asked for, null when this page cannot list them).
+  function drawTotals(t, listed) {
     const list = $('st-totals');
     list.replaceChildren();
     const items = [
       ['Cost', null], ['Input', D.formatCount(t.input)], ['Output', D.formatCount(t.output)],
       ['Cache read', D.formatCount(t.cacheRead)], ['Cache write', D.formatCount(t.cacheWrite)],
-      ['Cache hit ratio', D.percent(t.hitRatio)], ['Sessions', D.formatCount(t.sessions)],
+      ['Cache hit ratio', D.percent(t.hitRatio)], ['Sessions', listed === undefined ? '…' : listed === null ? '-' : D.formatCount(t.sessions)],
       ['Active days', D.formatCount(t.activeDays)], ['Assistant messages', D.formatCount(t.messages)],
     ];
     for (const [name, value] of items) {
@@ -155,9 +190,10 @@
     }
   }
 
-  function drawTop(top) {
+  function drawTop(listed) {
     const body = $('st-top').tBodies[0];
     body.replaceChildren();
+    const top = listed ? listed.top : [];
     for (const t of top) {
       const tr = el('tr', {});
       const cell = el('td', {});
@@ -167,6 +203,20 @@
       tr.append(cell, el('td', {}, D.formatCount(t.messages)), el('td', {}, D.formatTokens(t.tokens)), costCell('td', t));
       body.append(tr);
     }
+    const note = $('st-top-note');
+    note.hidden = Boolean(listed) && listed.count > 0;
+    note.textContent = listed === undefined ? 'Asking for the sessions of these filters…'
+      : listed === null ? 'This page lists the top sessions over every day and for one project, agent or model at a time (sessiontree serve lists them for any filters).'
+        : 'No session for these filters.';
+    const pages = $('st-top-pages');
+    pages.hidden = !listed || !listed.count;
+    if (listed && listed.count) {
+      $('st-top-range').textContent = D.formatCount(listed.offset + 1) + '–' + D.formatCount(listed.offset + top.length) + ' of ' + D.formatCount(listed.count);
+      $('st-top-prev').hidden = $('st-top-next').hidden = !data.api;
+      $('st-top-prev').disabled = listed.offset <= 0;
+      $('st-top-next').disabled = listed.offset + top.length >= listed.count;
+    }
+    main.dataset.sessions = listed === undefined ? 'asking' : listed === null ? 'unlisted' : String(listed.count);
   }
 
   function drawCalendar(cal) {
@@ -209,12 +259,13 @@
 
   function draw() {
     syncControls();
-    shown = D.view(data, state);
-    drawTotals(shown.totals);
+    const listed = listedNow(D.filtersOf(state));
+    shown = D.view(data, state, listed);
+    drawTotals(shown.totals, listed);
     drawChart(shown.series);
     drawLegend(shown.series);
     drawSeriesTable(shown.series);
-    drawTop(shown.top);
+    drawTop(listed);
     drawCalendar(shown.calendar);
     $('st-empty').hidden = shown.totals.messages > 0;
     main.dataset.drawn = String(Number(main.dataset.drawn || 0) + 1);
@@ -222,6 +273,7 @@
 
   function changed() {
     for (const [key, control] of Object.entries(controls)) state[key] = control.value;
+    from = 0;
     const hash = D.formatState(state);
     history.replaceState(null, '', hash ? '#' + hash : location.pathname + location.search);
     draw();
@@ -232,7 +284,9 @@
     for (const key of ['from', 'to', 'project', 'agent', 'model']) controls[key].value = '';
     changed();
   }, 0));
-  window.addEventListener('hashchange', () => { state = D.parseState(location.hash); draw(); });
+  window.addEventListener('hashchange', () => { state = D.parseState(location.hash); from = 0; draw(); });
+  $('st-top-prev').addEventListener('click', () => { from = Math.max(0, from - data.pageSize); draw(); });
+  $('st-top-next').addEventListener('click', () => { from += data.pageSize; draw(); });
 
   function download(name, type, text) {
     const url = URL.createObjectURL(new Blob([text], { type }));

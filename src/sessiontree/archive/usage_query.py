@@ -1,0 +1,298 @@
+"""The usage page's answers as queries: totals per (project, agent, UTC quarter hour, model) and the
+sessions a filter keeps, counted and ranked a page at a time (issue 54: the page no longer carries
+every session's rows).
+
+Two sources give the same answers: serve's store (``archive.usage_db``, SQL over its rows, a copied
+message counted once by the copy-key rule of ``UsageDb.records``) and a list of records (a built
+site's, which reads its usage in the build; ``session_usage.usage_records`` counts copies once).
+A filter is the page's: a time range of quarter hours (the reader's days, turned into times by the
+page), a project (its folder and the folders under it), an agent and a model.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, Protocol
+
+from sessiontree.archive.dates import QUARTER_MS, midnight_of, quarter_of
+from sessiontree.archive.usage import Usage, UsageRecord
+
+if TYPE_CHECKING:
+    import sqlite3
+    import threading
+
+UNKNOWN_PROJECT = "unknown"
+"""The project of a session that recorded no folder (as the page names it)."""
+
+
+@dataclass(frozen=True)
+class UsageFilter:
+    """The page's filters: ``since_ms`` / ``until_ms`` (quarter hours, ``until`` excluded; either
+    leaves out undated usage), a project folder, an agent, a model (empty: any)."""
+
+    since_ms: int | None = None
+    until_ms: int | None = None
+    project: str = ""
+    agent: str = ""
+    model: str = ""
+
+    @property
+    def dated(self) -> bool:
+        return self.since_ms is not None or self.until_ms is not None
+
+
+@dataclass(frozen=True)
+class SessionTotal:
+    """One session's usage over a filter: ``usage.model`` empty, the models with no price and those
+    whose recorded cost is $0 named."""
+
+    record: UsageRecord
+    unpriced: tuple[str, ...] = ()
+    free: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class SessionPage:
+    """How many sessions a filter keeps and a page of them, most cost (then tokens) first."""
+
+    count: int
+    offset: int
+    sessions: list[SessionTotal] = field(default_factory=list)
+
+
+class UsageAnswers(Protocol):
+    """What the usage page asks (serve's store, or a build's records)."""
+
+    def groups(self) -> list[UsageRecord]:
+        """Totals per (project, agent, UTC quarter hour, model): ``path`` empty, ``cwd`` the project."""
+        ...
+
+    def sessions(self, where: UsageFilter, offset: int, limit: int) -> SessionPage:
+        """The sessions ``where`` keeps, ranked, ``limit`` of them from ``offset``."""
+        ...
+
+
+def in_project(cwd: str, project: str) -> bool:
+    """Whether a folder is a project's own or under it (never a name that only starts alike)."""
+    folder = project.rstrip("/\\") or "/"
+    return cwd == folder or cwd.startswith(folder if folder.endswith("/") else folder + "/")
+
+
+def zero_models(groups: Iterable[UsageRecord]) -> set[str]:
+    """Models whose recorded cost is $0 for tokens they spent (an agent that knew no price)."""
+    spent: dict[str, list[float]] = {}
+    for record in groups:
+        u = record.usage
+        if u.cost is not None:
+            sums = spent.setdefault(u.model, [0.0, 0.0])
+            sums[0] += u.cost
+            sums[1] += u.input + u.output + u.cache_read + u.cache_write
+    return {model for model, (cost, tokens) in spent.items() if cost == 0 and tokens > 0}
+
+
+def _rank(total: SessionTotal) -> tuple[float, int, str]:
+    u = total.record.usage
+    return (-(u.cost or 0.0), -(u.input + u.output + u.cache_read + u.cache_write), total.record.path)
+
+
+class RecordsAnswers:
+    """The answers from records in memory (a build's; serve without a cache dir)."""
+
+    def __init__(self, records: Sequence[UsageRecord]) -> None:
+        self.records = records
+        self._groups: list[UsageRecord] | None = None
+
+    def groups(self) -> list[UsageRecord]:
+        if self._groups is None:
+            summed: dict[tuple[str, str, int, str], list[float]] = {}
+            for r in self.records:
+                u = r.usage
+                if u.messages <= 0:
+                    continue
+                at = (r.cwd or UNKNOWN_PROJECT, r.agent, u.ts if u.ts > 0 else 0, u.model)
+                sums = summed.setdefault(at, [0, 0, 0, 0, 0, 0.0, 0, 0, 0])
+                counts = (u.messages, u.input, u.output, u.cache_read, u.cache_write)
+                for n, value in enumerate(counts):
+                    sums[n] += value
+                sums[5] += u.cost or 0.0
+                sums[6] += u.cost is not None
+                sums[7] += u.estimated
+                sums[8] += u.unpriced
+            self._groups = [_group(at, sums) for at, sums in sorted(summed.items())]
+        return self._groups
+
+    def _kept(self, where: UsageFilter) -> Iterable[UsageRecord]:
+        since = where.since_ms if where.since_ms is not None else -1
+        until = where.until_ms
+        for r in self.records:
+            u = r.usage
+            if u.messages <= 0:
+                continue
+            if where.dated and (u.ts <= 0 or u.ts < since or (until is not None and u.ts >= until)):
+                continue
+            if where.project and not in_project(r.cwd or UNKNOWN_PROJECT, where.project):
+                continue
+            if (where.agent and r.agent != where.agent) or (where.model and u.model != where.model):
+                continue
+            yield r
+
+    def sessions(self, where: UsageFilter, offset: int, limit: int) -> SessionPage:
+        free_models = zero_models(self.groups())
+        per: dict[str, tuple[UsageRecord, list[float], set[str], set[str]]] = {}
+        for r in self._kept(where):
+            u = r.usage
+            found = per.get(r.path)
+            if found is None:
+                found = per[r.path] = (r, [0, 0, 0, 0, 0, 0.0, 0, 0, 0], set(), set())
+            sums = found[1]
+            for n, value in enumerate((u.messages, u.input, u.output, u.cache_read, u.cache_write)):
+                sums[n] += value
+            sums[5] += u.cost or 0.0
+            sums[6] += u.cost is not None
+            sums[7] += u.estimated
+            if u.unpriced > 0:
+                found[2].add(u.model)
+            if u.model in free_models and u.cost == 0:
+                found[3].add(u.model)
+        totals = [
+            SessionTotal(_session(r, sums), tuple(sorted(unpriced)), tuple(sorted(free)))
+            for r, sums, unpriced, free in per.values()
+        ]
+        totals.sort(key=_rank)
+        return SessionPage(len(totals), offset, totals[offset : offset + limit])
+
+
+def _group(at: tuple[str, str, int, str], sums: Sequence[float]) -> UsageRecord:
+    project, agent, ts, model = at
+    cost = float(sums[5]) if sums[6] else None
+    counts = [int(n) for n in sums[:5]]
+    usage = Usage(
+        model, ts, counts[1], counts[2], counts[3], counts[4], cost, counts[0], int(sums[7]), int(sums[8])
+    )
+    return UsageRecord(usage, "", None, project, agent)
+
+
+def _session(r: UsageRecord, sums: Sequence[float]) -> UsageRecord:
+    cost = float(sums[5]) if sums[6] else None
+    counts = [int(n) for n in sums[:5]]
+    usage = Usage("", 0, counts[1], counts[2], counts[3], counts[4], cost, counts[0], int(sums[7]))
+    return UsageRecord(usage, r.path, r.title, r.cwd, r.agent)
+
+
+NET = """,
+net AS (
+    SELECT s.id AS session, s.path AS path, s.title AS title, s.cwd AS cwd,
+        coalesce(s.cwd, 'unknown') AS project, s.agent AS agent, r.quarter AS quarter, r.model AS model,
+        r.messages - coalesce(l.n, 0) AS messages, r.input - coalesce(l.i, 0) AS input,
+        r.output - coalesce(l.o, 0) AS output, r.cache_read - coalesce(l.r, 0) AS cache_read,
+        r.cache_write - coalesce(l.w, 0) AS cache_write, r.cost - coalesce(l.c, 0) AS cost,
+        r.costed - coalesce(l.cc, 0) AS costed, r.estimated - coalesce(l.e, 0) AS estimated,
+        r.unpriced - coalesce(l.u, 0) AS unpriced
+    FROM sessions s JOIN rows r ON r.session = s.id
+    LEFT JOIN later l ON l.session = r.session AND l.row = r.seq
+)
+"""
+"""Every stored row less its messages counted in an earlier file (``usage_db._LATER`` before it)."""
+SUMS = (
+    "sum(messages), sum(input), sum(output), sum(cache_read), sum(cache_write), total(cost), "
+    "sum(costed), sum(estimated), sum(unpriced)"
+)
+
+
+def where_sql(where: UsageFilter) -> tuple[str, list[object]]:
+    """The SQL condition on ``net``'s rows of a filter, and its parameters."""
+    clause = ["messages > 0"]
+    args: list[object] = []
+    if where.dated:
+        clause.append("quarter != ''")
+        if where.since_ms is not None:
+            clause.append("quarter >= ?")
+            args.append(quarter_of(max(where.since_ms, 0)))
+        if where.until_ms is not None:
+            clause.append("quarter < ?")
+            args.append(quarter_of(max(where.until_ms + QUARTER_MS - 1, 0)))
+    if where.project:
+        folder = where.project.rstrip("/\\") or "/"
+        prefix = folder if folder.endswith("/") else folder + "/"
+        clause.append("(project = ? OR substr(project, 1, ?) = ?)")
+        args += [folder, len(prefix), prefix]
+    if where.agent:
+        clause.append("agent = ?")
+        args.append(where.agent)
+    if where.model:
+        clause.append("model = ?")
+        args.append(where.model.encode("utf-8", "surrogatepass"))
+    return " AND ".join(clause), args
+
+
+class DbAnswers:
+    """The answers of serve's usage store, by SQL over its rows (nothing per session held)."""
+
+    def __init__(self, conn: sqlite3.Connection, later: str, lock: threading.Lock) -> None:
+        """``later``: the store's query of the messages counted in an earlier file (``WITH ...``)."""
+        self._conn = conn
+        self._with = later + NET
+        self._lock = lock
+        self._groups: list[UsageRecord] | None = None
+        self._pages: dict[tuple[UsageFilter, int, int], SessionPage] = {}
+
+    def _rows(self, sql: str, args: Sequence[object] = ()) -> list[Any]:
+        with self._lock:
+            return self._conn.execute(self._with + sql, args).fetchall()
+
+    def groups(self) -> list[UsageRecord]:
+        if self._groups is None:
+            starts: dict[str, int] = {}
+            found = []
+            sql = f"SELECT project, agent, quarter, model, {SUMS} FROM net WHERE messages > 0 "
+            sql += "GROUP BY project, agent, quarter, model"
+            for project, agent, quarter, model, *sums in self._rows(sql):
+                start = starts.get(str(quarter))
+                if start is None:
+                    start = starts[str(quarter)] = midnight_of(str(quarter)) if quarter else 0
+                name = bytes(model).decode("utf-8", "surrogatepass")
+                found.append(_group((project, agent, start, name), sums))
+            self._groups = sorted(found, key=lambda g: (g.cwd, g.agent, g.usage.ts, g.usage.model))
+        return self._groups
+
+    def sessions(self, where: UsageFilter, offset: int, limit: int) -> SessionPage:
+        at = (where, offset, limit)
+        made = self._pages.get(at)
+        if made is not None:
+            return made
+        clause, args = where_sql(where)
+        count = self._rows(f"SELECT count(DISTINCT session) FROM net WHERE {clause}", args)[0][0]
+        ranked = self._rows(
+            f"SELECT session, path, title, cwd, agent, {SUMS} FROM net WHERE {clause} GROUP BY session "
+            "ORDER BY total(cost) DESC, sum(input + output + cache_read + cache_write) DESC, path "
+            "LIMIT ? OFFSET ?",
+            [*args, limit, offset],
+        )
+        free_models = zero_models(self.groups())
+        named: dict[object, tuple[set[str], set[str]]] = {row[0]: (set(), set()) for row in ranked}
+        if named:
+            marks = ", ".join("?" for _ in named)
+            sql = (
+                f"SELECT session, model, sum(unpriced), total(cost), sum(costed) FROM net WHERE {clause} "
+                f"AND session IN ({marks}) GROUP BY session, model"
+            )
+            for session, model, unpriced, cost, costed in self._rows(sql, [*args, *named]):
+                name = bytes(model).decode("utf-8", "surrogatepass")
+                if unpriced:
+                    named[session][0].add(name)
+                if name in free_models and costed and cost == 0:
+                    named[session][1].add(name)
+        sessions = []
+        for session, path, title, cwd, agent, *sums in ranked:
+            shown = bytes(path).decode("utf-8", "surrogatepass")
+            record = UsageRecord(Usage("", 0, 0, 0, 0, 0, None), shown, title, cwd, agent)
+            unpriced, free = named[session]
+            sessions.append(
+                SessionTotal(_session(record, sums), tuple(sorted(unpriced)), tuple(sorted(free)))
+            )
+        page = SessionPage(count, offset, sessions)
+        if len(self._pages) > 256:
+            self._pages.clear()
+        self._pages[at] = page
+        return page
