@@ -295,7 +295,8 @@ def new_session(root: Path, n: int) -> None:
     lines = source.read_text(encoding="utf-8").splitlines()
     head = json.loads(lines[0])
     head["id"] = f"bench-new-{n}"
-    target = source.parent / f"2099-01-01T00-00-00-000Z_bench-new-{n}.jsonl"
+    # Named as the agent names it, by its start: newer than every other, the newest last.
+    target = source.parent / f"2099-01-01T00-{n // 60:02d}-{n % 60:02d}-000Z_bench-new-{n}.jsonl"
     target.write_text("\n".join([json.dumps(head), *lines[1:]]) + "\n", encoding="utf-8")
 
 

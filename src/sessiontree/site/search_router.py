@@ -26,7 +26,8 @@ import hashlib
 import json
 import re
 import unicodedata
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 from sessiontree.site.layout import write_atomic
@@ -50,6 +51,7 @@ LIST_NAMES = 1000
 NAMED = 8
 """A key held by at most this many bundles names them in its shard (``names``), not by number."""
 _LIST = "list-{}-{}.json"
+_WRITERS = 8
 _RUN_START = re.compile(r"(?<![a-z0-9])[a-z0-9]{3}")
 _GLUE = re.compile(r"[^\w\s]|_")
 _CAMEL = re.compile(r"[A-Z][a-z]{2}|(?<=[0-9])[a-z]{3}|(?<=[a-z])[0-9]{3}")
@@ -113,29 +115,41 @@ def write_router(site: Path, bundles: Sequence[str]) -> None:
             shards.setdefault(key[:2], {}).setdefault(key, []).append(number)
     folder = site / ROUTER_DIR
     digest = bundles_digest(bundles)
+    files: dict[str, dict[str, object]] = {}
     for name, table in shards.items():
         # A rare key's few bundles by name: its search fetches no list file (one round trip less).
         named = {
             k: [bundles[i].removeprefix("pagefind-") for i in v] for k, v in table.items() if len(v) <= NAMED
         }
         keyed = {k: v for k, v in table.items() if len(v) > NAMED}
-        body = {"v": digest, "always": always, "keys": keyed, "names": named}
-        write_atomic(folder / f"{name}.json", [json.dumps(body, separators=(",", ":"))])
-    # A shard no key needs now would point at bundles of the old list: a missing shard means
-    # no bundle holds its keys (the page checks "v" against the digest it was written with).
-    for path in folder.glob("??.json"):
-        if path.stem not in shards:
-            path.unlink(missing_ok=True)
+        files[f"{name}.json"] = {"v": digest, "always": always, "keys": keyed, "names": named}
     if always:  # the page cannot tell a missing shard from an empty one: keep them all present
         for a in "abcdefghijklmnopqrstuvwxyz0123456789":
             for b in "abcdefghijklmnopqrstuvwxyz0123456789":
-                if a + b not in shards:
-                    body = {"v": digest, "always": always, "keys": {}}
-                    write_atomic(folder / f"{a}{b}.json", [json.dumps(body, separators=(",", ":"))])
-    for n, at in enumerate(range(0, len(bundles), LIST_NAMES)):  # last: router_written
+                files.setdefault(f"{a}{b}.json", {"v": digest, "always": always, "keys": {}})
+    _write_all(folder, files)
+    # A shard no key needs now would point at bundles of the old list: a missing shard means
+    # no bundle holds its keys (the page checks "v" against the digest it was written with).
+    for path in folder.glob("??.json"):
+        if path.name not in files:
+            path.unlink(missing_ok=True)
+    lists: dict[str, dict[str, object]] = {}
+    for n, at in enumerate(range(0, len(bundles), LIST_NAMES)):
         names = [b.removeprefix("pagefind-") for b in bundles[at : at + LIST_NAMES]]
-        listed: dict[str, object] = {"v": digest, "names": names}
-        write_atomic(folder / _LIST.format(digest, n), [json.dumps(listed, separators=(",", ":"))])
+        lists[_LIST.format(digest, n)] = {"v": digest, "names": names}
+    _write_all(folder, lists)  # last: router_written
+
+
+def _write_all(folder: Path, files: Mapping[str, object]) -> None:
+    """Write each of ``files`` (name -> JSON value) atomically, several at once: each waits on its
+    own fsync, which lets the others run (134 shards at 10,000 sessions, one after another: most
+    of the router's 0.4-0.7 s at load 3-6)."""
+
+    def write(name: str) -> None:
+        write_atomic(folder / name, [json.dumps(files[name], separators=(",", ":"))])
+
+    with ThreadPoolExecutor(max_workers=_WRITERS, thread_name_prefix="router") as pool:
+        list(pool.map(write, files))
 
 
 def router_written(site: Path, bundles: Sequence[str]) -> bool:
