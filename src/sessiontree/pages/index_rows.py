@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import threading
 import zlib
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any, TypeVar
 
@@ -106,10 +106,11 @@ def _matches(node: CatalogNode, terms: tuple[str, ...], cwd: str, agent: str) ->
     return own or any(_matches(child, terms, cwd, agent) for child in node.children)
 
 
-def _ordered(entries: Iterable[SessionInfo], query: RowQuery) -> list[tuple[str, CatalogNode]]:
-    """Every row a query matches, with its project's folder, in the page's order."""
+def _ordered(groups: Iterable[ProjectGroup], query: RowQuery) -> list[CatalogNode]:
+    """Every row a query matches in the page's order (its project's folder is its own ``cwd``):
+    the nodes of ``groups`` (``group_by_project``), shared by every order made of them."""
     ordered: list[tuple[int, int, ProjectGroup]] = []
-    for place, group in enumerate(group_by_project(entries)):
+    for place, group in enumerate(groups):
         if query.project is not None and group.cwd != query.project:
             continue
         cwd = group.cwd.lower()
@@ -124,7 +125,12 @@ def _ordered(entries: Iterable[SessionInfo], query: RowQuery) -> list[tuple[str,
         nodes = [n for _, n in keyed]
         ordered.append((-sort_value(nodes[0].entry, query.sort), place, ProjectGroup(group.cwd, nodes)))
     ordered.sort(key=lambda g: (g[0], g[1]))
-    return [(group.cwd, node) for _, _, group in ordered for node in group.nodes]
+    return [node for _, _, group in ordered for node in group.nodes]
+
+
+def _with_folders(nodes: Iterable[CatalogNode]) -> Iterator[tuple[str, CatalogNode]]:
+    """Each row with its project's folder (a top-level row's is its own ``cwd``)."""
+    return ((node.entry.cwd, node) for node in nodes)
 
 
 def _grouped(rows: Iterable[tuple[str, CatalogNode]]) -> list[ProjectGroup]:
@@ -139,12 +145,13 @@ def _grouped(rows: Iterable[tuple[str, CatalogNode]]) -> list[ProjectGroup]:
 
 def select_rows(entries: Iterable[SessionInfo], query: RowQuery) -> RowWindow:
     """The window of rows a query asks for, grouped by project in the page's order."""
-    return _window(_ordered(entries, query), query)
+    return _window(_ordered(group_by_project(entries), query), query)
 
 
-def _window(rows: list[tuple[str, CatalogNode]], query: RowQuery) -> RowWindow:
+def _window(rows: list[CatalogNode], query: RowQuery) -> RowWindow:
     end = query.offset + query.limit
-    return RowWindow(_grouped(rows[query.offset : end]), len(rows), end if end < len(rows) else None)
+    shown = _grouped(_with_folders(rows[query.offset : end]))
+    return RowWindow(shown, len(rows), end if end < len(rows) else None)
 
 
 KEPT_ORDERS = 16
@@ -157,7 +164,7 @@ class IndexRows:
 
     def __init__(self, entries: Iterable[SessionInfo]) -> None:
         self.entries = list(entries)
-        self._orders: dict[tuple[object, ...], list[tuple[str, CatalogNode]]] = {}
+        self._orders: dict[tuple[object, ...], list[CatalogNode]] = {}
         self._made: dict[str, Any] = {}
         self._lock = threading.Lock()
 
@@ -173,15 +180,20 @@ class IndexRows:
 
     def select(self, query: RowQuery) -> RowWindow:
         """``select_rows`` of this listing (the same window, from the rows kept for its sort and filter)."""
-        return _window(self.ordered(query), query)
+        return _window(self._nodes(query), query)
 
     def ordered(self, query: RowQuery) -> list[tuple[str, CatalogNode]]:
         """Every row of a sort and filter (the window aside), with its project's folder, in order."""
+        return list(_with_folders(self._nodes(query)))
+
+    def _nodes(self, query: RowQuery) -> list[CatalogNode]:
+        """The rows of a sort and filter, kept: a list of the nodes of one grouping of the listing
+        made once (each sort or filter kept costs a reference per row, not a node and a pair)."""
         key = (query.sort, query.agent, query.project, query.terms)
         with self._lock:
             rows = self._orders.get(key)
         if rows is None:
-            rows = _ordered(self.entries, query)
+            rows = _ordered(self.made("groups", group_by_project), query)
             with self._lock:
                 self._orders[key] = rows
                 while len(self._orders) > KEPT_ORDERS:
