@@ -102,3 +102,27 @@ def test_models_recorded_at_zero_for_tokens_are_named() -> None:
     records = [UsageRecord(u, f"/s/{i}.jsonl", "t", "/w") for i, u in enumerate((free, priced, empty))]
     data = page_data(render_usage_page(records))
     assert [data["models"][m] for m in data["zeroModels"]] == ["zai/glm"]
+
+
+def _sessions(count: int) -> list[UsageRecord]:
+    """``count`` one-message sessions over the same 3 projects, 2 agents, 2 models and 10 days."""
+    records = []
+    for n in range(count):
+        ts = int(start_of(2026, 3, 1 + n % 10).timestamp() * 1000)
+        usage = Usage(f"p/m{n % 2}", ts, 100 + n, 10, 0, 0, 0.001 * (n + 1))
+        agent = ("pi", "claude")[n % 2]
+        records.append(UsageRecord(usage, f"/s/{n:05}.jsonl", f"session {n}", f"/w/p{n % 3}", agent))
+    return records
+
+
+def test_a_built_page_does_not_grow_with_the_sessions() -> None:
+    """Ten times the sessions over the same days, projects, agents and models: the same rows and the
+    same number of listed sessions per filter (a built site's usage.html)."""
+    few, many = (render_usage_page(_sessions(n)).encode() for n in (300, 3000))
+    assert len(many) < 1.2 * len(few), (len(few), len(many))
+    data = page_data(many.decode())
+    assert len(data["rows"]) == ROW_WIDTH * 30  # (day, model, project) repeat every 30 sessions
+    assert data["tops"][""]["count"] == 3000 and len(data["tops"][""]["top"]) == 20
+    assert data["tops"]["project=/w/p1"]["count"] == 1000
+    # The most costly session first: the last one made (its cost the highest).
+    assert data["tops"][""]["top"][0][1] == "/s/02999.jsonl"

@@ -366,7 +366,7 @@ class UsageDb:
 
     def answers(self) -> DbAnswers:
         """The usage page's queries over the rows as they are (``archive.usage_query``)."""
-        return DbAnswers(self._conn, _LATER.format(source=_ALL, where="1"), self._lock)
+        return DbAnswers(lambda: self._conn, _LATER.format(source=_ALL, where="1"), self._lock)
 
     def models(self, keys: Sequence[tuple[int, str]] | None = None) -> dict[tuple[int, str], list[str]]:
         """The models of these sessions (root, key), or of every stored one, most messages first

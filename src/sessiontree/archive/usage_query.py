@@ -11,7 +11,7 @@ page), a project (its folder and the folders under it), an agent and a model.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Protocol
 
@@ -198,6 +198,19 @@ SUMS = (
     "sum(messages), sum(input), sum(output), sum(cache_read), sum(cache_write), total(cost), "
     "sum(costed), sum(estimated), sum(unpriced)"
 )
+_FIELDS = (
+    "messages",
+    "input",
+    "output",
+    "cache_read",
+    "cache_write",
+    "cost",
+    "costed",
+    "estimated",
+    "unpriced",
+)
+_SUMS_NAMED = ", ".join(f"{'total' if f == 'cost' else 'sum'}({f}) AS s_{f}" for f in _FIELDS)
+_SUMS_OF_RANKED = ", ".join(f"s_{f}" for f in _FIELDS)
 
 
 def where_sql(where: UsageFilter) -> tuple[str, list[object]]:
@@ -226,26 +239,56 @@ def where_sql(where: UsageFilter) -> tuple[str, list[object]]:
     return " AND ".join(clause), args
 
 
-class DbAnswers:
-    """The answers of serve's usage store, by SQL over its rows (nothing per session held)."""
+MADE = """
+DROP TABLE IF EXISTS temp.usage_net;
+DROP TABLE IF EXISTS temp.usage_ranked;
+CREATE TEMP TABLE usage_net AS {with_net}
+    SELECT session, path, title, cwd, project, agent, quarter, model, messages, input, output, cache_read,
+        cache_write, cost, costed, estimated, unpriced
+    FROM net WHERE messages > 0;
+CREATE INDEX temp.usage_net_session ON usage_net(session);
+CREATE TEMP TABLE usage_ranked AS
+    SELECT session, path, title, cwd, agent, {sums}, total(cost) AS spent,
+        sum(input + output + cache_read + cache_write) AS tokens
+    FROM usage_net GROUP BY session;
+CREATE INDEX temp.usage_ranked_order ON usage_ranked(spent DESC, tokens DESC, path);
+"""
+"""The store's rows as counted (a copied message once) in two tables of the connection's own (TEMP:
+never in the file), made once per version of the answers: ``usage_net`` (rows with messages) and
+``usage_ranked`` (a session's sums, indexed in the page's order: the default filter's top sessions a
+walk of its index, their count a count of its rows)."""
+RANKED = "SELECT session, path, title, cwd, agent, {sums} FROM usage_ranked"
 
-    def __init__(self, conn: sqlite3.Connection, later: str, lock: threading.Lock) -> None:
-        """``later``: the store's query of the messages counted in an earlier file (``WITH ...``)."""
-        self._conn = conn
-        self._with = later + NET
+
+class DbAnswers:
+    """The answers of serve's usage store, by SQL over its rows (nothing per session held in Python):
+    its rows counted once into TEMP tables when first asked (``MADE``), then queried."""
+
+    def __init__(
+        self, connection: Callable[[], sqlite3.Connection], later: str, lock: threading.Lock
+    ) -> None:
+        """``connection``: the store's (it may change: a full disk moves it into memory); ``later``:
+        its query of the messages counted in an earlier file (``WITH ...``)."""
+        self._connection = connection
+        self._made = MADE.format(with_net=later + NET, sums=_SUMS_NAMED)
         self._lock = lock
+        self._ready = False
         self._groups: list[UsageRecord] | None = None
         self._pages: dict[tuple[UsageFilter, int, int], SessionPage] = {}
 
     def _rows(self, sql: str, args: Sequence[object] = ()) -> list[Any]:
         with self._lock:
-            return self._conn.execute(self._with + sql, args).fetchall()
+            conn = self._connection()
+            if not self._ready:
+                conn.executescript(self._made)
+                self._ready = True
+            return conn.execute(sql, args).fetchall()
 
     def groups(self) -> list[UsageRecord]:
         if self._groups is None:
             starts: dict[str, int] = {}
             found = []
-            sql = f"SELECT project, agent, quarter, model, {SUMS} FROM net WHERE messages > 0 "
+            sql = f"SELECT project, agent, quarter, model, {SUMS} FROM usage_net "
             sql += "GROUP BY project, agent, quarter, model"
             for project, agent, quarter, model, *sums in self._rows(sql):
                 start = starts.get(str(quarter))
@@ -262,20 +305,29 @@ class DbAnswers:
         if made is not None:
             return made
         clause, args = where_sql(where)
-        count = self._rows(f"SELECT count(DISTINCT session) FROM net WHERE {clause}", args)[0][0]
-        ranked = self._rows(
-            f"SELECT session, path, title, cwd, agent, {SUMS} FROM net WHERE {clause} GROUP BY session "
-            "ORDER BY total(cost) DESC, sum(input + output + cache_read + cache_write) DESC, path "
-            "LIMIT ? OFFSET ?",
-            [*args, limit, offset],
-        )
+        if where == UsageFilter():  # the default: a walk of the ranked table's index
+            count = self._rows("SELECT count(*) FROM usage_ranked")[0][0]
+            ranked = self._rows(
+                RANKED.format(sums=_SUMS_OF_RANKED)
+                + " ORDER BY spent DESC, tokens DESC, path LIMIT ? OFFSET ?",
+                [limit, offset],
+            )
+        else:
+            count = self._rows(f"SELECT count(DISTINCT session) FROM usage_net WHERE {clause}", args)[0][0]
+            ranked = self._rows(
+                f"SELECT session, path, title, cwd, agent, {SUMS} FROM usage_net WHERE {clause} "
+                "GROUP BY session "
+                "ORDER BY total(cost) DESC, sum(input + output + cache_read + cache_write) DESC, path "
+                "LIMIT ? OFFSET ?",
+                [*args, limit, offset],
+            )
         free_models = zero_models(self.groups())
         named: dict[object, tuple[set[str], set[str]]] = {row[0]: (set(), set()) for row in ranked}
         if named:
             marks = ", ".join("?" for _ in named)
             sql = (
-                f"SELECT session, model, sum(unpriced), total(cost), sum(costed) FROM net WHERE {clause} "
-                f"AND session IN ({marks}) GROUP BY session, model"
+                f"SELECT session, model, sum(unpriced), total(cost), sum(costed) FROM usage_net "
+                f"WHERE {clause} AND session IN ({marks}) GROUP BY session, model"
             )
             for session, model, unpriced, cost, costed in self._rows(sql, [*args, *named]):
                 name = bytes(model).decode("utf-8", "surrogatepass")
