@@ -395,3 +395,21 @@ def test_a_listing_counts_typed_prompts_as_the_page_does(tmp_path: Path) -> None
     with path.open("a", encoding="utf-8") as f:
         f.write(json.dumps(msg("u3", "a2", "user", "one more")) + "\n")
     assert {e.key: e for e in catalog.scan()}["--w--/s.jsonl"].prompt_count == 3
+
+
+def test_usage_rows_a_cache_carries_go_to_the_store_and_out_of_the_cache(tmp_path: Path) -> None:
+    from sessiontree.archive.collection import Sources
+    from tests.archive.test_usage import build_archive
+
+    roots, cache = tmp_path / "roots", tmp_path / "cache"
+    build_archive(roots)
+    Catalog(roots, cache).scan()  # no usage store (a build's): the rows are kept in the cache
+    (cache_file,) = cache.glob("catalog-*.sqlite")
+    assert any(v["scan"] and v["scan"]["usage"] for v in saved_files(cache_file).values())
+    served = Sources([roots], cache, usage_store=True)
+    served.scan()
+    assert served.catalogs[0].changes == 0  # the records of the cache, no file read again
+    assert served.usage_records()  # the rows the cache carried, in the store
+    assert all(not v["scan"] or v["scan"]["usage"] == [] for v in saved_files(cache_file).values())
+    assert served.usage_db is not None
+    served.usage_db.close()

@@ -129,10 +129,10 @@ class Catalog:
         self._saved: dict[str, _Cached] | None = None
         """The records the cache file holds, by key (a record is replaced, never changed, when its
         file is: a save writes those that are not these); None: the file is to be written whole."""
+        self._dirty = False
         self._cached: dict[str, _Cached] = self._load_cache()
         self._kept = kept_root_of(self.root)
         """The shown copy of ``keep`` this folder is (its machine, the days files went), else None."""
-        self._dirty = False
         self._save_every = 0.0
         self._saved_at = -math.inf
         self.changes = 0

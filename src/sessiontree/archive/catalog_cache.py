@@ -24,7 +24,7 @@ from sessiontree.store.atomic import make_private_dir, temp_path_for
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS meta (version INTEGER NOT NULL, root TEXT NOT NULL);
-CREATE TABLE IF NOT EXISTS files (key TEXT PRIMARY KEY, value TEXT NOT NULL) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS files (key TEXT PRIMARY KEY, value TEXT NOT NULL);
 """
 
 
