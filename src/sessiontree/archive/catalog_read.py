@@ -166,6 +166,20 @@ def _shared(value: Any) -> Any:
     return sys.intern(value) if type(value) is str else value
 
 
+_FEW_VALUES = ("dev", "head_len", "before_len")
+"""A tail state's numbers that few records differ in (a device, the checked windows' lengths)."""
+_INTS: dict[int, int] = {}
+
+
+def _one_int(value: Any) -> Any:
+    """One copy of a number ``_FEW_VALUES`` holds (a few hundred at most are kept)."""
+    if type(value) is not int:
+        return value
+    if value not in _INTS and len(_INTS) < 256:
+        _INTS[value] = value
+    return _INTS.get(value, value)
+
+
 def _path_of(text: str, folders: dict[str, Path] | None) -> Path:
     """``Path(text)``, as its folder's path (one per folder in ``folders``) joined with its name."""
     folder, _, name = text.rpartition(os.sep)
@@ -231,8 +245,10 @@ class _Cached:
         info = SessionInfo(**{**entry, **shared, "path": _path_of(entry["path"], folders)})
         if scan:
             tail = scan.get("tail")
-            if tail:
-                scan = {**scan, "tail": TailState.from_json(tail)}
+            if tail:  # its sizes the record's own, its device and window lengths one copy each
+                same = {**tail, **{name: _one_int(tail[name]) for name in _FEW_VALUES if name in tail}}
+                same.update({name: info.size for name in ("size", "offset") if tail.get(name) == info.size})
+                scan = {**scan, "tail": TailState.from_json(same)}
             if scan.get("last") is not None and scan["last"] == info.last_activity:
                 scan = {**scan, "last": info.last_activity}
         parts = tuple(cls.from_json(part, folders) for part in data.get("parts", ()))
