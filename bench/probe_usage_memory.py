@@ -2,7 +2,8 @@
 serve`` over a generated archive (``bench_scale``'s corpus: a quarter in two other machines'
 kept archives) with an empty cache; it waits until the listing has read every file (never for the
 search index, which ``bench_scale`` waits ~16 minutes for at 100,000), then times ``/usage``
-drawn in Chromium cold and warm, ``/api/session-models``, and reads serve's peak RSS (VmHWM).
+drawn in Chromium cold and warm, ``/api/usage-sessions`` for a filter change,
+``/api/session-models``, and reads serve's peak RSS (VmHWM).
 
     .venv/bin/python bench/probe_usage_memory.py --sessions 10000 [--keep DIR]
 """
@@ -10,7 +11,9 @@ drawn in Chromium cold and warm, ``/api/session-models``, and reads serve's peak
 from __future__ import annotations
 
 import argparse
+import json
 import os
+import re
 import statistics
 import sys
 import tempfile
@@ -37,6 +40,31 @@ def settle(url: str) -> float:
     while b"data-counting" in httpx.get(url + "/usage", timeout=600).content:
         time.sleep(5)
     return time.perf_counter() - started
+
+
+def filters(base: str) -> None:
+    """How long ``/api/usage-sessions`` takes to answer a filter change (a project, a model, a range
+    of days): the first time, and again (each answer cached per listing version)."""
+    found = re.search(
+        rb'id="st-usage-data">(.*?)</script>', httpx.get(base + "/usage", timeout=600).content, re.S
+    )
+    data = json.loads(found.group(1)) if found else {}
+    times = data.get("times") or [0]
+    asked = {
+        "project": {"project": (data.get("projects") or [""])[0]},
+        "model": {"model": (data.get("models") or [""])[0]},
+        "days": {"since": times[len(times) // 2], "until": times[-1]},
+    }
+    for name, params in asked.items():
+        took = []
+        for _ in range(2):
+            t0 = time.perf_counter()
+            reply = httpx.get(base + "/api/usage-sessions", params=params, timeout=600)
+            took.append((time.perf_counter() - t0) * 1000)
+        print(
+            f"/api/usage-sessions by {name}: {reply.json().get('count')} sessions, "
+            f"{took[0]:.0f} ms, again {took[1]:.0f} ms ({load()})"
+        )
 
 
 def main() -> int:
@@ -72,6 +100,7 @@ def main() -> int:
                     f"/usage drawn, warm: median {statistics.median(warm) * 1000:.0f} ms [{shown}] ({load()})"
                 )
                 size = len(httpx.get(base + "/usage", timeout=600).content)
+                filters(base)
                 t0 = time.perf_counter()
                 models = len(httpx.get(base + "/api/session-models", timeout=600).content)
                 took = time.perf_counter() - t0
