@@ -291,7 +291,7 @@ def run_build(corpus_: Corpus, site: Path) -> tuple[float, float, list[int]]:
 
 def new_session(root: Path, n: int) -> None:
     """A new session in ours (a copy of one with its own id and name, newer than every other)."""
-    source = sorted(root.rglob("*.jsonl"))[0]
+    source = sorted(root.rglob("*.jsonl"))[1]  # not [0]: plant's, whose copies would hold the rare word
     lines = source.read_text(encoding="utf-8").splitlines()
     head = json.loads(lines[0])
     head["id"] = f"bench-new-{n}"
