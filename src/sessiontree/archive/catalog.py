@@ -29,7 +29,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from sessiontree.archive import catalog_cache
-from sessiontree.archive.catalog_read import FolderCwds, _bare, _Cached, key_of, shown_as
+from sessiontree.archive.catalog_read import FolderCwds, _bare, _Cached, key_of
 from sessiontree.archive.catalog_read import read_entry as read_entry  # patched here by tests
 from sessiontree.archive.keep.roots import kept_root_of
 from sessiontree.archive.project_groups import CatalogNode as CatalogNode  # where they were
@@ -40,6 +40,7 @@ from sessiontree.store.discovery import SessionInfo
 from sessiontree.store.parts import split_key
 
 if TYPE_CHECKING:
+    from sessiontree.archive.keep.roots import KeptRoot
     from sessiontree.archive.usage_db import CatalogUsage
 
 
@@ -135,6 +136,8 @@ class Catalog:
         self._cached: dict[str, _Cached] = self._load_cache()
         self._kept = kept_root_of(self.root)
         """The shown copy of ``keep`` this folder is (its machine, the days files went), else None."""
+        self._shown_how: tuple[str, KeptRoot | None] | None = None
+        """The prefix and kept root ``entries`` last showed the records with (``_Cached.shown_in``)."""
         self._save_every = 0.0
         self._saved_at = -math.inf
         self.changes = 0
@@ -241,10 +244,16 @@ class Catalog:
         listed here (a Codex subagent thread) under it; a kept copy's marked with its machine and
         the day its file disappeared (``archive.keep``). ``prefix``: before each key and parent
         key (``Sources``' labels), in the one copy a kept record is made anyway."""
-        listed = (p.entry for c in self._cached.values() for p in c.listed())
-        found = sorted(listed, key=lambda e: (-e.modified, e.key))
-        if self._kept is not None or prefix:
-            found = [shown_as(e, prefix, self._kept) for e in found]
+        listed = sorted(
+            (p for c in self._cached.values() for p in c.listed()),
+            key=lambda p: (-p.entry.modified, p.entry.key),
+        )
+        if self._kept is None and not prefix:
+            found = [p.entry for p in listed]
+        else:
+            if self._shown_how is None or self._shown_how != (prefix, self._kept):
+                self._shown_how = (prefix, self._kept)  # a new object: every record copied again
+            found = [p.shown_in(self._shown_how) for p in listed]
         keys = {e.id: e.key for e in found if e.agent != "pi" and e.id}
         return [
             replace(e, parent_key=keys[e.parent_session or ""])

@@ -224,6 +224,17 @@ class _Cached:
     parts: Sequence[_Cached] = ()
     """A file that holds several sessions: each one's record, listed instead of the file's (no
     list per record of the others: ~0.05 KB each at 100,000)."""
+    shown: SessionInfo | None = None
+    """The record as a listing of several roots shows it (``shown_in``), made for ``shown_for``."""
+    shown_for: object = None
+
+    def shown_in(self, how: tuple[str, KeptRoot | None]) -> SessionInfo:
+        """``shown_as`` of the record with this (prefix, kept root): the copy made last while
+        ``how`` is the same object (a catalog's listing made again copies only the changed
+        records: every one at each of the background pass's looks held two of each at once)."""
+        if self.shown_for is not how or self.shown is None:
+            self.shown, self.shown_for = shown_as(self.entry, *how), how
+        return self.shown
 
     def to_json(self) -> dict[str, Any]:
         """The record for ``json.dumps`` (now: its values are the record's own, not copies). Field
