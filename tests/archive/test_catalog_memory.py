@@ -5,7 +5,7 @@ real session files, measured with ``tracemalloc`` (what Python allocates, not ti
 a restarted server loads from its kept cache, and the most its load and first scan held at once.
 Before the kept cache was a SQLite file read a row at a time, a restarted catalog kept every
 record's parsed JSON beside the record (~5.6 KB per session in all at 10,000 generated sessions with
-the server's views, now ~3.2 KB) and its load parsed the whole cache text at once.
+the server's views, now ~2.9 KB) and its load parsed the whole cache text at once.
 """
 
 from __future__ import annotations
@@ -22,14 +22,14 @@ from tests.archive.test_catalog import session
 
 SESSIONS = 1_000
 
-HELD_PER_SESSION = 2_800
-"""Bytes a loaded listing may hold per session. Measured (Python 3.11): 2,044 (the record, its
-path, line pass and usage signature, the catalog's and the listing's entries); 3,691 when every
-record's parsed JSON was kept beside it for the next save."""
+HELD_PER_SESSION = 2_500
+"""Bytes a loaded listing may hold per session. Measured (Python 3.11): 1,759 (the record, its
+path, line pass and usage signature, the catalog's and the listing's entries); 3,691 on d82d76f,
+when every record's parsed JSON was kept beside it for the next save."""
 
-PEAK_PER_SESSION = 3_200
-"""Bytes the load and first scan may hold at once per session. Measured: 2,148; 3,852 when the
-whole cache text was parsed at once and its values kept."""
+PEAK_PER_SESSION = 3_000
+"""Bytes the load and first scan may hold at once per session. Measured: 1,863; 3,852 on d82d76f,
+when the whole cache text was parsed at once and its values kept."""
 
 
 @pytest.fixture(scope="module")
