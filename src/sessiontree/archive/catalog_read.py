@@ -75,7 +75,11 @@ def read_entry(
         title=one_line(info.title or "") or None,
         modified=st.st_mtime,
         size=st.st_size,
+        cwd=sys.intern(info.cwd),  # one copy of what many records hold the same of (as a load's)
+        agent=sys.intern(info.agent),
     )
+    if scan is not None and scan.tail is not None:
+        scan.tail = _tail_shared(scan.tail, entry.size)
     try:
         parts = [] if entry.agent == "pi" or entry.pending else session_parts(path, key, entry.agent)
     except (OSError, SessiontreeError):
@@ -169,6 +173,16 @@ def _shared(value: Any) -> Any:
 _FEW_VALUES = ("dev", "head_len", "before_len")
 """A tail state's numbers that few records differ in (a device, the checked windows' lengths)."""
 _INTS: dict[int, int] = {}
+
+
+def _tail_shared(tail: TailState, size: int) -> TailState:
+    """A read's tail state with its numbers shared as a loaded one's (``from_json``)."""
+    return replace(
+        tail,
+        size=size if tail.size == size else tail.size,
+        offset=size if tail.offset == size else tail.offset,
+        **{name: _one_int(getattr(tail, name)) for name in _FEW_VALUES},
+    )
 
 
 def _one_int(value: Any) -> Any:
