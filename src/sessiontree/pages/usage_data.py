@@ -140,8 +140,11 @@ def usage_data(
         data["listed"] = listed_json(answers.sessions(UsageFilter(), 0, PAGE_SIZE), link_for)
     else:
         data["pageSize"] = SITE_TOP
-        data["tops"] = {
-            key: listed_json(answers.sessions(where, 0, SITE_TOP), link_for)
-            for key, where in filter_keys(groups)
-        }
+        keys = filter_keys(groups)
+        wheres = [where for _, where in keys]
+        if isinstance(answers, RecordsAnswers):
+            pages = answers.tops(wheres, SITE_TOP)  # one pass for every filter
+        else:
+            pages = [answers.sessions(where, 0, SITE_TOP) for where in wheres]
+        data["tops"] = {key: listed_json(page, link_for) for (key, _), page in zip(keys, pages, strict=True)}
     return data
