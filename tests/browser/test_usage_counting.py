@@ -25,6 +25,7 @@ SHOWN = """() => {
     };
     return {
         drawn: Number(main.dataset.drawn), counting: main.getAttribute('data-counting'),
+        asking: main.dataset.sessions === 'asking',
         note: (document.getElementById('st-counting') || {}).textContent || '',
         project: document.getElementById('st-project').value,
         messages: total('Assistant messages'), sessions: total('Sessions'),
@@ -33,16 +34,19 @@ SHOWN = """() => {
 
 
 def _shown(page: Page) -> dict[str, Any]:
-    """What the page shows, read in one step once drawn (a reload may come between two steps)."""
+    """What the page shows, read in one step once drawn with the sessions its filters keep (a
+    chosen project's are asked of serve after the first draw), and a reload may come between two
+    steps."""
     while True:
-        page.wait_for_selector('#st-usage:not([data-drawn="0"])', state="attached", timeout=60_000)
+        wanted = '#st-usage:not([data-drawn="0"]):not([data-sessions="asking"])'
+        page.wait_for_selector(wanted, state="attached", timeout=60_000)
         try:
             shown: dict[str, Any] = page.evaluate(SHOWN)
         except Error as exc:  # the page went away under the read: read the next one
             if "destroyed" in str(exc) or "navigat" in str(exc):
                 continue
             raise
-        if shown["drawn"] > 0:
+        if shown["drawn"] > 0 and not shown["asking"]:
             return shown
 
 
