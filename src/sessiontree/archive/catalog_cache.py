@@ -20,7 +20,7 @@ from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
-from sessiontree.store.atomic import make_private_dir, temp_path_for
+from sessiontree.store.atomic import fsync_directory, make_private_dir, temp_path_for
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS meta (version INTEGER NOT NULL, root TEXT NOT NULL);
@@ -78,6 +78,7 @@ def write_whole(path: Path, version: int, root: str, rows: Iterable[tuple[str, s
         finally:
             conn.close()
         os.replace(tmp, path)
+        fsync_directory(path.parent)  # the rename itself durable, as the rows' COMMIT made them
     except BaseException:
         with contextlib.suppress(OSError):
             tmp.unlink()
