@@ -27,7 +27,7 @@ from sessiontree.exporter.options import RelatedPages
 from sessiontree.pages.index_rows import RowQuery
 from sessiontree.pages.related import related_pages
 from sessiontree.readers.claude_layout import AGENT_ID, subagent_file
-from sessiontree.serve import archive_routes, pages
+from sessiontree.serve import archive_routes, pages, pane_routes
 from sessiontree.serve.followed import topic_of
 from sessiontree.serve.hub import Event
 from sessiontree.serve.index_feed import INDEX_TOPIC
@@ -375,6 +375,9 @@ def routes() -> list[Route]:
         ),
         Route("/search", archive_routes.search_page, methods=get, name="search"),
         Route("/api/sessions", archive_routes.sessions_api, methods=get, name="sessions_api"),
+        Route(
+            "/api/sessions/window", pane_routes.sessions_window_api, methods=get, name="sessions_window_api"
+        ),
         Route(
             "/api/session-models", archive_routes.session_models_api, methods=get, name="session_models_api"
         ),

@@ -42,6 +42,9 @@ class Urls:
     def sessions_api(self) -> str:
         return self._path("sessions_api")
 
+    def sessions_window_api(self) -> str:
+        return self._path("sessions_window_api")
+
     def usage_sessions_api(self) -> str:
         return self._path("usage_sessions_api")
 

@@ -1,0 +1,131 @@
+"""The sessions pane's windows: a filtered, dated page of the pane's list, counted, from an index.
+
+``PaneIndex`` is made once per listing version from the pane's order (``sessions_data.pane_order``):
+the positions of the sessions of each project, agent and both, in that order (newest first). A
+window of a filter is then a lookup, two bisects for its days (the order is by time), one for the
+session it is fetched around and one for how many changed since a time mark, and a slice: no walk
+of every session per request. The model filter's lists are made the same way, once per version,
+from the usage store's models of every session (``PaneModels``), when a model filter is first asked.
+"""
+
+from __future__ import annotations
+
+from array import array
+from bisect import bisect_left, bisect_right
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+
+from sessiontree.store.discovery import SessionInfo
+from sessiontree.store.surrogates import shown_name
+
+MAX_WINDOW = 500
+"""The most sessions one window holds (a part of the full list had as many)."""
+
+Positions = Sequence[int]
+
+
+@dataclass(frozen=True)
+class PaneQuery:
+    """What the pane shows: a project (None: every one; or the project of the session ``of``), an
+    agent and a model ("": any), last activity from ``since`` (ms, inclusive) to ``until`` (ms,
+    exclusive), ``limit`` sessions from ``offset`` or around the session ``around`` (its key as the
+    pane has it), and how many of the kept sessions changed after ``mark`` (ms)."""
+
+    project: str | None = None
+    of: str | None = None
+    agent: str = ""
+    model: str = ""
+    since: int | None = None
+    until: int | None = None
+    offset: int = 0
+    limit: int = 100
+    around: str | None = None
+    mark: int | None = None
+
+
+@dataclass(frozen=True)
+class PaneWindow:
+    """A window of the sessions a query keeps: ``total`` kept, the window's first ``offset``, its
+    sessions, where ``around`` is among the kept (-1: not kept), and ``fresh`` (changed after the
+    mark; 0 without one)."""
+
+    total: int
+    offset: int
+    sessions: list[SessionInfo]
+    at: int
+    fresh: int
+
+
+def _packed(values: Iterable[int]) -> array[int]:
+    return array("l", values)
+
+
+class PaneIndex:
+    """The pane's order with its sessions' positions by project, agent and both (made once)."""
+
+    def __init__(self, ordered: list[SessionInfo]) -> None:
+        self.ordered = ordered
+        self.stamps = _packed(-int(e.modified * 1000) for e in ordered)  # ascending: newest first
+        self.position = {shown_name(e.key): n for n, e in enumerate(ordered)}
+        lists: dict[tuple[str | None, str], list[int]] = {}
+        for n, e in enumerate(ordered):
+            agent = e.agent or ""
+            for key in {(e.cwd, ""), (None, agent), (e.cwd, agent)}:
+                lists.setdefault(key, []).append(n)
+        self.lists = {key: _packed(found) for key, found in lists.items()}
+        self.projects = sorted({p for p, _ in lists if p})
+        self.agents = sorted({a for p, a in lists if p is None and a})
+
+    def _kept(self, query: PaneQuery, models: PaneModels | None) -> Positions:
+        project = query.project
+        if query.of is not None:  # "this project": none kept when the session is not listed
+            at = self.position.get(query.of)
+            if at is None:
+                return ()
+            project = self.ordered[at].cwd
+        if query.model:
+            return () if models is None else models.lists.get((project, query.agent, query.model), ())
+        if project is None and not query.agent:
+            return range(len(self.ordered))
+        return self.lists.get((project, query.agent), ())
+
+    def window(self, query: PaneQuery, models: PaneModels | None = None) -> PaneWindow:
+        """The sessions ``query`` keeps: counted, and the window it asks for (a few bisects and a slice)."""
+        kept = self._kept(query, models)
+        stamp = self.stamps.__getitem__
+        lo = 0 if query.until is None else bisect_right(kept, -query.until, key=stamp)
+        hi = len(kept) if query.since is None else bisect_right(kept, -query.since, lo, key=stamp)
+        total = hi - lo
+        at = -1
+        where = None if query.around is None else self.position.get(query.around)
+        if where is not None:
+            found = bisect_left(kept, where, lo, hi)
+            at = found - lo if found < hi and kept[found] == where else -1
+        offset = query.offset
+        if at >= 0:  # the window holds the session it is asked around, a third of the way down
+            offset = at - query.limit // 3
+        offset = max(0, min(offset, total - query.limit)) if at >= 0 else max(0, min(offset, total))
+        start = lo + offset
+        shown = [self.ordered[n] for n in kept[start : min(hi, start + query.limit)]]
+        fresh = 0 if query.mark is None else bisect_left(kept, -query.mark, lo, hi, key=stamp) - lo
+        return PaneWindow(total, offset, shown, at, fresh)
+
+
+class PaneModels:
+    """The positions of the sessions of each model in the pane's order, by (project, agent, model)
+    with None / "" for any project / agent (made once from every session's models), and the models."""
+
+    def __init__(self, index: PaneIndex, models: Mapping[str, Sequence[str]]) -> None:
+        lists: dict[tuple[str | None, str, str], list[int]] = {}
+        for n, e in enumerate(index.ordered):
+            agent = e.agent or ""
+            for model in models.get(e.key, ()):
+                for key in {
+                    (None, "", model),
+                    (e.cwd, "", model),
+                    (None, agent, model),
+                    (e.cwd, agent, model),
+                }:
+                    lists.setdefault(key, []).append(n)
+        self.lists = {key: _packed(found) for key, found in lists.items()}
+        self.models = sorted({m for _, _, m in lists})
