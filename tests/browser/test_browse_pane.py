@@ -126,7 +126,9 @@ def test_the_pane_draws_its_first_rows_then_more_and_hears_new_sessions(
         assert page.locator("#st-browse .st-browse-row").count() >= 250  # the drawn rows kept
     assert watch.page_errors == []
     requests = [url for url in watch.requests if "/api/sessions" in url]
-    assert 2 <= len(requests) <= 4  # the first load, then once per pushed change: no polling
+    # The first window, the filters' choices, the next window as it was scrolled, then one per
+    # pushed change (the new file; the background pass's corrections): no polling.
+    assert 4 <= len(requests) <= 6
 
 
 def test_the_pane_hears_of_a_change_made_before_the_pages_stream_opened(
@@ -166,10 +168,10 @@ def test_the_pane_hears_of_a_change_made_before_the_pages_stream_opened(
 
 
 _COUNT_FETCHES = """
-window.__lists = 0; window.__models = 0; window.__told = 0;
+window.__lists = 0; window.__models = 0; window.__told = 0; window.__listUrls = [];
 const opened = XMLHttpRequest.prototype.open;
 XMLHttpRequest.prototype.open = function (method, url, ...rest) {
-  if (String(url).includes('/api/sessions')) window.__lists += 1;
+  if (String(url).includes('/api/sessions')) { window.__lists += 1; window.__listUrls.push(String(url)); }
   if (String(url).includes('/api/session-models')) window.__models += 1;
   return opened.call(this, method, url, ...rest);
 };
@@ -181,26 +183,31 @@ def test_the_streams_first_word_while_the_list_is_fetched_costs_no_second_fetch(
     page: Page, watch: Watch, tmp_path: Path
 ) -> None:
     """The stream's first event names the listing's state: said while the pane's first fetch is under
-    way, it is weighed once the list is in (the same state: nothing more to fetch)."""
+    way, it is weighed once the list is in (the same state: nothing more to fetch; the filters'
+    choices are asked for once the first rows are drawn)."""
     agent = tmp_path / "agent"
     _write(agent / "sessions" / "--work-demo--" / "one.jsonl", "one", "/work/demo", 1)
     held: list[Route] = []
 
     def hold(route: Route) -> None:
-        held.append(route)  # the pane's list: answered once the page's stream said its state
+        if held:  # the filters' choices, asked for once the first rows are drawn
+            route.continue_()
+        else:
+            held.append(route)  # the pane's first window: answered once the page's stream said its state
 
     page.add_init_script(_COUNT_FETCHES)
-    page.route("**/api/sessions", hold)
+    page.route("**/api/sessions/window?*", hold)
     with serve_process(agent / "sessions", agent, tmp_path / "cache") as served:
         page.goto(served.url + "/s/--work-demo--/one.jsonl")
         wait_js(page, "window.__told === 1 && window.__lists === 1")
         assert len(held) == 1
         held[0].continue_()
         page.wait_for_selector("html[data-st-browse]", state="attached")  # the list is in and drawn
-        assert page.evaluate("window.__lists") == 1  # no second fetch for the state it has now
+        page.wait_for_selector("#st-browse .st-browse-agent option[value=pi]", state="attached")
+        urls = page.evaluate("window.__listUrls")
+        assert len(urls) == 2 and "choices=1" in urls[1]  # no second fetch for the state it has now
         assert page.evaluate("window.__models") == 0  # its part carried its sessions' models
         assert _keys(page) == ["--work-demo--/one.jsonl"]
-        page.unroute("**/api/sessions")
     assert watch.page_errors == []
 
 
@@ -237,7 +244,7 @@ window.__paneAtFetch = [];
 const open = XMLHttpRequest.prototype.open;
 XMLHttpRequest.prototype.open = function (method, url, ...rest) {
   const built = !!document.getElementById('st-browse');
-  if (/\\/api\\/sessions$/.test(String(url))) window.__paneAtFetch.push(built);
+  if (/\\/api\\/sessions\\/window\\?.*around=/.test(String(url))) window.__paneAtFetch.push(built);
   return open.call(this, method, url, ...rest);
 };
 """

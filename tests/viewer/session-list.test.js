@@ -65,3 +65,22 @@ test('unseen messages, neighbours, and where the unseen part of a page starts', 
     if (zone === undefined) delete process.env.TZ; else process.env.TZ = zone;
   }
 });
+
+test('a filter as a server window query: this project by the current key, the reader\'s days', () => {
+  const q = (f) => sessionList.windowQuery(f);
+  assert.deepEqual(q({ scope: 'project', of: 'demo/a.jsonl', project: '/w/x' }), [['of', 'demo/a.jsonl']]);
+  assert.deepEqual(q({ scope: 'all', project: '/w/x', agent: 'pi', model: 'p/m' }), [['project', '/w/x'], ['agent', 'pi'], ['model', 'p/m']]);
+  assert.deepEqual(q({ scope: 'all', from: 'junk', mark: 1234.9 }), [['mark', '1234']]);
+  const [[, since], [, until]] = q({ scope: 'all', from: '2026-11-04', to: '2026-11-04' });
+  assert.equal(Number(until) - Number(since), sessionList.dayStart('2026-11-05') - sessionList.dayStart('2026-11-04'));
+  assert.equal(Number(since), new Date(2026, 10, 4).getTime());
+  assert.deepEqual(q({ scope: 'all', from: '1960-01-01' })[0], ['since', '0']);
+});
+
+test('the last-seen baselines stay bounded, the last seen kept', () => {
+  const seen = {};
+  for (let n = 0; n < 50; n++) seen['s' + n] = { n: 1, t: n };
+  const kept = sessionList.bounded(seen, 10);
+  assert.deepEqual(Object.keys(kept).sort(), Array.from({ length: 10 }, (_, i) => 's' + (40 + i)).sort());
+  assert.equal(sessionList.bounded(kept, 10), kept);
+});

@@ -224,6 +224,7 @@ def live_page(
             {
                 "search": urls.search_page(),
                 "data": urls.sessions_api(),
+                "window": urls.sessions_window_api(),  # the pane asks for what it shows
                 "current": shown_name(key),
             },
             *PANE_SCRIPTS,

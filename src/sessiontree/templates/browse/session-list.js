@@ -64,6 +64,34 @@ const sessionList = (() => {
     return at;
   }
 
-  return { visible, choices, unseen, neighbours, ago, firstUnseen, dayStart };
+  // A server's window query (URLSearchParams entries) for a filter: {scope, project, of (the current
+  // session's key), agent, model, from, to, mark}; days are the reader's, as `visible` has them.
+  function windowQuery(filter) {
+    const f = filter || {};
+    const out = [];
+    if (f.scope === 'project') out.push(['of', String(f.of || '')]);
+    else if (f.project) out.push(['project', f.project]);
+    if (f.agent) out.push(['agent', f.agent]);
+    if (f.model) out.push(['model', f.model]);
+    const from = dayStart(f.from);
+    const end = dayStart(f.to, 1);
+    if (from !== null) out.push(['since', String(Math.max(0, from))]);
+    if (end !== null) out.push(['until', String(Math.max(0, end))]);
+    if (typeof f.mark === 'number' && f.mark >= 0) out.push(['mark', String(Math.floor(f.mark))]);
+    return out;
+  }
+
+  // The "last seen" baselines kept to the `most` seen last (by their time `t`): the store stays
+  // bounded however many sessions the pane has shown.
+  function bounded(seen, most) {
+    const keys = Object.keys(seen);
+    if (keys.length <= most) return seen;
+    keys.sort((a, b) => (seen[b].t || 0) - (seen[a].t || 0));
+    const kept = {};
+    for (const k of keys.slice(0, most)) kept[k] = seen[k];
+    return kept;
+  }
+
+  return { visible, choices, unseen, neighbours, ago, firstUnseen, dayStart, windowQuery, bounded };
 })();
 if (typeof module === 'object' && module.exports) module.exports = sessionList;

@@ -1,11 +1,14 @@
 /* sessiontree: the sessions pane of a session page (serve and a built site; never an exported
  * file): the sessions of this project (or of all), newest activity first, filters, a dot and a
  * count for what grew since last seen, Alt+Up / Alt+Down to the previous / next session, and a
- * marker where this page's unseen part begins. The list is fetched from window.sessiontreeBrowse.data
- * (same origin) after the page shows, and again when a server says its listing is in another state
- * than the list's (the 'st-sessions-changed' event session-live.js raises from the page's event
- * stream: first when it opens, as a change may have come between the fetch and it); only the first
- * rows are drawn, more as the list is scrolled. "Last seen" is kept per session in localStorage.
+ * marker where this page's unseen part begins. A server (window.sessiontreeBrowse.window) answers
+ * the window the pane shows: filtered, counted and paged by the server (/api/sessions/window), the
+ * first around this session, the next as the list is scrolled, so the page holds what it shows, not
+ * the archive. A built site's list (window.sessiontreeBrowse.data) comes in files, filtered here.
+ * Either is fetched again when a server says its listing is in another state than the list's (the
+ * 'st-sessions-changed' event session-live.js raises from the page's event stream: first when it
+ * opens, as a change may have come between the fetch and it). "Last seen" is a time mark (the last
+ * visit) and a bounded set of per-session baselines in localStorage.
  * Every string from the list is set as text. Needs session-list.js before it. The pane starts
  * once the page's first screen is painted (a frame after this script, or at once in a hidden tab):
  * its drawing is not what the reader waits for first. Its list is asked for at once, as this script
@@ -15,10 +18,22 @@
 (() => {
   'use strict';
   // The first part of the list, asked for before the pane is built (null: no pane on this page).
+  const FIRST_ROWS = 100;
+  const MARK = 'sessiontree.mark:';
+  // A server's first window: this project's sessions around this one, counted since the last visit.
+  function firstWindow(settings) {
+    let mark = null;
+    try { mark = JSON.parse(localStorage.getItem(MARK + new URL(settings.window, location.href).pathname) || 'null'); } catch (e) { mark = null; }
+    const url = new URL(settings.window, location.href);
+    for (const [k, v] of sessionList.windowQuery({ scope: 'project', of: settings.current, mark })) url.searchParams.set(k, v);
+    url.searchParams.set('around', settings.current || '');
+    url.searchParams.set('limit', String(FIRST_ROWS));
+    return [url.href, mark];
+  }
   const firstReply = (() => {
     const settings = window.sessiontreeBrowse || {};
-    if (!settings.data || !document.getElementById('st-sidebar') || location.protocol === 'file:') return null;
-    const reply = getJson(new URL(settings.data, location.href).href);
+    if (!(settings.window || settings.data) || !document.getElementById('st-sidebar') || location.protocol === 'file:') return null;
+    const reply = getJson(settings.window ? firstWindow(settings)[0] : new URL(settings.data, location.href).href);
     reply.catch(() => {}); // weighed when the pane takes it
     return reply;
   })();
@@ -38,12 +53,13 @@
     const settings = window.sessiontreeBrowse || {};
     const doc = document;
     const side = doc.getElementById('st-sidebar');
-    if (!settings.data || !side || location.protocol === 'file:') return;
+    if (!(settings.window || settings.data) || !side || location.protocol === 'file:') return;
     const list = sessionList;
     const POLL_MS = settings.poll || 0;
-    const FIRST_ROWS = 100;
     const MORE_ROWS = 200;
-    const dataUrl = new URL(settings.data, location.href);
+    const MOST_SEEN = 2000; // the per-session baselines kept (the last seen)
+    const windowed = !!settings.window;
+    const dataUrl = new URL(settings.window || settings.data, location.href);
     const STORE = 'sessiontree.seen:' + dataUrl.pathname;
     const OPEN = 'sessiontree.pane:' + dataUrl.pathname;
 
@@ -53,8 +69,11 @@
     function save(key, value) {
       try { localStorage.setItem(key, JSON.stringify(value)); } catch (e) { /* private mode, full */ }
     }
-    const seen = load(STORE) || {};
+    let seen = load(STORE) || {};
     const before = seen[settings.current] || null; // this page's last visit, read before it is updated
+    // A server's "since last seen": sessions changed after this pane's last visit (a time, not a list).
+    const mark = windowed ? firstWindow(settings)[1] : null;
+    if (windowed) save(MARK + dataUrl.pathname, Date.now());
 
     function el(tag, cls, text) {
       const node = doc.createElement(tag);
@@ -111,6 +130,13 @@
     let shown = [];
     let current = null;
     let drawn = FIRST_ROWS;
+    // A server's window: where the loaded rows start among those the filter keeps, how many it keeps.
+    let spanAt = 0;
+    let total = 0;
+    let fresh = 0;
+    let stretching = false; // a next or earlier window under way
+    const earlier = el('li', 'st-browse-more st-browse-earlier');
+    earlier.addEventListener('click', () => stretch(-1));
     // The rows past the drawn ones come as the list is scrolled to its end.
     const more = el('li', 'st-browse-more');
     const moreRows = window.IntersectionObserver
@@ -156,13 +182,15 @@
       if (typeof s.q === 'number') bits.push(s.q + (s.q === 1 ? ' prompt' : ' prompts'));
       if (typeof s.n === 'number') bits.push(s.n + (s.n === 1 ? ' message' : ' messages'));
       meta.textContent = bits.join(' · ');
-      const fresh = s.k === settings.current ? 0 : list.unseen(s, seen[s.k]);
-      if (fresh) {
+      const grew = s.k === settings.current ? 0 : list.unseen(s, seen[s.k]);
+      // No baseline (a session the pane never showed): new when it changed after the last visit.
+      const later = !grew && s.k !== settings.current && !seen[s.k] && typeof mark === 'number' && s.u > mark;
+      if (grew || later) {
         li.classList.add('st-browse-grew');
         const dot = el('span', 'st-browse-dot');
         dot.setAttribute('aria-hidden', 'true');
         line.prepend(dot);
-        meta.append(' · ', el('span', 'st-browse-new', fresh + ' new'));
+        meta.append(' · ', el('span', 'st-browse-new', grew ? grew + ' new' : 'new'));
       }
       const when = typeof localTime === 'object' ? localTime.format(new Date(s.u).toISOString(), {}) : null;
       link.title = [s.t, s.p, when && 'last activity ' + when.text + ' (' + when.title + ')'].filter(Boolean).join('\n');
@@ -173,12 +201,23 @@
     }
 
     function setMore() {
+      if (windowed) {
+        const left = total - spanAt - sessions.length;
+        more.textContent = left > 0 ? left + ' more…' : '';
+        if (left > 0) rows.append(more);
+        else more.remove();
+        earlier.textContent = spanAt > 0 ? spanAt + ' newer…' : '';
+        if (spanAt > 0) rows.prepend(earlier);
+        else earlier.remove();
+        return;
+      }
       const left = shown.length - drawn;
       more.textContent = left > 0 ? left + ' more…' : '';
       if (left > 0) rows.append(more);
       else more.remove();
     }
     function drawMore() {
+      if (windowed) { stretch(1); return; }
       if (drawn >= shown.length) return;
       const now = Date.now();
       const next = shown.slice(drawn, drawn + MORE_ROWS);
@@ -190,15 +229,16 @@
 
     function draw(keep) {
       const started = performance.now();
-      shown = list.visible(sessions, filter());
+      shown = windowed ? sessions : list.visible(sessions, filter());
       const now = Date.now();
-      drawn = Math.max(FIRST_ROWS, keep ? drawn : 0);
+      drawn = windowed ? sessions.length : Math.max(FIRST_ROWS, keep ? drawn : 0);
       rows.replaceChildren(...shown.slice(0, drawn).map((s) => row(s, now)));
       setMore();
-      const grew = shown.filter((s) => s.k !== settings.current && list.unseen(s, seen[s.k]) > 0).length;
-      status.textContent = shown.length + (shown.length === 1 ? ' session' : ' sessions') + (grew ? ', ' + grew + ' with new messages' : '');
+      const count = windowed ? total : shown.length;
+      const grew = windowed ? fresh : shown.filter((s) => s.k !== settings.current && list.unseen(s, seen[s.k]) > 0).length;
+      status.textContent = count + (count === 1 ? ' session' : ' sessions') + (grew ? ', ' + grew + (windowed ? ' changed since your last visit' : ' with new messages') : '');
       projectWrap.hidden = scope.value !== 'all';
-      doc.documentElement.setAttribute('data-st-browse', String(shown.length));
+      doc.documentElement.setAttribute('data-st-browse', String(count));
       pane.dataset.drawMs = String(Math.round(performance.now() - started));
       if (!performance.getEntriesByName('st-browse-drawn').length) performance.mark('st-browse-drawn');
     }
@@ -207,9 +247,10 @@
     // session is seen as it is now: its entries counted on the first load, by time once it grew here.
     function remember(first) {
       let changed = false;
+      const now = Date.now();
       for (const s of sessions) {
         if (!seen[s.k] && typeof s.n === 'number' && s !== current) {
-          seen[s.k] = { n: s.n, t: s.u };
+          seen[s.k] = { n: s.n, t: windowed ? now : s.u };
           changed = true;
         }
       }
@@ -221,7 +262,10 @@
           changed = true;
         }
       }
-      if (changed) save(STORE, seen);
+      if (changed) {
+        seen = list.bounded(seen, MOST_SEEN);
+        save(STORE, seen);
+      }
     }
 
     let entriesCache = null;
@@ -290,7 +334,112 @@
       else if (!said || said !== state) refresh();
     }
 
+    // A server's window of the filter: `how` 'first' (around this session), 'again' (the loaded
+    // span, the listing changed: with the filters' choices), 1 / -1 (the next / an earlier window).
+    function windowUrl(how) {
+      const url = new URL(dataUrl.href);
+      const all = scope.value === 'all';
+      const f = { scope: all ? 'all' : 'project', project: project.value, of: settings.current, agent: agent.value, model: model.value, from: dates[0][1].value, to: dates[1][1].value, mark };
+      const params = list.windowQuery(f);
+      for (const [k, v] of params) url.searchParams.set(k, v);
+      let offset = spanAt;
+      let limit = Math.min(500, Math.max(FIRST_ROWS, sessions.length));
+      if (how === 'first') {
+        url.searchParams.set('around', settings.current || '');
+        limit = FIRST_ROWS;
+      } else if (how === 1) {
+        offset = spanAt + sessions.length;
+        limit = MORE_ROWS;
+      } else if (how === -1) {
+        offset = Math.max(0, spanAt - MORE_ROWS);
+        limit = spanAt - offset;
+      } else if (how === 'choices') {
+        offset = 0;
+        limit = 1;
+      }
+      if (how !== 'first') url.searchParams.set('offset', String(offset));
+      url.searchParams.set('limit', String(limit));
+      if (how === 'again' || how === 'choices') url.searchParams.set('choices', '1');
+      return url.href;
+    }
+    function chosen(data) {
+      const c = data && data.choices;
+      if (!c) return;
+      options(project, Array.isArray(c.projects) ? c.projects : [], 'Every project');
+      options(agent, Array.isArray(c.agents) ? c.agents : [], 'Every agent');
+      options(model, Array.isArray(c.models) ? c.models : [], 'Every model');
+      modelWrap.hidden = !(Array.isArray(c.models) && c.models.length);
+    }
+    function took(data) {
+      total = typeof data.total === 'number' ? data.total : 0;
+      fresh = typeof data.fresh === 'number' ? data.fresh : 0;
+      spanAt = typeof data.offset === 'number' ? data.offset : 0;
+      sessions = linked(data.sessions);
+      state = typeof data.state === 'string' ? data.state : null;
+      const here = sessions.find((s) => s.k === settings.current);
+      if (here) current = here;
+    }
+    // The next (1) or an earlier (-1) window, added to the rows drawn.
+    async function stretch(step) {
+      if (!windowed || stretching || !loaded) return;
+      if (step > 0 ? spanAt + sessions.length >= total : spanAt <= 0) return;
+      const asked = refreshes;
+      stretching = true;
+      try {
+        const data = await getJson(windowUrl(step));
+        if (asked !== refreshes) return;
+        const found = linked(data.sessions);
+        total = typeof data.total === 'number' ? data.total : total;
+        const now = Date.now();
+        const made = found.map((s) => row(s, now));
+        if (step > 0) {
+          sessions = sessions.concat(found);
+          more.remove();
+          rows.append(...made);
+        } else {
+          spanAt = typeof data.offset === 'number' ? data.offset : 0;
+          sessions = found.concat(sessions);
+          earlier.remove();
+          rows.prepend(...made);
+        }
+        shown = sessions;
+        drawn = sessions.length;
+        setMore();
+        booted.then(() => remember(false));
+      } catch (e) {
+        status.textContent = 'Part of the session list could not be loaded.';
+      } finally {
+        stretching = false;
+      }
+    }
+    async function fetchWindow(how) {
+      const asked = ++refreshes;
+      try {
+        const reply = early || getJson(windowUrl(how));
+        early = null;
+        const data = await reply;
+        if (asked !== refreshes) return;
+        took(data);
+        chosen(data);
+      } catch (e) {
+        if (asked === refreshes) status.textContent = 'The session list could not be loaded.';
+        return;
+      }
+      const first = !loaded;
+      loaded = true;
+      draw(true);
+      if (first || how === 'first') {
+        const here = rows.querySelector('a[aria-current=page]');
+        if (here) here.scrollIntoView({ block: 'nearest' });
+      }
+      if (first) { // the filters' choices, once the first rows are drawn
+        getJson(windowUrl('choices')).then((data) => { if (asked === refreshes) chosen(data); }, () => {});
+      }
+      booted.then(() => remember(first));
+    }
+
     async function fetchList() {
+      if (windowed) return fetchWindow(loaded ? 'again' : 'first');
       const asked = ++refreshes;
       let more = [];
       try {
@@ -322,7 +471,7 @@
     }
 
     for (const box of [scope, project, agent, model, dates[0][1], dates[1][1]]) {
-      box.addEventListener('change', () => draw(false));
+      box.addEventListener('change', () => (windowed ? fetchWindow('first') : draw(false)));
     }
 
     function go(step) {
