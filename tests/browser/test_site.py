@@ -189,3 +189,41 @@ def test_rare_word_search_fetches_only_its_bundle(
     # The pages name one bundle (where Pagefind's module is), not the list: it grows with the archive.
     for name in ("index.html", "search.html"):
         assert len(set(re.findall(r"pagefind-[0-9a-f]{16}", (site / name).read_text(encoding="utf-8")))) == 1
+
+
+def test_rare_word_search_asks_for_every_bundles_files_at_once(
+    page: Page, tmp_path: Path, gen_session: GenSession, monkeypatch: pytest.MonkeyPatch, watch: Watch
+) -> None:
+    """A rare word's search asks for what Pagefind needs of each bundle the router names (its entry
+    and metadata files, the first one's WebAssembly) at once, as soon as the router answered, not
+    one bundle and one file after another (issue 54 item 3: seven round trips in a row, 375 ms at
+    1,000 sessions); Pagefind takes each from the page (no worker, each file asked for once) and
+    the hits are every session holding the word, no other."""
+    archive = make_archive(tmp_path, gen_session)
+    monkeypatch.setattr(pagefind_index, "CUT_ONE_IN", 1)  # one bundle per session
+    holders = [archive.app[0], archive.app[2], archive.root / "--home-dev-lib--" / "2026-11-04_shared.jsonl"]
+    planted = {path: plant(path, "zqxjwvrareword kept here") for path in holders}
+    site = tmp_path / "site"
+    build_site(BuildOptions(root=archive.root, site=site, jobs=2))
+    manifest = load_manifest(site)
+    keys = {path.relative_to(archive.root).as_posix() for path in holders}
+    own = {name for name, b in manifest.bundles.items() if keys & set(b.keys)}
+    assert len(own) == 3
+    with serve_folder(site) as url:
+        page.goto(url + "/search.html?q=zqxjwvrareword")
+        for entry_id in planted.values():
+            page.wait_for_selector(f'.st-fulltext-hit a[href$="?targetId={entry_id}"]', timeout=120_000)
+        shown = page.eval_on_selector_all(".st-fulltext-hit a", "els => els.map(e => e.getAttribute('href'))")
+    assert watch.page_errors == [] and watch.console_errors == []
+    pages = {"/" + layout.page_path(k) for k in keys}
+    assert {href.split("?")[0] for href in shown} == pages  # every session holding the word, no other
+    fetched = [urlparse(u).path for u in watch.requests if "/pagefind-" in u]
+    assert len(fetched) == len(set(fetched))  # each once: Pagefind took the page's own requests
+    assert not [p for p in fetched if p.endswith("pagefind-worker.js")]
+    assert {p.split("/")[1] for p in fetched if not p.endswith("/pagefind.js")} == own
+    early = [p for p in fetched if p.endswith(("pagefind-entry.json", ".pf_meta"))]
+    assert len(early) == 2 * len(own)
+    # Every bundle's entry and metadata were asked for before the first bundle's WebAssembly (which
+    # Pagefind asks for after its entry came, and the others' entries after the WebAssembly).
+    (wasm,) = [n for n, p in enumerate(fetched) if p.endswith(".pagefind")]
+    assert max(fetched.index(p) for p in early) < wasm

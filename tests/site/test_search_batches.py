@@ -243,3 +243,29 @@ def test_the_bundle_list_is_in_files_of_the_router_and_old_lists_go(
     assert [p.name for p in (site / "search-router").glob("list-*.json")] == [
         f"list-{search_router.bundles_digest(fewer)}-0.json"
     ]
+
+
+def test_a_rare_keys_shard_names_its_bundles_metadata(tmp_path: Path) -> None:
+    """A shard names the metadata file of each bundle it names (the page asks for it with the
+    bundle's entry, issue 54 item 3); a bundle whose keys file says none (written before) has none."""
+    site = tmp_path / "site"
+    bundles = [f"pagefind-{n:016x}" for n in range(2)]
+    for name in bundles:
+        (site / name).mkdir(parents=True)
+    (site / bundles[0] / search_router.KEYS_FILE).write_bytes(
+        search_router.keys_file(["xyz", "abc"], "en_0a1b2c")
+    )
+    (site / bundles[1] / search_router.KEYS_FILE).write_bytes(search_router.keys_file(["abd"]))
+    search_router.write_router(site, bundles)
+    shard = json.loads((site / "search-router" / "ab.json").read_text())
+    assert shard["names"] == {"abc": ["0000000000000000"], "abd": ["0000000000000001"]}
+    assert shard["meta"] == {"0000000000000000": "en_0a1b2c"}
+    assert json.loads((site / "search-router" / "xy.json").read_text())["names"] == {
+        "xyz": ["0000000000000000"]
+    }
+    entry = {"version": "1", "languages": {"de": {"hash": "de_1", "page_count": 9}, "en": {"hash": "en_2"}}}
+    assert search_router.entry_meta(json.dumps(entry).encode()) == "en_2"
+    entry["languages"] = {"de": {"hash": "de_1", "page_count": 9}, "fr": {"hash": "fr_3", "page_count": 2}}
+    assert search_router.entry_meta(json.dumps(entry).encode()) == "de_1"
+    for bad in (b"{", b"{}", b'{"languages": {"en": {"hash": "../x"}}}', b'{"languages": []}'):
+        assert search_router.entry_meta(bad) == ""

@@ -30,7 +30,7 @@ from sessiontree.errors import SearchIndexError
 from sessiontree.site.layout import STATE_DIR
 from sessiontree.site.pagefind_service import index_documents
 from sessiontree.site.progress import BuildProgress, Silent
-from sessiontree.site.search_router import KEYS_FILE, keys_file, word_keys
+from sessiontree.site.search_router import KEYS_FILE, entry_meta, keys_file, word_keys
 from sessiontree.store.entries import dicts_of
 
 __all__ = [
@@ -313,7 +313,7 @@ def index_batch(
     files = index_documents(documents(), on_document)
     if "pagefind-entry.json" not in files or "pagefind.js" not in files:
         raise SearchIndexError("Pagefind gave a bundle without its entry file")
-    files[KEYS_FILE] = keys_file(words)
+    files[KEYS_FILE] = keys_file(words, entry_meta(files["pagefind-entry.json"]))
     staging = site / _STAGING / f"{name}-{os.getpid()}"
     shutil.rmtree(staging, ignore_errors=True)
     try:

@@ -5,8 +5,10 @@ search that merged them all grew with the archive (10,000 sessions, 1,250 bundle
 a rare word's hits). Each bundle keeps the three-character prefixes of its words (``KEYS_FILE``,
 part of the bundle); the build gathers them by their first two characters into
 ``search-router/<xy>.json`` (``{"v": <bundles digest>, "keys": {"xyz": [bundle numbers]}, "names":
-{"xyz": [bundle names, for a key of at most NAMED bundles]}}``) and
-the page merges only the bundles its words can be in.
+{"xyz": [bundle names, for a key of at most NAMED bundles]}, "meta": {name: its metadata's hash}}``)
+and the page merges only the bundles its words can be in. A named bundle's metadata file (whose
+name is in its entry file, kept in its keys file as ``meta=<hash>``) is named too: the page asks
+for a rare word's entry and metadata files of every bundle at once, not one after the other.
 
 Pagefind matches a query word's stem as the prefix of an indexed word, so a bundle's prefixes
 are kept generously: of every alphanumeric run, of each whitespace word with its punctuation
@@ -37,6 +39,7 @@ __all__ = [
     "LIST_NAMES",
     "ROUTER_DIR",
     "bundles_digest",
+    "entry_meta",
     "keys_file",
     "remove_old_lists",
     "router_written",
@@ -51,6 +54,8 @@ LIST_NAMES = 1000
 NAMED = 8
 """A key held by at most this many bundles names them in its shard (``names``), not by number."""
 _LIST = "list-{}-{}.json"
+_META = "meta="
+_META_NAME = re.compile(r"[a-z0-9_-]{1,80}")
 _WRITERS = 8
 _RUN_START = re.compile(r"(?<![a-z0-9])[a-z0-9]{3}")
 _GLUE = re.compile(r"[^\w\s]|_")
@@ -84,9 +89,24 @@ def word_keys(text: str, into: set[str]) -> None:
         into.update(variants(key))
 
 
-def keys_file(keys: Iterable[str]) -> bytes:
-    """The bytes of a bundle's ``KEYS_FILE``."""
-    return "\n".join(sorted(keys)).encode("ascii")
+def keys_file(keys: Iterable[str], meta: str = "") -> bytes:
+    """The bytes of a bundle's ``KEYS_FILE``: its keys, after the name of its metadata file's
+    language hash (``meta=en_<hash>``, what its ``pagefind-entry.json`` says) when known."""
+    head = [f"{_META}{meta}"] if _META_NAME.fullmatch(meta) else []
+    return "\n".join(head + sorted(keys)).encode("ascii")
+
+
+def entry_meta(entry: bytes) -> str:
+    """The hash naming the metadata file (``pagefind.<hash>.pf_meta``) Pagefind loads for an
+    English page from a bundle's ``pagefind-entry.json`` (its language's, else the largest's, as
+    Pagefind's own choice), or "" if it does not say."""
+    try:
+        languages = json.loads(entry)["languages"]
+        chosen = languages.get("en") or max(languages.values(), key=lambda lang: lang.get("page_count", 0))
+        meta = chosen["hash"]
+    except (ValueError, KeyError, TypeError, AttributeError):
+        return ""
+    return meta if isinstance(meta, str) and _META_NAME.fullmatch(meta) else ""
 
 
 def bundles_digest(bundles: Sequence[str]) -> str:
@@ -94,11 +114,15 @@ def bundles_digest(bundles: Sequence[str]) -> str:
     return hashlib.sha256("\n".join(bundles).encode("ascii")).hexdigest()[:16]
 
 
-def _read_keys(site: Path, bundle: str) -> list[str] | None:
+def _read_keys(site: Path, bundle: str) -> tuple[list[str], str] | None:
+    """A bundle's keys and its metadata's hash ("" for a bundle written before it was kept)."""
     try:
-        return (site / bundle / KEYS_FILE).read_text(encoding="ascii").split()
+        words = (site / bundle / KEYS_FILE).read_text(encoding="ascii").split()
     except (OSError, UnicodeDecodeError):
         return None
+    if words and words[0].startswith(_META):
+        return words[1:], words[0].removeprefix(_META)
+    return words, ""
 
 
 def write_router(site: Path, bundles: Sequence[str]) -> None:
@@ -106,11 +130,13 @@ def write_router(site: Path, bundles: Sequence[str]) -> None:
     in every shard's ``always``; shards of an earlier build that hold no key now are removed."""
     shards: dict[str, dict[str, list[int]]] = {}
     always: list[int] = []
+    metas: dict[int, str] = {}
     for number, bundle in enumerate(bundles):
-        keys = _read_keys(site, bundle)
-        if keys is None:
+        read = _read_keys(site, bundle)
+        if read is None:
             always.append(number)
             continue
+        keys, metas[number] = read
         for key in keys:
             shards.setdefault(key[:2], {}).setdefault(key, []).append(number)
     folder = site / ROUTER_DIR
@@ -122,7 +148,15 @@ def write_router(site: Path, bundles: Sequence[str]) -> None:
             k: [bundles[i].removeprefix("pagefind-") for i in v] for k, v in table.items() if len(v) <= NAMED
         }
         keyed = {k: v for k, v in table.items() if len(v) > NAMED}
-        files[f"{name}.json"] = {"v": digest, "always": always, "keys": keyed, "names": named}
+        # ...and the name of each one's metadata file: the page asks for it with the bundle's entry.
+        meta = {
+            bundles[i].removeprefix("pagefind-"): metas[i]
+            for v in table.values()
+            if len(v) <= NAMED
+            for i in v
+            if metas.get(i)
+        }
+        files[f"{name}.json"] = {"v": digest, "always": always, "keys": keyed, "names": named, "meta": meta}
     if always:  # the page cannot tell a missing shard from an empty one: keep them all present
         for a in "abcdefghijklmnopqrstuvwxyz0123456789":
             for b in "abcdefghijklmnopqrstuvwxyz0123456789":

@@ -30,7 +30,9 @@
   }
 
   const base = new URL('.', location.href).pathname;
-  const settings = { baseUrl: base, excerptLength: 24 };
+  // metaCacheTag: each bundle's entry file under one address per build (Pagefind's default adds the
+  // time), the address the page preloads it under.
+  const settings = { baseUrl: base, excerptLength: 24, metaCacheTag: ROUTER };
   let loading = null;
   let code = null;
   const merged = new Map();
@@ -40,14 +42,32 @@
     if (!code) code = import(base + FIRST + '/pagefind.js');
     return code;
   }
+  function preload(url) {
+    const link = doc.createElement('link');
+    link.rel = 'preload';
+    link.as = 'fetch';
+    link.crossOrigin = 'anonymous';
+    link.href = url;
+    doc.head.append(link);
+  }
+  // The files Pagefind asks for one after another (a bundle's entry, then its metadata; the first
+  // one's WebAssembly), asked for at once as soon as the router named the bundles: Pagefind (on the
+  // page's thread, not in its worker, where a page's preloads do not reach) takes them from there.
+  const metaOf = new Map();
   // Pagefind with every bundle of ``names`` merged: started on the first query with its first
   // bundle, the bundles later queries need merged in as they come (once each).
   async function engine(names) {
+    for (const name of names) {
+      if (merged.has(name)) continue;
+      preload(base + name + '/pagefind-entry.json?ts=' + ROUTER);
+      if (metaOf.has(name)) preload(base + name + '/pagefind.' + metaOf.get(name) + '.pf_meta');
+    }
     if (!loading) {
       merged.set(names[0], null);
+      preload(base + names[0] + '/wasm.en.pagefind');
       loading = (async () => {
         const loaded = await module();
-        await loaded.options({ ...settings, basePath: base + names[0] + '/' });
+        await loaded.options({ ...settings, noWorker: true, basePath: base + names[0] + '/' });
         loaded.init();
         return loaded;
       })();
@@ -132,6 +152,9 @@
       for (const i of table.always || []) chosen.add(i);
       if (table.keys && Object.hasOwn(table.keys, key)) for (const i of table.keys[key]) chosen.add(i);
       if (table.names && Object.hasOwn(table.names, key)) for (const n of table.names[key]) named.add('pagefind-' + n);
+    }
+    for (const table of loaded) {
+      for (const [n, meta] of Object.entries(table.meta || {})) if (/^[\w-]+$/.test(meta)) metaOf.set('pagefind-' + n, meta);
     }
     // The page's order is the names' (the build sorts them): a rare key's named bundles need no list.
     return [...new Set([...await namesOf(chosen), ...named])].sort();
