@@ -354,7 +354,12 @@ class Corpus:
 
     def _move_to_machines(self) -> int:
         """Move every fourth project's sessions into another machine's kept archive (as ``keep``
-        shows them: ``kept/<machine>/index.json`` naming the slot, the files under it)."""
+        shows them: ``kept/<machine>/index.json`` naming the slot, the files under it). A corpus
+        made before is reused as it is: its moved projects are counted, none moved again."""
+        kept, made = self.keep_dir / "kept", self.work / "corpus" / "corpus.json"
+        if kept.is_dir() and kept.stat().st_mtime_ns >= made.stat().st_mtime_ns:
+            return sum(1 for _ in kept.glob("*/r0/sessions/*/*.jsonl"))
+        shutil.rmtree(self.keep_dir, ignore_errors=True)  # moved out of a corpus made again since
         moved = 0
         for n, project in enumerate(sorted(p for p in self.root.iterdir() if p.is_dir())):
             if n % 4 != 3:

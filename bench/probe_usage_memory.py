@@ -2,8 +2,9 @@
 serve`` over a generated archive (``bench_scale``'s corpus: a quarter in two other machines'
 kept archives) with an empty cache; it waits until the listing has read every file (never for the
 search index, which ``bench_scale`` waits ~16 minutes for at 100,000), then times ``/usage``
-drawn in Chromium cold and warm, ``/api/usage-sessions`` for a filter change,
-``/api/session-models``, and reads serve's peak RSS (VmHWM).
+drawn in Chromium cold and warm (and cold again on a server restarted over its cache, ``--repeat``
+times: it answers from the usage store before its first listing is made), ``/api/usage-sessions``
+for a filter change, ``/api/session-models``, and reads serve's peak RSS (VmHWM).
 
     .venv/bin/python bench/probe_usage_memory.py --sessions 10000 [--keep DIR]
 """
@@ -110,6 +111,15 @@ def main() -> int:
                 )
                 cpu, peak = proc_figures(served)
                 print(f"serve peak RSS (VmHWM) {peak:.0f} MiB, CPU {cpu:.1f} s ({load()})")
+            for n in range(args.repeat):  # killed and started again over its cache dir
+                with corpus.served() as served:
+                    cold = ours_load(browser, served.url + "/usage")
+                    said = re.search(rb'data-counting="([^"]*)"', httpx.get(served.url + "/usage").content)
+                    state = f"counting: {said.group(1).decode()}" if said else "counted"
+                    print(f"/usage drawn, restarted {n + 1}: {cold * 1000:.0f} ms, then {state} ({load()})")
+                    settle(served.url)
+                    cpu, peak = proc_figures(served)
+                    print(f"  restarted serve peak RSS (VmHWM) {peak:.0f} MiB, CPU {cpu:.1f} s ({load()})")
         finally:
             browser.close()
     return 0

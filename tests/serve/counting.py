@@ -21,12 +21,13 @@ USAGE_COUNTED = '#st-usage:not([data-counting]):not([data-drawn="0"])'
 """A served usage page drawn from every file's count (one still counting reloads itself until so)."""
 
 
-def held_python(gate: Path) -> list[str]:
-    """The interpreter command of a serve whose background count waits for ``gate`` to exist."""
-    return [sys.executable, str(HELD_COUNT), str(gate)]
+def held_python(gate: Path, *, listing: bool = False) -> list[str]:
+    """The interpreter command of a serve whose background count (``listing``: every listing of
+    the folders) waits for ``gate`` to exist."""
+    return [sys.executable, str(HELD_COUNT), *(["--listing"] if listing else []), str(gate)]
 
 
-def _generate(path: Path, turns: int, seed: int) -> None:
+def generate(path: Path, turns: int, seed: int) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
     cmd = [sys.executable, str(GEN_SESSION), "--turns", str(turns), "--seed", str(seed), "-o", str(path)]
     subprocess.run(cmd, check=True)
@@ -38,11 +39,11 @@ def counting_folders(tmp_path: Path) -> tuple[Path, Path]:
     usage counted by serve's background pass."""
     root, small = tmp_path / "sessions", tmp_path / "small"
     for n in range(2):
-        _generate(root / "--home-dev-small--" / f"small{n}.jsonl", 2, 10 + n)
+        generate(root / "--home-dev-small--" / f"small{n}.jsonl", 2, 10 + n)
     shutil.copytree(root, small)
     for n in range(3):
         big = root / "--home-dev-big--" / f"big{n}.jsonl"
-        _generate(big, 20, 20 + n)
+        generate(big, 20, 20 + n)
         text = big.read_text(encoding="utf-8").replace('"cwd": "/home/dev/demo"', '"cwd": "/home/dev/big"')
         big.write_text(text, encoding="utf-8")  # a project of its own
     sizes = {p.name: p.stat().st_size for p in root.rglob("*.jsonl")}

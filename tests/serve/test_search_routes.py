@@ -57,6 +57,7 @@ async def test_search_api_errors_are_json(client: AsyncClient) -> None:
 async def test_usage_page_carries_its_data_and_one_hashed_script(
     client: AsyncClient, sessions_dir: Path
 ) -> None:
+    assert (await client.get("/api/sessions")).status_code == 200  # listed: /usage waits not
     empty = await client.get("/usage")
     assert empty.status_code == 200 and page_data(empty.text)["rows"] == []
     reply = assistant("a9", "a1")

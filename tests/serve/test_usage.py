@@ -64,6 +64,7 @@ async def test_usage_page_over_three_agents_equals_stats(tmp_path: Path) -> None
     stats = json.loads(result.output)["total"]
     config = ServeConfig(roots=roots, cache_dir=tmp_path / "cache", agent_dir=tmp_path / "agent", watch=False)
     async with make_client(config) as client:
+        assert (await client.get("/api/sessions")).status_code == 200  # listed: /usage waits not
         page = await client.get("/usage")
     assert page.status_code == 200
     shown = _page_totals(page.text)
@@ -131,6 +132,7 @@ async def test_usage_page_is_made_again_only_when_the_usage_changed(
     config = ServeConfig(roots=roots, cache_dir=cache, agent_dir=tmp_path / "agent", watch=False)
     session = next(roots[0].rglob("*_pi.jsonl"))
     async with make_client(config) as client:
+        assert (await client.get("/api/sessions")).status_code == 200  # listed: /usage waits not
         first = (await client.get("/usage")).text
         again = (await client.get("/usage")).text
         assert again == first and len(made) == 1  # nothing changed: the page made once
@@ -144,6 +146,9 @@ async def test_usage_page_is_made_again_only_when_the_usage_changed(
         assert not (cache / INDEX_FILE).exists()
         after = (await client.get("/usage")).text
         assert data_totals(page_data(after))["messages"] == before + 2 and len(made) == 3
-    # The cached page is byte-identical to one made fresh from the same listing cache.
+    # The cached page is byte-identical to one made fresh from the same listing cache (once the
+    # restarted server's first listing is made: before, it answers from the usage store and says
+    # it is still looking, ``test_usage_restart``).
     async with make_client(config) as fresh:
+        assert (await fresh.get("/api/sessions")).status_code == 200
         assert (await fresh.get("/usage")).text == after

@@ -20,8 +20,13 @@ COUNTING = re.compile(r'<main id="st-usage" data-drawn="0" data-counting="(\d+)"
 
 
 def _usage(http: httpx.Client, url: str) -> tuple[int | None, dict[str, int]]:
-    """(files still to count or None when all are, the page's totals) of one /usage answer."""
-    reply = http.get(url + "/usage")
+    """(files still to count or None when all are, the page's totals) of one /usage answer, once
+    the server's first listing is made (before it the page answers from the usage store, which a
+    fresh cache dir has nothing in, and says it is still looking: ``test_usage_restart``)."""
+    deadline = time.monotonic() + 120  # a bound for a hung server, not a timing assertion
+    while 'data-counting="unlisted"' in (reply := http.get(url + "/usage")).text:
+        assert time.monotonic() < deadline, "the first listing never ended"
+        time.sleep(0.05)  # between polls of the state
     assert reply.status_code == 200
     found = COUNTING.search(reply.text)
     assert (found is not None) == ("Still counting" in reply.text) == ("location.reload()" in reply.text)

@@ -41,7 +41,7 @@ from sessiontree.store.parts import split_key
 
 if TYPE_CHECKING:
     from sessiontree.archive.keep.roots import KeptRoot
-    from sessiontree.archive.usage_db import CatalogUsage
+    from sessiontree.archive.usage_catalog import CatalogUsage
 
 
 CACHE_VERSION = 8

@@ -33,6 +33,7 @@ from sessiontree.store.times import MAX_TIME_MS, UTC_ZONE, Zone, datetime_millis
 if TYPE_CHECKING:
     from sessiontree.archive.catalog import Catalog, Walk
     from sessiontree.archive.usage import UsageRecord
+    from sessiontree.archive.usage_db import UsageDb
     from sessiontree.archive.usage_query import UsageAnswers
 
 # -- folders ---------------------------------------------------------------------------------
@@ -321,19 +322,47 @@ def overlay_of(roots: Sequence[Path]) -> dict[int, int]:
     return found
 
 
+def key_in(roots: Sequence[Path], labels: Sequence[str], path: str) -> str | None:
+    """The (prefixed) key of a session file under one of the roots (``root_labels``), or None."""
+    # A normal absolute path, as the catalogs list them, is cut as a string (through pathlib,
+    # 30 us a root: 0.8 s of a site's usage page at 10,000 sessions in three roots).
+    normal = os.sep == "/" and path.startswith("/") and posixpath.normpath(path) == path
+    for index, root in enumerate(roots):
+        prefix = f"{labels[index]}/" if labels[index] else ""
+        if normal:
+            top = os.path.join(os.path.abspath(root), "")
+            if path.startswith(top) and len(path) > len(top):
+                return prefix + path[len(top) :]
+            continue
+        try:
+            rest = Path(path).relative_to(os.path.abspath(root)).as_posix()
+        except ValueError:
+            continue
+        return prefix + rest
+    return None
+
+
 class Sources:
     """Several catalogs seen as one: ``<label>/<key>`` keys, each mapped back to its file."""
 
-    def __init__(self, roots: Sequence[Path], cache_dir: Path | None, *, usage_store: bool = False) -> None:
-        """``usage_store`` (serve): usage rows in SQLite in ``cache_dir`` (``archive.usage_db``)."""
+    def __init__(
+        self, roots: Sequence[Path], cache_dir: Path | None, *, usage_store: bool | UsageDb = False
+    ) -> None:
+        """``usage_store`` (serve): usage rows in SQLite in ``cache_dir`` (``archive.usage_db``), or
+        that store opened already (serve's usage page answers from it before the catalogs load)."""
         self.roots = list(roots)
         self.labels = root_labels(self.roots)
         # The catalog (records, caches, line scans) loads with the first listing, not with the
         # file walk a search index's stat pass needs.
         from sessiontree.archive.catalog import CACHE_VERSION, Catalog
-        from sessiontree.archive.usage_db import CatalogUsage, UsageDb
+        from sessiontree.archive.usage_catalog import CatalogUsage
+        from sessiontree.archive.usage_db import UsageDb
 
-        self.usage_db = UsageDb.open(cache_dir if usage_store else None, roots, CACHE_VERSION)
+        self.usage_db = (
+            usage_store
+            if isinstance(usage_store, UsageDb)
+            else UsageDb.open(cache_dir if usage_store else None, roots, CACHE_VERSION)
+        )
         linked = [CatalogUsage.of(self.usage_db, n) for n in range(len(self.roots))]
         self.catalogs: list[Catalog] = [
             Catalog(root, cache_dir, linked[n]) for n, root in enumerate(self.roots)
@@ -462,21 +491,7 @@ class Sources:
 
     def key_of(self, path: str) -> str | None:
         """The (prefixed) key of a session file under one of the roots, or None."""
-        # A normal absolute path, as the catalogs list them, is cut as a string (through pathlib,
-        # 30 us a root: 0.8 s of a site's usage page at 10,000 sessions in three roots).
-        normal = os.sep == "/" and path.startswith("/") and posixpath.normpath(path) == path
-        for index, root in enumerate(self.roots):
-            if normal:
-                top = os.path.join(os.path.abspath(root), "")
-                if path.startswith(top) and len(path) > len(top):
-                    return self._prefix(index) + path[len(top) :]
-                continue
-            try:
-                rest = Path(path).relative_to(os.path.abspath(root)).as_posix()
-            except ValueError:
-                continue
-            return self._prefix(index) + rest
-        return None
+        return key_in(self.roots, self.labels, path)
 
     def path_of(self, key: str) -> Path:
         """The session file a (prefixed) key names."""

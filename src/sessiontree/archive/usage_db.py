@@ -25,14 +25,13 @@ import os
 import sqlite3
 import threading
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import replace
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Any
 
 from sessiontree.archive.dates import midnight_of
 from sessiontree.archive.usage import Usage, UsageRecord
 from sessiontree.archive.usage_columns import MESSAGE, TOTALS
-from sessiontree.archive.usage_query import DbAnswers
+from sessiontree.archive.usage_query import BUMP, KEPT_SCHEMA, DbAnswers
 from sessiontree.store.atomic import make_private_dir
 from sessiontree.store.discovery import SessionInfo
 from sessiontree.store.surrogates import replace_surrogates
@@ -143,7 +142,7 @@ def _connect(path: Path) -> sqlite3.Connection:
         # commits lost and their files read again); each file's rows was 3 syncs before.
         conn.execute("PRAGMA journal_mode = WAL")
         conn.execute("PRAGMA synchronous = NORMAL")
-        conn.executescript(SCHEMA)
+        conn.executescript(SCHEMA + KEPT_SCHEMA)
         conn.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
     except sqlite3.DatabaseError:
         conn.close()
@@ -166,7 +165,7 @@ def _in_memory(source: sqlite3.Connection | None = None) -> sqlite3.Connection:
     conn = sqlite3.connect(":memory:", check_same_thread=False, isolation_level=None)
     if source is not None:
         source.backup(conn)
-    conn.executescript(SCHEMA)
+    conn.executescript(SCHEMA + KEPT_SCHEMA)
     return conn
 
 
@@ -216,6 +215,11 @@ class UsageDb:
         """The store of these roots in ``cache_dir``; None without one (rows kept in memory)."""
         return None if cache_dir is None else cls(cache_dir, roots, version)
 
+    def stored(self, root: int | None = None, key: str = "") -> bool:
+        """Whether any rows of this session are stored (of whatever state of its file); no root:
+        whether any session's are (a store a server left, or a fresh one)."""
+        return bool(self._sigs) if root is None else (root, key) in self._sigs
+
     def known(self, root: int, key: str, sig: tuple[int, int]) -> bool:
         """Whether the rows of this session, as of this (mtime, size) of its file, are stored."""
         return self._sigs.get((root, key)) == sig
@@ -250,6 +254,7 @@ class UsageDb:
     ) -> None:
         conn = self._conn
         conn.execute("BEGIN IMMEDIATE")
+        before = conn.total_changes
         try:
             if keep is not None:
                 for key in [k for r, k in self._sigs if r == root and k not in keep]:
@@ -258,6 +263,8 @@ class UsageDb:
                 self._forget(root, entry.key)
                 if rows is not None:
                     self._put(root, entry, sig, rows)
+            if conn.total_changes != before:
+                conn.execute(BUMP)  # the answers kept are of the rows before
             conn.execute("COMMIT")
         except BaseException:
             if conn.in_transaction:  # SQLite rolled back itself on some errors (a full disk)
@@ -383,6 +390,11 @@ class UsageDb:
                 records.append(UsageRecord(usage, *named))
         return records
 
+    def generation(self) -> int:
+        """Bumped by every write that changed the rows: equal, the same answers."""
+        with self._lock:
+            return int(self._conn.execute("SELECT n FROM generation").fetchone()[0])
+
     def answers(self) -> DbAnswers:
         """The usage page's queries over the rows as they are (``archive.usage_query``)."""
         return DbAnswers(lambda: self._conn, _LATER.format(source=_ALL, where="1"), self._lock)
@@ -429,69 +441,3 @@ class UsageDb:
     def close(self) -> None:
         with self._lock:
             self._conn.close()
-
-
-class _Listed(Protocol):
-    """A catalog's record of one file (``catalog._Cached``): what the glue below reads of it."""
-
-    entry: SessionInfo
-    scan: Any
-    mtime_ns: int
-
-    def listed(self) -> Sequence[_Listed]: ...
-
-
-class CatalogUsage:
-    """One catalog's link to the store (``Catalog(..., usage=)``): its records keep no rows."""
-
-    def __init__(self, db: UsageDb, root: int) -> None:
-        self.db = db
-        self.root = root
-
-    @classmethod
-    def of(cls, db: UsageDb | None, root: int) -> CatalogUsage | None:
-        return None if db is None else cls(db, root)
-
-    def adopt(self, loaded: dict[str, Any], files: dict[str, Any]) -> dict[str, Any]:
-        """The records of a loaded cache whose rows are stored (the others read again): rows a
-        cache carries (an older one's) are stored and dropped, here and from its JSON ``files``."""
-        kept: dict[str, Any] = {}
-        for key, cached in loaded.items():
-            sig = (cached.mtime_ns, cached.entry.size)
-            parts = cached.listed()
-            if all(
-                p.scan is None or p.scan.usage or self.db.known(self.root, p.entry.key, sig) for p in parts
-            ):
-                kept[key] = cached
-                for value in [files[key], *files[key].get("parts", ())]:
-                    if value.get("scan"):
-                        value["scan"]["usage"] = []
-        self.take(kept.values(), set(p.entry.key for c in kept.values() for p in c.listed()))
-        return kept
-
-    def take(self, records: Iterable[_Listed], keep: set[str] | None = None) -> None:
-        """Store the rows of these records not stored yet and drop them from the records; with
-        ``keep`` (every listed key), remove the store's other sessions of this root."""
-        found: list[tuple[SessionInfo, tuple[int, int], list[list[Any]] | None]] = []
-        scans = []
-        for cached in records:
-            sig = (cached.mtime_ns, cached.entry.size)
-            for part in cached.listed():
-                if part.scan is None:
-                    if (self.root, part.entry.key) in self.db._sigs:
-                        found.append((part.entry, sig, None))
-                elif not self.db.known(self.root, part.entry.key, sig):
-                    found.append((part.entry, sig, part.scan.usage))
-                    scans.append(part.scan)
-                elif part.scan.usage:
-                    scans.append(part.scan)
-        if found or keep is not None:
-            self.db.store(self.root, found, keep)
-        for scan in scans:
-            scan.usage = []
-
-    def restored(self, old: Any) -> Any:
-        """A record whose pass a grown file continues, with its rows back from the store."""
-        if old is None or old.scan is None or old.scan.tail is None or old.scan.usage:
-            return old
-        return replace(old, scan=replace(old.scan, usage=self.db.rows(self.root, old.entry.key)))

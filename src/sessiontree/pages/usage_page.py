@@ -47,7 +47,8 @@ class UsagePageOptions:
     uncounted: int = 0
     """Sessions whose usage is not counted yet (serve's background pass still reads them): the
     page is marked ``data-counting``, says so, and reloads itself every ``COUNTING_RELOAD`` seconds
-    (``COUNTING_SCRIPT``: the filters in the URL's hash kept)."""
+    (``COUNTING_SCRIPT``: the filters in the URL's hash kept); negative: the files are still being
+    listed (serve's first listing), how many are to count not known yet."""
     api: str | None = None
     """serve's ``/api/usage-sessions``: the page asks it for the sessions of each filter (a built
     site's page carries the top ones of each filter of one value instead)."""

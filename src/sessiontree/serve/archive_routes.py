@@ -461,8 +461,10 @@ async def search_page(request: Request) -> Response:
 
 async def usage_page(request: Request) -> Response:
     """``/usage``: the usage dashboard of every served folder, at once (the totals so far while the
-    background pass still counts: the scan here wakes it if a file changed since)."""
-    await request.app.state.serve.listing.scan_async()
+    background pass still counts: the scan here wakes it if a file changed since). Before the
+    first listing is made (the server's start: seconds at 100,000 sessions) it waits for it only
+    a moment: the totals as the usage store has them, the page saying so (``Listing.until_listed``)."""
+    await request.app.state.serve.listing.until_listed()
     try:
         html = await anyio.to_thread.run_sync(_service(request).usage_page)
     except SearchError as exc:

@@ -16,17 +16,20 @@ import time
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TypeVar
+from typing import TYPE_CHECKING, TypeVar
 
 import anyio
 
-from sessiontree.archive.collection import Sources
+from sessiontree.archive.collection import Sources, key_in, root_labels
 from sessiontree.archive.usage import UsageRecord
 from sessiontree.archive.usage_query import UsageAnswers
 from sessiontree.pages.index_rows import IndexRows
 from sessiontree.serve.security import contained
 from sessiontree.store.discovery import SessionInfo
 from sessiontree.store.foreground import FOREGROUND
+
+if TYPE_CHECKING:
+    from sessiontree.archive.usage_db import UsageDb
 
 log = logging.getLogger(__name__)
 
@@ -47,6 +50,14 @@ and at the end): one write of 10,000 records took 0.3 s, at every background bat
 USAGE_EVERY_SECONDS = 5.0
 """While the background pass counts, the usage rows are made again no sooner than this after the
 last (or 10x what making them cost): the usage page says how many files were left then."""
+
+FIRST_LISTING_WAIT = 0.5
+"""A usage page asked of a server with nothing stored yet (a fresh cache) waits this long for its
+first listing (a small archive's takes milliseconds), then answers that it is still looking."""
+
+UNLISTED = -1
+"""``usage_so_far``'s count of files left before the first listing is made (how many is not known
+yet): the usage page answers from the store as the last run left it and says it is still looking."""
 
 
 def shown_fields(e: SessionInfo) -> tuple[object, ...]:
@@ -107,6 +118,12 @@ class Listing:
         self._cache_dir = cache_dir
         self._sources: Sources | None = None
         self._sources_lock = threading.Lock()
+        self._store: UsageDb | None = None
+        self._store_lock = threading.Lock()
+        self._labels: list[str] | None = None
+        self._early: tuple[int, UsageAnswers] | None = None
+        """The usage answers made before the first listing, with the store's generation they are of."""
+        self._first: asyncio.Future[list[SessionInfo]] | None = None
         self._lock = threading.Lock()
         self._settling = threading.Lock()
         self._usage: tuple[tuple[int, ...], UsageAnswers, int, float] | None = None
@@ -139,12 +156,47 @@ class Listing:
         if sources is None:
             with self._sources_lock:
                 if self._sources is None:
-                    made = Sources(self.roots, self._cache_dir, usage_store=True)
+                    made = Sources(self.roots, self._cache_dir, usage_store=self.usage_store() or True)
                     for catalog in made.catalogs:
                         catalog.save_at_most_every(SAVE_SECONDS)
                     self._sources = made
                 sources = self._sources
         return sources
+
+    def usage_store(self) -> UsageDb | None:
+        """The usage store in the cache dir (None without one), opened alone: the usage page answers
+        from it while the first listing loads the catalogs and looks at every file (seconds at
+        100,000 sessions)."""
+        if self._cache_dir is None:
+            return None
+        with self._store_lock:
+            if self._store is None:
+                from sessiontree.archive.catalog import CACHE_VERSION
+                from sessiontree.archive.usage_db import UsageDb
+
+                self._store = UsageDb(self._cache_dir, self.roots, CACHE_VERSION)
+            return self._store
+
+    def first_listing(self) -> asyncio.Future[list[SessionInfo]]:
+        """The server's first listing, started once (in the event loop): by serve's start, or by the
+        first request that does not wait for it (the usage page)."""
+        if self._first is None:
+            self._first = asyncio.ensure_future(self.scan_async())
+        return self._first
+
+    async def until_listed(self) -> None:
+        """Wait for the first listing while it can say something: at once when the usage store
+        holds the last run's rows (its answers then come from them), else at most
+        ``FIRST_LISTING_WAIT`` (a fresh cache: nothing to say before it). A listing made or
+        failed: as ``scan_async`` (its error raised)."""
+        if not self.listed():
+            first = self.first_listing()
+            store = self.usage_store()
+            if store is None or not store.stored():
+                await asyncio.wait({first}, timeout=FIRST_LISTING_WAIT)
+            if not first.done():
+                return
+        await self.scan_async()
 
     def listed(self) -> bool:
         """Whether a scan has listed the folders yet (a fresh server's first one may take seconds)."""
@@ -296,7 +348,14 @@ class Listing:
         how many listed files still wait for the background pass (their usage not in yet): never
         waits for that pass. While it counts, the answers are made again at most every
         ``USAGE_EVERY_SECONDS`` (or 10x their cost), with the count of files left as it was then,
-        and the usage page reloads itself while counting (it slowed the pass it waits for)."""
+        and the usage page reloads itself while counting (it slowed the pass it waits for). Before
+        the first listing is made, the store's answers as it is, with ``UNLISTED`` files left."""
+        store = self.usage_store() if self._scanned is None else None
+        if store is not None:  # the first listing is still being made: the store as it was left
+            generation = store.generation()
+            if self._early is None or self._early[0] != generation:
+                self._early = (generation, store.answers())
+            return self._early[1], UNLISTED
         self.scan()
         with self._lock:
             left = len(self.sources.pending())
@@ -336,8 +395,10 @@ class Listing:
             return self.sources.family(key)
 
     def key_of(self, path: str | Path) -> str | None:
-        """The key of a session file under one of the roots, or None."""
-        return self.sources.key_of(str(path))
+        """The key of a session file under one of the roots, or None (the catalogs not loaded)."""
+        if self._labels is None:
+            self._labels = root_labels(self.roots)
+        return key_in(self.roots, self._labels, str(path))
 
     async def path_of(self, key: str) -> Path | None:
         """The file a key names, if it is a listed session file inside the roots."""

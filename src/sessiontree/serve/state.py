@@ -124,7 +124,7 @@ class ServeState:
         """List the folders once before any request: the background pass then reads the pending
         files' counts and usage while the user has not yet asked for the usage page."""
         try:
-            await self.listing.scan_async()
+            await self.listing.first_listing()
         except (OSError, SessiontreeError) as exc:
             log.debug("first listing failed: %s", exc)
 

@@ -1,0 +1,61 @@
+"""A restarted serve answers /usage from its usage store before its first listing is made (at
+100,000 sessions that listing takes seconds: the catalogs loaded, every file looked at), saying it
+is still looking, then the page's totals correct themselves for a file changed while it was down
+(issue 54 item 1, usage). Real processes; the restarted one's listing held until the test lets it
+go (``held_count.py --listing``), so the early answer is a state, not a race."""
+
+from __future__ import annotations
+
+import re
+import time
+from pathlib import Path
+
+import httpx
+
+from tests.pages.usage_records import data_totals, page_data
+from tests.serve.counting import counting_folders, generate, held_python, stats_totals
+from tests.serve.process import serve_process
+
+COUNTING = re.compile(r'<main id="st-usage" data-drawn="0" data-counting="([a-z0-9]+)" data-reload="2">')
+
+
+def _usage(http: httpx.Client, url: str) -> tuple[str | None, dict[str, int]]:
+    """(the page's data-counting or None when every session is counted, its totals)."""
+    reply = http.get(url + "/usage")
+    assert reply.status_code == 200
+    found = COUNTING.search(reply.text)
+    assert (found is not None) == ("location.reload()" in reply.text)
+    return (found.group(1) if found else None), data_totals(page_data(reply.text))
+
+
+def _counted(http: httpx.Client, url: str) -> dict[str, int]:
+    """The totals once the page no longer says it is counting (a bound for a hung server only)."""
+    deadline = time.monotonic() + 120
+    while True:
+        counting, totals = _usage(http, url)
+        if counting is None:
+            return totals
+        assert time.monotonic() < deadline, "the count never ended"
+        time.sleep(0.05)  # between polls of the state
+
+
+def test_a_restarted_server_answers_usage_before_its_listing_then_corrects_it(tmp_path: Path) -> None:
+    root, _ = counting_folders(tmp_path)
+    before = stats_totals(root, tmp_path / "c1")
+    cache, gate = tmp_path / "cache", tmp_path / "list-now"
+    with httpx.Client(timeout=120) as http:
+        with serve_process(root, tmp_path / "agent", cache) as served:
+            assert _counted(http, served.url) == before
+            assert served.stop() == 0
+        changed = root / "--home-dev-small--" / "small0.jsonl"
+        generate(changed, 6, 99)  # another session in its place while the server was down
+        after = stats_totals(root, tmp_path / "c2")
+        assert after != before
+        with serve_process(root, tmp_path / "agent", cache, python=held_python(gate, listing=True)) as served:
+            reply = http.get(served.url + "/usage")
+            counting, totals = _usage(http, served.url)
+            assert counting == "unlisted" and totals == before  # the store as the last run left it
+            assert "Still looking at the files" in reply.text
+            gate.touch()
+            assert _counted(http, served.url) == after
+            assert served.stop() == 0
