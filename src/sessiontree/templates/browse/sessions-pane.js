@@ -412,6 +412,12 @@
         stretching = false;
       }
     }
+    // This session's row a third of the way down the list's box (the list scrolls, not the page).
+    function showCurrent() {
+      const here = rows.querySelector('a[aria-current=page]');
+      if (!here) return;
+      rows.scrollTop += here.getBoundingClientRect().top - rows.getBoundingClientRect().top - rows.clientHeight / 3;
+    }
     async function fetchWindow(how) {
       const asked = ++refreshes;
       try {
@@ -428,10 +434,7 @@
       const first = !loaded;
       loaded = true;
       draw(true);
-      if (first || how === 'first') {
-        const here = rows.querySelector('a[aria-current=page]');
-        if (here) here.scrollIntoView({ block: 'nearest' });
-      }
+      if (first || how === 'first') showCurrent();
       if (first) { // the filters' choices, once the first rows are drawn
         getJson(windowUrl('choices')).then((data) => { if (asked === refreshes) chosen(data); }, () => {});
       }
@@ -499,7 +502,10 @@
       wait();
     });
     booted.then(() => {
-      if (side.firstChild !== pane) side.prepend(pane);
+      if (side.firstChild !== pane) {
+        side.prepend(pane); // moved: the list's scroll is lost
+        if (windowed && loaded) showCurrent();
+      }
       markUnseen();
     });
     refresh();
