@@ -54,10 +54,11 @@
   // one's WebAssembly), asked for at once as soon as the router named the bundles: Pagefind (on the
   // page's thread, not in its worker, where a page's preloads do not reach) takes them from there.
   const metaOf = new Map();
+  const PRELOADED = 32; // a query of more bundles (a common word's) leaves Pagefind to ask in turn
   // Pagefind with every bundle of ``names`` merged: started on the first query with its first
   // bundle, the bundles later queries need merged in as they come (once each).
   async function engine(names) {
-    for (const name of names) {
+    for (const name of names.length <= PRELOADED ? names : []) {
       if (merged.has(name)) continue;
       preload(base + name + '/pagefind-entry.json?ts=' + ROUTER);
       if (metaOf.has(name)) preload(base + name + '/pagefind.' + metaOf.get(name) + '.pf_meta');
