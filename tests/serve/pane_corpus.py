@@ -33,30 +33,34 @@ def _assistant(entry_id: str, parent: str, model: str) -> dict[str, object]:
     return msg(entry_id, parent, "assistant", "ok", provider=provider, model=name, usage=USAGE)
 
 
+def write_session(path: Path, n: int, project: str, model: str, ms: int, second: str | None = None) -> None:
+    """Session ``n`` of ``project`` at ``path``: a prompt answered by ``model`` (and another by
+    ``second``), fsynced, its mtime ``ms`` (a whole number of ms)."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    lines = [
+        header(f"s{n:05d}", cwd=project, title=f"Session <b>{n}</b> & co"),
+        msg(f"u{n}", None, "user", "hi"),
+    ]
+    # Ids of its own: the same ids in two files are one message copied (counted once, its model too).
+    lines.append(_assistant(f"a{n}", f"u{n}", model))
+    if second is not None:
+        lines += [msg(f"v{n}", f"a{n}", "user", "more"), _assistant(f"b{n}", f"v{n}", second)]
+    with path.open("w", encoding="utf-8") as out:
+        out.write("".join(json.dumps(line) + "\n" for line in lines))
+        out.flush()
+        os.fsync(out.fileno())
+    os.utime(path, ns=(ms * 1_000_000, ms * 1_000_000))
+
+
 def write_corpus(root: Path, count: int) -> None:
-    """``count`` small sessions under ``root``, each fsynced, its mtime a whole number of ms."""
+    """``count`` small sessions under ``root`` in five projects, a seventh of them with two models,
+    their last activity every quarter hour before ``NOW_MS``, shuffled."""
     for n in range(count):
         project = PROJECTS[n % len(PROJECTS)]
         folder = root / ("--" + project.strip("/").replace("/", "-") + "--")
-        folder.mkdir(parents=True, exist_ok=True)
-        lines = [
-            header(f"s{n:05d}", cwd=project, title=f"Session <b>{n}</b> & co"),
-            msg(f"u{n}", None, "user", "hi"),
-        ]
-        # Ids of its own: the same ids in two files are one message copied (counted once, its model too).
-        lines.append(_assistant(f"a{n}", f"u{n}", MODELS[n % 3]))
-        if n % 7 == 0:  # some sessions use two models
-            lines += [
-                msg(f"v{n}", f"a{n}", "user", "more"),
-                _assistant(f"b{n}", f"v{n}", MODELS[(n + 1) % 3]),
-            ]
-        path = folder / f"s{n:05d}.jsonl"
-        with path.open("w", encoding="utf-8") as out:
-            out.write("".join(json.dumps(line) + "\n" for line in lines))
-            out.flush()
-            os.fsync(out.fileno())
-        ms = NOW_MS - (n * 7919 % count) * 3_600_000 // 4  # every quarter hour, shuffled
-        os.utime(path, ns=(ms * 1_000_000, ms * 1_000_000))
+        ms = NOW_MS - (n * 7919 % count) * 3_600_000 // 4
+        second = MODELS[(n + 1) % 3] if n % 7 == 0 else None
+        write_session(folder / f"s{n:05d}.jsonl", n, project, MODELS[n % 3], ms, second)
 
 
 def read_corpus(root: Path) -> list[Listed]:

@@ -4,13 +4,15 @@ keeps, in the pane's order; a window around a deep session holds it; bad paramet
 
 from __future__ import annotations
 
+import time
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 import httpx
 import pytest
 
-from tests.serve.pane_corpus import MODELS, NOW_MS, PROJECTS, Listed, read_corpus, write_corpus
+from tests.serve.pane_corpus import MODELS, NOW_MS, PROJECTS, Listed, read_corpus, write_corpus, write_session
 from tests.serve.process import listed, serve_process
 
 COUNT = 1_500
@@ -122,3 +124,27 @@ def test_a_bad_parameter_is_a_400_with_one_line(
 ) -> None:
     reply = served[0].get("/api/sessions/window", params=params)
     assert reply.status_code == 400 and reply.json() == {"error": message}
+
+
+def test_a_new_sessions_model_is_a_choice_and_a_filter_once_it_is_read(tmp_path: Path) -> None:
+    """The model lists are kept while the listing and the usage store's rows stay: a new file with
+    a new model changes both, and the next window's choices and model filter have it."""
+    root = tmp_path / "agent" / "sessions"
+    write_corpus(root, 12)
+    with (
+        serve_process(root, tmp_path / "agent", tmp_path / "cache") as server,
+        httpx.Client(base_url=server.url, timeout=120) as client,
+    ):
+        listed(client)
+        before = client.get("/api/sessions/window", params={"choices": "1", "model": MODELS[0]}).json()
+        assert before["choices"]["models"] == sorted(MODELS)
+        assert before["total"] == sum(1 for s in read_corpus(root) if MODELS[0] in s.models)
+        write_session(root / "--work-new--" / "late.jsonl", 99, "/work/new", "p/m-new", NOW_MS + HOUR)
+        ceiling = time.monotonic() + 120  # a bound on a loaded machine, not a timed assertion
+        while (
+            found := client.get("/api/sessions/window", params={"choices": "1", "model": "p/m-new"}).json()
+        )["total"] != 1:
+            assert time.monotonic() < ceiling, "the new session's model never came"
+            time.sleep(0.05)
+        assert found["choices"]["models"] == sorted([*MODELS, "p/m-new"])
+        assert [s["k"] for s in found["sessions"]] == ["--work-new--/late.jsonl"]

@@ -4,15 +4,17 @@
 the positions of the sessions of each project, agent and both, in that order (newest first). A
 window of a filter is then a lookup, two bisects for its days (the order is by time), one for the
 session it is fetched around and one for how many changed since a time mark, and a slice: no walk
-of every session per request. The model filter's lists are made the same way, once per version,
-from the usage store's models of every session (``PaneModels``), when a model filter is first asked.
+of every session per request. The model filter's lists are made the same way from the usage store's
+models of every session (``PaneModels``), when a model filter or the choices are asked, and kept
+while neither the listing nor the store's rows changed.
 """
 
 from __future__ import annotations
 
+import threading
 from array import array
 from bisect import bisect_left, bisect_right
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
 from sessiontree.store.discovery import SessionInfo
@@ -75,6 +77,22 @@ class PaneIndex:
         self.lists = {key: _packed(found) for key, found in lists.items()}
         self.projects = sorted({p for p, _ in lists if p})
         self.agents = sorted({a for p, a in lists if p is None and a})
+        self._models: tuple[object, PaneModels | None] | None = None
+        self._lock = threading.Lock()
+
+    def models(
+        self, tag: object, every: Callable[[], Mapping[str, Sequence[str]] | None]
+    ) -> PaneModels | None:
+        """The model lists of this order made from ``every`` session's models, kept while ``tag``
+        (the usage store's generation) stays: made again only once the models may have changed."""
+        with self._lock:
+            if self._models is not None and self._models[0] == tag:
+                return self._models[1]
+        found = every()
+        made = None if found is None else PaneModels(self, found)
+        with self._lock:
+            self._models = (tag, made)
+        return made
 
     def _kept(self, query: PaneQuery, models: PaneModels | None) -> Positions:
         project = query.project

@@ -376,6 +376,11 @@ class Listing:
             self._usage = (*self._usage[:2], left, self._usage[3])
         return self._usage[1]
 
+    def usage_generation(self) -> int | None:
+        """The usage store's generation (bumped by every write of its rows; None without one)."""
+        store = self.sources.usage_db
+        return None if store is None else store.generation()
+
     def session_models(self, keys: Iterable[str] | None = None) -> dict[str, list[str]] | None:
         """The models of these listed sessions (or of every one) as counted so far, from the usage
         store: a query, not every session's rows (None without a cache dir)."""

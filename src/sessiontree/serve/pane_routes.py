@@ -59,16 +59,10 @@ def read_query(params: QueryParams) -> PaneQuery:
     )
 
 
-def _models(view: ListingView, state: Any) -> PaneModels | None:
-    """The model lists of this listing version, made once (None without a usage store)."""
-    index = view.made("pane index", _index)
-
-    def make(_: list[SessionInfo]) -> PaneModels | None:
-        every = state.listing.session_models()
-        return None if every is None else PaneModels(index, every)
-
-    models: PaneModels | None = view.made("pane models", make)
-    return models
+def _models(index: PaneIndex, state: Any) -> PaneModels | None:
+    """The model lists of this listing version and usage store generation, made once (None
+    without a usage store): the usage rows are written as files are read, after they are listed."""
+    return index.models(state.listing.usage_generation(), state.listing.session_models)
 
 
 def _index(entries: list[SessionInfo]) -> PaneIndex:
@@ -77,7 +71,7 @@ def _index(entries: list[SessionInfo]) -> PaneIndex:
 
 def _answer(view: ListingView, state: Any, query: PaneQuery, choices: bool) -> bytes:
     index = view.made("pane index", _index)
-    models = _models(view, state) if query.model or choices else None
+    models = _models(index, state) if query.model or choices else None
     found = index.window(query, models)
     shown_models = state.listing.session_models([e.key for e in found.sessions]) or {}
     rows = [session_record(e, state.urls.session(e.key), shown_models.get(e.key, ())) for e in found.sessions]
