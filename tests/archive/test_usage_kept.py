@@ -12,7 +12,7 @@ import pytest
 
 from sessiontree.archive.catalog import CACHE_VERSION
 from sessiontree.archive.collection import Sources
-from sessiontree.archive.usage_db import UsageDb
+from sessiontree.archive.usage_db import KeptAnswers, UsageDb
 from sessiontree.archive.usage_query import RecordsAnswers, SessionPage, UsageAnswers, UsageFilter
 from tests.archive.sessions import write_lines
 from tests.archive.test_usage import build_archive
@@ -62,7 +62,14 @@ def test_a_reopened_store_answers_from_what_it_kept_until_its_rows_change(
     sources.catalogs[0].save(force=True)
     store.close()
 
-    again = UsageDb(cache_dir, [roots], CACHE_VERSION)  # a restarted server's, before its listing
+    # Read as a restarted server does before it opens the store whole: no check, no rows.
+    def whole() -> UsageAnswers:
+        raise AssertionError("the page's own answers were kept")
+
+    early = KeptAnswers.read(store.path, whole)
+    assert early is not None
+    _same(early, made)
+    again = UsageDb(cache_dir, [roots], CACHE_VERSION)  # a restarted server's, opened whole
     kept = again.answers()
     _same(kept, made)
     assert kept.groups() and not _counted(again)  # from what was kept: no pass over the rows
@@ -78,6 +85,7 @@ def test_a_reopened_store_answers_from_what_it_kept_until_its_rows_change(
     third = Sources([roots], cache_dir, usage_store=True)
     third.scan()
     assert third.usage_db is not None
+    assert KeptAnswers.read(store.path, whole) is None  # its rows changed: nothing kept of them
     fresh = third.usage_db.answers()
     _same(fresh, _whole(roots))
     assert fresh.groups() != made.groups()

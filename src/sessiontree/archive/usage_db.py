@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import contextlib
 import hashlib
+import json
 import logging
 import os
 import sqlite3
@@ -31,7 +32,17 @@ from typing import Any
 from sessiontree.archive.dates import midnight_of
 from sessiontree.archive.usage import Usage, UsageRecord
 from sessiontree.archive.usage_columns import MESSAGE, TOTALS
-from sessiontree.archive.usage_query import BUMP, KEPT_SCHEMA, DbAnswers
+from sessiontree.archive.usage_query import (
+    BUMP,
+    KEPT_SCHEMA,
+    DbAnswers,
+    SessionPage,
+    UsageAnswers,
+    UsageFilter,
+    kept_groups,
+    kept_name,
+    kept_page,
+)
 from sessiontree.store.atomic import make_private_dir
 from sessiontree.store.discovery import SessionInfo
 from sessiontree.store.surrogates import replace_surrogates
@@ -169,6 +180,51 @@ def _in_memory(source: sqlite3.Connection | None = None) -> sqlite3.Connection:
     return conn
 
 
+def store_path(cache_dir: Path, roots: Sequence[Path], version: int) -> Path:
+    """The file of the usage store of these roots (``version``: the catalog's; another, another file)."""
+    names = "\0".join(str(Path(root).resolve()) for root in roots)
+    digest = hashlib.sha256(names.encode("utf-8", "surrogateescape")).hexdigest()[:20]
+    return Path(cache_dir) / f"usage-{digest}-v{version}.sqlite"
+
+
+class KeptAnswers:
+    """The answers a store kept for its rows as they are (``usage_query.KEPT_SCHEMA``), read with no
+    check of the file and no pass over its rows: a restarted server's usage page before its first
+    listing (at 100,000 sessions opening the store whole, its check and its keys, took 1.2 s). What
+    was not kept is asked of ``rest`` (the store opened whole)."""
+
+    def __init__(self, kept: dict[str, Any], rest: Callable[[], UsageAnswers]) -> None:
+        self._kept = kept
+        self._rest = rest
+        self._groups = kept_groups(kept["groups"])
+
+    @classmethod
+    def read(cls, path: Path, rest: Callable[[], UsageAnswers]) -> KeptAnswers | None:
+        """The answers kept in the store at ``path`` (None: no store, or nothing kept of its rows)."""
+        if not path.is_file():
+            return None
+        try:
+            conn = sqlite3.connect(path, timeout=5)
+            try:
+                found = conn.execute(
+                    "SELECT k.name, k.data FROM kept_answers k JOIN generation g ON k.generation = g.n"
+                ).fetchall()
+            finally:
+                conn.close()
+            kept = {name: json.loads(data) for name, data in found}
+            return cls(kept, rest) if "groups" in kept else None
+        except (sqlite3.Error, ValueError, TypeError) as exc:  # damaged: the whole open says so
+            log.debug("no usage answers kept in %s: %s", path, exc)
+            return None
+
+    def groups(self) -> list[UsageRecord]:
+        return self._groups
+
+    def sessions(self, where: UsageFilter, offset: int, limit: int) -> SessionPage:
+        kept = self._kept.get(kept_name(where, offset, limit) or "")
+        return self._rest().sessions(where, offset, limit) if kept is None else kept_page(kept, offset)
+
+
 class UsageDb:
     """The usage rows of the listed files of several roots (by root index and the catalog's key).
 
@@ -178,9 +234,7 @@ class UsageDb:
 
     def __init__(self, cache_dir: Path, roots: Sequence[Path], version: int) -> None:
         """``version``: the catalog's (its rows' shape); another is another file."""
-        names = "\0".join(str(Path(root).resolve()) for root in roots)
-        digest = hashlib.sha256(names.encode("utf-8", "surrogateescape")).hexdigest()[:20]
-        self.path = Path(cache_dir) / f"usage-{digest}-v{version}.sqlite"
+        self.path = store_path(cache_dir, roots, version)
         self._lock = threading.Lock()
         self.in_memory = False
         """The cache dir could not be written: the rows are kept in memory from then on."""

@@ -403,9 +403,7 @@ class DbAnswers:
         if self._groups is None:
             kept = self._kept("groups")
             if kept is not None:
-                self._groups = [
-                    UsageRecord(Usage(*usage), "", None, cwd, agent) for cwd, agent, usage in kept
-                ]
+                self._groups = kept_groups(kept)
                 return self._groups
             starts: dict[str, int] = {}
             found = []
@@ -426,10 +424,10 @@ class DbAnswers:
         made = self._pages.get(at)
         if made is not None:
             return made
-        kept_as = f"sessions {offset} {limit}" if where == UsageFilter() else None  # the page's own
+        kept_as = kept_name(where, offset, limit)
         kept = None if kept_as is None else self._kept(kept_as)
         if kept is not None:
-            made = self._pages[at] = SessionPage(kept[0], offset, [_unpacked(s) for s in kept[1]])
+            made = self._pages[at] = kept_page(kept, offset)
             return made
         clause, args = where_sql(where)
         if where == UsageFilter():  # the default: a walk of the ranked table's index
@@ -479,11 +477,23 @@ class DbAnswers:
         return page
 
 
+def kept_name(where: UsageFilter, offset: int, limit: int) -> str | None:
+    """The name a page of sessions is kept under (the default filter's alone), or None."""
+    return f"sessions {offset} {limit}" if where == UsageFilter() else None
+
+
+def kept_groups(kept: list[Any]) -> list[UsageRecord]:
+    return [UsageRecord(Usage(*u), "", None, cwd, agent) for cwd, agent, u in kept]
+
+
 def _packed(total: SessionTotal) -> list[Any]:
     r = total.record
     return [astuple(r.usage), r.path, r.title, r.cwd, r.agent, total.unpriced, total.free]
 
 
-def _unpacked(data: list[Any]) -> SessionTotal:
-    usage, path, title, cwd, agent, unpriced, free = data
-    return SessionTotal(UsageRecord(Usage(*usage), path, title, cwd, agent), tuple(unpriced), tuple(free))
+def kept_page(kept: list[Any], offset: int) -> SessionPage:
+    sessions = []
+    for usage, path, title, cwd, agent, unpriced, free in kept[1]:
+        record = UsageRecord(Usage(*usage), path, title, cwd, agent)
+        sessions.append(SessionTotal(record, tuple(unpriced), tuple(free)))
+    return SessionPage(kept[0], offset, sessions)

@@ -22,7 +22,7 @@ import anyio
 
 from sessiontree.archive.collection import Sources, key_in, root_labels
 from sessiontree.archive.usage import UsageRecord
-from sessiontree.archive.usage_query import UsageAnswers
+from sessiontree.archive.usage_query import RecordsAnswers, UsageAnswers
 from sessiontree.pages.index_rows import IndexRows
 from sessiontree.serve.security import contained
 from sessiontree.store.discovery import SessionInfo
@@ -54,6 +54,9 @@ last (or 10x what making them cost): the usage page says how many files were lef
 FIRST_LISTING_WAIT = 0.5
 """A usage page asked of a server with nothing stored yet (a fresh cache) waits this long for its
 first listing (a small archive's takes milliseconds), then answers that it is still looking."""
+
+NOTHING_YET = RecordsAnswers([])
+"""The usage answers of a fresh cache before its first listing."""
 
 UNLISTED = -1
 """``usage_so_far``'s count of files left before the first listing is made (how many is not known
@@ -122,7 +125,8 @@ class Listing:
         self._store_lock = threading.Lock()
         self._labels: list[str] | None = None
         self._early: tuple[int, UsageAnswers] | None = None
-        """The usage answers made before the first listing, with the store's generation they are of."""
+        """The usage answers made before the first listing, with the store's generation they are of
+        (-1: what it kept, read before it was opened whole)."""
         self._first: asyncio.Future[list[SessionInfo]] | None = None
         self._lock = threading.Lock()
         self._settling = threading.Lock()
@@ -191,12 +195,43 @@ class Listing:
         failed: as ``scan_async`` (its error raised)."""
         if not self.listed():
             first = self.first_listing()
-            store = self.usage_store()
-            if store is None or not store.stored():
+            if await anyio.to_thread.run_sync(self.early_answers) is None:
                 await asyncio.wait({first}, timeout=FIRST_LISTING_WAIT)
             if not first.done():
                 return
         await self.scan_async()
+
+    def early_answers(self) -> UsageAnswers | None:
+        """The usage answers before the first listing, of the store as the last run left it: those
+        it kept for its rows (``KeptAnswers``: read while the store is not open whole, with no check
+        of the file and no pass over its rows), else its own; None with nothing stored (a fresh
+        cache, or no cache dir)."""
+        if self._cache_dir is None:
+            return None
+        from sessiontree.archive.catalog import CACHE_VERSION
+        from sessiontree.archive.usage_db import KeptAnswers, store_path
+
+        store = self._store
+        if store is None:  # nothing written since the last run: what it kept holds
+            if self._early is None:
+                path = store_path(self._cache_dir, self.roots, CACHE_VERSION)
+                kept = KeptAnswers.read(path, lambda: self._whole_store().answers())
+                if kept is not None:
+                    self._early = (-1, kept)
+            if self._early is not None and self._early[0] == -1:
+                return self._early[1]
+            store = self._whole_store()
+        if not store.stored():
+            return None
+        generation = store.generation()
+        if self._early is None or self._early[0] != generation:
+            self._early = (generation, store.answers())
+        return self._early[1]
+
+    def _whole_store(self) -> UsageDb:
+        store = self.usage_store()
+        assert store is not None  # a cache dir
+        return store
 
     def listed(self) -> bool:
         """Whether a scan has listed the folders yet (a fresh server's first one may take seconds)."""
@@ -350,12 +385,8 @@ class Listing:
         ``USAGE_EVERY_SECONDS`` (or 10x their cost), with the count of files left as it was then,
         and the usage page reloads itself while counting (it slowed the pass it waits for). Before
         the first listing is made, the store's answers as it is, with ``UNLISTED`` files left."""
-        store = self.usage_store() if self._scanned is None else None
-        if store is not None:  # the first listing is still being made: the store as it was left
-            generation = store.generation()
-            if self._early is None or self._early[0] != generation:
-                self._early = (generation, store.answers())
-            return self._early[1], UNLISTED
+        if self._scanned is None and self._cache_dir is not None:  # the first listing not made yet
+            return self.early_answers() or NOTHING_YET, UNLISTED
         self.scan()
         with self._lock:
             left = len(self.sources.pending())
