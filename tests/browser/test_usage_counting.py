@@ -35,8 +35,8 @@ SHOWN = """() => {
 
 def _shown(page: Page) -> dict[str, Any]:
     """What the page shows, read in one step once drawn with the sessions its filters keep (a
-    chosen project's are asked of serve after the first draw), and a reload may come between two
-    steps."""
+    chosen project's are asked of serve after the first draw) and serve's first listing is made,
+    and a reload may come between two steps."""
     while True:
         wanted = '#st-usage:not([data-drawn="0"]):not([data-sessions="asking"])'
         page.wait_for_selector(wanted, state="attached", timeout=60_000)
@@ -46,7 +46,9 @@ def _shown(page: Page) -> dict[str, Any]:
             if "destroyed" in str(exc) or "navigat" in str(exc):
                 continue
             raise
-        if shown["drawn"] > 0 and not shown["asking"]:
+        # Before serve's first listing is made the page says it is still looking (a fresh cache:
+        # nothing counted yet, ``tests/serve/test_usage_restart.py``) and reloads itself: the next.
+        if shown["drawn"] > 0 and not shown["asking"] and shown["counting"] != "unlisted":
             return shown
 
 
