@@ -5,16 +5,18 @@ sessions a brute-force pass over the files keeps; a session deep in the list is 
 
 from __future__ import annotations
 
+import time
 from collections.abc import Iterator
 from contextlib import ExitStack
 from datetime import datetime
+from pathlib import Path
 
 import httpx
 import pytest
 from playwright.sync_api import Page, Response
 
 from tests.browser.conftest import Watch, wait_js
-from tests.serve.pane_corpus import PROJECTS, Listed, read_corpus, write_corpus
+from tests.serve.pane_corpus import PROJECTS, Listed, read_corpus, write_corpus, write_session
 from tests.serve.process import listed, serve_process
 
 pytestmark = pytest.mark.browser
@@ -133,4 +135,45 @@ def test_a_filters_rows_are_what_a_pass_over_the_files_keeps(
         page.locator(MORE).scroll_into_view_if_needed()
         wait_js(page, f"document.querySelectorAll('{ROW}').length > {drawn}")
     assert _keys(page) == kept and len(kept) > 100
+    assert watch.page_errors == []
+
+
+def test_a_session_changed_since_the_last_visit_is_new_and_counted(
+    page: Page, watch: Watch, tmp_path: Path
+) -> None:
+    """ "New since last seen" is a time mark: a session the pane never showed that changed after the
+    pane's last visit has a dot and "new", and the status counts the sessions changed since; the
+    titles are text (a session's markup never becomes an element)."""
+    root = tmp_path / "agent" / "sessions"
+    write_corpus(root, 150)
+    with serve_process(root, tmp_path / "agent", tmp_path / "cache") as served:
+        with httpx.Client(base_url=served.url, timeout=120) as client:
+            listed(client)
+        mine = _project(read_corpus(root), 0)
+        page.goto(f"{served.url}/s/{mine[0].key}")
+        page.wait_for_selector(ROW)
+        assert page.locator("#st-browse .st-browse-grew").count() == 0  # a first visit: nothing new
+        assert page.locator("#st-browse .st-browse-title b").count() == 0
+        assert page.inner_text(f"{ROW} .st-browse-title") == f"Session <b>{int(mine[0].key[-10:-6])}</b> & co"
+        page.goto("about:blank")
+        late = int(time.time() * 1000)
+        folder = root / mine[0].key.split("/")[0]
+        write_session(folder / "late.jsonl", 900, PROJECTS[0], "p/m-mid", late)
+        with httpx.Client(base_url=served.url, timeout=120) as client:
+            ceiling = time.monotonic() + 120  # a bound on a loaded machine, not a timed assertion
+            while (
+                client.get("/api/sessions/window", params={"project": PROJECTS[0]}).json()["total"]
+                != len(mine) + 1
+            ):
+                assert time.monotonic() < ceiling, "the new session was never listed"
+                time.sleep(0.05)
+        page.goto(f"{served.url}/s/{mine[0].key}")
+        new = f'{ROW}.st-browse-grew[data-key="{folder.name}/late.jsonl"]'
+        page.wait_for_selector(new)
+        assert page.inner_text(new + " .st-browse-new") == "new"
+        assert page.locator("#st-browse .st-browse-grew").count() == 1
+        assert (
+            page.inner_text("#st-browse .st-browse-status")
+            == f"{len(mine) + 1} sessions, 1 changed since your last visit"
+        )
     assert watch.page_errors == []
