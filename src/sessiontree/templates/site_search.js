@@ -30,9 +30,11 @@
   }
 
   const base = new URL('.', location.href).pathname;
-  // metaCacheTag: each bundle's entry file under one address per build (Pagefind's default adds the
-  // time), the address the page preloads it under.
-  const settings = { baseUrl: base, excerptLength: 24, metaCacheTag: ROUTER };
+  // metaCacheTag: the address of each bundle's entry file, which the page preloads, known before
+  // Pagefind asks for it (its default adds the time of each request). Still the page's own time,
+  // not a tag of the build: a bundle rebuilt under its name (--force, another Pagefind) may name
+  // other metadata files than a browser's cached entry file.
+  const settings = { baseUrl: base, excerptLength: 24, metaCacheTag: String(Date.now()) };
   let loading = null;
   let code = null;
   const merged = new Map();
@@ -60,7 +62,7 @@
   async function engine(names) {
     for (const name of names.length <= PRELOADED ? names : []) {
       if (merged.has(name)) continue;
-      preload(base + name + '/pagefind-entry.json?ts=' + ROUTER);
+      preload(base + name + '/pagefind-entry.json?ts=' + settings.metaCacheTag);
       if (metaOf.has(name)) preload(base + name + '/pagefind.' + metaOf.get(name) + '.pf_meta');
     }
     if (!loading) {
