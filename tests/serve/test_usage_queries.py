@@ -9,7 +9,7 @@ from __future__ import annotations
 import json
 import os
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -67,14 +67,24 @@ def _corpus(root: Path, count: int) -> list[Path]:
     return paths
 
 
-def _brute(paths: list[Path]) -> dict[str, dict[str, Any]]:
-    """Each file's usage from its lines: a message (id, time, usage) counted in the oldest file only."""
+def _brute(
+    paths: list[Path], keep: Callable[[str, str, int], bool] | None = None
+) -> dict[str, dict[str, Any]]:
+    """Each file's usage from its lines: a message (id, time, usage) counted in the oldest file only;
+    ``keep`` (folder, model, time in ms): only the messages it keeps, only the files with one."""
     seen: set[str] = set()
     per: dict[str, dict[str, Any]] = {}
     for path in sorted(paths, key=lambda p: (p.stat().st_mtime_ns, str(p))):
         lines = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()]
         cwd = lines[0]["cwd"]
-        total: dict[str, Any] = {"cwd": cwd, "messages": 0, "input": 0, "cost": 0.0, "quarters": set()}
+        total: dict[str, Any] = {
+            "cwd": cwd,
+            "messages": 0,
+            "input": 0,
+            "tokens": 0,
+            "cost": 0.0,
+            "quarters": set(),
+        }
         for line in lines[1:]:
             message = line.get("message", {})
             if message.get("role") != "assistant":
@@ -83,12 +93,18 @@ def _brute(paths: list[Path]) -> dict[str, dict[str, Any]]:
             if key in seen:
                 continue
             seen.add(key)
+            when = datetime.strptime(line["timestamp"], "%Y-%m-%dT%H:%M:%S.000Z").replace(tzinfo=UTC)
+            if keep is not None and not keep(cwd, "p/" + message["model"], int(when.timestamp() * 1000)):
+                continue
             total["messages"] += 1
             total["input"] += message["usage"]["input"]
             total["cost"] += message["usage"]["cost"]["total"]
-            when = datetime.strptime(line["timestamp"], "%Y-%m-%dT%H:%M:%S.000Z").replace(tzinfo=UTC)
+            total["tokens"] += sum(
+                message["usage"][k] for k in ("input", "output", "cacheRead", "cacheWrite")
+            )
             total["quarters"].add((int(when.timestamp()) // 900 * 900 * 1000, "p/" + message["model"]))
-        per[str(path)] = total
+        if keep is None or total["messages"]:
+            per[str(path)] = total
     return per
 
 

@@ -16,7 +16,9 @@ The sessions a filter keeps (how many, and the top ones by cost) are not in the 
 carries the first page of the default filter and asks ``api`` for the others
 (``sessions_json``); a built site's carries the top sessions of each filter of one project, agent or
 model (``tops``, keyed as the script keys them: ``""``, ``project=...``, ``agent=...``, ``model=...``),
-so its size grows with the projects, never with the sessions. Titles are plain text cut at a word.
+so its size grows with the projects, never with the sessions; those of a date range or two filters
+the page ranks from the files of sessions by month it fetches (``chunks``, ``site.usage_chunks``).
+Titles are plain text cut at a word.
 """
 
 from __future__ import annotations
@@ -101,9 +103,11 @@ def usage_data(
     link_for: LinkFor,
     *,
     api: str | None = None,
+    chunks: Sequence[str] = (),
 ) -> dict[str, Any]:
     """Pack the grouped totals for the dashboard (``link_for`` gives a session's page from its path),
-    with the sessions listed as serve's page (``api``: where it asks) or a built site's carries them."""
+    with the sessions listed as serve's page (``api``: where it asks) or a built site's carries them
+    (``chunks``: the months of its files of sessions, ``site.usage_chunks``)."""
     if isinstance(answers, Sequence):
         answers = RecordsAnswers(answers)
     groups = answers.groups()
@@ -147,4 +151,6 @@ def usage_data(
         else:
             pages = [answers.sessions(where, 0, SITE_TOP) for where in wheres]
         data["tops"] = {key: listed_json(page, link_for) for (key, _), page in zip(keys, pages, strict=True)}
+        if chunks:
+            data["chunks"] = list(chunks)
     return data

@@ -26,7 +26,7 @@ from sessiontree.pages.usage_data import usage_data
 
 PALETTE_SIZE = 8
 """The top groups get colour classes st-m0 .. st-m7 by rank; the rest are drawn as one "other"."""
-SCRIPT_MODULES = ("usage/usage-data.js", "usage/usage-view.js")
+SCRIPT_MODULES = ("usage/usage-data.js", "usage/usage-chunks.js", "usage/usage-view.js")
 COUNTING_RELOAD = 2
 """Seconds between reloads of a page whose totals are still being counted."""
 COUNTING_SCRIPT = "usage/usage-counting.js"
@@ -52,6 +52,9 @@ class UsagePageOptions:
     api: str | None = None
     """serve's ``/api/usage-sessions``: the page asks it for the sessions of each filter (a built
     site's page carries the top ones of each filter of one value instead)."""
+    chunks: tuple[str, ...] = ()
+    """A built site's files of sessions by month (``site.usage_chunks``): the page fetches those a
+    dated or combined filter covers and ranks their sessions itself."""
 
 
 def usage_script() -> str:
@@ -75,10 +78,12 @@ def render_usage_page(
             options.title,
             "usage.css",
             [script],
-            connect_src=("'self'",) if options.api else (),
+            connect_src=("'self'",) if options.api or options.chunks else (),
         ),  # our own files, checked
         script=Markup(script),
-        data_json=Markup(json_for_script(usage_data(records, options.link_for, api=options.api))),
+        data_json=Markup(
+            json_for_script(usage_data(records, options.link_for, api=options.api, chunks=options.chunks))
+        ),
         nav_html=(options.nav or NavLinks(index=options.home)).html("usage"),
         note=options.extra_note,
         uncounted=options.uncounted,

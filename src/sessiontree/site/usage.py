@@ -12,6 +12,7 @@ from sessiontree.pages.usage_page import UsagePageOptions, render_usage_page
 from sessiontree.site import layout
 from sessiontree.site.layout import USAGE_PAGE as USAGE_PAGE
 from sessiontree.site.manifest import PageRecord
+from sessiontree.site.usage_chunks import usage_chunks, write_usage_chunks
 
 
 def write_usage_page(
@@ -25,8 +26,9 @@ def write_usage_page(
 ) -> bool:
     """Write ``usage.html`` from the listing's usage ``records`` (``sources.usage_records()``, no
     full-text index);
-    return whether it changed. Only the sessions built (``pages``, by the collection's keys) are
-    counted and linked.
+    return whether it or a file of its sessions changed. Only the sessions built (``pages``, by the
+    collection's keys) are counted and linked. The sessions of a dated or combined filter are in
+    files by month beside it (``site.usage_chunks``), the page naming the months.
     """
     keys = {r.path: sources.key_of(r.path) for r in records}
     built = [r for r in records if keys[r.path] in pages]  # only those built
@@ -35,12 +37,14 @@ def write_usage_page(
         rec = pages.get(keys.get(path) or "")
         return rec.page if rec is not None else None
 
-    html = render_usage_page(built, UsagePageOptions(title="Usage", link_for=link_for, theme=theme, nav=nav))
-    data = html.encode("utf-8", "replace")
+    chunks = usage_chunks(built, link_for)
+    changed = write_usage_chunks(site, chunks)
+    options = UsagePageOptions(title="Usage", link_for=link_for, theme=theme, nav=nav, chunks=tuple(chunks))
+    data = render_usage_page(built, options).encode("utf-8", "replace")
     target = site / USAGE_PAGE
     try:
         if target.read_bytes() == data:
-            return False
+            return changed
     except OSError:
         pass
     layout.write_atomic(target, data)

@@ -67,6 +67,7 @@ const usageData = (() => {
       days, models, projects: list(raw.projects),
       agents: list(raw.agents), agentLabels: list(raw.agentLabels), groups, rows,
       api: typeof raw.api === 'string' ? raw.api : null, pageSize: raw.pageSize | 0 || 50, tops: null, listed: null,
+      chunks: Array.isArray(raw.chunks) ? raw.chunks.map(String) : null,
     };
     if (raw.tops && typeof raw.tops === 'object') {
       data.tops = new Map(Object.entries(raw.tops).map(([k, v]) => [k, decodeListed(v)]));

@@ -59,12 +59,52 @@
   // query), or undefined while serve's API is asked (the panels are drawn again when it answers).
   function listedNow(filters) {
     const known = D.listedFor(data, filters);
+    if (known === null && data.chunks) return fromChunks(filters);
     if (!data.api || (known !== undefined && from === 0)) return known;
     const query = D.sessionsQuery(data, filters, from);
     if (query === null) return { count: 0, offset: 0, top: [] };
     if (answers.has(query)) return answers.get(query);
     ask(query);
     return undefined;
+  }
+
+  // A built site's sessions of a date range or two filters: ranked here from its files of sessions
+  // by month (usage-chunks.js), only the months the range covers fetched, each once; undefined
+  // while they come, null when they cannot (opened from a file: a page there fetches nothing).
+  const C = usageChunks;
+  const chunks = new Map(); // month -> 'asking', 'failed' or the file as read
+  const ranked = new Map(); // the filters (JSON) -> their sessions ranked
+  let unlisted = '';
+  function fromChunks(filters) {
+    if (location.protocol === 'file:') {
+      unlisted = 'Opened from a file, this page lists the top sessions over every day and for one project, agent or model at a time (served over HTTP, it lists them for any filters).';
+      return null;
+    }
+    const key = JSON.stringify(filters);
+    if (ranked.has(key)) return ranked.get(key);
+    const months = C.chunksFor(data, filters) || [];
+    for (const month of months) if (!chunks.has(month)) fetchChunk(month);
+    const states = months.map((m) => chunks.get(m));
+    if (states.includes('failed')) {
+      unlisted = 'The files of this site\'s sessions could not be read; change a filter to try again.';
+      for (const m of months) if (chunks.get(m) === 'failed') chunks.delete(m);
+      return null;
+    }
+    if (states.includes('asking')) return undefined;
+    const listed = C.rank(data, states, filters, data.pageSize);
+    ranked.set(key, listed);
+    if (ranked.size > 200) ranked.delete(ranked.keys().next().value);
+    return listed;
+  }
+
+  function fetchChunk(month) {
+    chunks.set(month, 'asking');
+    fetch(C.chunkName(month), { headers: { Accept: 'application/json' }, credentials: 'same-origin' })
+      .then((reply) => (reply.ok ? reply.json() : Promise.reject(new Error(String(reply.status)))))
+      .then((raw) => C.decodeChunk(raw) || Promise.reject(new Error('not a file of sessions')))
+      .then((chunk) => { chunks.set(month, chunk); })
+      .catch(() => { chunks.set(month, 'failed'); })
+      .then(() => { if (![...chunks.values()].includes('asking')) draw(); });
   }
 
   function ask(query) {
@@ -206,7 +246,7 @@
     const note = $('st-top-note');
     note.hidden = Boolean(listed) && listed.count > 0;
     note.textContent = listed === undefined ? 'Asking for the sessions of these filters…'
-      : listed === null ? 'This page lists the top sessions over every day and for one project, agent or model at a time (sessiontree serve lists them for any filters).'
+      : listed === null ? unlisted || 'This page lists the top sessions over every day and for one project, agent or model at a time (sessiontree serve lists them for any filters).'
         : 'No session for these filters.';
     const pages = $('st-top-pages');
     pages.hidden = !listed || !listed.count;
@@ -259,6 +299,7 @@
 
   function draw() {
     syncControls();
+    unlisted = '';
     const listed = listedNow(D.filtersOf(state));
     shown = D.view(data, state, listed);
     drawTotals(shown.totals, listed);
