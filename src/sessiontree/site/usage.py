@@ -30,7 +30,7 @@ def write_usage_page(
     collection's keys) are counted and linked. The sessions of a dated or combined filter are in
     files by month beside it (``site.usage_chunks``), the page naming the months.
     """
-    keys = {r.path: sources.key_of(r.path) for r in records}
+    keys = {path: sources.key_of(path) for path in dict.fromkeys(r.path for r in records)}  # each once
     built = [r for r in records if keys[r.path] in pages]  # only those built
 
     def link_for(path: str) -> str | None:
