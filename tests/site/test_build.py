@@ -133,7 +133,9 @@ def test_an_incremental_build_writes_the_lists_and_manifest_a_full_build_writes(
     again = build_site(BuildOptions(root=archive.root, site=site, jobs=1))
     assert again.rendered == ["--home-dev-new--/2026-11-20_n.jsonl"]
     build_site(BuildOptions(root=archive.root, site=fresh, jobs=1))
-    for name in ("sessions.json", "usage.html", "index.html", "search.html", layout.MANIFEST):
+    months = sorted(p.name for p in fresh.glob("usage-sessions-*.json"))  # the usage page's files
+    assert months and sorted(p.name for p in site.glob("usage-sessions-*.json")) == months
+    for name in ("sessions.json", "usage.html", "index.html", "search.html", layout.MANIFEST, *months):
         assert (site / name).read_bytes() == (fresh / name).read_bytes(), name
     assert "2026-11-20_n" in (site / "sessions.json").read_text(encoding="utf-8")
 
