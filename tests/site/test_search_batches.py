@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import gzip
 import json
+import shutil
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -21,7 +23,7 @@ from sessiontree.site.pagefind_index import (
     plan_batches,
 )
 from tests.conftest import GenSession
-from tests.site.archive import Archive
+from tests.site.archive import Archive, plant
 
 Stamps = dict[str, tuple[int, int]]
 
@@ -37,6 +39,23 @@ def bundle_stamps(site: Path, name: str) -> Stamps:
 
 def bundle_of(manifest: Manifest, key: str) -> str:
     return next(name for name, b in manifest.bundles.items() if key in b.keys)
+
+
+def shard_of(site: Path, bundles: list[str], name: str) -> dict[str, Any]:
+    """A router shard as the page reads it: through the routes of the list of ``bundles``."""
+    folder = site / "search-router"
+    routes = json.loads((folder / f"list-{search_router.bundles_digest(bundles)}-routes.json").read_text())
+    shard: dict[str, Any] = json.loads((folder / f"{name}-{routes['shards'][name]}.json").read_text())
+    return shard
+
+
+def shard_stamps(site: Path) -> Stamps:
+    """(inode, mtime) of every router shard file."""
+    return {
+        p.name: (p.stat().st_ino, p.stat().st_mtime_ns)
+        for p in (site / "search-router").glob("*.json")
+        if not p.name.startswith("list-")
+    }
 
 
 def check_bundle(folder: Path) -> int:
@@ -84,6 +103,34 @@ def test_a_changed_session_rewrites_only_its_own_bundle(archive: Archive, batche
         assert bundle_stamps(site, name) == stamps[name], name  # not one file of another batch rewritten
     assert bundle_intact(site, after.bundles[new_name])
     assert check_bundle(site / new_name) >= 1
+
+
+def test_a_changed_session_rewrites_only_the_router_shards_of_its_new_words(
+    archive: Archive, batched: BuildOptions, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Issue 54 item 3: the router numbers a bundle by its batch, not by its name, and names a
+    shard by its content, so a session given one new word leaves every shard but that word's as
+    it was (it rewrote them all, 139 at 10,000 sessions, whenever the bundle list changed)."""
+    monkeypatch.setattr(search_router, "NAMED", 0)  # every key by number: a renamed bundle alone changes none
+    site, options = batched.site, batched
+    shutil.rmtree(site / "search-router")
+    build_site(options)  # the router as NAMED = 0 writes it (the build finds it missing)
+    before = load_manifest(site)
+    stamps = shard_stamps(site)
+    assert len(stamps) > 10 and not any(name.startswith("zq") for name in stamps)
+    plant(archive.app[2], "zqxjkvu")
+    result = build_site(options)
+    after = load_manifest(site)
+    assert result.rendered == [archive.app[2].relative_to(archive.root).as_posix()]
+    assert set(after.bundles) != set(before.bundles)
+    now = shard_stamps(site)
+    assert [n for n in now if n not in stamps] == [next(n for n in now if n.startswith("zq-"))]
+    assert {n: s for n, s in now.items() if n in stamps} == stamps  # not one other shard written again
+    order = pagefind_index.router_order(after.bundles)
+    assert order.index(bundle_of(after, result.rendered[0])) == pagefind_index.router_order(
+        before.bundles
+    ).index(bundle_of(before, result.rendered[0]))
+    assert shard_of(site, order, "zq")["keys"] == {"zqx": [order.index(bundle_of(after, result.rendered[0]))]}
 
 
 def test_a_damaged_or_missing_bundle_is_rebuilt(archive: Archive, batched: BuildOptions) -> None:
@@ -219,30 +266,37 @@ def test_the_bundle_list_is_in_files_of_the_router_and_old_lists_go(
     search_router.write_router(site, bundles)
     assert search_router.router_written(site, bundles)
     digest = search_router.bundles_digest(bundles)
-    files = sorted((site / "search-router").glob("list-*.json"))
+    files = sorted((site / "search-router").glob("list-*-?.json"))
     assert [p.name for p in files] == [f"list-{digest}-0.json", f"list-{digest}-1.json"]
     named = [n for p in files for n in json.loads(p.read_text())["names"]]
     assert ["pagefind-" + n for n in named] == bundles
-    shard = json.loads((site / "search-router" / "ab.json").read_text())  # "ab1" ... "ab5": one bundle each
+    shard = shard_of(site, bundles, "ab")  # "ab1" ... "ab5": one bundle each
     assert shard["keys"] == {} and shard["names"]["ab3"] == ["0000000000000003"]
     many = [f"pagefind-{n:016x}" for n in range(search_router.NAMED + 1)]
     for name in many:
         (site / name).mkdir(parents=True, exist_ok=True)
         (site / name / search_router.KEYS_FILE).write_text("xyz")
     search_router.write_router(site, many)  # a key of more bundles than NAMED: by number
-    assert json.loads((site / "search-router" / "xy.json").read_text())["keys"] == {
-        "xyz": list(range(len(many)))
-    }
+    assert shard_of(site, many, "xy")["keys"] == {"xyz": list(range(len(many)))}
 
     search_router.remove_old_lists(site, bundles)
     fewer = bundles[:3]
     search_router.write_router(site, fewer)
     assert search_router.router_written(site, fewer)
-    assert len(list((site / "search-router").glob("list-*.json"))) == 3  # the old list stays ...
+    assert len(list((site / "search-router").glob("list-*-?.json"))) == 3  # the old list stays ...
+    assert shard_of(site, bundles, "ab")["names"]  # ... and the shards its routes name
     search_router.remove_old_lists(site, fewer)  # ... until the pages naming the new one are in place
-    assert [p.name for p in (site / "search-router").glob("list-*.json")] == [
-        f"list-{search_router.bundles_digest(fewer)}-0.json"
+    fewer_digest = search_router.bundles_digest(fewer)
+    assert sorted(p.name for p in (site / "search-router").glob("list-*.json")) == [
+        f"list-{fewer_digest}-0.json",
+        f"list-{fewer_digest}-routes.json",
     ]
+    assert sorted(shard_stamps(site)) == sorted(
+        f"{n}-{h}.json"
+        for n, h in json.loads((site / "search-router" / f"list-{fewer_digest}-routes.json").read_text())[
+            "shards"
+        ].items()
+    )
 
 
 def test_a_rare_keys_shard_names_its_bundles_metadata(tmp_path: Path) -> None:
@@ -257,12 +311,10 @@ def test_a_rare_keys_shard_names_its_bundles_metadata(tmp_path: Path) -> None:
     )
     (site / bundles[1] / search_router.KEYS_FILE).write_bytes(search_router.keys_file(["abd"]))
     search_router.write_router(site, bundles)
-    shard = json.loads((site / "search-router" / "ab.json").read_text())
+    shard = shard_of(site, bundles, "ab")
     assert shard["names"] == {"abc": ["0000000000000000"], "abd": ["0000000000000001"]}
     assert shard["meta"] == {"0000000000000000": "en_0a1b2c"}
-    assert json.loads((site / "search-router" / "xy.json").read_text())["names"] == {
-        "xyz": ["0000000000000000"]
-    }
+    assert shard_of(site, bundles, "xy")["names"] == {"xyz": ["0000000000000000"]}
     entry = {"version": "1", "languages": {"de": {"hash": "de_1", "page_count": 9}, "en": {"hash": "en_2"}}}
     assert search_router.entry_meta(json.dumps(entry).encode()) == "en_2"
     entry["languages"] = {"de": {"hash": "de_1", "page_count": 9}, "fr": {"hash": "fr_3", "page_count": 2}}

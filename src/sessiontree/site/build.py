@@ -43,6 +43,7 @@ from sessiontree.site.pagefind_index import (
     bundles_present,
     remove_old_bundles,
     remove_staging,
+    router_order,
     update_bundles,
 )
 from sessiontree.site.pool import DIED, Spare, run_jobs
@@ -394,8 +395,9 @@ def _made(
         new.bundles = {}
     lists.result()
     changed = pages_changed or new.bundles.keys() != manifest.bundles.keys()
-    if options.search and new.bundles and (changed or not router_written(site, sorted(new.bundles))):
-        write_router(site, sorted(new.bundles))  # before the pages that name its digest
+    order = router_order(new.bundles)  # the router's numbers: a batch keeps its own
+    if options.search and new.bundles and (changed or not router_written(site, order)):
+        write_router(site, order)  # before the pages that name its digest
 
     index = site / "index.html"
     new.index_chunks = manifest.index_chunks
@@ -406,7 +408,7 @@ def _made(
             shown,
             new,
             _nav(options),
-            sorted(new.bundles),
+            order,
             title=options.title,
             theme=options.theme,
             again=full,
@@ -415,7 +417,7 @@ def _made(
     if changed and not pages_changed:  # a search bundle changed alone: written as before
         _write_lists(options, entries, new, usage, result, changed, report)
     if options.search and new.bundles and (changed or not (site / SEARCH_PAGE).is_file()):
-        write_search_page(site, _nav(options), sorted(new.bundles), options.theme)
+        write_search_page(site, _nav(options), order, options.theme)
     if changed or new != manifest:  # dataclass equality: no JSON made of 10,000 pages twice
         save_manifest(site, new)
     # Nothing links the old files any more: delete them, then forget them.
@@ -425,7 +427,7 @@ def _made(
         save_manifest(site, new)
     remove_old_bundles(site, new.bundles)
     if new.bundles:
-        remove_old_lists(site, sorted(new.bundles))
+        remove_old_lists(site, order)
     if new.index_chunks is not None:
         remove_index_chunks(site, new.index_chunks)
     if options.shared_assets or full:

@@ -48,6 +48,7 @@ __all__ = [
     "plan_batches",
     "remove_old_bundles",
     "remove_staging",
+    "router_order",
     "update_bundles",
 ]
 
@@ -161,6 +162,12 @@ def plan_batches(
     if current:
         batches.append(current)
     return batches
+
+
+def router_order(bundles: Mapping[str, Bundle]) -> list[str]:
+    """The bundles in their batches' order (by first session, then name): what the router numbers
+    them by, so a batch rebuilt after a new session keeps its number and the others theirs."""
+    return [b.name for b in sorted(bundles.values(), key=lambda b: (b.keys[:1], b.name))]
 
 
 def bundle_name(batch: Sequence[IndexedPage]) -> str:

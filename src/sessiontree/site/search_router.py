@@ -3,8 +3,8 @@
 Every bundle the page merges costs Pagefind two requests and an instance in its worker, so a
 search that merged them all grew with the archive (10,000 sessions, 1,250 bundles: 11.8 s until
 a rare word's hits). Each bundle keeps the three-character prefixes of its words (``KEYS_FILE``,
-part of the bundle); the build gathers them by their first two characters into
-``search-router/<xy>.json`` (``{"v": <bundles digest>, "keys": {"xyz": [bundle numbers]}, "names":
+part of the bundle); the build gathers them by their first two characters into shards
+``search-router/<xy>-<hash of its content>.json`` (``{"keys": {"xyz": [bundle numbers]}, "names":
 {"xyz": [bundle names, for a key of at most NAMED bundles]}, "meta": {name: its metadata's hash}}``)
 and the page merges only the bundles its words can be in. A named bundle's metadata file (whose
 name is in its entry file, kept in its keys file as ``meta=<hash>``) is named too: the page asks
@@ -18,8 +18,15 @@ removed, of camelCase parts, diacritics folded, and the stemmer's changes of a t
 The pages carry no list of the bundles (12,000 names at 100,000 sessions): only the router's
 digest, their count and the first one's name. The list is in ``search-router/list-<digest>-<n>.json``
 files of ``LIST_NAMES`` names each, fetched for the numbers a query's shards name (every one for a
-word the router cannot key); a build removes another list's files once its pages are in place
-(``remove_old_lists``), so a page of the build before still finds its own.
+word the router cannot key), and ``list-<digest>-routes.json`` names its shards (``{"v": <digest>,
+"always": [numbers of bundles without keys], "shards": {"xy": <hash>}}``): the page reads it first
+(a shard it does not name holds no key), so a page never reads a shard of another list. A shard is
+named by its content and numbers bundles in the router's order (by their first session: the build's
+``router_order``), not by name, so one new session changes the shards of its batch's words only and
+the others are not written again (at 10,000 sessions every shard was rewritten whenever the list
+changed: 139 renames and 154 fsyncs). A build removes another list's files and the shards its own
+routes do not name once its pages are in place (``remove_old_lists``), so a page of the build
+before still finds its own, and a killed build leaves the last complete router.
 """
 
 from __future__ import annotations
@@ -54,6 +61,10 @@ LIST_NAMES = 1000
 NAMED = 8
 """A key held by at most this many bundles names them in its shard (``names``), not by number."""
 _LIST = "list-{}-{}.json"
+_ROUTES = "list-{}-routes.json"
+"""The list's shards by their content's hash, and its bundles without keys (read by the page first)."""
+_SHARD = "{}-{}.json"
+_SHARD_HASH = 12
 _META = "meta="
 _META_NAME = re.compile(r"[a-z0-9_-]{1,80}")
 _WRITERS = 8
@@ -126,8 +137,9 @@ def _read_keys(site: Path, bundle: str) -> tuple[list[str], str] | None:
 
 
 def write_router(site: Path, bundles: Sequence[str]) -> None:
-    """Write ``search-router/`` for ``bundles`` (in the page's order); a bundle without keys is
-    in every shard's ``always``; shards of an earlier build that hold no key now are removed."""
+    """Write ``search-router/`` for ``bundles`` (in the router's order, the one ``order`` gives):
+    the shards whose content is new, then the list's route file, then its list files (last:
+    ``router_written``). A shard already on disk under its content's name is not written again."""
     shards: dict[str, dict[str, list[int]]] = {}
     always: list[int] = []
     metas: dict[int, str] = {}
@@ -141,8 +153,9 @@ def write_router(site: Path, bundles: Sequence[str]) -> None:
             shards.setdefault(key[:2], {}).setdefault(key, []).append(number)
     folder = site / ROUTER_DIR
     digest = bundles_digest(bundles)
-    files: dict[str, dict[str, object]] = {}
-    for name, table in shards.items():
+    files: dict[str, bytes] = {}
+    routes: dict[str, str] = {}
+    for name, table in sorted(shards.items()):
         # A rare key's few bundles by name: its search fetches no list file (one round trip less).
         named = {
             k: [bundles[i].removeprefix("pagefind-") for i in v] for k, v in table.items() if len(v) <= NAMED
@@ -156,31 +169,32 @@ def write_router(site: Path, bundles: Sequence[str]) -> None:
             for i in v
             if metas.get(i)
         }
-        files[f"{name}.json"] = {"v": digest, "always": always, "keys": keyed, "names": named, "meta": meta}
-    if always:  # the page cannot tell a missing shard from an empty one: keep them all present
-        for a in "abcdefghijklmnopqrstuvwxyz0123456789":
-            for b in "abcdefghijklmnopqrstuvwxyz0123456789":
-                files.setdefault(f"{a}{b}.json", {"v": digest, "always": always, "keys": {}})
-    _write_all(folder, files)
-    # A shard no key needs now would point at bundles of the old list: a missing shard means
-    # no bundle holds its keys (the page checks "v" against the digest it was written with).
-    for path in folder.glob("??.json"):
-        if path.name not in files:
-            path.unlink(missing_ok=True)
-    lists: dict[str, dict[str, object]] = {}
+        data = _json({"keys": keyed, "names": named, "meta": meta})
+        routes[name] = hashlib.sha256(data).hexdigest()[:_SHARD_HASH]
+        files[_SHARD.format(name, routes[name])] = data
+    folder.mkdir(parents=True, exist_ok=True)
+    # Named by content, a shard on disk is the one this list needs (written whole, or not at all):
+    # after one new session, only the shards of the words its batch gained or lost are new.
+    _write_all(folder, {n: d for n, d in files.items() if not (folder / n).is_file()})
+    _write_all(folder, {_ROUTES.format(digest): _json({"v": digest, "always": always, "shards": routes})})
+    lists: dict[str, bytes] = {}
     for n, at in enumerate(range(0, len(bundles), LIST_NAMES)):
         names = [b.removeprefix("pagefind-") for b in bundles[at : at + LIST_NAMES]]
-        lists[_LIST.format(digest, n)] = {"v": digest, "names": names}
+        lists[_LIST.format(digest, n)] = _json({"v": digest, "names": names})
     _write_all(folder, lists)  # last: router_written
 
 
-def _write_all(folder: Path, files: Mapping[str, object]) -> None:
-    """Write each of ``files`` (name -> JSON value) atomically, several at once: each waits on its
-    own fsync, which lets the others run (134 shards at 10,000 sessions, one after another: most
-    of the router's 0.4-0.7 s at load 3-6)."""
+def _json(value: object) -> bytes:
+    return json.dumps(value, separators=(",", ":")).encode("ascii")
+
+
+def _write_all(folder: Path, files: Mapping[str, bytes]) -> None:
+    """Write each of ``files`` (name -> bytes) atomically, several at once: each waits on its own
+    fsync, which lets the others run (134 shards at 10,000 sessions, one after another: most of
+    the router's 0.4-0.7 s at load 3-6)."""
 
     def write(name: str) -> None:
-        write_atomic(folder / name, [json.dumps(files[name], separators=(",", ":"))])
+        write_atomic(folder / name, files[name])
 
     with ThreadPoolExecutor(max_workers=_WRITERS, thread_name_prefix="router") as pool:
         list(pool.map(write, files))
@@ -193,8 +207,18 @@ def router_written(site: Path, bundles: Sequence[str]) -> bool:
 
 
 def remove_old_lists(site: Path, bundles: Sequence[str]) -> None:
-    """Delete the bundle lists of other builds (once the pages naming this one are in place)."""
-    keep = f"list-{bundles_digest(bundles)}-"
-    for path in (site / ROUTER_DIR).glob(_LIST.format("*", "*")):
-        if not path.name.startswith(keep):
+    """Delete the bundle lists of other builds and the shards this one's routes do not name (once
+    the pages naming this one are in place: a page loaded before still found its own until now)."""
+    digest = bundles_digest(bundles)
+    folder = site / ROUTER_DIR
+    for path in folder.glob(_LIST.format("*", "*")):
+        if not path.name.startswith(f"list-{digest}-"):
+            path.unlink(missing_ok=True)
+    try:
+        routes = json.loads((folder / _ROUTES.format(digest)).read_bytes())["shards"]
+    except (OSError, ValueError, KeyError, TypeError):
+        return  # no routes of this list: nothing tells which shards it needs
+    keep = {_SHARD.format(name, h) for name, h in routes.items()}
+    for path in folder.glob("??*.json"):
+        if not path.name.startswith("list-") and path.name not in keep:
             path.unlink(missing_ok=True)

@@ -41,6 +41,7 @@
   // Pagefind's module (the same in every bundle), asked for while the router is read: the first
   // query waits for one round trip less.
   function module() {
+    routerRoutes();
     if (!code) code = import(base + FIRST + '/pagefind.js');
     return code;
   }
@@ -102,14 +103,31 @@
     return [...keys];
   }
 
+  // This list's routes (read first, once): the name of each shard it wrote, by its content's hash,
+  // and its bundles without keys. A page never reads a shard of another build's list.
+  let routes = null;
+  function routerRoutes() {
+    if (!routes) {
+      routes = fetch(base + 'search-router/list-' + ROUTER + '-routes.json')
+        .then((r) => (r.ok ? r.json() : null))
+        .then((d) => (d && d.v === ROUTER && d.shards && typeof d.shards === 'object' ? d : null))
+        .catch(() => null);
+    }
+    return routes;
+  }
   const shards = new Map();
   function shard(name) {
     if (!shards.has(name)) {
-      // A shard the build did not write holds no key; one of another build, or none, routes nothing.
-      const empty = { v: ROUTER, always: [], keys: {} };
-      shards.set(name, fetch(base + 'search-router/' + name + '.json')
-        .then((r) => (r.status === 404 ? empty : r.ok ? r.json() : null))
-        .catch(() => null));
+      // A shard the routes do not name holds no key; one that cannot be read routes nothing.
+      shards.set(name, routerRoutes().then((map) => {
+        if (!map) return null;
+        if (!Object.hasOwn(map.shards, name)) return { keys: {} };
+        const hash = String(map.shards[name]);
+        if (!/^[0-9a-f]+$/.test(hash)) return null;
+        return fetch(base + 'search-router/' + name + '-' + hash + '.json')
+          .then((r) => (r.ok ? r.json() : null))
+          .catch(() => null);
+      }));
     }
     return shards.get(name);
   }
@@ -147,12 +165,11 @@
     const names = [...new Set(keys.map((k) => k.slice(0, 2)))];
     const tables = new Map(names.map((n, i) => [n, i]));
     const loaded = await Promise.all(names.map(shard));
-    if (loaded.some((t) => !t || t.v !== ROUTER)) return every();
-    const chosen = new Set();
+    if (loaded.some((t) => !t || typeof t !== 'object')) return every();
+    const chosen = new Set((await routerRoutes()).always || []);
     const named = new Set();
     for (const key of keys) {
       const table = loaded[tables.get(key.slice(0, 2))];
-      for (const i of table.always || []) chosen.add(i);
       if (table.keys && Object.hasOwn(table.keys, key)) for (const i of table.keys[key]) chosen.add(i);
       if (table.names && Object.hasOwn(table.names, key)) for (const n of table.names[key]) named.add('pagefind-' + n);
     }
