@@ -202,8 +202,10 @@ def _write_all(folder: Path, files: Mapping[str, bytes]) -> None:
 
 def router_written(site: Path, bundles: Sequence[str]) -> bool:
     """Whether the router of ``bundles`` is in place (its list's first file says so: written last)."""
-    last = max(0, len(bundles) - 1) // LIST_NAMES
-    return (site / ROUTER_DIR / _LIST.format(bundles_digest(bundles), last)).is_file()
+    last, digest = max(0, len(bundles) - 1) // LIST_NAMES, bundles_digest(bundles)
+    # ...and its routes (a router of an earlier sessiontree, with shards of another form, has none).
+    folder = site / ROUTER_DIR
+    return (folder / _LIST.format(digest, last)).is_file() and (folder / _ROUTES.format(digest)).is_file()
 
 
 def remove_old_lists(site: Path, bundles: Sequence[str]) -> None:
