@@ -21,13 +21,13 @@ function page() {
   }, 'UTC');
 }
 
-const S = (p, cwd, title) => [p, title, p, 'pi', 'pi', 's' + p + '.html', cwd];
+const S = (p, cwd, title) => [0, p.slice(3), title, p === '/s/u' ? 'shown u' : null, 'pi', 'pi', 's' + p + '.html', cwd];
 const MARCH = {
-  format: 1, models: ['a/m1'], sessions: [S('/s/a', '/w/app', 'A')],
+  format: 2, folders: ['/s/'], models: ['a/m1'], sessions: [S('/s/a', '/w/app', 'A')],
   rows: [0, TIMES[0], 0, 1, 100, 10, 0, 0, 0.5, 0, 0],
 };
 const APRIL = {
-  format: 1, models: ['a/m1', 'z/free'],
+  format: 2, folders: ['/s/'], models: ['a/m1', 'z/free'],
   sessions: [S('/s/a', '/w/app', 'A'), S('/s/\u{1F600}', '/w/lib', 'Astral'), S('/s/\uFF5E', '/w/lib', 'Wide')],
   rows: [
     0, TIMES[1], 0, 2, 200, 20, 0, 0, 0.25, 1, 0,
@@ -35,7 +35,7 @@ const APRIL = {
     2, TIMES[1], 1, 1, 50, 5, 0, 0, 0, 0, 0,
   ],
 };
-const UNDATED = { format: 1, models: ['a/m1'], sessions: [S('/s/u', '/w/app', 'U')], rows: [0, 0, 0, 1, 1, 1, 0, 0, null, 0, 1] };
+const UNDATED = { format: 2, folders: ['/s/'], models: ['a/m1'], sessions: [S('/s/u', '/w/app', 'U')], rows: [0, 0, 0, 1, 1, 1, 0, 0, null, 0, 1] };
 
 test('the files a filter needs: the months its range covers, every one for two filters and no range', () => {
   const data = page();
@@ -46,8 +46,8 @@ test('the files a filter needs: the months its range covers, every one for two f
   assert.deepEqual(C.chunksFor(data, { project: '/w/app', model: 'a/m1' }), ['2026-03', '2026-04', 'undated']);
   assert.deepEqual(C.chunksFor(data, { from: '2026-05-01' }), []); // no usage in range
   assert.equal(C.chunkName('2026-04'), 'usage-sessions-2026-04.json');
-  assert.equal(C.decodeChunk({ format: 2, models: [], sessions: [], rows: [] }), null);
-  assert.equal(C.decodeChunk({ format: 1, models: [], sessions: [], rows: [1] }), null);
+  assert.equal(C.decodeChunk({ format: 1, folders: [], models: [], sessions: [], rows: [] }), null);
+  assert.equal(C.decodeChunk({ format: 2, folders: ['/s/'], models: [], sessions: [], rows: [1] }), null);
 });
 
 test('ranked as serve ranks: summed over months, most cost, then tokens, then path by code point', () => {
@@ -70,7 +70,7 @@ test('ranked as serve ranks: summed over months, most cost, then tokens, then pa
   assert.equal(C.rank(data, all, { agent: 'pi', from: '2026-03-01', to: '2026-04-30' }, 2).top.length, 2);
   // A dated filter leaves undated rows out; no range keeps them, unpriced named.
   const undated = C.rank(data, all, { project: '/w/app', model: 'a/m1' }, 10);
-  assert.deepEqual(undated.top.map((t) => t.key), ['/s/a', '/s/u']);
+  assert.deepEqual(undated.top.map((t) => t.key), ['/s/a', 'shown u']); // its shown path when it differs
   assert.deepEqual(undated.top[1].unpriced, ['a/m1']);
   assert.equal(undated.top[1].cost, null);
   const march = C.rank(data, [MARCH], { from: '2026-03-01', to: '2026-03-31', model: 'a/m1' }, 10);

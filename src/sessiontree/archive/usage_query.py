@@ -205,8 +205,8 @@ class _Sums:
     def __init__(self, first: UsageRecord) -> None:
         self.first = first
         self.sums: list[float] = [0, 0, 0, 0, 0, 0.0, 0, 0, 0]
-        self.unpriced: set[str] = set()
-        self.free: set[str] = set()
+        self.unpriced: tuple[str, ...] = ()  # mostly empty: no set made for each of 20,000 sums
+        self.free: tuple[str, ...] = ()
         self._rank: tuple[float, int, str] | None = None
 
     def add(self, r: UsageRecord, free_models: set[str]) -> None:
@@ -219,10 +219,10 @@ class _Sums:
         sums[5] += u.cost or 0.0
         sums[6] += u.cost is not None
         sums[7] += u.estimated
-        if u.unpriced > 0:
-            self.unpriced.add(u.model)
-        if u.model in free_models and u.cost == 0:
-            self.free.add(u.model)
+        if u.unpriced > 0 and u.model not in self.unpriced:
+            self.unpriced += (u.model,)
+        if u.model in free_models and u.cost == 0 and u.model not in self.free:
+            self.free += (u.model,)
 
     def total(self) -> SessionTotal:
         return SessionTotal(

@@ -4,8 +4,9 @@ for a filter of two values and no range) and ranks the top sessions of a filter 
 ``/api/usage-sessions`` does (``templates/usage/usage-chunks.js``), so ``usage.html`` carries the
 months' names, never a row per session, and its size does not grow with the archive (issue 54).
 
-A file holds the sessions with usage in its month (each once: raw path, title, shown path, agent,
-its label, link, folder) and their records as they are counted (a copied message once, in the
+A file holds the folders of its sessions' files (each once) and the sessions with usage in its month
+(each once: its file's folder by position and name, title, shown path or null when it is the path,
+agent, its label, link, project folder) and their records as they are counted (a copied message once, in the
 oldest file: ``session_usage.usage_records``), eleven numbers a record: session, quarter hour
 (epoch ms, 0 undated), model (a name of the file's own list), messages, input, output, cache read,
 cache write, cost (null when none was recorded), estimated messages, unpriced messages. A file is
@@ -29,7 +30,8 @@ from sessiontree.store.titles import plain_title
 USAGE_CHUNK = "usage-sessions-{}.json"
 """A month's file (``2026-03``) or the undated usage's (``undated``), beside ``usage.html``."""
 UNDATED = "undated"
-FORMAT = 1
+FORMAT = 2
+"""2: a session's file as its folder (listed once) and name; the shown path only when it differs."""
 
 
 def month_of(ts: int) -> str:
@@ -55,6 +57,7 @@ def usage_chunks(records: Sequence[UsageRecord], link_for: Callable[[str], str |
 
 def _chunk(records: list[UsageRecord], link_for: Callable[[str], str | None]) -> bytes:
     sessions: dict[str, int] = {}
+    folders: dict[str, int] = {}
     models: dict[str, int] = {}
     listed: list[list[Any]] = []
     rows: list[Any] = []
@@ -62,13 +65,22 @@ def _chunk(records: list[UsageRecord], link_for: Callable[[str], str | None]) ->
         at = sessions.get(r.path)
         if at is None:
             at = sessions[r.path] = len(sessions)
-            shown = [r.path, plain_title(r.title or ""), shown_name(r.path), r.agent, agent_label(r.agent)]
-            listed.append([*shown, link_for(r.path), r.cwd or ""])
+            cut = r.path.rfind("/") + 1
+            folder = folders.setdefault(r.path[:cut], len(folders))
+            shown = shown_name(r.path)
+            named = [folder, r.path[cut:], plain_title(r.title or ""), None if shown == r.path else shown]
+            listed.append([*named, r.agent, agent_label(r.agent), link_for(r.path), r.cwd or ""])
         u = r.usage
         model = models.setdefault(u.model, len(models))
         rows += (at, max(u.ts, 0), model, u.messages, u.input, u.output, u.cache_read, u.cache_write)
         rows += (u.cost, u.estimated, u.unpriced)
-    data = {"format": FORMAT, "models": list(models), "sessions": listed, "rows": rows}
+    data = {
+        "format": FORMAT,
+        "folders": list(folders),
+        "models": list(models),
+        "sessions": listed,
+        "rows": rows,
+    }
     return json.dumps(data, ensure_ascii=True, separators=(",", ":")).encode()
 
 

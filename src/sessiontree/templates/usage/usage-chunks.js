@@ -7,7 +7,7 @@
  * then by path. */
 const usageChunks = (() => {
   const D = typeof usageData === 'object' ? usageData : require('./usage-data.js');
-  const FORMAT = 1;
+  const FORMAT = 2;
   const W = 11;
   const UNDATED = 'undated';
 
@@ -35,7 +35,7 @@ const usageChunks = (() => {
   // A file as read, checked; null when it is not ours.
   function decodeChunk(raw) {
     if (!raw || raw.format !== FORMAT || !Array.isArray(raw.rows) || raw.rows.length % W) return null;
-    if (!Array.isArray(raw.sessions) || !Array.isArray(raw.models)) return null;
+    if (!Array.isArray(raw.sessions) || !Array.isArray(raw.models) || !Array.isArray(raw.folders)) return null;
     return raw;
   }
 
@@ -69,12 +69,13 @@ const usageChunks = (() => {
         if (!s) continue;
         const model = String(chunk.models[r[i + 2]]);
         if (f.model && model !== f.model) continue;
-        if (f.agent && s[3] !== f.agent) continue;
-        if (f.project && !D.inProject(s[6] || 'unknown', f.project)) continue;
-        let t = per.get(s[0]);
+        if (f.agent && s[4] !== f.agent) continue;
+        if (f.project && !D.inProject(s[7] || 'unknown', f.project)) continue;
+        const file = String(chunk.folders[s[0]]) + String(s[1]);
+        let t = per.get(file);
         if (!t) {
-          t = { path: String(s[0]), s, sums: [0, 0, 0, 0, 0, 0, 0, 0], unpriced: new Set(), zero: new Set() };
-          per.set(s[0], t);
+          t = { path: file, s, sums: [0, 0, 0, 0, 0, 0, 0, 0], unpriced: new Set(), zero: new Set() };
+          per.set(file, t);
         }
         for (let k = 0; k < 5; k += 1) t.sums[k] += r[i + 3 + k];
         const cost = r[i + 8];
@@ -87,9 +88,9 @@ const usageChunks = (() => {
     const tokens = (t) => t.sums[1] + t.sums[2] + t.sums[3] + t.sums[4];
     const ranked = [...per.values()].sort((a, b) => b.sums[5] - a.sums[5] || tokens(b) - tokens(a) || byCodePoint(a.path, b.path));
     const top = ranked.slice(0, limit).map((t) => {
-      const [, title, shown, , label, href] = t.s;
+      const [, , title, shown, , label, href] = t.s;
       const cost = t.sums[6] ? Math.round(t.sums[5] * 1e6) / 1e6 : null;
-      return D.decodeListed({ top: [[title, shown, label, href, ...t.sums.slice(0, 5), cost, t.sums[7], [...t.unpriced].sort(), [...t.zero].sort()]] }).top[0];
+      return D.decodeListed({ top: [[title, shown === null ? t.path : shown, label, href, ...t.sums.slice(0, 5), cost, t.sums[7], [...t.unpriced].sort(), [...t.zero].sort()]] }).top[0];
     });
     return { count: ranked.length, offset: 0, top };
   }
