@@ -67,6 +67,10 @@ def test_a_site_published_to_a_bucket_sends_what_changed_pages_first_stale_last(
         < order.index("index.html")
         < order.index(".sessiontree/published.json")
     )
+    # The top-level data the pages fetch (the pane's list, the usage page's months) before the pages.
+    data = [n for n, p in enumerate(order) if "/" not in p and p.endswith(".json")]
+    assert "sessions.json" in order and any(p.startswith("usage-sessions-") for p in order)
+    assert max(data) < min(n for n, p in enumerate(order) if "/" not in p and p.endswith(".html"))
 
     assert "0 sent" in publish(seen) and [p for m, p in seen] == [".sessiontree/published.json"]
 

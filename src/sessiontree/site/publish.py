@@ -3,8 +3,9 @@ bucket so that it is whole at every moment, as a local build is.
 
 Only files whose content changed travel (the bucket holds ``.sessiontree/published.json``: each
 file's SHA-256 as last published). Order: every file in a folder (the session pages, images,
-Pagefind's fragments) first; then the files that link to them (the top-level pages and their row
-files, Pagefind's entry); then the list of what is published; stale files are deleted last.
+Pagefind's fragments) first; then the files that link to them: the top-level data the pages fetch
+(the index's row files, the usage page's files of sessions by month, the pane's list, Pagefind's
+entry), then the top-level pages; then the list of what is published; stale files are deleted last.
 """
 
 from __future__ import annotations
@@ -71,7 +72,9 @@ def publish_site(site: Path, url: str, jobs: int = 8) -> Published:
         store.put(rel, (site / rel).read_bytes(), content_type=kind)
 
     with ThreadPoolExecutor(jobs, thread_name_prefix="publish") as pool:
-        for group in ([r for r in changed if not _links(r)], [r for r in changed if _links(r)]):
+        pages = [r for r in changed if _links(r) and r.endswith(".html")]  # after the data they fetch
+        data = [r for r in changed if _links(r) and not r.endswith(".html")]
+        for group in ([r for r in changed if not _links(r)], data, pages):
             list(pool.map(send, group))  # the whole group is in before the next starts
             result.sent += group
     store.put(PUBLISHED, json.dumps(now, sort_keys=True).encode(), content_type="application/json")
