@@ -7,6 +7,7 @@ from pathlib import Path
 
 from sessiontree.exporter import render_session_html
 from sessiontree.pages.nav import NavLinks
+from sessiontree.pages.related import related_by_key
 from sessiontree.pages.sessions_data import sessions_data
 from sessiontree.readers import load_any
 from sessiontree.store.discovery import SessionInfo
@@ -62,3 +63,18 @@ def test_an_exported_file_has_no_nav_no_pane_and_no_browsing_script(tmp_path: Pa
     page = render_session_html(load_any(path))
     for absent in ("st-nav", "st-browse", "sessiontreeBrowse", "New since your last visit"):
         assert absent not in page
+
+
+def test_related_links_are_made_for_parents_and_children_only() -> None:
+    # related_by_key skips a session with neither (most of them) before making anything for it.
+    entries = [
+        _info("a.jsonl", 10.0),
+        _info("b.jsonl", 30.0),
+        _info("b/sub.jsonl", 40.0, parent_key="b.jsonl", title="Sub task"),
+        _info("c/orphan.jsonl", 50.0, parent_key="gone.jsonl"),
+    ]
+    found = related_by_key(entries, lambda here, other: f"{other}.html")
+    assert set(found) == {"b.jsonl", "b/sub.jsonl"}
+    assert found["b.jsonl"].parent is None
+    assert found["b.jsonl"].children == (("b/sub.jsonl", "Sub task", "b/sub.jsonl.html"),)
+    assert found["b/sub.jsonl"].parent == "b.jsonl.html" and found["b/sub.jsonl"].children == ()
