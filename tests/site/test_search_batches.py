@@ -326,3 +326,23 @@ def test_a_rare_keys_shard_names_its_bundles_metadata(tmp_path: Path) -> None:
     assert search_router.entry_meta(json.dumps(entry).encode()) == "de_1"
     for bad in (b"{", b"{}", b'{"languages": {"en": {"hash": "../x"}}}', b'{"languages": []}'):
         assert search_router.entry_meta(bad) == ""
+
+
+def test_a_new_sessions_own_batch_moves_no_router_number() -> None:
+    """Sessions are named by their start: a batch a new session begins (its folder's last one
+    full) is numbered after every other, in whichever folder, so no other bundle's number moves."""
+
+    def bundle(n: int, first: str) -> Bundle:
+        return Bundle(f"pagefind-{n:016x}", (first,), 1, 1, "0" * 64)
+
+    made = [
+        bundle(0, "b/2026-11-01_x.jsonl"),
+        bundle(1, "a/2026-11-02_y.jsonl"),
+        bundle(2, "c/2026-11-03_z.jsonl"),
+    ]
+    old = {b.name: b for b in made}
+    new = {**old, bundle(3, "a/2026-11-04_n.jsonl").name: bundle(3, "a/2026-11-04_n.jsonl")}
+    assert pagefind_index.router_order(old) == [
+        b.name for b in made
+    ]  # not a/, b/, c/: by key, "a/..04" moved two
+    assert pagefind_index.router_order(new) == [*pagefind_index.router_order(old), bundle(3, "").name]
