@@ -127,7 +127,7 @@ class Listing:
         self._early: tuple[int, UsageAnswers] | None = None
         """The usage answers made before the first listing, with the store's generation they are of
         (-1: what it kept, read before it was opened whole)."""
-        self._first: asyncio.Future[list[SessionInfo]] | None = None
+        self._first: asyncio.Future[None] | None = None
         self._lock = threading.Lock()
         self._settling = threading.Lock()
         self._usage: tuple[tuple[int, ...], UsageAnswers, int, float] | None = None
@@ -181,12 +181,17 @@ class Listing:
                 self._store = UsageDb(self._cache_dir, self.roots, CACHE_VERSION)
             return self._store
 
-    def first_listing(self) -> asyncio.Future[list[SessionInfo]]:
+    def first_listing(self) -> asyncio.Future[None]:
         """The server's first listing, started once (in the event loop): by serve's start, or by the
-        first request that does not wait for it (the usage page)."""
+        first request that does not wait for it (the usage page). The future holds no result: kept
+        for the server's life, the first listing's records would be held beside every later
+        version's (+68 MiB of peak RSS at 100,000 sessions, as the counts replaced them)."""
         if self._first is None:
-            self._first = asyncio.ensure_future(self.scan_async())
+            self._first = asyncio.ensure_future(self._list_first())
         return self._first
+
+    async def _list_first(self) -> None:
+        await self.scan_async()
 
     async def until_listed(self) -> None:
         """Wait for the first listing while it can say something: at once when the usage store
