@@ -85,9 +85,13 @@ def test_new_agent_and_project_are_offered_on_the_open_index(
             # The new choices filter the list like the others.
             page.select_option("#st-project-filter", "")
             page.select_option("#st-agent-filter", "claude")
-            wait_js(page, "[...document.querySelectorAll('#st-groups .st-session')].some(li => !li.hidden)")
+            # The rows the filter shows, once drawn (a state: the same rows the assertion reads; a
+            # wait on any row at any depth passed before the filter's were drawn, and [] was read).
+            rows = "#st-groups > .st-group > .st-sessions > .st-session"
+            drawn = f"[...document.querySelectorAll('{rows}')].filter(li => !li.hidden)"
+            wait_js(page, f"{drawn}.length > 0 && {drawn}.every(li => li.dataset.agent === 'claude')")
             shown = page.eval_on_selector_all(
-                "#st-groups > .st-group > .st-sessions > .st-session",
+                rows,
                 "ls => ls.filter(li => !li.hidden).map(li => li.dataset.agent)",
             )
             assert shown and set(shown) == {"claude"}, shown
