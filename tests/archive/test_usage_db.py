@@ -79,6 +79,17 @@ def test_stored_totals_equal_a_whole_computation_and_survive_a_restart(roots: Pa
     assert len(want) >= 3
     assert sources.session_models() == want
     assert sources.session_models(list(want)[:2]) == dict(list(want.items())[:2])
+    # Each model's sessions and every model from the store's index of rows by model: the fork,
+    # listed and stored, holds only copies of its parent's messages, so it is under no model.
+    stored_db = sources.usage_db
+    assert stored_db is not None
+    fork = next(e.key for e in sources.scan() if e.path.name == "alpha-fork.jsonl")
+    assert stored_db.stored(0, fork) and fork not in want
+    every = {model for found in want.values() for model in found}
+    assert len(every) >= 2 and stored_db.model_names() == sorted(every)
+    for model in every:
+        assert sorted(sources.model_keys(model)) == sorted(k for k, found in want.items() if model in found)
+    assert sources.model_keys("no/such-model") == []
     cache_file = sources.catalogs[0].cache_file
     assert cache_file is not None
     sources.catalogs[0].save(force=True)

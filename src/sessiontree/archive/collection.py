@@ -352,8 +352,7 @@ class Sources:
         that store opened already (serve's usage page answers from it before the catalogs load)."""
         self.roots = list(roots)
         self.labels = root_labels(self.roots)
-        # The catalog (records, caches, line scans) loads with the first listing, not with the
-        # file walk a search index's stat pass needs.
+        # The catalog (records, caches, line scans) loads with the first listing, not the stat pass.
         from sessiontree.archive.catalog import CACHE_VERSION, Catalog
         from sessiontree.archive.usage_catalog import CatalogUsage
         from sessiontree.archive.usage_db import UsageDb
@@ -367,8 +366,7 @@ class Sources:
         self.catalogs: list[Catalog] = [
             Catalog(root, cache_dir, linked[n]) for n, root in enumerate(self.roots)
         ]
-        self._prefixed: dict[int, tuple[int, list[SessionInfo]]] = {}
-        """Each catalog's records as ``_shown`` made them, with its change count then."""
+        self._prefixed: dict[int, tuple[int, list[SessionInfo]]] = {}  # ``_shown``'s, with its changes
 
     def _prefix(self, index: int) -> str:
         return f"{self.labels[index]}/" if self.labels[index] else ""
@@ -411,8 +409,8 @@ class Sources:
         return found
 
     def _shown(self, index: int) -> list[SessionInfo]:
-        """A catalog's records with its root's prefix in their keys (one copy of each, a kept
-        one's with its machine), made again only when the catalog changed (shared: never change it)."""
+        """A catalog's records with its root's prefix in their keys (a kept one's with its machine),
+        made again only when the catalog changed (shared: never change it)."""
         catalog = self.catalogs[index]
         made = self._prefixed.get(index)
         if made is not None and made[0] == catalog.changes:
@@ -440,9 +438,12 @@ class Sources:
         return RecordsAnswers(self.usage_records()) if self.usage_db is None else self.usage_db.answers()
 
     def session_models(self, keys: Iterable[str] | None = None) -> dict[str, list[str]] | None:
-        """The models of these listed sessions (prefixed keys), or of every one, from the usage
-        store; None without one (``usage_records`` then)."""
+        """The models of these listed sessions (prefixed keys), or of every one, from the usage store."""
         return None if self.usage_db is None else self.usage_db.models_by_key(keys, self._prefix, self._split)
+
+    def model_keys(self, model: str) -> list[str]:
+        """The (prefixed) keys of the sessions that used ``model``, from the usage store (or none)."""
+        return [] if self.usage_db is None else self.usage_db.model_keys(model, self.labels, self._split)
 
     def pending(self) -> list[tuple[Catalog, str]]:
         """The files whose counts wait for a whole read, as (catalog, its key), newest first."""

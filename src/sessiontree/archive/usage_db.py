@@ -32,6 +32,14 @@ from typing import Any
 from sessiontree.archive.dates import midnight_of
 from sessiontree.archive.usage import Usage, UsageRecord
 from sessiontree.archive.usage_columns import MESSAGE, TOTALS
+from sessiontree.archive.usage_models import (
+    ALL,
+    LATER,
+    MODEL_INDEX,
+    model_names,
+    model_sessions,
+    session_models,
+)
 from sessiontree.archive.usage_query import (
     BUMP,
     KEPT_SCHEMA,
@@ -87,31 +95,8 @@ CREATE TABLE IF NOT EXISTS dup_keys (ckey INTEGER PRIMARY KEY);
 CREATE INDEX IF NOT EXISTS sessions_order ON sessions(modified, key, root);
 """
 
-_LATER = """
-WITH dups AS (SELECT ckey FROM dup_keys),
-later AS (
-    SELECT m.session, m.row, count(*) AS n, sum(m.input) AS i, sum(m.output) AS o,
-        sum(m.cache_read) AS r, sum(m.cache_write) AS w, total(m.cost) AS c, count(m.cost) AS cc,
-        sum(m.estimated) AS e, sum(m.unpriced) AS u
-    FROM {source} JOIN sessions s ON s.id = m.session
-    WHERE {where} AND EXISTS (
-        SELECT 1 FROM messages m2 JOIN sessions s2 ON s2.id = m2.session
-        WHERE m2.ckey = m.ckey
-        AND (s2.modified, s2.key, s2.root, m2.row, m2.seq) < (s.modified, s.key, s.root, m.row, m.seq)
-    )
-    GROUP BY m.session, m.row
-)
-"""
-"""Per row, its messages counted in an earlier file (or earlier in this one): what it leaves out.
-``source``: every session's (``_ALL``: only the messages whose copy key is held twice are looked at,
-0.68 -> 0.27 s at 18,000 sessions; those keys kept in ``dup_keys`` as rows are written, not found by
-a pass over every message: 0.49 s at 21,000 sessions) or a few sessions' (``_SOME``, with ``where``:
-a pane's part)."""
-# CROSS JOIN: the keys held twice first (a plain JOIN let SQLite scan every message instead).
-_ALL = "dups d CROSS JOIN messages m ON m.ckey = d.ckey"
-_SOME = "messages m"
 _TOTALS = (
-    _LATER.format(source=_ALL, where="1")
+    LATER.format(source=ALL, where="1")
     + """
 SELECT s.id, s.path, s.title, s.cwd, s.agent, r.quarter, r.model,
     r.messages - coalesce(l.n, 0), r.input - coalesce(l.i, 0), r.output - coalesce(l.o, 0),
@@ -122,12 +107,6 @@ LEFT JOIN later l ON l.session = r.session AND l.row = r.seq
 ORDER BY s.modified, s.key, s.root, r.seq
 """
 )
-_MODELS = """
-SELECT s.root, s.key, r.model, r.messages - coalesce(l.n, 0)
-FROM sessions s JOIN rows r ON r.session = s.id
-LEFT JOIN later l ON l.session = r.session AND l.row = r.seq
-WHERE {where}
-"""
 
 
 def _enc(text: str) -> bytes:
@@ -153,7 +132,7 @@ def _connect(path: Path) -> sqlite3.Connection:
         # commits lost and their files read again); each file's rows was 3 syncs before.
         conn.execute("PRAGMA journal_mode = WAL")
         conn.execute("PRAGMA synchronous = NORMAL")
-        conn.executescript(SCHEMA + KEPT_SCHEMA)
+        conn.executescript(SCHEMA + MODEL_INDEX + KEPT_SCHEMA)
         conn.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
     except sqlite3.DatabaseError:
         conn.close()
@@ -176,7 +155,7 @@ def _in_memory(source: sqlite3.Connection | None = None) -> sqlite3.Connection:
     conn = sqlite3.connect(":memory:", check_same_thread=False, isolation_level=None)
     if source is not None:
         source.backup(conn)
-    conn.executescript(SCHEMA + KEPT_SCHEMA)
+    conn.executescript(SCHEMA + MODEL_INDEX + KEPT_SCHEMA)
     return conn
 
 
@@ -451,29 +430,18 @@ class UsageDb:
 
     def answers(self) -> DbAnswers:
         """The usage page's queries over the rows as they are (``archive.usage_query``)."""
-        return DbAnswers(lambda: self._conn, _LATER.format(source=_ALL, where="1"), self._lock)
+        return DbAnswers(lambda: self._conn, LATER.format(source=ALL, where="1"), self._lock)
 
     def models(self, keys: Sequence[tuple[int, str]] | None = None) -> dict[tuple[int, str], list[str]]:
         """The models of these sessions (root, key), or of every stored one, most messages first
-        (its messages counted once, as in ``records``): the sessions pane's model filter."""
-        args: list[Any] = []
-        where = "1"
-        if keys is not None:
-            if not keys:
-                return {}
-            pairs = ", ".join("(?, ?)" for _ in keys)
-            where = f"(s.root, s.key) IN (VALUES {pairs})"
-            args = [value for root, key in keys for value in (root, _enc(key))]
-        counts: dict[tuple[int, str], dict[str, int]] = {}
+        (``usage_models.session_models``): the sessions pane's rows."""
         with self._lock:
-            source = _ALL if keys is None else _SOME
-            sql = _LATER.format(source=source, where=where) + _MODELS.format(where=where)
-            found = self._conn.execute(sql, args * 2)
-            for root, key, model, messages in found:
-                if messages > 0 and model:
-                    per = counts.setdefault((root, _dec(key)), {})
-                    per[_dec(model)] = per.get(_dec(model), 0) + messages
-        return {at: sorted(per, key=lambda m: (-per[m], m)) for at, per in counts.items()}
+            return session_models(self._conn, keys)
+
+    def model_names(self) -> list[str]:
+        """Every model counted, sorted (``usage_models.model_names``: the pane's choices)."""
+        with self._lock:
+            return model_names(self._conn)
 
     def models_by_key(
         self,
@@ -491,6 +459,26 @@ class UsageDb:
             with contextlib.suppress(ValueError):
                 wanted[split(key)] = key
         return {wanted[at]: models for at, models in self.models(list(wanted)).items()}
+
+    def model_keys(
+        self, model: str, labels: Sequence[str], split: Callable[[str], tuple[int, str]]
+    ) -> list[str]:
+        """The listing's keys (``labels``: each root's) of the sessions that used ``model``
+        (``usage_models.model_sessions``); of a key stored under two roots of one label, the one
+        ``split`` lists (the live file)."""
+        with self._lock:
+            found = model_sessions(self._conn, model)
+        prefixes = [f"{label}/" if label else "" for label in labels]
+        shared = {n for n, label in enumerate(labels) if labels.count(label) > 1}
+        keys = []
+        for root, key in found:
+            shown = prefixes[root] + key
+            if root in shared:
+                with contextlib.suppress(ValueError):
+                    if split(shown)[0] != root:
+                        continue
+            keys.append(shown)
+        return keys
 
     def close(self) -> None:
         with self._lock:

@@ -4,9 +4,9 @@
 the positions of the sessions of each project, agent and both, in that order (newest first). A
 window of a filter is then a lookup, two bisects for its days (the order is by time), one for the
 session it is fetched around and one for how many changed since a time mark, and a slice: no walk
-of every session per request. The model filter's lists are made the same way from the usage store's
-models of every session (``PaneModels``), when a model filter or the choices are asked, and kept
-while neither the listing nor the store's rows changed.
+of every session per request. A model filter's list is made when it is asked from the usage store's
+indexed query of that model's sessions (``archive.usage_models``: no dict of every session's models,
++65 MiB at 100,000), and kept while neither the listing nor the store's rows changed.
 """
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ from __future__ import annotations
 import threading
 from array import array
 from bisect import bisect_left, bisect_right
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 
 from sessiontree.store.discovery import SessionInfo
@@ -24,6 +24,10 @@ MAX_WINDOW = 500
 """The most sessions one window holds (a part of the full list had as many)."""
 
 Positions = Sequence[int]
+ModelLists = Callable[[str | None, str, str], Positions]
+"""The positions of a (project or None, agent or "", model)'s sessions (``PaneIndex.model_positions``)."""
+KEPT_MODEL_LISTS = 64
+"""The model filters' lists kept per usage store generation (each one array, 8 bytes a session)."""
 
 
 @dataclass(frozen=True)
@@ -77,24 +81,41 @@ class PaneIndex:
         self.lists = {key: _packed(found) for key, found in lists.items()}
         self.projects = sorted({p for p, _ in lists if p})
         self.agents = sorted({a for p, a in lists if p is None and a})
-        self._models: tuple[object, PaneModels | None] | None = None
+        self._models_tag: object = None
+        self._model_lists: dict[tuple[str | None, str, str], array[int]] = {}
         self._lock = threading.Lock()
 
-    def models(
-        self, tag: object, every: Callable[[], Mapping[str, Sequence[str]] | None]
-    ) -> PaneModels | None:
-        """The model lists of this order made from ``every`` session's models, kept while ``tag``
-        (the usage store's generation) stays: made again only once the models may have changed."""
+    def model_positions(
+        self, tag: object, model: str, project: str | None, agent: str, keys: Callable[[str], Iterable[str]]
+    ) -> Positions:
+        """The positions of the sessions of ``model`` (of ``project`` and ``agent`` when given) in
+        this order, from ``keys`` (the usage store's indexed query of one model's sessions), kept
+        while ``tag`` (the store's generation) stays, for the last ``KEPT_MODEL_LISTS`` asked."""
         with self._lock:
-            if self._models is not None and self._models[0] == tag:
-                return self._models[1]
-        found = every()
-        made = None if found is None else PaneModels(self, found)
+            if self._models_tag != tag:
+                self._models_tag, self._model_lists = tag, {}
+            found = self._model_lists.get((project, agent, model))
+        if found is not None:
+            return found
+        if project is None and not agent:
+            position = self.position.get
+            made = _packed(sorted(n for key in keys(model) if (n := position(key)) is not None))
+        else:
+            every, ordered = self.model_positions(tag, model, None, "", keys), self.ordered
+            made = _packed(
+                n
+                for n in every
+                if (project is None or ordered[n].cwd == project)
+                and (not agent or (ordered[n].agent or "") == agent)
+            )
         with self._lock:
-            self._models = (tag, made)
+            if self._models_tag == tag:
+                if len(self._model_lists) >= KEPT_MODEL_LISTS:
+                    self._model_lists.pop(next(iter(self._model_lists)))
+                self._model_lists[(project, agent, model)] = made
         return made
 
-    def _kept(self, query: PaneQuery, models: PaneModels | None) -> Positions:
+    def _kept(self, query: PaneQuery, models: ModelLists | None) -> Positions:
         project = query.project
         if query.of is not None:  # "this project": none kept when the session is not listed
             at = self.position.get(query.of)
@@ -102,12 +123,12 @@ class PaneIndex:
                 return ()
             project = self.ordered[at].cwd
         if query.model:
-            return () if models is None else models.lists.get((project, query.agent, query.model), ())
+            return () if models is None else models(project, query.agent, query.model)
         if project is None and not query.agent:
             return range(len(self.ordered))
         return self.lists.get((project, query.agent), ())
 
-    def window(self, query: PaneQuery, models: PaneModels | None = None) -> PaneWindow:
+    def window(self, query: PaneQuery, models: ModelLists | None = None) -> PaneWindow:
         """The sessions ``query`` keeps: counted, and the window it asks for (a few bisects and a slice)."""
         kept = self._kept(query, models)
         stamp = self.stamps.__getitem__
@@ -127,23 +148,3 @@ class PaneIndex:
         shown = [self.ordered[n] for n in kept[start : min(hi, start + query.limit)]]
         fresh = 0 if query.mark is None else bisect_left(kept, -query.mark, lo, hi, key=stamp) - lo
         return PaneWindow(total, offset, shown, at, fresh)
-
-
-class PaneModels:
-    """The positions of the sessions of each model in the pane's order, by (project, agent, model)
-    with None / "" for any project / agent (made once from every session's models), and the models."""
-
-    def __init__(self, index: PaneIndex, models: Mapping[str, Sequence[str]]) -> None:
-        lists: dict[tuple[str | None, str, str], list[int]] = {}
-        for n, e in enumerate(index.ordered):
-            agent = e.agent or ""
-            for model in models.get(e.key, ()):
-                for key in {
-                    (None, "", model),
-                    (e.cwd, "", model),
-                    (None, agent, model),
-                    (e.cwd, agent, model),
-                }:
-                    lists.setdefault(key, []).append(n)
-        self.lists = {key: _packed(found) for key, found in lists.items()}
-        self.models = sorted({m for _, _, m in lists})

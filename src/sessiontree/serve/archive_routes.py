@@ -402,11 +402,17 @@ async def session_models_api(request: Request) -> Response:
     """``/api/session-models``: the models of each session by key (from the listing's usage rows
     counted so far)."""
     state = request.app.state.serve
-    await state.listing.scan_async()
-    models = await anyio.to_thread.run_sync(state.listing.session_models)
-    if models is not None:  # from the usage store's query (the pane's parts carry their own)
-        found = {shown_name(key): models[key] for key in sorted(models)}
-        return JSONResponse({"models": found}, headers=NO_STORE)
+    view = await state.listing.view()
+    generation = state.listing.usage_generation()
+    if generation is not None:  # the usage store's query, its body made once per version and generation
+
+        def make(_: list[SessionInfo]) -> bytes:
+            models = state.listing.session_models() or {}
+            found = {shown_name(key): models[key] for key in sorted(models)}
+            return bytes(JSONResponse({"models": found}).body)
+
+        body = await anyio.to_thread.run_sync(view.made_once, "session models", generation, make)
+        return Response(body, media_type="application/json", headers=NO_STORE)
     try:
         body = await anyio.to_thread.run_sync(_service(request).session_models, state.listing.key_of)
     except SearchError as exc:

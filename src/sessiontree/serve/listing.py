@@ -94,6 +94,16 @@ class ListingView:
         """What ``make`` makes of this listing, made once under ``name`` (``IndexRows.made``)."""
         return self.rows.made(name, make)
 
+    def made_once(self, name: str, tag: object, make: Callable[[list[SessionInfo]], T]) -> T:
+        """``made`` while ``tag`` stays (the usage store's generation): the last one kept only."""
+        kept: list[tuple[object, T]] = self.made(name, lambda _: [])
+        found = kept[-1] if kept else None
+        if found is not None and found[0] == tag:
+            return found[1]
+        value = make(self.entries)
+        kept[:] = [(tag, value)]
+        return value
+
     def family(self, key: str) -> tuple[SessionInfo | None, list[SessionInfo]]:
         """The listed session that spawned this one and those it spawned (``Sources.family``), from
         an index of the listing by key and by parent made once (not a sort of it per page)."""
@@ -422,6 +432,17 @@ class Listing:
         store: a query, not every session's rows (None without a cache dir)."""
         with self._lock:
             return self.sources.session_models(keys)
+
+    def model_names(self) -> list[str] | None:
+        """Every model counted so far, sorted: a query on the usage store's index of rows by model
+        (``archive.usage_models``), no list of every session's; None without a store."""
+        store = self.sources.usage_db
+        return None if store is None else store.model_names()
+
+    def model_keys(self, model: str) -> list[str]:
+        """The keys of the listed sessions that used ``model``, from the usage store's index."""
+        with self._lock:
+            return self.sources.model_keys(model)
 
     def get(self, key: str) -> SessionInfo | None:
         """The listed record of a key, as of the last scan."""

@@ -11,7 +11,7 @@ from starlette.datastructures import QueryParams
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 
-from sessiontree.pages.pane_window import MAX_WINDOW, PaneIndex, PaneModels, PaneQuery
+from sessiontree.pages.pane_window import MAX_WINDOW, ModelLists, PaneIndex, PaneQuery
 from sessiontree.pages.sessions_data import DATA_VERSION, pane_order, session_record
 from sessiontree.serve.listing import ListingView
 from sessiontree.store.discovery import SessionInfo
@@ -59,10 +59,11 @@ def read_query(params: QueryParams) -> PaneQuery:
     )
 
 
-def _models(index: PaneIndex, state: Any) -> PaneModels | None:
-    """The model lists of this listing version and usage store generation, made once (None
-    without a usage store): the usage rows are written as files are read, after they are listed."""
-    return index.models(state.listing.usage_generation(), state.listing.session_models)
+def _models(index: PaneIndex, state: Any) -> ModelLists:
+    """The model filter's lists of this listing version and usage store generation, each made when
+    first asked (the usage rows are written as files are read, after they are listed)."""
+    tag, keys = state.listing.usage_generation(), state.listing.model_keys
+    return lambda project, agent, model: index.model_positions(tag, model, project, agent, keys)
 
 
 def _index(entries: list[SessionInfo]) -> PaneIndex:
@@ -71,8 +72,7 @@ def _index(entries: list[SessionInfo]) -> PaneIndex:
 
 def _answer(view: ListingView, state: Any, query: PaneQuery, choices: bool) -> bytes:
     index = view.made("pane index", _index)
-    models = _models(index, state) if query.model or choices else None
-    found = index.window(query, models)
+    found = index.window(query, _models(index, state) if query.model else None)
     shown_models = state.listing.session_models([e.key for e in found.sessions]) or {}
     rows = [session_record(e, state.urls.session(e.key), shown_models.get(e.key, ())) for e in found.sessions]
     data: dict[str, Any] = {
@@ -89,7 +89,7 @@ def _answer(view: ListingView, state: Any, query: PaneQuery, choices: bool) -> b
         data["choices"] = {
             "projects": index.projects,
             "agents": index.agents,
-            "models": [] if models is None else models.models,
+            "models": state.listing.model_names() or [],
         }
     return bytes(JSONResponse(data).body)
 
