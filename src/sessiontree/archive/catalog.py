@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import contextlib
 import hashlib
-import json
 import math
 import os
 import sqlite3
@@ -315,9 +314,10 @@ class Catalog:
         loaded: dict[str, _Cached] = {}
         folders: dict[str, Path] = {}
         try:  # one row at a time: no text of the whole listing, nor its parsed values, held
-            for key, value in catalog_cache.load(self.cache_file, CACHE_VERSION, self._root_text()):
-                record = _Cached.from_json(value, folders)
+            for key, value, scan in catalog_cache.load(self.cache_file, CACHE_VERSION, self._root_text()):
+                record = _Cached.from_json(value, folders, scan)
                 loaded[_one_key(key, record)] = record
+            old = bool(loaded) and catalog_cache.is_old(self.cache_file)
         except (OSError, sqlite3.Error, ValueError, KeyError, TypeError, AttributeError):
             return {}  # a missing or damaged cache is rebuilt, never an error
         if not loaded:
@@ -330,6 +330,8 @@ class Catalog:
             for key in carried:
                 self._saved.pop(key, None)
             self._dirty = bool(carried)
+        if old:  # an older cache's table: written whole in the new one by the next save
+            self._saved, self._dirty = None, True
         return loaded
 
     def _root_text(self) -> str:
@@ -353,14 +355,12 @@ class Catalog:
         cached, saved = self._cached, self._saved
         try:
             if saved is None:
-                rows = ((key, json.dumps(c.to_json())) for key, c in cached.items())
+                rows = ((key, *c.to_row()) for key, c in cached.items())
                 catalog_cache.write_whole(self.cache_file, CACHE_VERSION, self._root_text(), rows)
                 with contextlib.suppress(OSError):  # the one JSON text earlier versions kept: not read
                     self.cache_file.with_suffix(".json").unlink()
             else:
-                changed = (
-                    (key, json.dumps(c.to_json())) for key, c in cached.items() if saved.get(key) is not c
-                )
+                changed = ((key, *c.to_row()) for key, c in cached.items() if saved.get(key) is not c)
                 gone = (key for key in saved if key not in cached)
                 catalog_cache.write(self.cache_file, CACHE_VERSION, self._root_text(), changed, gone)
         except sqlite3.Error:

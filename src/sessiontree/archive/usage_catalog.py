@@ -74,4 +74,4 @@ class CatalogUsage:
         """A record whose pass a grown file continues, with its rows back from the store."""
         if old is None or old.scan is None or old.scan.tail is None or old.scan.usage:
             return old
-        return replace(old, scan=replace(old.scan, usage=self.db.rows(self.root, old.entry.key)))
+        return replace(old, _scan=replace(old.scan, usage=self.db.rows(self.root, old.entry.key)))
