@@ -1,10 +1,15 @@
 """A stand-in for a running OpenCode: keeps adding parts to a database in WAL mode until told to pause.
 
 ``python -m tests.readers.opencode_writer DB CONTROL``: each transaction adds one text part
-``tick N`` to the session's last message and sets the session's title to ``N ticks`` (so any
-consistent read has as many tick parts as its title says), checkpointing every few pages. It
-writes the count reached to ``CONTROL/ticks``; when ``CONTROL/pause`` appears it writes
-``CONTROL/paused`` and keeps its connection (and so the WAL) open until ``CONTROL/stop`` appears.
+``tick N`` to the session's last message, removes ``tick N-KEPT`` and sets the session's title to
+``N ticks`` (so any consistent read holds exactly the ``KEPT`` ticks up to its title's),
+checkpointing every few pages. It writes the count reached to ``CONTROL/ticks``; when
+``CONTROL/pause`` appears it writes ``CONTROL/paused`` and keeps its connection (and so the WAL)
+open until ``CONTROL/stop`` appears.
+
+The database keeps a long session's size: a writer growing it by megabytes a second, at full
+speed and checkpointing every 16 pages, made a copy of it (15 MB within seconds) span several
+checkpoints on a loaded machine: 5 copies in a row failed in a busy CI run, and no agent writes so.
 """
 
 from __future__ import annotations
@@ -15,6 +20,9 @@ import sqlite3
 import sys
 import time
 from pathlib import Path
+
+KEPT = 64
+"""How many tick parts the session holds at any commit."""
 
 
 def note(control: Path, name: str, text: str) -> None:
@@ -38,6 +46,7 @@ def main() -> None:
         db.execute(
             "INSERT INTO part VALUES (?, ?, ?, ?, ?, ?)", (f"prt_z{tick:08d}", mid, sid, now, now, body)
         )
+        db.execute("DELETE FROM part WHERE id = ?", (f"prt_z{tick - KEPT:08d}",))
         db.execute("UPDATE session SET title = ?, time_updated = ? WHERE id = ?", (f"{tick} ticks", now, sid))
         db.execute("COMMIT")
         note(control, "ticks", str(tick))

@@ -12,6 +12,7 @@ import shutil
 import socket
 import sqlite3
 import tempfile
+import threading
 from pathlib import Path
 
 import httpx
@@ -160,7 +161,28 @@ def test_a_database_that_keeps_changing_is_copied_a_bounded_number_of_times(
     monkeypatch.setattr(database_copy, "_copy_consistent", changed_under_it)
     with pytest.raises(InvalidSession, match="kept changing"), open_copy(db):
         pass
-    assert len(made) == COPY_ATTEMPTS <= 5
+    assert len(made) == COPY_ATTEMPTS <= 16
+
+
+def test_a_copy_broken_by_a_checkpoint_is_made_again_once_the_wal_restarts(tmp_path: Path) -> None:
+    db = tmp_path / "live.db"
+    agent = sqlite3.connect(db, isolation_level=None)
+    agent.execute("PRAGMA journal_mode=WAL")
+    agent.execute("CREATE TABLE t (v TEXT)")
+    agent.execute("INSERT INTO t VALUES ('first')")
+    wal = Path(f"{db}-wal")
+    before = database_copy._wal_generation(wal)
+    assert before is not None
+    waiter = threading.Thread(target=database_copy._await_restart, args=(wal, 600.0))
+    waiter.start()
+    agent.execute("PRAGMA wal_checkpoint(RESTART)")  # every frame written back: the next write starts it over
+    agent.execute("INSERT INTO t VALUES ('second')")
+    waiter.join(timeout=120)
+    assert database_copy._wal_generation(wal) not in (before, None)
+    assert not waiter.is_alive()  # it began again on the restart, not at the end of its 600 s
+    with open_copy(db) as copy:
+        assert [v for (v,) in copy.execute("SELECT v FROM t")] == ["first", "second"]
+    agent.close()
 
 
 def test_a_data_folder_not_ours_to_search_hides_no_other_agents_sessions(stranger_dir: Path) -> None:  # noqa: F811
