@@ -162,3 +162,15 @@ def listed(client: httpx.Client) -> None:
     while "still being read" in (page := client.get("/")).text and time.monotonic() < ceiling:
         time.sleep(0.1)
     assert page.status_code == 200 and "still being read" not in page.text
+
+
+def searched(client: httpx.Client, word: str) -> dict[str, Any]:
+    """Serve's answer to a search once every listed file is indexed: a fresh server's first answers
+    hold what is indexed so far and say how many files are ``pending`` (the page asks again)."""
+    ceiling = time.monotonic() + 120  # a bound on a loaded machine, not a timed assertion
+    while (found := client.get("/api/search", params={"q": word})).status_code == 200:
+        answer: dict[str, Any] = found.json()
+        if not answer["pending"] or time.monotonic() > ceiling:
+            return answer
+        time.sleep(0.1)
+    raise AssertionError(f"search for {word}: {found.status_code}")
