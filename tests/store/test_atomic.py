@@ -76,3 +76,36 @@ def test_a_killed_writer_not_yet_reaped_is_dead(tmp_path: Path) -> None:
     finally:
         child.kill()
         child.wait()
+
+
+def _syscalls(monkeypatch: pytest.MonkeyPatch) -> list[tuple[str, str]]:
+    """The fsyncs (by the path their descriptor names) and renames this process makes, in order."""
+    made: list[tuple[str, str]] = []
+    fsync, replace = os.fsync, os.replace
+
+    def fsync_spy(fd: int) -> None:
+        made.append(("fsync", os.readlink(f"/proc/self/fd/{fd}")))
+        fsync(fd)
+
+    def replace_spy(src: str | Path, dst: str | Path) -> None:
+        replace(src, dst)
+        made.append(("rename", str(dst)))
+
+    monkeypatch.setattr(os, "fsync", fsync_spy)
+    monkeypatch.setattr(os, "replace", replace_spy)
+    return made
+
+
+@pytest.mark.skipif(not Path("/proc/self/fd").is_dir(), reason="names a descriptor's file through /proc")
+def test_a_durable_write_fsyncs_its_bytes_before_the_rename_and_its_folder_after(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    target = tmp_path / "state.json"
+    made = _syscalls(monkeypatch)
+    write_atomic(target, b"{}")
+    (synced, temp), renamed, folder = made
+    assert synced == "fsync" and TEMP_NAME.match(Path(temp).name)
+    assert renamed == ("rename", str(target)) and folder == ("fsync", str(tmp_path))
+    made.clear()
+    write_atomic(target, b"[]", durable=False)  # a site's page: its folder not fsynced per file
+    assert [op for op, _ in made] == ["fsync", "rename"] and target.read_bytes() == b"[]"

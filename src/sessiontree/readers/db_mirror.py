@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from sessiontree.errors import SessiontreeError
-from sessiontree.store.atomic import make_private_dir, write_atomic
+from sessiontree.store.atomic import fsync_directory, make_private_dir, write_atomic
 from sessiontree.store.discovery import printable
 from sessiontree.store.jsonl import decode_text
 from sessiontree.store.paths import default_cache_dir
@@ -162,15 +162,15 @@ def sync_mirror(folder: Path) -> None:
     _FAILED.pop(folder, None)
     for sid, document in documents:
         path = folder / _file_name(sid)
-        write_atomic(
-            path, json.dumps(document, indent=2, ensure_ascii=False, default=_json_value), readable=False
-        )
+        text = json.dumps(document, indent=2, ensure_ascii=False, default=_json_value)
+        write_atomic(path, text, readable=False, durable=False)  # the folder is fsynced once, below
         when = time_millis(stamps[sid])  # 10**18 ms is no time: the file keeps the time of its writing
         if when is not None:
             with contextlib.suppress(OSError, ValueError, OverflowError):
                 os.utime(path, (when / 1000, when / 1000))
     for sid in set(known) - set(stamps):
         (folder / _file_name(sid)).unlink(missing_ok=True)
+    fsync_directory(folder)  # every file's rename before the state that says they are made
     write_atomic(folder / STATE_NAME, json.dumps({**seen, "sessions": stamps}), readable=False)
 
 

@@ -60,6 +60,9 @@ def records_path(key: str) -> str:
 
 
 def write_atomic(path: Path, data: bytes | Iterable[str]) -> None:
-    """Write a site file atomically (creating its folder): a reader sees the old file or the new one."""
+    """Write a site file atomically (creating its folder): a reader sees the old file or the new one.
+
+    Its folder is not fsynced: a site is made again from its sources, and a build writes thousands
+    of files (a folder's fsync each would be a journal commit each)."""
     path.parent.mkdir(parents=True, exist_ok=True)
-    store_write_atomic(path, data)
+    store_write_atomic(path, data, durable=False)
