@@ -86,7 +86,7 @@ def test_a_save_keeps_each_unchanged_pass_as_it_was_stored(sessions_dir: Path, t
     assert saved_files(cache_file) == saved_files(made)
 
 
-def _write_old_table(path: Path, values: dict[str, object], root: str) -> None:
+def write_old_table(path: Path, values: dict[str, object], root: str) -> None:
     """A cache as sessiontree wrote it before the ``records`` table: each record's JSON whole."""
     path.unlink()
     conn = sqlite3.connect(path)
@@ -111,7 +111,7 @@ def test_an_older_caches_table_is_read_and_written_again_in_the_new_one(
     listed = Catalog(sessions_dir, cache).scan()
     (cache_file,) = cache.iterdir()
     values = saved_files(cache_file)
-    _write_old_table(cache_file, values, str(sessions_dir.resolve()))
+    write_old_table(cache_file, values, str(sessions_dir.resolve()))
     assert _tables(cache_file) == {"meta", "files"}
     _no_reads(monkeypatch)  # migrated from the rows: no file read again
     assert Catalog(sessions_dir, cache).scan() == listed

@@ -140,6 +140,33 @@ def test_an_incremental_build_writes_the_lists_and_manifest_a_full_build_writes(
     assert "2026-11-20_n" in (site / "sessions.json").read_text(encoding="utf-8")
 
 
+def test_a_site_whose_catalog_is_of_the_older_table_builds_incrementally_as_a_fresh_one(
+    archive: Archive, tmp_path: Path
+) -> None:
+    # A site built by an earlier sessiontree keeps its catalog in the older table (each record's
+    # JSON whole): the next build reads it as it was (nothing rendered again but the new session),
+    # writes the same files a build from nothing writes, and leaves the catalog in the new table.
+    from sessiontree.archive.catalog_cache import is_old, saved_files
+    from tests.archive.test_catalog_store import write_old_table
+
+    site, fresh = tmp_path / "site", tmp_path / "fresh"
+    build_site(BuildOptions(root=archive.root, site=site, jobs=1))
+    (cache_file,) = (site / layout.STATE_DIR / "catalog").iterdir()
+    write_old_table(cache_file, saved_files(cache_file), str(archive.root.resolve()))
+    assert is_old(cache_file)
+    newcomer = archive.root / "--home-dev-new--" / "2026-11-20_n.jsonl"
+    newcomer.parent.mkdir()
+    newcomer.write_bytes(archive.app[2].read_bytes())
+    again = build_site(BuildOptions(root=archive.root, site=site, jobs=1))
+    assert again.rendered == ["--home-dev-new--/2026-11-20_n.jsonl"]
+    assert not is_old(cache_file)
+    build_site(BuildOptions(root=archive.root, site=fresh, jobs=1))
+    for name in ("sessions.json", "usage.html", "index.html", "search.html", layout.MANIFEST):
+        assert (site / name).read_bytes() == (fresh / name).read_bytes(), name
+    (fresh_catalog,) = (fresh / layout.STATE_DIR / "catalog").iterdir()
+    assert saved_files(cache_file) == saved_files(fresh_catalog)
+
+
 def test_a_build_gives_back_the_collector_as_it_found_it(archive: Archive, tmp_path: Path) -> None:
     # The build loads the listing with the cyclic collector off and freezes it: neither outlives it.
     options = BuildOptions(root=archive.root, site=tmp_path / "site", jobs=1, search=False)
