@@ -1,6 +1,7 @@
 """The served usage page while serve still counts, in Chromium: the totals so far, said to be so,
 then the full totals once the count ends, with no action of the reader and the filters in the
-URL kept through the reloads (issue 42 item 2)."""
+URL kept through the reload (issue 42 item 2): one, once the page's event stream says every file
+is counted (issue 54: a reload every 2 s made the answers again while the pass counted)."""
 
 from __future__ import annotations
 
@@ -47,7 +48,7 @@ def _shown(page: Page) -> dict[str, Any]:
                 continue
             raise
         # Before serve's first listing is made the page says it is still looking (a fresh cache:
-        # nothing counted yet, ``tests/serve/test_usage_restart.py``) and reloads itself: the next.
+        # nothing counted yet, ``tests/serve/test_usage_restart.py``), loaded again once listed: the next.
         if shown["drawn"] > 0 and not shown["asking"] and shown["counting"] != "unlisted":
             return shown
 
@@ -65,8 +66,10 @@ def test_usage_page_shows_the_totals_so_far_then_reaches_the_full_totals(
         assert shown["counting"] == "3" and "Still counting" in shown["note"]
         assert (shown["messages"], shown["sessions"]) == (counted_first["messages"], 2)
         assert shown["project"] == "/home/dev/demo"
+        # The page follows serve's count over its event stream (no reload on a timer): open first.
+        page.wait_for_selector('#st-usage[data-live="open"]', state="attached")
         gate.touch()
-        page.wait_for_selector(USAGE_COUNTED, state="attached", timeout=120_000)  # reloaded until counted
+        page.wait_for_selector(USAGE_COUNTED, state="attached", timeout=120_000)  # reloaded once counted
         shown = _shown(page)
         assert shown["counting"] is None and shown["note"] == ""
         assert (shown["project"], shown["messages"]) == ("/home/dev/demo", counted_first["messages"])
@@ -74,4 +77,8 @@ def test_usage_page_shows_the_totals_so_far_then_reaches_the_full_totals(
         wait_js(page, f"Number(document.getElementById('st-usage').dataset.drawn) > {shown['drawn']}")
         shown = _shown(page)
         assert (shown["messages"], shown["sessions"]) == (everything["messages"], 5)
+        # Loaded twice: at first, and once the stream said every file was counted.
+        assert [u for u in watch.requests if u.split("#")[0] == served.url + "/usage"] == [
+            served.url + "/usage"
+        ] * 2
     assert watch.console_errors == [] and watch.page_errors == [] and watch.dialogs == []

@@ -223,7 +223,7 @@ def test_served_dashboard_filters_agree_with_stats(page: Page, watch: Watch, tmp
     extra = [a for r in roots[1:] for a in ("--root", str(r))]
     with serve_process(roots[0], tmp_path / "agent", tmp_path / "serve-cache", *extra) as served:
         page.goto(served.url + "/usage")
-        # Every file counted (a page of the totals so far reloads itself until then): a state.
+        # Every file counted (a page of the totals so far loads itself again then): a state.
         page.wait_for_selector(USAGE_COUNTED, state="attached", timeout=60_000)
         _check_filters(page, roots, tmp_path / "stats-cache")
         _check_csv(page)

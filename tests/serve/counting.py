@@ -18,7 +18,7 @@ from tests.conftest import GEN_SESSION
 HELD_COUNT = Path(__file__).with_name("held_count.py")
 TOTAL_FIELDS = ("messages", "input", "output", "cacheRead", "cacheWrite")
 USAGE_COUNTED = '#st-usage:not([data-counting]):not([data-drawn="0"])'
-"""A served usage page drawn from every file's count (one still counting reloads itself until so)."""
+"""A served usage page drawn from every file's count (one still counting loads itself again once told)."""
 
 
 def held_python(gate: Path, *, listing: bool = False) -> list[str]:

@@ -16,7 +16,9 @@ from tests.serve.counting import counting_folders, held_python, stats_totals
 from tests.serve.process import serve_process
 
 SMALL = [f"--home-dev-small--/small{n}.jsonl" for n in range(2)]
-COUNTING = re.compile(r'<main id="st-usage" data-drawn="0" data-counting="(\d+)" data-reload="2">')
+COUNTING = re.compile(
+    r'<main id="st-usage" data-drawn="0" data-counting="(\d+)" data-events="/usage/events">'
+)
 
 
 def _usage(http: httpx.Client, url: str) -> tuple[int | None, dict[str, int]]:

@@ -6,8 +6,10 @@ go (``held_count.py --listing``), so the early answer is a state, not a race."""
 
 from __future__ import annotations
 
+import json
 import re
 import time
+from collections.abc import Generator
 from pathlib import Path
 
 import httpx
@@ -16,7 +18,9 @@ from tests.pages.usage_records import data_totals, page_data
 from tests.serve.counting import counting_folders, generate, held_python, stats_totals
 from tests.serve.process import serve_process
 
-COUNTING = re.compile(r'<main id="st-usage" data-drawn="0" data-counting="([a-z0-9]+)" data-reload="2">')
+COUNTING = re.compile(
+    r'<main id="st-usage" data-drawn="0" data-counting="([a-z0-9]+)" data-events="/usage/events">'
+)
 
 
 def _usage(http: httpx.Client, url: str) -> tuple[str | None, dict[str, int]]:
@@ -37,6 +41,45 @@ def _counted(http: httpx.Client, url: str) -> dict[str, int]:
             return totals
         assert time.monotonic() < deadline, "the count never ended"
         time.sleep(0.05)  # between polls of the state
+
+
+def _usage_events(http: httpx.Client, url: str) -> Generator[int]:
+    """The files left as ``/usage/events`` says, event by event (a real SSE stream)."""
+    with http.stream("GET", url + "/usage/events") as reply:
+        assert reply.status_code == 200
+        assert reply.headers["content-type"].startswith("text/event-stream")
+        name = ""
+        for line in reply.iter_lines():
+            if line.startswith("event:"):
+                name = line.partition(":")[2].strip()
+            elif line.startswith("data:") and name == "usage":
+                yield int(json.loads(line.partition(":")[2])["left"])
+
+
+def test_a_restarted_server_pushes_its_count_to_the_usage_page_until_it_settles(tmp_path: Path) -> None:
+    """The page no longer reloads itself on a timer: its stream says the files are not listed yet
+    (-1), then, once the test lets the listing go, that none is left; the page is then the files'
+    totals as they are now, at once (no poll)."""
+    root, _ = counting_folders(tmp_path)
+    cache, gate = tmp_path / "cache", tmp_path / "list-now"
+    with httpx.Client(timeout=120) as http:  # a ceiling for a hung server (pings every 15 s)
+        with serve_process(root, tmp_path / "agent", cache) as served:
+            _counted(http, served.url)
+            assert served.stop() == 0
+        generate(root / "--home-dev-small--" / "small1.jsonl", 5, 77)  # changed while it was down
+        after = stats_totals(root, tmp_path / "c2")
+        with serve_process(root, tmp_path / "agent", cache, python=held_python(gate, listing=True)) as served:
+            counting, _ = _usage(http, served.url)
+            assert counting == "unlisted"
+            events = _usage_events(http, served.url)
+            assert next(events) == -1  # the first listing not made: held
+            gate.touch()
+            while next(events) != 0:  # -1 until listed, then the files left: pushed, no poll
+                pass
+            events.close()
+            counting, totals = _usage(http, served.url)
+            assert counting is None and totals == after
+            assert served.stop() == 0
 
 
 def test_a_restarted_server_answers_usage_before_its_listing_then_corrects_it(tmp_path: Path) -> None:

@@ -27,8 +27,6 @@ from sessiontree.pages.usage_data import usage_data
 PALETTE_SIZE = 8
 """The top groups get colour classes st-m0 .. st-m7 by rank; the rest are drawn as one "other"."""
 SCRIPT_MODULES = ("usage/usage-data.js", "usage/usage-chunks.js", "usage/usage-view.js")
-COUNTING_RELOAD = 2
-"""Seconds between reloads of a page whose totals are still being counted."""
 COUNTING_SCRIPT = "usage/usage-counting.js"
 
 
@@ -46,9 +44,12 @@ class UsagePageOptions:
     """Where the collection's pages are (index, search), shown above the title."""
     uncounted: int = 0
     """Sessions whose usage is not counted yet (serve's background pass still reads them): the
-    page is marked ``data-counting``, says so, and reloads itself every ``COUNTING_RELOAD`` seconds
-    (``COUNTING_SCRIPT``: the filters in the URL's hash kept); negative: the files are still being
-    listed (serve's first listing), how many are to count not known yet."""
+    page is marked ``data-counting`` and says so; it follows serve's count over ``events``
+    (``COUNTING_SCRIPT``) and loads itself again once the files are listed and once every one is
+    counted (the filters in the URL's hash kept); negative: the files are still being listed
+    (serve's first listing), how many are to count not known yet."""
+    events: str | None = None
+    """serve's ``/usage/events``: how many files are left to count, pushed as it changes."""
     api: str | None = None
     """serve's ``/api/usage-sessions``: the page asks it for the sessions of each filter (a built
     site's page carries the top ones of each filter of one value instead)."""
@@ -87,5 +88,5 @@ def render_usage_page(
         nav_html=(options.nav or NavLinks(index=options.home)).html("usage"),
         note=options.extra_note,
         uncounted=options.uncounted,
-        reload_seconds=COUNTING_RELOAD,
+        events=options.events or "",
     )

@@ -73,6 +73,7 @@ class ArchiveService:
         link_for: LinkFor,
         usage_so_far: UsageSoFar,
         usage_api: str | None = None,
+        usage_events: str | None = None,
         nav: NavLinks | None = None,
         on_pending: Callable[[], None] | None = None,
         file_count: Callable[[], int] | None = None,
@@ -86,6 +87,7 @@ class ArchiveService:
         self.usage_so_far = usage_so_far
         self.usage_api = usage_api
         """Where the usage page asks for the sessions of a filter (``/api/usage-sessions``)."""
+        self.usage_events = usage_events  # where it hears how many files are left (``/usage/events``)
         self.on_pending = on_pending
         """Told (from a worker thread) when a search left files to index: wakes serve's updates."""
         self.file_count = file_count
@@ -292,6 +294,7 @@ class ArchiveService:
                     nav=self.nav,
                     uncounted=uncounted,
                     api=self.usage_api,
+                    events=self.usage_events,
                 ),
             )
             self._usage_page = (records, uncounted, html)

@@ -1,5 +1,7 @@
 """The listing's live feed: the index rows that changed pushed to open index pages when the listing
-changes, and a ``sessions`` event to every open session page (its pane fetches the list again).
+changes, a ``sessions`` event to every open session page (its pane fetches the list again), and a
+``usage`` event to open usage pages while serve counts (how many files are left: the page loads
+itself again once the first listing is made and once none is left, never on a timer).
 
 An index event holds only what changed since the last push: the HTML of the changed rows (each in
 its project's group, a row with its subagents) and the keys of the rows that left; the first event
@@ -12,6 +14,8 @@ import asyncio
 import logging
 from collections.abc import Awaitable, Callable, Iterable
 from typing import Any
+
+import anyio
 
 from sessiontree.archive.catalog import CatalogNode, ProjectGroup, group_by_project
 from sessiontree.pages.index_page import index_summary, render_groups
@@ -27,6 +31,9 @@ log = logging.getLogger(__name__)
 INDEX_TOPIC = "index"
 INDEX_MIN_INTERVAL = 0.25
 """At most four index pushes a second, however fast files change."""
+USAGE_TOPIC = "usage"
+USAGE_MIN_INTERVAL = 1.0
+"""At most one usage event a second (the count of files left is a walk of every record)."""
 
 
 def _row_state(node: CatalogNode) -> tuple[object, ...]:
@@ -59,6 +66,9 @@ class IndexFeed:
         self._state = ""
         self._summary = ""
         self._pane_state: str | None = None
+        self.usage_dirty = asyncio.Event()
+        self._usage_left: int | None = None
+        """The files left as the last usage event said (None: no usage page open since)."""
 
     def _catch_up(self, view: ListingView) -> dict[str, Any] | None:
         """What changed since the last push (None: nothing), and that listing as the last push."""
@@ -113,8 +123,32 @@ class IndexFeed:
                 log_failure(log, "index not pushed", exc)
             await pause(INDEX_MIN_INTERVAL)
 
+    async def usage_event(self) -> Event:
+        """A ``usage`` event: how many files are left to count (-1: the first listing not made)."""
+        return Event(USAGE_TOPIC, {"left": await anyio.to_thread.run_sync(self.listing.usage_left)})
+
+    async def push_usage_forever(self, pause: Callable[[float], Awaitable[None]]) -> None:
+        """Publish the count of files left to the open usage pages when it changed (``push`` marks
+        it to look, at most every ``USAGE_MIN_INTERVAL``: a mark during the pause is kept)."""
+        while not self.hub.closed.is_set():
+            await self.usage_dirty.wait()
+            self.usage_dirty.clear()
+            try:
+                if not self.hub.count(USAGE_TOPIC):
+                    self._usage_left = None
+                    continue
+                event = await self.usage_event()
+                if event.data["left"] != self._usage_left:
+                    self._usage_left = event.data["left"]
+                    self.hub.publish(USAGE_TOPIC, event)
+            except Exception as exc:  # never the end of the feed: logged
+                log_failure(log, "usage count not pushed", exc)
+            await pause(USAGE_MIN_INTERVAL)
+
     async def push(self) -> None:
         """Publish what changed in the listing to the open index pages and session pages."""
+        if self.hub.count(USAGE_TOPIC):
+            self.usage_dirty.set()
         pages = [topic for topic in self.hub.topics() if topic.startswith(SESSION_TOPIC)]
         if not self.hub.count(INDEX_TOPIC):
             self._rows = None  # the next page open starts from the listing as it is then

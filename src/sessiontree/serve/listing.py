@@ -47,9 +47,6 @@ SAVE_SECONDS = 30.0
 """The catalogs' caches are written at most this often while files are read (and once all are,
 and at the end): one write of 10,000 records took 0.3 s, at every background batch."""
 
-USAGE_EVERY_SECONDS = 5.0
-"""While the background pass counts, the usage rows are made again no sooner than this after the
-last (or 10x what making them cost): the usage page says how many files were left then."""
 
 FIRST_LISTING_WAIT = 0.5
 """A usage page asked of a server with nothing stored yet (a fresh cache) waits this long for its
@@ -140,7 +137,7 @@ class Listing:
         self._first: asyncio.Future[None] | None = None
         self._lock = threading.Lock()
         self._settling = threading.Lock()
-        self._usage: tuple[tuple[int, ...], UsageAnswers, int, float] | None = None
+        self._usage: tuple[tuple[int, ...], UsageAnswers, int] | None = None
         """The usage answers last made: the sources' version, the answers, the files then left, and
         when answers of a later version may be made while the pass counts (``usage_so_far``)."""
         self.unsettled = asyncio.Event()
@@ -396,31 +393,38 @@ class Listing:
     def usage_so_far(self) -> tuple[UsageAnswers, int]:
         """The usage page's answers over the sessions counted so far (``archive.usage_query``), and
         how many listed files still wait for the background pass (their usage not in yet): never
-        waits for that pass. While it counts, the answers are made again at most every
-        ``USAGE_EVERY_SECONDS`` (or 10x their cost), with the count of files left as it was then,
-        and the usage page reloads itself while counting (it slowed the pass it waits for). Before
-        the first listing is made, the store's answers as it is, with ``UNLISTED`` files left."""
+        waits for that pass. While it counts, the answers made first are kept, with the count of
+        files left then, and made again only once the count settled (each making was ~0.85 s at
+        100,000 sessions, taken from the pass it waits for, every few seconds); the usage page
+        hears of the count over its event stream (``usage_left``). Before the first listing is
+        made, the store's answers as it is, with ``UNLISTED`` files left."""
         if self._scanned is None and self._cache_dir is not None:  # the first listing not made yet
             return self.early_answers() or NOTHING_YET, UNLISTED
         self.scan()
         with self._lock:
             left = len(self.sources.pending())
             made = self._usage
-            if left and made is not None and made[2] and time.monotonic() < made[3]:
+            if left and made is not None and made[2]:
                 return made[1], made[2]
             return self._usage_records(left), left
 
     def _usage_records(self, left: int = 0) -> UsageAnswers:
         version = self.sources.version()
         if self._usage is None or self._usage[0] != version:
-            started = time.monotonic()
             records = self.sources.usage_answers()
             records.groups()  # the page's totals, made once per version
-            ended = time.monotonic()
-            self._usage = (version, records, left, ended + max(USAGE_EVERY_SECONDS, 10 * (ended - started)))
+            self._usage = (version, records, left)
         elif self._usage[2] != left:
-            self._usage = (*self._usage[:2], left, self._usage[3])
+            self._usage = (*self._usage[:2], left)
         return self._usage[1]
+
+    def usage_left(self) -> int:
+        """How many listed files the background pass has still to count (``UNLISTED`` before the
+        first listing is made): what the usage page's event stream says (``index_feed``)."""
+        if self._scanned is None and self._cache_dir is not None:
+            return UNLISTED
+        with self._lock:
+            return sum(1 for catalog in self.sources.catalogs for _ in catalog.pending_times())
 
     def usage_generation(self) -> int | None:
         """The usage store's generation (bumped by every write of its rows; None without one)."""

@@ -30,7 +30,7 @@ from sessiontree.readers.claude_layout import AGENT_ID, subagent_file
 from sessiontree.serve import archive_routes, pages, pane_routes
 from sessiontree.serve.followed import topic_of
 from sessiontree.serve.hub import Event
-from sessiontree.serve.index_feed import INDEX_TOPIC
+from sessiontree.serve.index_feed import INDEX_TOPIC, USAGE_TOPIC
 from sessiontree.serve.kept_index import FIRST_PAGE_SECONDS, GLIMPSE_AFTER_SECONDS
 from sessiontree.serve.security import clean_key, contained
 from sessiontree.serve.state import ServeState
@@ -312,16 +312,30 @@ def _sse(
     )
 
 
-async def index_events(request: Request) -> Response:
-    state = _state(request)
-    queue = state.hub.subscribe(INDEX_TOPIC)
-    # What the listing is first: the page may be older than the stream (a reconnect).
+async def _topic_events(state: ServeState, topic: str, first: Callable[[], Awaitable[Event]]) -> Response:
+    """A stream of ``topic``, subscribed before its first event is made (none missed between)."""
+    queue = state.hub.subscribe(topic)
     try:
-        event = await state.index_feed.first_event()
+        event = await first()
     except BaseException:
-        state.hub.unsubscribe(INDEX_TOPIC, queue)
+        state.hub.unsubscribe(topic, queue)
         raise
-    return _sse(state, INDEX_TOPIC, queue, [event])
+    return _sse(state, topic, queue, [event])
+
+
+async def index_events(request: Request) -> Response:
+    # What the listing is first: the page may be older than the stream (a reconnect).
+    state = _state(request)
+    return await _topic_events(state, INDEX_TOPIC, state.index_feed.first_event)
+
+
+async def usage_events(request: Request) -> Response:
+    """``/usage/events``: how many files serve has still to count, now and whenever it changes
+    (``IndexFeed.push_usage_forever``): an open usage page loads itself again when it settles."""
+    state = _state(request)
+    response = await _topic_events(state, USAGE_TOPIC, state.index_feed.usage_event)
+    state.index_feed.usage_dirty.set()  # a change while this stream opened is looked at again
+    return response
 
 
 @session_route
@@ -370,6 +384,7 @@ def routes() -> list[Route]:
         Route("/favicon.ico", no_icon, methods=get, name="favicon"),
         Route("/api/search", archive_routes.search_api, methods=get, name="search_api"),
         Route("/usage", archive_routes.usage_page, methods=get, name="usage"),
+        Route("/usage/events", usage_events, methods=["GET"], name="usage_events"),
         Route(
             "/api/usage-sessions", archive_routes.usage_sessions_api, methods=get, name="usage_sessions_api"
         ),

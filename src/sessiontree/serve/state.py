@@ -73,6 +73,7 @@ class ServeState:
             link_for=self.session_link,
             usage_so_far=self.listing.usage_so_far,
             usage_api=urls.usage_sessions_api(),
+            usage_events=urls.usage_events(),
             nav=urls.nav(),
             on_pending=self._wake_archive,
             file_count=self.listing.known,
@@ -111,6 +112,7 @@ class ServeState:
             asyncio.create_task(self._list_at_start()),
             asyncio.create_task(self._settle_forever()),
             asyncio.create_task(self.index_feed.push_forever(self.watcher.pause)),
+            asyncio.create_task(self.index_feed.push_usage_forever(self.watcher.pause)),
         ]
         if self.config.watch:
             watchers = self.hub.count
@@ -127,6 +129,7 @@ class ServeState:
             await self.listing.first_listing()
         except (OSError, SessiontreeError) as exc:
             log.debug("first listing failed: %s", exc)
+        self.index_feed.dirty.set()  # an open usage page hears that the files are listed
 
     def _tick(self, watchers: Callable[[str], int]) -> None:
         """After each batch of the watcher (or half a second without one): drop idle sessions,

@@ -58,6 +58,9 @@ class Urls:
         """The links of the pages every served page shows at its top."""
         return NavLinks(index=self.index(), usage=self.usage(), search=self.search_page())
 
+    def usage_events(self) -> str:
+        return self._path("usage_events")
+
     def index_events(self) -> str:
         return self._path("index_events")
 
