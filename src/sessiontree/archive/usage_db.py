@@ -20,7 +20,6 @@ from __future__ import annotations
 
 import contextlib
 import hashlib
-import json
 import logging
 import os
 import sqlite3
@@ -50,6 +49,7 @@ from sessiontree.archive.usage_query import (
     kept_groups,
     kept_name,
     kept_page,
+    read_kept,
 )
 from sessiontree.store.atomic import make_private_dir
 from sessiontree.store.discovery import SessionInfo
@@ -185,12 +185,9 @@ class KeptAnswers:
         try:
             conn = sqlite3.connect(path, timeout=5)
             try:
-                found = conn.execute(
-                    "SELECT k.name, k.data FROM kept_answers k JOIN generation g ON k.generation = g.n"
-                ).fetchall()
+                kept = read_kept(conn, None)
             finally:
                 conn.close()
-            kept = {name: json.loads(data) for name, data in found}
             return cls(kept, rest) if "groups" in kept else None
         except (sqlite3.Error, ValueError, TypeError) as exc:  # damaged: the whole open says so
             log.debug("no usage answers kept in %s: %s", path, exc)

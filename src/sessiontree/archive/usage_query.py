@@ -342,6 +342,17 @@ _KEEP = (
 )
 
 
+def read_kept(conn: sqlite3.Connection, generation: int | None, name: str | None = None) -> dict[str, Any]:
+    """The answers kept for the rows of ``generation`` (None: the store's rows as they are now),
+    by name: ``name``'s alone, or every one."""
+    sql = "SELECT name, data FROM kept_answers WHERE generation = "
+    sql += "(SELECT n FROM generation)" if generation is None else "?"
+    args: tuple[object, ...] = () if generation is None else (generation,)
+    if name is not None:
+        sql, args = sql + " AND name = ?", (*args, name)
+    return {str(kept): json.loads(data) for kept, data in conn.execute(sql, args)}
+
+
 class DbAnswers:
     """The answers of serve's usage store, by SQL over its rows (nothing per session held in Python):
     its rows counted once into TEMP tables when first asked (``MADE``), then queried."""
@@ -384,10 +395,7 @@ class DbAnswers:
             conn = self._connection()
             if not self._ready:
                 self._now(conn)
-            found = conn.execute(
-                "SELECT data FROM kept_answers WHERE name = ? AND generation = ?", (name, self._generation)
-            ).fetchone()
-            return None if found is None else json.loads(found[0])
+            return read_kept(conn, self._generation, name).get(name)
 
     def _keep(self, name: str, data: object) -> None:
         """Keep an answer with its generation, unless the rows changed since it was made."""
