@@ -176,19 +176,20 @@ def test_rare_word_search_fetches_only_its_bundle(
             "(document.getElementById('st-fulltext') || {}).textContent?.includes('No message matches.')",
         )
     assert watch.page_errors == []
-    # Pagefind's module (the same file in every bundle) comes from the first bundle, asked for
-    # while the router is read; every other file from the rare word's own bundle alone.
+    # Pagefind's module (the same file in every bundle) and Pagefind itself run on the first
+    # bundle, asked for as the page starts; every other file from the rare word's own bundle alone.
     module = [u for u in watch.requests if u.endswith("/pagefind.js")]
     assert len(module) == 1
     fetched = {
         urlparse(u).path.split("/")[1] for u in watch.requests if "/pagefind-" in u and u not in module
     }
-    assert fetched == {own}
-    routed = {urlparse(u).path.rsplit("/", 1)[1] for u in watch.requests if "/search-router/" in u}
-    # This list's routes (the shards' names), then the rare word's shard, which names its bundle:
-    # no list file.
-    routes = f"list-{search_router.bundles_digest(pagefind_index.router_order(manifest.bundles))}-routes.json"
-    assert {routes, next(n for n in routed if n.startswith("zq-"))} == routed
+    first = pagefind_index.router_order(manifest.bundles)[0]
+    assert fetched == {own, first}
+    routed = [urlparse(u).path.rsplit("/", 1)[1] for u in watch.requests if "/search-router/" in u]
+    # The rare word's shard alone (the page carries the routes, its name): no routes or list file.
+    routes = search_router.read_routes(site, pagefind_index.router_order(manifest.bundles))
+    assert routes is not None
+    assert routed == [f"zq-{routes['shards']['zq']}.json"]  # type: ignore[index]
     # The pages name one bundle (where Pagefind's module is), not the list: it grows with the archive.
     for name in ("index.html", "search.html"):
         assert len(set(re.findall(r"pagefind-[0-9a-f]{16}", (site / name).read_text(encoding="utf-8")))) == 1
@@ -198,10 +199,10 @@ def test_rare_word_search_asks_for_every_bundles_files_at_once(
     page: Page, tmp_path: Path, gen_session: GenSession, monkeypatch: pytest.MonkeyPatch, watch: Watch
 ) -> None:
     """A rare word's search asks for what Pagefind needs of each bundle the router names (its entry
-    and metadata files, the first one's WebAssembly) at once, as soon as the router answered, not
-    one bundle and one file after another (issue 54 item 3: seven round trips in a row, 375 ms at
-    1,000 sessions); Pagefind takes each from the page (no worker, each file asked for once) and
-    the hits are every session holding the word, no other."""
+    and metadata files) at once, as soon as the router answered, not one bundle and one file after
+    another (issue 54 item 3: seven round trips in a row, 375 ms at 1,000 sessions); Pagefind runs
+    on the site's first bundle (its WebAssembly once); it takes each file from the page (no worker,
+    each file asked for once) and the hits are every session holding the word, no other."""
     archive = make_archive(tmp_path, gen_session)
     monkeypatch.setattr(pagefind_index, "CUT_ONE_IN", 1)  # one bundle per session
     holders = [archive.app[0], archive.app[2], archive.root / "--home-dev-lib--" / "2026-11-04_shared.jsonl"]
@@ -223,10 +224,15 @@ def test_rare_word_search_asks_for_every_bundles_files_at_once(
     fetched = [urlparse(u).path for u in watch.requests if "/pagefind-" in u]
     assert len(fetched) == len(set(fetched))  # each once: Pagefind took the page's own requests
     assert not [p for p in fetched if p.endswith("pagefind-worker.js")]
-    assert {p.split("/")[1] for p in fetched if not p.endswith("/pagefind.js")} == own
+    first = pagefind_index.router_order(manifest.bundles)[0]  # Pagefind runs on it
+    bundles = own | {first}
+    assert {p.split("/")[1] for p in fetched if not p.endswith("/pagefind.js")} == bundles
     early = [p for p in fetched if p.endswith(("pagefind-entry.json", ".pf_meta"))]
-    assert len(early) == 2 * len(own)
-    # Every bundle's entry and metadata were asked for before the first bundle's WebAssembly (which
-    # Pagefind asks for after its entry came, and the others' entries after the WebAssembly).
-    (wasm,) = [n for n, p in enumerate(fetched) if p.endswith(".pagefind")]
-    assert max(fetched.index(p) for p in early) < wasm
+    assert len(early) == 2 * len(bundles)
+    # One WebAssembly (the first bundle's, asked for as the page starts), and every bundle's entry
+    # and metadata asked for before any index chunk (test_site_search_waves.py: in which wave).
+    (wasm,) = [p for p in fetched if p.endswith(".pagefind")]
+    assert wasm == f"/{first}/wasm.en.pagefind"
+    assert max(fetched.index(p) for p in early) < min(
+        n for n, p in enumerate(fetched) if p.endswith(".pf_index")
+    )

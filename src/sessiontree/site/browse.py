@@ -43,12 +43,14 @@ def site_nav(*, usage: bool, search: bool) -> NavLinks:
     )
 
 
-def search_source(bundles: Sequence[str]) -> tuple[str, ...]:
-    """The scripts of a page's message search over ``bundles`` (the shared view, then Pagefind)."""
+def search_source(site: Path, bundles: Sequence[str]) -> tuple[str, ...]:
+    """The scripts of a page's message search over ``bundles`` (the shared view, then Pagefind with
+    the routes of the router in ``site``)."""
     from sessiontree.pages.search_page import search_scripts
+    from sessiontree.site.search_router import read_routes
     from sessiontree.site.search_script import search_script
 
-    return (*search_scripts(), search_script(bundles))
+    return (*search_scripts(), search_script(bundles, read_routes(site, bundles)))
 
 
 def write_search_page(site: Path, nav: NavLinks, bundles: Sequence[str], theme: str) -> None:
@@ -59,7 +61,7 @@ def write_search_page(site: Path, nav: NavLinks, bundles: Sequence[str], theme: 
     options = SearchPageOptions(
         nav=nav,
         theme=theme,
-        extra_scripts=(search_source(bundles)[-1], *browse_scripts({})),
+        extra_scripts=(search_source(site, bundles)[-1], *browse_scripts({})),
         connect_src=("'self'",),
         csp_sources=PAGEFIND_CSP,
     )

@@ -396,12 +396,13 @@ def _made(
     lists.result()
     changed = pages_changed or new.bundles.keys() != manifest.bundles.keys()
     order = router_order(new.bundles)  # the router's numbers: a batch keeps its own
-    if options.search and new.bundles and (changed or not router_written(site, order)):
-        write_router(site, order)  # before the pages that name its digest
+    routed = options.search and bool(new.bundles) and (changed or not router_written(site, order))
+    if routed:  # the pages carry its shards' names: written again with it (after an earlier router)
+        write_router(site, order)  # before the pages that name its digest and carry its routes
 
     index = site / "index.html"
     new.index_chunks = manifest.index_chunks
-    if changed or not index.is_file() or new.index_chunks is None:
+    if changed or routed or not index.is_file() or new.index_chunks is None:
         shown = [_shown(e, new) for e in entries]
         new.index_chunks = write_index(
             site,
@@ -416,7 +417,7 @@ def _made(
         result.index_written = True
     if changed and not pages_changed:  # a search bundle changed alone: written as before
         _write_lists(options, entries, new, usage, result, changed, report)
-    if options.search and new.bundles and (changed or not (site / SEARCH_PAGE).is_file()):
+    if options.search and new.bundles and (changed or routed or not (site / SEARCH_PAGE).is_file()):
         write_search_page(site, _nav(options), order, options.theme)
     if changed or new != manifest:  # dataclass equality: no JSON made of 10,000 pages twice
         save_manifest(site, new)

@@ -41,7 +41,7 @@ def write_index(
     chunks = write_index_chunks(site, rows, link_for, again=again)
     connect: tuple[str, ...] = ("'self'",) if chunks else ()
     if bundles:
-        extra = (*search_source(bundles), *extra)
+        extra = (*search_source(site, bundles), *extra)
         # The index and search pages run Pagefind: its module from the site, its WebAssembly, its fetches.
         csp = PAGEFIND_CSP
         connect = ("'self'",)

@@ -19,8 +19,11 @@ The pages carry no list of the bundles (12,000 names at 100,000 sessions): only 
 digest, their count and the first one's name. The list is in ``search-router/list-<digest>-<n>.json``
 files of ``LIST_NAMES`` names each, fetched for the numbers a query's shards name (every one for a
 word the router cannot key), and ``list-<digest>-routes.json`` names its shards (``{"v": <digest>,
-"always": [numbers of bundles without keys], "shards": {"xy": <hash>}}``): the page reads it first
-(a shard it does not name holds no key), so a page never reads a shard of another list. A shard is
+"always": [numbers of bundles without keys], "shards": {"xy": <hash>}, "meta0": the first bundle's
+metadata hash}``): the pages carry what it says (``read_routes``: at most 1,296 names, whatever the
+archive's size) and ask for a query's shard in their first round trip, with Pagefind's module and
+the first bundle's files, which Pagefind runs on (a page without them reads the file first; a
+shard it does not name holds no key), so a page never reads a shard of another list. A shard is
 named by its content and numbers bundles in the router's order (by their first session: the build's
 ``router_order``), not by name, so one new session changes the shards of its batch's words only and
 the others are not written again (at 10,000 sessions every shard was rewritten whenever the list
@@ -48,6 +51,7 @@ __all__ = [
     "bundles_digest",
     "entry_meta",
     "keys_file",
+    "read_routes",
     "remove_old_lists",
     "router_written",
     "word_keys",
@@ -65,6 +69,7 @@ _ROUTES = "list-{}-routes.json"
 """The list's shards by their content's hash, and its bundles without keys (read by the page first)."""
 _SHARD = "{}-{}.json"
 _SHARD_HASH = 12
+_KEY_HASH = re.compile(r"[a-z0-9]{2}[0-9a-f]{1,64}")
 _META = "meta="
 _META_NAME = re.compile(r"[a-z0-9_-]{1,80}")
 _WRITERS = 8
@@ -176,7 +181,11 @@ def write_router(site: Path, bundles: Sequence[str]) -> None:
     # Named by content, a shard on disk is the one this list needs (written whole, or not at all):
     # after one new session, only the shards of the words its batch gained or lost are new.
     _write_all(folder, {n: d for n, d in files.items() if not (folder / n).is_file()})
-    _write_all(folder, {_ROUTES.format(digest): _json({"v": digest, "always": always, "shards": routes})})
+    # ...and the first bundle's metadata file: the search page asks for it at once (Pagefind runs on it).
+    first = {"meta0": metas[0]} if metas.get(0) else {}
+    _write_all(
+        folder, {_ROUTES.format(digest): _json({"v": digest, "always": always, "shards": routes, **first})}
+    )
     lists: dict[str, bytes] = {}
     for n, at in enumerate(range(0, len(bundles), LIST_NAMES)):
         names = [b.removeprefix("pagefind-") for b in bundles[at : at + LIST_NAMES]]
@@ -206,6 +215,30 @@ def router_written(site: Path, bundles: Sequence[str]) -> bool:
     # ...and its routes (a router of an earlier sessiontree, with shards of another form, has none).
     folder = site / ROUTER_DIR
     return (folder / _LIST.format(digest, last)).is_file() and (folder / _ROUTES.format(digest)).is_file()
+
+
+def read_routes(site: Path, bundles: Sequence[str]) -> dict[str, object] | None:
+    """The routes of the list of ``bundles`` as its pages carry them (``{"always": [...], "shards":
+    {"xy": hash}, "meta0": the first bundle's metadata hash}``: at most 36 x 36 shards, about 19
+    bytes each, whatever the archive's size), or None when its routes file is missing or of another
+    form (the page then fetches it)."""
+    digest = bundles_digest(bundles)
+    try:
+        routes = json.loads((site / ROUTER_DIR / _ROUTES.format(digest)).read_bytes())
+    except (OSError, ValueError):
+        return None
+    if not isinstance(routes, dict) or routes.get("v") != digest:
+        return None
+    shards, always = routes.get("shards"), routes.get("always")
+    if not isinstance(shards, dict) or not isinstance(always, list):
+        return None
+    if not all(
+        isinstance(k, str) and isinstance(h, str) and _KEY_HASH.fullmatch(k + h) for k, h in shards.items()
+    ):
+        return None
+    meta0 = routes.get("meta0")
+    first = {"meta0": meta0} if isinstance(meta0, str) and _META_NAME.fullmatch(meta0) else {}
+    return {"always": [n for n in always if isinstance(n, int)], "shards": shards, **first}
 
 
 def remove_old_lists(site: Path, bundles: Sequence[str]) -> None:

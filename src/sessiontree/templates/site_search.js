@@ -11,6 +11,7 @@
   const FIRST = __FIRST__;
   const LIST_NAMES = __LIST_NAMES__;
   const ROUTER = __ROUTER__;
+  const ROUTES = __ROUTES__; // the router's routes ({"always": [...], "shards": {"xy": hash}, "meta0": ...}), or null
   const PAGE = 50;
   const LOAD_AT_ONCE = 16;
   const doc = document;
@@ -58,25 +59,32 @@
   // page's thread, not in its worker, where a page's preloads do not reach) takes them from there.
   const metaOf = new Map();
   const PRELOADED = 32; // a query of more bundles (a common word's) leaves Pagefind to ask in turn
-  // Pagefind with every bundle of ``names`` merged: started on the first query with its first
-  // bundle, the bundles later queries need merged in as they come (once each).
+  // Pagefind itself, on the site's first bundle: started with the search page (its entry file and
+  // WebAssembly asked for at once, the WebAssembly compiled while the router is read), or with the
+  // index page's first query. A query's bundles are merged into it.
+  function start() {
+    if (!loading) {
+      merged.set(FIRST, null);
+      preload(base + FIRST + '/pagefind-entry.json?ts=' + settings.metaCacheTag);
+      preload(base + FIRST + '/wasm.en.pagefind');
+      if (ROUTES && /^[\w-]+$/.test(String(ROUTES.meta0))) preload(base + FIRST + '/pagefind.' + ROUTES.meta0 + '.pf_meta');
+      loading = (async () => {
+        const loaded = await module();
+        await loaded.options({ ...settings, noWorker: true, basePath: base + FIRST + '/' });
+        loaded.init();
+        return loaded;
+      })();
+    }
+    return loading;
+  }
+  // Pagefind with every bundle of ``names`` merged (once each, as later queries need them).
   async function engine(names) {
     for (const name of names.length <= PRELOADED ? names : []) {
       if (merged.has(name)) continue;
       preload(base + name + '/pagefind-entry.json?ts=' + settings.metaCacheTag);
       if (metaOf.has(name)) preload(base + name + '/pagefind.' + metaOf.get(name) + '.pf_meta');
     }
-    if (!loading) {
-      merged.set(names[0], null);
-      preload(base + names[0] + '/wasm.en.pagefind');
-      loading = (async () => {
-        const loaded = await module();
-        await loaded.options({ ...settings, noWorker: true, basePath: base + names[0] + '/' });
-        loaded.init();
-        return loaded;
-      })();
-    }
-    const loaded = await loading;
+    const loaded = await start();
     await Promise.all(names.map((name) => {
       if (!merged.has(name)) merged.set(name, loaded.mergeIndex(base + name + '/', settings));
       return merged.get(name);
@@ -103,9 +111,11 @@
     return [...keys];
   }
 
-  // This list's routes (read first, once): the name of each shard it wrote, by its content's hash,
-  // and its bundles without keys. A page never reads a shard of another build's list.
-  let routes = null;
+  // This list's routes: the name of each shard it wrote, by its content's hash, and its bundles
+  // without keys. The page carries them (a query's shard is asked for in the first round trip,
+  // with Pagefind's module); a page written without them reads them first, once. A page never
+  // reads a shard of another build's list.
+  let routes = ROUTES && typeof ROUTES.shards === 'object' ? Promise.resolve(ROUTES) : null;
   function routerRoutes() {
     if (!routes) {
       routes = fetch(base + 'search-router/list-' + ROUTER + '-routes.json')
@@ -272,6 +282,7 @@
       return { hits: page, more: shown + page.length < ranked.length };
     },
   };
+  if (!onIndex && COUNT) start().catch(() => null);
   searchView.mount({
     input, after, source, pageSize: PAGE,
     idle: 'Type to search every message' + (onIndex ? '; the list below is filtered too.' : '.'),
