@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import re
+import sqlite3
 import time
 from collections.abc import Generator
 from pathlib import Path
@@ -102,3 +103,41 @@ def test_a_restarted_server_answers_usage_before_its_listing_then_corrects_it(tm
             gate.touch()
             assert _counted(http, served.url) == after
             assert served.stop() == 0
+
+
+def _kept(cache: Path) -> set[str]:
+    """The names of the answers the usage store kept for its rows as they are now (none: no store)."""
+    stores = list(cache.glob("usage-*.sqlite"))
+    if not stores:
+        return set()
+    conn = sqlite3.connect(stores[0], timeout=30)
+    try:
+        found = conn.execute("SELECT k.name FROM kept_answers k JOIN generation g ON k.generation = g.n")
+        return {name for (name,) in found}
+    except sqlite3.OperationalError:  # made, its tables not yet
+        return set()
+    finally:
+        conn.close()
+
+
+def test_once_counted_the_usage_answers_are_kept_with_no_page_asked(tmp_path: Path) -> None:
+    """A server whose pass settled keeps the usage page's answers for its rows with no one asking
+    (a restarted server whose store kept none took 3 s for its first usage page at 100,000
+    sessions): the next run's first page comes from them."""
+    root, _ = counting_folders(tmp_path)
+    cache, gate = tmp_path / "cache", tmp_path / "list-now"
+    want = stats_totals(root, tmp_path / "c1")
+    with serve_process(root, tmp_path / "agent", cache) as served:
+        deadline = time.monotonic() + 120  # a ceiling for a hung server, not a timing
+        while not {"groups", "sessions 0 50"} <= _kept(cache):
+            assert time.monotonic() < deadline, "the answers were never kept"
+            time.sleep(0.05)  # between reads of the state
+        assert served.stop() == 0
+    with (
+        httpx.Client(timeout=120) as http,
+        serve_process(root, tmp_path / "agent", cache, python=held_python(gate, listing=True)) as served,
+    ):
+        counting, totals = _usage(http, served.url)  # before its listing: from what was kept
+        assert counting == "unlisted" and totals == want
+        gate.touch()
+        assert served.stop() == 0

@@ -43,6 +43,10 @@ SETTLE_BATCH_SECONDS = 0.5
 """The background pass reads pending files for about this long between index pushes."""
 
 ARCHIVE_MIN_INTERVAL = 1.0
+USAGE_KEEP_INTERVAL = 60.0
+"""Once the background pass settled, the usage page is made (its answers kept in the usage store
+for the next run) at most this often: at 100,000 sessions a restarted server whose store kept no
+answers for its rows took 3 s for its first usage page; each making is ~1-2 s of CPU."""
 """At most one search-index update a second from the watcher (each search updates it too)."""
 
 
@@ -84,6 +88,7 @@ class ServeState:
         self.mirrors = [root for root in config.roots if mirror_source(root) is not None]
         self._mirroring: asyncio.Task[None] | None = None
         self._archive_dirty = asyncio.Event()
+        self._usage_settled = asyncio.Event()
         self._loop: asyncio.AbstractEventLoop | None = None  # the server's, once it started
         self._tasks: list[asyncio.Task[None]] = []
 
@@ -113,6 +118,7 @@ class ServeState:
             asyncio.create_task(self._settle_forever()),
             asyncio.create_task(self.index_feed.push_forever(self.watcher.pause)),
             asyncio.create_task(self.index_feed.push_usage_forever(self.watcher.pause)),
+            asyncio.create_task(self._answer_usage_forever()),
         ]
         if self.config.watch:
             watchers = self.hub.count
@@ -130,6 +136,7 @@ class ServeState:
         except (OSError, SessiontreeError) as exc:
             log.debug("first listing failed: %s", exc)
         self.index_feed.dirty.set()  # an open usage page hears that the files are listed
+        self._usage_settled.set()  # nothing to count, maybe: the answers made if so
 
     def _tick(self, watchers: Callable[[str], int]) -> None:
         """After each batch of the watcher (or half a second without one): drop idle sessions,
@@ -210,6 +217,24 @@ class ServeState:
                     settled, more = True, False  # what it settled before failing is shown too
                 if settled:
                     self.index_feed.dirty.set()
+            self._usage_settled.set()
+
+    async def _answer_usage_forever(self) -> None:
+        """Once every listed file is counted, make the usage page (``ArchiveService.usage_page``):
+        its answers are kept in the usage store with the rows' generation, so the next run's first
+        usage page comes from them, and this run's next one is made already. At most every
+        ``USAGE_KEEP_INTERVAL`` (a mark meanwhile is kept), never while files are left to count
+        (serve always has a cache dir, so a usage store: answers by SQL, none held per session)."""
+        while not self.hub.closed.is_set():
+            await self._usage_settled.wait()
+            self._usage_settled.clear()
+            try:
+                if await anyio.to_thread.run_sync(self.listing.usage_left) != 0:
+                    continue  # counting (its end marks again) or not listed yet
+                await anyio.to_thread.run_sync(self.archive.usage_page, limiter=self.render_limit)
+            except Exception as exc:  # never the end of the loop: the next settle tries again
+                log_failure(log, "usage answers not made", exc)
+            await self.watcher.pause(USAGE_KEEP_INTERVAL)
 
     async def _update_archive_forever(self) -> None:
         """Keep the search index in step with growing files once a search or usage page opened it."""
