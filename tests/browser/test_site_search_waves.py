@@ -54,17 +54,26 @@ def meta_of(site: Path, bundle: str) -> str:
     return search_router.entry_meta((site / bundle / "pagefind-entry.json").read_bytes())
 
 
-def test_a_rare_words_search_asks_in_four_waves(
-    page: Page, tmp_path: Path, gen_session: GenSession, monkeypatch: pytest.MonkeyPatch, watch: Watch
+@pytest.mark.parametrize("split", [False, True], ids=["shard", "split-shard"])
+def test_a_rare_words_search_asks_in_four_waves_or_five_through_a_split_shard(
+    page: Page,
+    tmp_path: Path,
+    gen_session: GenSession,
+    monkeypatch: pytest.MonkeyPatch,
+    watch: Watch,
+    split: bool,
 ) -> None:
     """Wave 1, as the page starts: Pagefind's module, the first bundle's entry, metadata and
     WebAssembly (Pagefind runs on it) and the word's router shard (the page carries the router's
     routes); 2: the entry and metadata of each bundle the shard names; 3: their index chunks (and
     perhaps the first bundle's); 4: the hits' fragments. No routes or list file, no worker: 5 + 4 +
     2 + 2 requests for a word in two bundles (16 in five waves before: the routes came first, the
-    WebAssembly with the word's bundles), whatever the archive's size."""
+    WebAssembly with the word's bundles), whatever the archive's size. A word whose shard is split
+    (its two letters' keys in many bundles) asks for its key's file in a wave between 1 and 2."""
     archive = make_archive(tmp_path, gen_session)
     monkeypatch.setattr(pagefind_index, "CUT_ONE_IN", 1)  # one bundle per session
+    if split:
+        monkeypatch.setattr(search_router, "SPLIT_BYTES", 0)  # every shard a file per key
     holders = [archive.app[1], archive.root / "--home-dev-lib--" / "2026-11-04_shared.jsonl"]
     planted = [plant(path, "zqxjwvrareword kept here") for path in holders]
     site = tmp_path / "site"
@@ -100,6 +109,10 @@ def test_a_rare_words_search_asks_in_four_waves(
         },
         {"required": [re.escape(f"/{b}/fragment/") + r"[\w-]+\.pf_fragment" for b in own]},
     ]
+    if split:
+        keys = json.loads((site / "search-router" / shard).read_text())["split"]
+        assert set(keys) == {"zqx"}
+        waves.insert(1, {"required": [re.escape(f"/search-router/zqx-{keys['zqx']}.json")]})
     with wave_server(site, waves, tmp_path) as (url, log):
         page.goto(url + "/search.html?q=zqxjwvrareword")
         for entry_id in planted:
@@ -109,7 +122,13 @@ def test_a_rare_words_search_asks_in_four_waves(
     assert not [path for wave, path in asked if wave == "held"]  # no wave waited for a later one
     by_wave = {w: [path for wave, path in asked if wave == str(w)] for w in range(len(waves))}
     assert {path for wave, path in asked if wave == "-"} <= {"/search.html", "/favicon.ico"}
-    assert [len(by_wave[w]) for w in (0, 1, 3)] == [5, 4, 2]
-    assert len(by_wave[2]) in (2, 3)  # the first bundle's index chunk if its ranges hold the word
+    assert [len(by_wave[w]) for w in (0, *range(1, len(waves) - 2), len(waves) - 1)] == [5] + [1] * split + [
+        4,
+        2,
+    ]
+    assert len(by_wave[len(waves) - 2]) in (
+        2,
+        3,
+    )  # the first bundle's index chunk if its ranges hold the word
     waved = [path for paths in by_wave.values() for path in paths]
     assert len(waved) == len(set(waved))  # each once: Pagefind took the page's own requests

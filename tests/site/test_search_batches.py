@@ -346,3 +346,35 @@ def test_a_new_sessions_own_batch_moves_no_router_number() -> None:
         b.name for b in made
     ]  # not a/, b/, c/: by key, "a/..04" moved two
     assert pagefind_index.router_order(new) == [*pagefind_index.router_order(old), bundle(3, "").name]
+
+
+def test_a_large_shard_is_split_into_a_file_per_key(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A shard past SPLIT_BYTES (its keys in many bundles: 40 kB for "de" at 10,000 sessions, growing
+    with the archive) names a file per key, so a rare word's key costs a file of its few bundles
+    (issue 54 item 3); the pages carry the routes and the meta of the first bundle; a later build's
+    removal of old shards keeps the key files its split shards name, and only those."""
+    monkeypatch.setattr(search_router, "SPLIT_BYTES", 100)
+    site = tmp_path / "site"
+    bundles = [f"pagefind-{n:016x}" for n in range(12)]
+    for n, name in enumerate(bundles):
+        (site / name).mkdir(parents=True)
+        keys = ["dea", "xyz"] + (["dex"] if n == 3 else [])  # "dea" in every bundle, "dex" in one
+        (site / name / search_router.KEYS_FILE).write_bytes(search_router.keys_file(keys, f"en_{n:x}"))
+    search_router.write_router(site, bundles)
+    split = shard_of(site, bundles, "de")
+    assert set(split) == {"split"} and set(split["split"]) == {"dea", "dex"}
+    folder = site / "search-router"
+    dex = json.loads((folder / f"dex-{split['split']['dex']}.json").read_text())
+    assert dex == {"keys": {}, "names": {"dex": ["0000000000000003"]}, "meta": {"0000000000000003": "en_3"}}
+    dea = json.loads((folder / f"dea-{split['split']['dea']}.json").read_text())
+    assert dea["keys"] == {"dea": list(range(12))} and dea["names"] == {}
+    assert shard_of(site, bundles, "xy")["keys"] == {"xyz": list(range(12))}  # under 100 bytes: whole
+    routes = search_router.read_routes(site, bundles)
+    assert routes is not None and routes["always"] == [] and routes["meta0"] == "en_0"
+    shards = routes["shards"]
+    assert isinstance(shards, dict) and set(shards) == {"de", "xy"}
+    (folder / "dez-0123456789ab.json").write_bytes(b"{}")  # a key file no split shard names
+    search_router.remove_old_lists(site, bundles)
+    assert (folder / f"dex-{split['split']['dex']}.json").is_file()
+    assert (folder / f"dea-{split['split']['dea']}.json").is_file()
+    assert not (folder / "dez-0123456789ab.json").exists()

@@ -8,7 +8,10 @@ part of the bundle); the build gathers them by their first two characters into s
 {"xyz": [bundle names, for a key of at most NAMED bundles]}, "meta": {name: its metadata's hash}}``)
 and the page merges only the bundles its words can be in. A named bundle's metadata file (whose
 name is in its entry file, kept in its keys file as ``meta=<hash>``) is named too: the page asks
-for a rare word's entry and metadata files of every bundle at once, not one after the other.
+for a rare word's entry and metadata files of every bundle at once, not one after the other. A
+shard past ``SPLIT_BYTES`` (its keys in many bundles: it grows with the archive) is ``{"split":
+{"xyz": <hash>}}``, each of its keys in ``search-router/<xyz>-<hash>.json`` of the shards' form: a
+rare word's router files stay of its few bundles whatever the archive's size.
 
 Pagefind matches a query word's stem as the prefix of an indexed word, so a bundle's prefixes
 are kept generously: of every alphanumeric run, of each whitespace word with its punctuation
@@ -48,6 +51,7 @@ __all__ = [
     "KEYS_FILE",
     "LIST_NAMES",
     "ROUTER_DIR",
+    "SPLIT_BYTES",
     "bundles_digest",
     "entry_meta",
     "keys_file",
@@ -64,6 +68,10 @@ LIST_NAMES = 1000
 """Bundle names per file of the list (about 19 kB)."""
 NAMED = 8
 """A key held by at most this many bundles names them in its shard (``names``), not by number."""
+SPLIT_BYTES = 4096
+"""A shard past this size (its two letters' keys are in many bundles: 40 kB for "de" at 10,000
+sessions, growing with the archive) is written as one file per key, which it names: a rare word's
+key then costs a file of at most ``NAMED`` bundles' names, not every bundle of its two letters."""
 _LIST = "list-{}-{}.json"
 _ROUTES = "list-{}-routes.json"
 """The list's shards by their content's hash, and its bundles without keys (read by the page first)."""
@@ -175,6 +183,8 @@ def write_router(site: Path, bundles: Sequence[str]) -> None:
             if metas.get(i)
         }
         data = _json({"keys": keyed, "names": named, "meta": meta})
+        if len(data) > SPLIT_BYTES:  # a shard of one file per key, named by the shard
+            data = _json({"split": _split(table, bundles, metas, files)})
         routes[name] = hashlib.sha256(data).hexdigest()[:_SHARD_HASH]
         files[_SHARD.format(name, routes[name])] = data
     folder.mkdir(parents=True, exist_ok=True)
@@ -191,6 +201,23 @@ def write_router(site: Path, bundles: Sequence[str]) -> None:
         names = [b.removeprefix("pagefind-") for b in bundles[at : at + LIST_NAMES]]
         lists[_LIST.format(digest, n)] = _json({"v": digest, "names": names})
     _write_all(folder, lists)  # last: router_written
+
+
+def _split(
+    table: Mapping[str, list[int]], bundles: Sequence[str], metas: Mapping[int, str], files: dict[str, bytes]
+) -> dict[str, str]:
+    """Put each key of ``table`` in a file of its own (into ``files``); return their hashes by key."""
+    hashes: dict[str, str] = {}
+    for key, numbers in sorted(table.items()):
+        if len(numbers) > NAMED:
+            data = _json({"keys": {key: numbers}, "names": {}, "meta": {}})
+        else:
+            names = [bundles[i].removeprefix("pagefind-") for i in numbers]
+            meta = {bundles[i].removeprefix("pagefind-"): metas[i] for i in numbers if metas.get(i)}
+            data = _json({"keys": {}, "names": {key: names}, "meta": meta})
+        hashes[key] = hashlib.sha256(data).hexdigest()[:_SHARD_HASH]
+        files[_SHARD.format(key, hashes[key])] = data
+    return hashes
 
 
 def _json(value: object) -> bytes:
@@ -254,6 +281,12 @@ def remove_old_lists(site: Path, bundles: Sequence[str]) -> None:
     except (OSError, ValueError, KeyError, TypeError):
         return  # no routes of this list: nothing tells which shards it needs
     keep = {_SHARD.format(name, h) for name, h in routes.items()}
+    for name in list(keep):  # ...and the key files of a split shard
+        try:
+            split = json.loads((folder / name).read_bytes()).get("split") or {}
+        except (OSError, ValueError, AttributeError):
+            continue
+        keep.update(_SHARD.format(key, h) for key, h in split.items() if isinstance(h, str))
     for path in folder.glob("??*.json"):
         if not path.name.startswith("list-") and path.name not in keep:
             path.unlink(missing_ok=True)

@@ -141,6 +141,19 @@
     }
     return shards.get(name);
   }
+  // A split shard (one whose two letters' keys are in many bundles) names a file per key.
+  function keyShard(split, key) {
+    if (!Object.hasOwn(split, key)) return Promise.resolve({ keys: {} });
+    const hash = String(split[key]);
+    if (!/^[0-9a-f]+$/.test(hash)) return Promise.resolve(null);
+    const file = key + '-' + hash;
+    if (!shards.has(file)) {
+      shards.set(file, fetch(base + 'search-router/' + file + '.json')
+        .then((r) => (r.ok ? r.json() : null))
+        .catch(() => null));
+    }
+    return shards.get(file);
+  }
 
   // The bundles' names by their numbers (the router's), from this build's list files.
   const lists = new Map();
@@ -176,14 +189,19 @@
     const tables = new Map(names.map((n, i) => [n, i]));
     const loaded = await Promise.all(names.map(shard));
     if (loaded.some((t) => !t || typeof t !== 'object')) return every();
+    const split = (key) => loaded[tables.get(key.slice(0, 2))].split;
+    const tableOf = await Promise.all(keys.map((key) => (
+      split(key) && typeof split(key) === 'object' ? keyShard(split(key), key) : loaded[tables.get(key.slice(0, 2))]
+    )));
+    if (tableOf.some((t) => !t || typeof t !== 'object')) return every();
     const chosen = new Set((await routerRoutes()).always || []);
     const named = new Set();
-    for (const key of keys) {
-      const table = loaded[tables.get(key.slice(0, 2))];
+    keys.forEach((key, k) => {
+      const table = tableOf[k];
       if (table.keys && Object.hasOwn(table.keys, key)) for (const i of table.keys[key]) chosen.add(i);
       if (table.names && Object.hasOwn(table.names, key)) for (const n of table.names[key]) named.add('pagefind-' + n);
-    }
-    for (const table of loaded) {
+    });
+    for (const table of tableOf) {
       for (const [n, meta] of Object.entries(table.meta || {})) if (/^[\w-]+$/.test(meta)) metaOf.set('pagefind-' + n, meta);
     }
     // The page's order is the names' (the build sorts them): a rare key's named bundles need no list.
