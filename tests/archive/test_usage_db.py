@@ -90,6 +90,8 @@ def test_stored_totals_equal_a_whole_computation_and_survive_a_restart(roots: Pa
     for model in every:
         assert sorted(sources.model_keys(model)) == sorted(k for k, found in want.items() if model in found)
     assert sources.model_keys("no/such-model") == []
+    # Every session's models as ``/api/session-models`` writes them, session by session: the same.
+    assert json.loads(stored_db.models_json(sources.labels)) == {"models": want}
     cache_file = sources.catalogs[0].cache_file
     assert cache_file is not None
     sources.catalogs[0].save(force=True)

@@ -37,6 +37,7 @@ from sessiontree.archive.usage_models import (
     MODEL_INDEX,
     model_names,
     model_sessions,
+    models_json,
     session_models,
 )
 from sessiontree.archive.usage_query import (
@@ -434,6 +435,11 @@ class UsageDb:
         (``usage_models.session_models``): the sessions pane's rows."""
         with self._lock:
             return session_models(self._conn, keys)
+
+    def models_json(self, labels: Sequence[str]) -> bytes:
+        """Every stored session's models as JSON (``usage_models.models_json``)."""
+        with self._lock:
+            return models_json(self._conn, labels)
 
     def model_names(self) -> list[str]:
         """Every model counted, sorted (``usage_models.model_names``: the pane's choices)."""

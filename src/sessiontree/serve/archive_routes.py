@@ -410,9 +410,7 @@ async def session_models_api(request: Request) -> Response:
     if generation is not None:  # the usage store's query, its body made once per version and generation
 
         def make(_: list[SessionInfo]) -> bytes:
-            models = state.listing.session_models() or {}
-            found = {shown_name(key): models[key] for key in sorted(models)}
-            return bytes(JSONResponse({"models": found}).body)
+            return state.listing.models_json() or b'{"models":{}}'
 
         body = await anyio.to_thread.run_sync(view.made_once, "session models", generation, make)
         return Response(body, media_type="application/json", headers=NO_STORE)

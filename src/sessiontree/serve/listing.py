@@ -443,6 +443,12 @@ class Listing:
         store = self.sources.usage_db
         return None if store is None else store.model_names()
 
+    def models_json(self) -> bytes | None:
+        """``/api/session-models``' body from the usage store (None without one), written session
+        by session (``usage_models.models_json``)."""
+        store = self.sources.usage_db
+        return None if store is None else store.models_json(self.sources.labels)
+
     def model_keys(self, model: str) -> list[str]:
         """The keys of the listed sessions that used ``model``, from the usage store's index."""
         with self._lock:
