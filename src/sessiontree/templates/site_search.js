@@ -59,9 +59,9 @@
   // page's thread, not in its worker, where a page's preloads do not reach) takes them from there.
   const metaOf = new Map();
   const PRELOADED = 32; // a query of more bundles (a common word's) leaves Pagefind to ask in turn
-  // Pagefind itself, on the site's first bundle: started with the search page (its entry file and
-  // WebAssembly asked for at once, the WebAssembly compiled while the router is read), or with the
-  // index page's first query. A query's bundles are merged into it.
+  // Pagefind itself, on the site's first bundle: its module, entry, metadata and WebAssembly asked
+  // for as the search page starts (with the query's router shard), or with the index page's first
+  // query. A query's bundles are merged into it.
   function start() {
     if (!loading) {
       merged.set(FIRST, null);
@@ -71,12 +71,12 @@
       loading = (async () => {
         const loaded = await module();
         await loaded.options({ ...settings, noWorker: true, basePath: base + FIRST + '/' });
-        loaded.init();
         return loaded;
       })();
     }
     return loading;
   }
+  let started = false;
   // Pagefind with every bundle of ``names`` merged (once each, as later queries need them).
   async function engine(names) {
     for (const name of names.length <= PRELOADED ? names : []) {
@@ -85,6 +85,10 @@
       if (metaOf.has(name)) preload(base + name + '/pagefind.' + metaOf.get(name) + '.pf_meta');
     }
     const loaded = await start();
+    // Pagefind reads its files (the page asked for them) and compiles its WebAssembly once the
+    // query's own files are asked for: that work on the page's thread would hold up their asking.
+    if (!started) loaded.init();
+    started = true;
     await Promise.all(names.map((name) => {
       if (!merged.has(name)) merged.set(name, loaded.mergeIndex(base + name + '/', settings));
       return merged.get(name);
