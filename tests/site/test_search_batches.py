@@ -378,3 +378,26 @@ def test_a_large_shard_is_split_into_a_file_per_key(tmp_path: Path, monkeypatch:
     assert (folder / f"dex-{split['split']['dex']}.json").is_file()
     assert (folder / f"dea-{split['split']['dea']}.json").is_file()
     assert not (folder / "dez-0123456789ab.json").exists()
+
+
+def test_the_pages_carry_the_routes_of_the_router_written_again(batched: BuildOptions) -> None:
+    """The index and search pages carry the router's routes (the shards' names, issue 54 item 3): a
+    build that writes the router again with no session changed (an earlier sessiontree's router, no
+    routes file) writes them again too, so they name the shards on disk."""
+    site = batched.site
+    order = pagefind_index.router_order(load_manifest(site).bundles)
+    digest = search_router.bundles_digest(order)
+    routes = search_router.read_routes(site, order)
+    assert routes is not None
+    for page in ("index.html", "search.html"):
+        assert json.dumps(routes, separators=(",", ":")) in (site / page).read_text(encoding="utf-8")
+    (site / "search-router" / f"list-{digest}-routes.json").unlink()
+    (site / "search.html").write_text("<!doctype html>stale", encoding="utf-8")
+    index_before = (site / "index.html").stat().st_mtime_ns
+    build_site(batched)
+    assert search_router.read_routes(site, order) == routes
+    assert json.dumps(routes, separators=(",", ":")) in (site / "search.html").read_text(encoding="utf-8")
+    assert (site / "index.html").stat().st_mtime_ns != index_before
+    written = {page: (site / page).stat().st_mtime_ns for page in ("index.html", "search.html")}
+    build_site(batched)  # nothing changed: neither page is written
+    assert {page: (site / page).stat().st_mtime_ns for page in written} == written
