@@ -167,6 +167,42 @@ def test_a_site_whose_catalog_is_of_the_older_table_builds_incrementally_as_a_fr
     assert saved_files(cache_file) == saved_files(fresh_catalog)
 
 
+def test_a_build_parses_the_catalogs_passes_only_for_the_lists_and_before_the_freeze(
+    archive: Archive, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # A build that writes the lists asks for every record's line pass (their usage rows): parsed
+    # before the listing is frozen, not after (every collection walked them then); a build with
+    # nothing new parses none.
+    from sessiontree.archive.collection import Sources
+    from sessiontree.site import build as build_module
+
+    made: list[Sources] = []
+    frozen: list[list[tuple[bool, bool]]] = []
+
+    class Seen(Sources):
+        def __init__(self, *args: Any, **kwargs: Any) -> None:
+            super().__init__(*args, **kwargs)
+            made.append(self)
+
+    def freeze() -> None:  # (text of the pass kept, pass parsed) of every record of the build
+        records = [c for k in made[-1].catalogs for c in k._cached.values()]
+        frozen.append([(c.scan_text is not None, c._scan is not None) for c in records])
+
+    options = BuildOptions(root=archive.root, site=tmp_path / "site", jobs=1, search=False)
+    build_site(options)
+    monkeypatch.setattr(build_module, "Sources", Seen)
+    monkeypatch.setattr(gc, "freeze", freeze)
+    build_site(options)  # nothing new
+    assert frozen[-1] and not any(parsed for _, parsed in frozen[-1])  # every pass still text
+    assert sum(text for text, _ in frozen[-1]) >= 6
+    newcomer = archive.root / "--home-dev-new--" / "2026-11-20_n.jsonl"
+    newcomer.parent.mkdir()
+    newcomer.write_bytes(archive.app[2].read_bytes())
+    assert build_site(options).rendered == ["--home-dev-new--/2026-11-20_n.jsonl"]
+    assert not any(text for text, _ in frozen[-1])  # every pass parsed by the freeze
+    assert sum(parsed for _, parsed in frozen[-1]) >= 7
+
+
 def test_a_build_gives_back_the_collector_as_it_found_it(archive: Archive, tmp_path: Path) -> None:
     # The build loads the listing with the cyclic collector off and freezes it: neither outlives it.
     options = BuildOptions(root=archive.root, site=tmp_path / "site", jobs=1, search=False)

@@ -276,6 +276,13 @@ class Catalog:
         scans = {p.entry.key: p.scan for cached in self._cached.values() for p in cached.listed()}
         return [(e, scan.usage if (scan := scans[e.key]) else []) for e in self.entries() if not e.error]
 
+    def parse_passes(self) -> None:
+        """Parse every record's line pass a load left as text (``_Cached.scan``), now rather than
+        when first asked for (a build does it with the cyclic collector off)."""
+        for cached in self._cached.values():
+            if cached.scan_text is not None:
+                cached.scan  # noqa: B018 - parsed and kept by the property
+
     def pending(self) -> list[str]:
         """The keys whose counts wait for a whole read, newest first."""
         return [key for _, key in self.pending_times()]

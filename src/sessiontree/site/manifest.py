@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from sessiontree.site.layout import MANIFEST, write_atomic
+from sessiontree.site.layout import ASSETS_DIR, MANIFEST, write_atomic
 from sessiontree.site.pagefind_index import Bundle
 
 FORMAT = 1
@@ -139,3 +140,24 @@ def save_manifest(site: Path, manifest: Manifest) -> None:
     # No indent: json's C encoder (indented, the Python one took 0.4 s at 10,000 sessions).
     text = json.dumps(manifest.to_json(), ensure_ascii=True, separators=(",", ":"))
     write_atomic(site / MANIFEST, text.encode("ascii"))
+
+
+def page_files(rec: PageRecord) -> list[str]:
+    """The site files a page record's session made: its page, records and subagents' pages."""
+    return [rec.page, rec.records, *sorted({str(sub["page"]) for sub in rec.subagents.values()})]
+
+
+def remove_files(site: Path, paths: Iterable[str]) -> None:
+    """Delete these site files (relative paths), those already gone too."""
+    for rel in paths:
+        (site / rel).unlink(missing_ok=True)
+
+
+def remove_unused_assets(site: Path, pages: Iterable[PageRecord]) -> None:
+    """Delete the shared assets no page names."""
+    used = {name for rec in pages for name in rec.assets}
+    folder = site / ASSETS_DIR
+    if folder.is_dir():
+        for path in folder.iterdir():
+            if path.is_file() and path.name not in used:
+                path.unlink(missing_ok=True)
