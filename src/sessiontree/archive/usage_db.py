@@ -31,6 +31,7 @@ from typing import Any
 from sessiontree.archive.dates import midnight_of
 from sessiontree.archive.usage import Usage, UsageRecord
 from sessiontree.archive.usage_columns import MESSAGE, TOTALS
+from sessiontree.archive.usage_kept import BUMP, KEPT_SCHEMA, read_kept
 from sessiontree.archive.usage_models import (
     ALL,
     LATER,
@@ -41,8 +42,6 @@ from sessiontree.archive.usage_models import (
     session_models,
 )
 from sessiontree.archive.usage_query import (
-    BUMP,
-    KEPT_SCHEMA,
     DbAnswers,
     SessionPage,
     UsageAnswers,
@@ -50,7 +49,6 @@ from sessiontree.archive.usage_query import (
     kept_groups,
     kept_name,
     kept_page,
-    read_kept,
 )
 from sessiontree.store.atomic import make_private_dir
 from sessiontree.store.discovery import SessionInfo
@@ -168,7 +166,7 @@ def store_path(cache_dir: Path, roots: Sequence[Path], version: int) -> Path:
 
 
 class KeptAnswers:
-    """The answers a store kept for its rows as they are (``usage_query.KEPT_SCHEMA``), read with no
+    """The answers a store kept for its rows as they are (``usage_kept.KEPT_SCHEMA``), read with no
     check of the file and no pass over its rows: a restarted server's usage page before its first
     listing (at 100,000 sessions opening the store whole, its check and its keys, took 1.2 s). What
     was not kept is asked of ``rest`` (the store opened whole)."""

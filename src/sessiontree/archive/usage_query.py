@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 from sessiontree.archive.dates import QUARTER_MS, midnight_of, quarter_of
 from sessiontree.archive.usage import Usage, UsageRecord
+from sessiontree.archive.usage_kept import KEEP, read_kept
 
 if TYPE_CHECKING:
     import sqlite3
@@ -324,33 +325,6 @@ never in the file), made once per version of the answers: ``usage_net`` (rows wi
 ``usage_ranked`` (a session's sums, indexed in the page's order: the default filter's top sessions a
 walk of its index, their count a count of its rows)."""
 RANKED = "SELECT session, path, title, cwd, agent, {sums} FROM usage_ranked"
-KEPT_SCHEMA = """
-CREATE TABLE IF NOT EXISTS generation (n INTEGER NOT NULL);
-INSERT INTO generation SELECT 0 WHERE NOT EXISTS (SELECT 1 FROM generation);
-CREATE TABLE IF NOT EXISTS kept_answers (
-    name TEXT PRIMARY KEY,
-    generation INTEGER NOT NULL,
-    data TEXT NOT NULL
-);
-"""
-"""The store's generation (``BUMP``ed by every write that changed its rows) and the answers the page
-asks first, kept with the generation they were made of: a restarted server whose files did not
-change answers its usage page from them, no pass over the rows (seconds at 100,000 sessions)."""
-BUMP = "UPDATE generation SET n = n + 1"
-_KEEP = (
-    "INSERT OR REPLACE INTO kept_answers (name, generation, data) SELECT ?, n, ? FROM generation WHERE n = ?"
-)
-
-
-def read_kept(conn: sqlite3.Connection, generation: int | None, name: str | None = None) -> dict[str, Any]:
-    """The answers kept for the rows of ``generation`` (None: the store's rows as they are now),
-    by name: ``name``'s alone, or every one."""
-    sql = "SELECT name, data FROM kept_answers WHERE generation = "
-    sql += "(SELECT n FROM generation)" if generation is None else "?"
-    args: tuple[object, ...] = () if generation is None else (generation,)
-    if name is not None:
-        sql, args = sql + " AND name = ?", (*args, name)
-    return {str(kept): json.loads(data) for kept, data in conn.execute(sql, args)}
 
 
 class DbAnswers:
@@ -400,7 +374,7 @@ class DbAnswers:
     def _keep(self, name: str, data: object) -> None:
         """Keep an answer with its generation, unless the rows changed since it was made."""
         with self._lock:
-            self._connection().execute(_KEEP, (name, json.dumps(data), self._generation))
+            self._connection().execute(KEEP, (name, json.dumps(data), self._generation))
 
     def groups(self) -> list[UsageRecord]:
         if self._groups is None:
