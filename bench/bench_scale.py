@@ -21,8 +21,8 @@ kept copy), then:
   (median of ``--repeat``, a new one each); the bytes of the site's index page, its row files, the
   pane's data every session page fetches (its first file and chunks), the usage and search pages;
   in Chromium, the index until its first rows and the search page until Pagefind shows the rare
-  word (in the page's clock from its navigation's start; median of ``--repeat``), each with the
-  requests and bytes it fetched.
+  word (in the page's clock from its navigation's start; median of ``--repeat``; its requests
+  watched, not intercepted), each with the requests and bytes it fetched.
 
 The load average is printed with every size: quote CPU figures when the machine is not idle. At
 the end, each figure at every size and its growth from one size to the next.
@@ -63,6 +63,8 @@ from tests.chromium import CHROMIUM, CHROMIUM_ARGS  # noqa: E402
 from tests.serve.process import Served, serve_process  # noqa: E402
 
 RARE = "zqxjwvrareword"
+LOCAL = ("http://127.0.0.1", "blob:", "data:")
+"""Where a built site's pages may ask (``bench_usage.offline``'s hosts)."""
 PANE_DRAWN = "html[data-st-browse]"
 """Set by the pane when it drew its rows (with the ``st-browse-drawn`` performance mark)."""
 
@@ -232,11 +234,17 @@ SHOWN_AT = """new MutationObserver((_, seen) => {
 def site_page(browser: Browser, url: str, selector: str, repeat: int) -> tuple[list[float], list[int]]:
     """A site's page in Chromium until ``selector`` shows (a new context each), in the page's clock
     from its navigation's start (the harness's own start-up left out): the times, and the body
-    sizes of the requests the last one made until then."""
+    sizes of the requests the last one made until then. Its requests are watched, not intercepted
+    (``fresh_page``'s route handler answers each in this process: 140-200 ms of a search page's
+    17 requests at load 6-7, which no reader pays); one to another host stops the benchmark."""
     times: list[float] = []
     fetched: list[int] = []
+    elsewhere: list[str] = []
     for _ in range(repeat):
-        page = fresh_page(browser)
+        context = browser.new_context(viewport={"width": 1280, "height": 900})
+        page = context.new_page()
+        page.set_default_timeout(120_000)
+        context.on("request", lambda r: None if r.url.startswith(LOCAL) else elsewhere.append(r.url))
         page.add_init_script(SHOWN_AT % json.dumps(selector))
         fetched = fetching(page)
         page.goto(url, wait_until="commit")
@@ -245,7 +253,9 @@ def site_page(browser: Browser, url: str, selector: str, repeat: int) -> tuple[l
         while shown is None:  # the observer's callback runs right after the change it saw
             shown = page.evaluate("window.__stShown")
         times.append(float(shown) / 1000)
-        page.context.close()
+        context.close()
+        if elsewhere:
+            raise SystemExit(f"the site asked for {elsewhere[0]} (not on 127.0.0.1)")
     return times, fetched
 
 
