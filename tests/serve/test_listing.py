@@ -125,3 +125,38 @@ def test_the_first_listing_is_not_held_once_a_later_one_replaced_it(tmp_path: Pa
     listing.changed()
     assert listing.scan()[0].message_count == raw_message_count(big)
     assert _pending_records(key) == 0
+
+
+def test_the_answers_kept_before_the_first_listing_are_let_go_once_it_is_made(tmp_path: Path) -> None:
+    from sessiontree.archive.usage_db import KeptAnswers
+
+    root = tmp_path / "sessions"
+    (root / "--work-a--").mkdir(parents=True)
+    cmd = [
+        sys.executable,
+        str(GEN_SESSION),
+        "--turns",
+        "3",
+        "--seed",
+        "5",
+        "-o",
+        str(root / "--work-a--" / "a.jsonl"),
+    ]
+    subprocess.run(cmd, check=True)  # replies with usage: the page has totals to keep
+    last_run = Listing([root], tmp_path / "cache")
+    last_run.scan()
+    while last_run.settle_some(60)[1]:
+        pass
+    answers, left = last_run.usage_so_far()
+    assert left == 0 and answers.groups()  # made once counted: kept in the store with its generation
+    del last_run, answers
+    gc.collect()
+
+    restarted = Listing([root], tmp_path / "cache")
+    early, _ = restarted.usage_so_far()  # before its first listing: what the store kept
+    assert isinstance(early, KeptAnswers)
+    del early
+    restarted.scan()
+    restarted.usage_so_far()
+    gc.collect()
+    assert not [o for o in gc.get_objects() if isinstance(o, KeptAnswers)]

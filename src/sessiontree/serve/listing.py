@@ -131,9 +131,11 @@ class Listing:
         self._store: UsageDb | None = None
         self._store_lock = threading.Lock()
         self._labels: list[str] | None = None
+        self._kept: UsageAnswers | None = None
+        """The answers the usage store kept, read before it was opened whole (``KeptAnswers``)."""
         self._early: tuple[int, UsageAnswers] | None = None
-        """The usage answers made before the first listing, with the store's generation they are of
-        (-1: what it kept, read before it was opened whole)."""
+        """The store's own usage answers made before the first listing, with the generation they
+        are of. Both are let go once the first listing is made (``usage_so_far``)."""
         self._first: asyncio.Future[None] | None = None
         self._lock = threading.Lock()
         self._settling = threading.Lock()
@@ -225,13 +227,11 @@ class Listing:
 
         store = self._store
         if store is None:  # nothing written since the last run: what it kept holds
-            if self._early is None:
+            if self._kept is None:
                 path = store_path(self._cache_dir, self.roots, CACHE_VERSION)
-                kept = KeptAnswers.read(path, lambda: self._whole_store().answers())
-                if kept is not None:
-                    self._early = (-1, kept)
-            if self._early is not None and self._early[0] == -1:
-                return self._early[1]
+                self._kept = KeptAnswers.read(path, lambda: self._whole_store().answers())
+            if self._kept is not None:
+                return self._kept
             store = self._whole_store()
         if not store.stored():
             return None
@@ -400,6 +400,7 @@ class Listing:
         made, the store's answers as it is, with ``UNLISTED`` files left."""
         if self._scanned is None and self._cache_dir is not None:  # the first listing not made yet
             return self.early_answers() or NOTHING_YET, UNLISTED
+        self._kept = self._early = None  # of the store before the listing: never asked again
         self.scan()
         with self._lock:
             left = len(self.sources.pending())
