@@ -43,11 +43,12 @@ SETTLE_BATCH_SECONDS = 0.5
 """The background pass reads pending files for about this long between index pushes."""
 
 ARCHIVE_MIN_INTERVAL = 1.0
+"""At most one search-index update a second from the watcher (each search updates it too)."""
+
 USAGE_KEEP_INTERVAL = 60.0
 """Once the background pass settled, the usage page is made (its answers kept in the usage store
 for the next run) at most this often: at 100,000 sessions a restarted server whose store kept no
 answers for its rows took 3 s for its first usage page; each making is ~1-2 s of CPU."""
-"""At most one search-index update a second from the watcher (each search updates it too)."""
 
 
 class ServeState:
