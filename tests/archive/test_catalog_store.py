@@ -196,3 +196,28 @@ def test_a_record_shown_under_a_prefix_and_a_kept_root_is_the_record_with_those_
         entry, key="laptop-pi/" + entry.key, machine="laptop", kept="2026-02-01"
     )
     assert shown_as(entry, "", None) is entry
+
+
+def test_the_walk_as_text_is_the_walk_of_paths(tmp_path: Path) -> None:
+    from sessiontree.archive.session_files import iter_session_files, iter_session_texts
+
+    root = tmp_path / "sessions"
+    session(root / "--work-a--" / "2026-01-01_s1.jsonl", "s1", "/work/a")
+    session(root / "--work-a--" / "2026-01-01_s1" / "0-Explorer.jsonl", "s1a", "/work/a")
+    session(root / "2026-01-02_flat.jsonl", "s2", "/work")
+    (root / "--work-b--" / "not-a-file.jsonl").mkdir(parents=True)  # listed as unreadable
+    outside = session(tmp_path / "elsewhere" / "x.jsonl", "x", "/x")
+    (root / "--work-b--" / "leaves.jsonl").symlink_to(outside)  # never listed
+    for unreadable in (False, True):
+        paths = [(str(p), parent) for p, parent in iter_session_files(root, unreadable=unreadable)]
+        assert list(iter_session_texts(root, unreadable=unreadable)) == paths
+    listed = {
+        Path(p).relative_to(root).as_posix(): parent
+        for p, parent in iter_session_texts(root, unreadable=True)
+    }
+    assert listed == {
+        "--work-a--/2026-01-01_s1.jsonl": None,
+        "--work-a--/2026-01-01_s1/0-Explorer.jsonl": "--work-a--/2026-01-01_s1.jsonl",
+        "--work-b--/not-a-file.jsonl": None,
+        "2026-01-02_flat.jsonl": None,
+    }

@@ -34,7 +34,7 @@ from sessiontree.archive.keep.roots import kept_root_of
 from sessiontree.archive.project_groups import CatalogNode as CatalogNode  # where they were
 from sessiontree.archive.project_groups import ProjectGroup as ProjectGroup
 from sessiontree.archive.project_groups import group_by_project as group_by_project
-from sessiontree.archive.session_files import iter_session_files
+from sessiontree.archive.session_files import iter_session_texts
 from sessiontree.store.discovery import SessionInfo
 from sessiontree.store.parts import split_key
 
@@ -158,11 +158,15 @@ class Catalog:
         others to read (``Walk.read``; then ``take``). Several catalogs' files can be read in one
         order (``Sources.scan``)."""
         walk = Walk(self, exact)
-        for path, parent in iter_session_files(self.root, unreadable=True):
-            key = key_of(self.root, path)
+        base = str(self.root) + os.sep
+        for text, parent in iter_session_texts(self.root, unreadable=True):
+            # A file's key is its text after the root's (as key_of cuts it), no Path made for a
+            # file whose record is kept.
+            cut = text.startswith(base) and base != os.sep + os.sep
+            key = text[len(base) :].replace(os.sep, "/") if cut else key_of(self.root, Path(text))
             old = self._cached.get(key)
             try:
-                st = path.stat()
+                st = os.stat(text)
             except OSError:
                 st = None
             if (
@@ -179,6 +183,7 @@ class Catalog:
                 continue
             # The stat's few values, not the stat itself (~0.3 KB more per file: at 100,000 new files
             # they were all held until the walk was read).
+            path = Path(text)
             if st is None:
                 walk.todo.append(_ToRead(0.0, key, path, parent, 0, 0, False, old))
             else:
