@@ -6,13 +6,16 @@ change answers from them, no pass over its rows; a write that changed the rows m
 from __future__ import annotations
 
 import json
+import sqlite3
 from pathlib import Path
 
 import pytest
 
 from sessiontree.archive.catalog import CACHE_VERSION
 from sessiontree.archive.collection import Sources
-from sessiontree.archive.usage_db import KeptAnswers, UsageDb
+from sessiontree.archive.usage_db import UsageDb
+from sessiontree.archive.usage_early import KeptAnswers
+from sessiontree.archive.usage_kept import read_kept
 from sessiontree.archive.usage_query import RecordsAnswers, SessionPage, UsageAnswers, UsageFilter
 from tests.archive.sessions import write_lines
 from tests.archive.test_usage import build_archive
@@ -85,8 +88,78 @@ def test_a_reopened_store_answers_from_what_it_kept_until_its_rows_change(
     third = Sources([roots], cache_dir, usage_store=True)
     third.scan()
     assert third.usage_db is not None
-    assert KeptAnswers.read(store.path, whole) is None  # its rows changed: nothing kept of them
     fresh = third.usage_db.answers()
     _same(fresh, _whole(roots))
     assert fresh.groups() != made.groups()
     third.usage_db.close()
+
+
+def _kept_names(path: Path) -> set[str]:
+    conn = sqlite3.connect(path)
+    try:
+        return set(read_kept(conn, None))
+    finally:
+        conn.close()
+
+
+def test_a_store_whose_rows_changed_since_it_kept_answers_is_answered_from_its_rows_and_keeps_them(
+    roots: Path, cache_dir: Path
+) -> None:
+    files = build_archive(roots)
+    sources = Sources([roots], cache_dir, usage_store=True)
+    sources.scan()
+    store = sources.usage_db
+    assert store is not None
+    made = store.answers()
+    made.groups()
+    made.sessions(*FIRST)
+    # A file grown and listed, then the server killed before its page was made again.
+    lines = [json.loads(raw) for raw in files[1].read_text().splitlines()]
+    reply = next(x for x in reversed(lines) if x.get("message", {}).get("role") == "assistant")
+    write_lines(files[1], [*lines, {**reply, "id": "late-reply", "parentId": lines[-1]["id"]}])
+    sources.scan()
+    store.close()
+    assert _kept_names(store.path) == set()  # its rows changed: nothing kept of them
+
+    def whole() -> UsageAnswers:
+        raise AssertionError("the page's first answers were made from the rows")
+
+    early = KeptAnswers.read(store.path, whole)
+    assert early is not None
+    counted = _whole(roots)
+    _same(early, counted)
+    assert early.groups() != made.groups()
+    assert _kept_names(store.path) == {"groups", "sessions 0 50"}  # kept for the next run
+    again = UsageDb(cache_dir, [roots], CACHE_VERSION)  # the whole open finds them, no pass
+    _same(again.answers(), counted)
+    assert not _counted(again)
+    again.close()
+
+
+def test_a_damaged_store_is_not_answered_from_and_is_made_again_by_the_whole_open(
+    roots: Path, cache_dir: Path
+) -> None:
+    build_archive(roots)
+    sources = Sources([roots], cache_dir, usage_store=True)
+    sources.scan()
+    store = sources.usage_db
+    assert store is not None
+    store.close()
+    with sqlite3.connect(store.path) as conn:
+        conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+    conn.close()
+    data = bytearray(store.path.read_bytes())
+    page = 4096
+    assert len(data) > 3 * page
+    for at in range(page, len(data), page):  # every page after the schema's: not SQLite's b-trees
+        data[at : at + 16] = b"\xff" * 16
+    store.path.write_bytes(bytes(data))
+
+    def whole() -> UsageAnswers:
+        raise AssertionError("asked of the store opened whole")
+
+    assert KeptAnswers.read(store.path, whole) is None
+    reopened = UsageDb(cache_dir, [roots], CACHE_VERSION)  # refused and made again, empty
+    assert not reopened.stored()
+    reopened.close()
+    assert KeptAnswers.read(store.path, whole) is None  # nothing stored: nothing to say yet

@@ -128,7 +128,7 @@ def test_the_first_listing_is_not_held_once_a_later_one_replaced_it(tmp_path: Pa
 
 
 def test_the_answers_kept_before_the_first_listing_are_let_go_once_it_is_made(tmp_path: Path) -> None:
-    from sessiontree.archive.usage_db import KeptAnswers
+    from sessiontree.archive.usage_early import KeptAnswers
 
     root = tmp_path / "sessions"
     (root / "--work-a--").mkdir(parents=True)

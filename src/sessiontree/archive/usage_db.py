@@ -31,7 +31,7 @@ from typing import Any
 from sessiontree.archive.dates import midnight_of
 from sessiontree.archive.usage import Usage, UsageRecord
 from sessiontree.archive.usage_columns import MESSAGE, TOTALS
-from sessiontree.archive.usage_kept import BUMP, KEPT_SCHEMA, read_kept
+from sessiontree.archive.usage_kept import BUMP, KEPT_SCHEMA
 from sessiontree.archive.usage_models import (
     ALL,
     LATER,
@@ -41,15 +41,7 @@ from sessiontree.archive.usage_models import (
     models_json,
     session_models,
 )
-from sessiontree.archive.usage_query import (
-    DbAnswers,
-    SessionPage,
-    UsageAnswers,
-    UsageFilter,
-    kept_groups,
-    kept_name,
-    kept_page,
-)
+from sessiontree.archive.usage_query import DbAnswers
 from sessiontree.store.atomic import make_private_dir
 from sessiontree.store.discovery import SessionInfo
 from sessiontree.store.surrogates import replace_surrogates
@@ -163,41 +155,6 @@ def store_path(cache_dir: Path, roots: Sequence[Path], version: int) -> Path:
     names = "\0".join(str(Path(root).resolve()) for root in roots)
     digest = hashlib.sha256(names.encode("utf-8", "surrogateescape")).hexdigest()[:20]
     return Path(cache_dir) / f"usage-{digest}-v{version}.sqlite"
-
-
-class KeptAnswers:
-    """The answers a store kept for its rows as they are (``usage_kept.KEPT_SCHEMA``), read with no
-    check of the file and no pass over its rows: a restarted server's usage page before its first
-    listing (at 100,000 sessions opening the store whole, its check and its keys, took 1.2 s). What
-    was not kept is asked of ``rest`` (the store opened whole)."""
-
-    def __init__(self, kept: dict[str, Any], rest: Callable[[], UsageAnswers]) -> None:
-        self._kept = kept
-        self._rest = rest
-        self._groups = kept_groups(kept["groups"])
-
-    @classmethod
-    def read(cls, path: Path, rest: Callable[[], UsageAnswers]) -> KeptAnswers | None:
-        """The answers kept in the store at ``path`` (None: no store, or nothing kept of its rows)."""
-        if not path.is_file():
-            return None
-        try:
-            conn = sqlite3.connect(path, timeout=5)
-            try:
-                kept = read_kept(conn, None)
-            finally:
-                conn.close()
-            return cls(kept, rest) if "groups" in kept else None
-        except (sqlite3.Error, ValueError, TypeError) as exc:  # damaged: the whole open says so
-            log.debug("no usage answers kept in %s: %s", path, exc)
-            return None
-
-    def groups(self) -> list[UsageRecord]:
-        return self._groups
-
-    def sessions(self, where: UsageFilter, offset: int, limit: int) -> SessionPage:
-        kept = self._kept.get(kept_name(where, offset, limit) or "")
-        return self._rest().sessions(where, offset, limit) if kept is None else kept_page(kept, offset)
 
 
 class UsageDb:

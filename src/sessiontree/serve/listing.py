@@ -24,6 +24,7 @@ from sessiontree.archive.collection import Sources, key_in, root_labels
 from sessiontree.archive.usage import UsageRecord
 from sessiontree.archive.usage_query import RecordsAnswers, UsageAnswers
 from sessiontree.pages.index_rows import IndexRows
+from sessiontree.pages.usage_data import PAGE_SIZE
 from sessiontree.serve.security import contained
 from sessiontree.store.discovery import SessionInfo
 from sessiontree.store.foreground import FOREGROUND
@@ -218,18 +219,19 @@ class Listing:
     def early_answers(self) -> UsageAnswers | None:
         """The usage answers before the first listing, of the store as the last run left it: those
         it kept for its rows (``KeptAnswers``: read while the store is not open whole, with no check
-        of the file and no pass over its rows), else its own; None with nothing stored (a fresh
-        cache, or no cache dir)."""
+        of the file; made from its rows over a connection of their own and kept when its rows changed
+        since), else its own; None with nothing stored (a fresh cache, or no cache dir)."""
         if self._cache_dir is None:
             return None
         from sessiontree.archive.catalog import CACHE_VERSION
-        from sessiontree.archive.usage_db import KeptAnswers, store_path
+        from sessiontree.archive.usage_db import store_path
+        from sessiontree.archive.usage_early import KeptAnswers
 
         store = self._store
         if store is None:  # nothing written since the last run: what it kept holds
             if self._kept is None:
                 path = store_path(self._cache_dir, self.roots, CACHE_VERSION)
-                self._kept = KeptAnswers.read(path, lambda: self._whole_store().answers())
+                self._kept = KeptAnswers.read(path, lambda: self._whole_store().answers(), PAGE_SIZE)
             if self._kept is not None:
                 return self._kept
             store = self._whole_store()
