@@ -141,3 +141,36 @@ def test_once_counted_the_usage_answers_are_kept_with_no_page_asked(tmp_path: Pa
         assert counting == "unlisted" and totals == want
         gate.touch()
         assert served.stop() == 0
+
+
+def test_a_restarted_server_whose_store_kept_answers_of_older_rows_answers_from_its_rows(
+    tmp_path: Path,
+) -> None:
+    """The last run wrote rows and was stopped before it kept the page's answers for them (its
+    kept answers are of an older generation): the restarted server's first page, before its
+    listing, is made from the rows (exact) and kept for the next run."""
+    root, _ = counting_folders(tmp_path)
+    cache, gate = tmp_path / "cache", tmp_path / "list-now"
+    want = stats_totals(root, tmp_path / "c1")
+    with serve_process(root, tmp_path / "agent", cache) as served:
+        deadline = time.monotonic() + 120  # a ceiling for a hung server, not a timing
+        while not {"groups", "sessions 0 50"} <= _kept(cache):
+            assert time.monotonic() < deadline, "the answers were never kept"
+            time.sleep(0.05)  # between reads of the state
+        assert served.stop() == 0
+    (store,) = cache.glob("usage-*.sqlite")
+    conn = sqlite3.connect(store, timeout=30)
+    with conn:
+        conn.execute("UPDATE generation SET n = n + 1")  # the state a run stopped after a write leaves
+    conn.close()
+    assert _kept(cache) == set()
+    with (
+        httpx.Client(timeout=120) as http,
+        serve_process(root, tmp_path / "agent", cache, python=held_python(gate, listing=True)) as served,
+    ):
+        counting, totals = _usage(http, served.url)
+        assert counting == "unlisted" and totals == want
+        assert {"groups", "sessions 0 50"} <= _kept(cache)  # kept, the listing still held
+        gate.touch()
+        assert _counted(http, served.url) == want
+        assert served.stop() == 0
