@@ -120,6 +120,16 @@ def _kept(cache: Path) -> set[str]:
         conn.close()
 
 
+def _run_until_kept(root: Path, agent: Path, cache: Path) -> None:
+    """Run a server until it kept the usage page's answers with no page asked, then stop it."""
+    with serve_process(root, agent, cache) as served:
+        deadline = time.monotonic() + 120  # a ceiling for a hung server, not a timing
+        while not {"groups", "sessions 0 50"} <= _kept(cache):
+            assert time.monotonic() < deadline, "the answers were never kept"
+            time.sleep(0.05)  # between reads of the state
+        assert served.stop() == 0
+
+
 def test_once_counted_the_usage_answers_are_kept_with_no_page_asked(tmp_path: Path) -> None:
     """A server whose pass settled keeps the usage page's answers for its rows with no one asking
     (a restarted server whose store kept none took 3 s for its first usage page at 100,000
@@ -127,12 +137,7 @@ def test_once_counted_the_usage_answers_are_kept_with_no_page_asked(tmp_path: Pa
     root, _ = counting_folders(tmp_path)
     cache, gate = tmp_path / "cache", tmp_path / "list-now"
     want = stats_totals(root, tmp_path / "c1")
-    with serve_process(root, tmp_path / "agent", cache) as served:
-        deadline = time.monotonic() + 120  # a ceiling for a hung server, not a timing
-        while not {"groups", "sessions 0 50"} <= _kept(cache):
-            assert time.monotonic() < deadline, "the answers were never kept"
-            time.sleep(0.05)  # between reads of the state
-        assert served.stop() == 0
+    _run_until_kept(root, tmp_path / "agent", cache)
     with (
         httpx.Client(timeout=120) as http,
         serve_process(root, tmp_path / "agent", cache, python=held_python(gate, listing=True)) as served,
@@ -152,12 +157,7 @@ def test_a_restarted_server_whose_store_kept_answers_of_older_rows_answers_from_
     root, _ = counting_folders(tmp_path)
     cache, gate = tmp_path / "cache", tmp_path / "list-now"
     want = stats_totals(root, tmp_path / "c1")
-    with serve_process(root, tmp_path / "agent", cache) as served:
-        deadline = time.monotonic() + 120  # a ceiling for a hung server, not a timing
-        while not {"groups", "sessions 0 50"} <= _kept(cache):
-            assert time.monotonic() < deadline, "the answers were never kept"
-            time.sleep(0.05)  # between reads of the state
-        assert served.stop() == 0
+    _run_until_kept(root, tmp_path / "agent", cache)
     (store,) = cache.glob("usage-*.sqlite")
     conn = sqlite3.connect(store, timeout=30)
     with conn:
