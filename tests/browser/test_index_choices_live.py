@@ -85,16 +85,20 @@ def test_new_agent_and_project_are_offered_on_the_open_index(
             # The new choices filter the list like the others.
             page.select_option("#st-project-filter", "")
             page.select_option("#st-agent-filter", "claude")
-            # The rows the filter shows, once drawn (a state: the same rows the assertion reads; a
-            # wait on any row at any depth passed before the filter's were drawn, and [] was read).
+            # The rows the filter shows once the server's answer for it is in (the rows at hand show
+            # at once and its answer takes their place; a push of the files just added may correct it
+            # again), read in the same turn of the page as the state is checked: two busy CI runs
+            # read [] between a wait that had passed and a read after it.
             rows = "#st-groups > .st-group > .st-sessions > .st-session"
             drawn = f"[...document.querySelectorAll('{rows}')].filter(li => !li.hidden)"
-            wait_js(page, f"{drawn}.length > 0 && {drawn}.every(li => li.dataset.agent === 'claude')")
-            shown = page.eval_on_selector_all(
-                rows,
-                "ls => ls.filter(li => !li.hidden).map(li => li.dataset.agent)",
+            settled = (
+                "(() => { if (document.documentElement.getAttribute('data-st-rows') === 'loading')"
+                " return null;"
+                f" const shown = {drawn}.map(li => li.dataset.agent);"
+                " return shown.length && shown.every(a => a === 'claude') ? shown : null; })()"
             )
-            assert shown and set(shown) == {"claude"}, shown
+            shown = page.wait_for_function(settled, timeout=120_000).json_value()
+            assert shown == ["claude"], shown  # the one Claude Code session, no other agent's
             page.select_option("#st-agent-filter", "")
             page.select_option("#st-project-filter", "/work/fresh")
             wait_js(page, "document.querySelectorAll('#st-groups > .st-group:not([hidden])').length === 1")
